@@ -1,0 +1,198 @@
+/**
+ * Shape and dtype rules, one per op. The tensor API calls `inferOutputs` when an op is called,
+ * so errors are thrown at the call site and output shapes are known at once. A backend that
+ * receives a foreign record (router, remote) can call it again to validate.
+ */
+import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
+import { kindOf, type DType } from './dtype.js';
+import { BINARY, UNARY, isBinaryOp, isScalarOp, isUnaryOp, scalarBase } from './elementwise.js';
+import { REDUCE_OPS, numel, type OpAttrs, type OpName, type ReduceOp } from './ops.js';
+import { broadcastShapes, resolveReshape, sameShape, sliceShape } from './shape.js';
+
+export interface Meta {
+  readonly shape: readonly number[];
+  readonly dtype: DType;
+}
+
+function kindsError(op: string, dtypes: DType[], allowed: readonly string[]): DTypeError {
+  return new DTypeError(`dtype ${dtypes.join(', ')} is not supported (accepts ${allowed.join(', ')})`, {
+    op,
+    dtypes,
+    hint: allowed.includes('float') ? 'cast the input with .cast("float32")' : `cast the input to one of: ${allowed.join(', ')}`,
+  });
+}
+
+function requireSameDType(op: string, metas: readonly Meta[]): DType {
+  const d = metas[0]!.dtype;
+  if (metas.some((m) => m.dtype !== d)) {
+    throw new DTypeError('inputs have different dtypes', {
+      op,
+      dtypes: metas.map((m) => m.dtype),
+      hint: 'Switchyard does not promote dtypes silently: cast one input with .cast(...)',
+    });
+  }
+  return d;
+}
+
+function isReduce(op: string): op is ReduceOp {
+  return (REDUCE_OPS as readonly string[]).includes(op);
+}
+
+export function inferOutputs<N extends OpName>(op: N, inputs: readonly Meta[], attrs: OpAttrs[N]): Meta[] {
+  const a = inputs[0];
+  if (isUnaryOp(op)) {
+    const spec = UNARY[op];
+    if (!(spec.kinds as readonly string[]).includes(kindOf(a!.dtype))) throw kindsError(op, [a!.dtype], spec.kinds);
+    return [{ shape: a!.shape, dtype: spec.out === 'bool' ? 'bool' : a!.dtype }];
+  }
+  if (isBinaryOp(op)) {
+    const spec = BINARY[op];
+    const d = requireSameDType(op, inputs);
+    if (!(spec.kinds as readonly string[]).includes(kindOf(d))) throw kindsError(op, [d, d], spec.kinds);
+    return [{ shape: broadcastShapes(op, a!.shape, inputs[1]!.shape), dtype: spec.out === 'bool' ? 'bool' : d }];
+  }
+  if (isScalarOp(op)) {
+    const spec = BINARY[scalarBase(op)];
+    if (!(spec.kinds as readonly string[]).includes(kindOf(a!.dtype))) throw kindsError(op, [a!.dtype], spec.kinds);
+    return [{ shape: a!.shape, dtype: spec.out === 'bool' ? 'bool' : a!.dtype }];
+  }
+  if (isReduce(op)) {
+    const { dim, keepDims } = attrs as OpAttrs['sum'];
+    const k = kindOf(a!.dtype);
+    if (k === 'bool') throw kindsError(op, [a!.dtype], ['float', 'int']);
+    if (op === 'mean' && k !== 'float') throw kindsError(op, [a!.dtype], ['float']);
+    const shape = a!.shape;
+    const empty = dim === null ? numel(shape) === 0 : shape[dim] === 0;
+    if (empty && (op === 'max' || op === 'min' || op === 'argmax' || op === 'argmin')) {
+      throw new ShapeError('cannot reduce over an empty dim: the op has no identity', { op, shapes: [shape], hint: 'check for empty inputs first' });
+    }
+    const outShape = dim === null ? (keepDims ? shape.map(() => 1) : []) : keepDims ? shape.map((d, i) => (i === dim ? 1 : d)) : shape.filter((_, i) => i !== dim);
+    const dtype = op === 'argmax' || op === 'argmin' ? 'int32' : a!.dtype;
+    return [{ shape: outShape, dtype }];
+  }
+  switch (op) {
+    case 'fromData':
+    case 'full':
+    case 'arange':
+    case 'random':
+      throw new ArgumentError('creation ops have no inputs to infer from', { op });
+    case 'clamp': {
+      const k = kindOf(a!.dtype);
+      if (k === 'bool') throw kindsError(op, [a!.dtype], ['float', 'int']);
+      const { min, max } = attrs as OpAttrs['clamp'];
+      if (min > max) throw new ArgumentError(`min ${min} is greater than max ${max}`, { op });
+      return [{ shape: a!.shape, dtype: a!.dtype }];
+    }
+    case 'where': {
+      const [c, x, y] = inputs as [Meta, Meta, Meta];
+      if (c.dtype !== 'bool') throw new DTypeError('the condition must be bool', { op, dtypes: [c.dtype], hint: 'build it with a comparison, or .cast("bool")' });
+      const d = requireSameDType(op, [x, y]);
+      return [{ shape: broadcastShapes(op, c.shape, x.shape, y.shape), dtype: d }];
+    }
+    case 'cast':
+      return [{ shape: a!.shape, dtype: (attrs as OpAttrs['cast']).dtype }];
+    case 'reshape':
+      return [{ shape: resolveReshape(op, a!.shape, (attrs as OpAttrs['reshape']).shape), dtype: a!.dtype }];
+    case 'permute': {
+      const { dims } = attrs as OpAttrs['permute'];
+      const rank = a!.shape.length;
+      const seen = new Set(dims);
+      if (dims.length !== rank || seen.size !== rank || dims.some((d) => d < 0 || d >= rank || !Number.isInteger(d))) {
+        throw new ShapeError(`dims [${dims.join(', ')}] are not a permutation of 0..${rank - 1}`, { op, shapes: [a!.shape] });
+      }
+      return [{ shape: dims.map((d) => a!.shape[d]!), dtype: a!.dtype }];
+    }
+    case 'slice': {
+      const { ranges } = attrs as OpAttrs['slice'];
+      if (ranges.length !== a!.shape.length) throw new ShapeError('one range per dim is required', { op, shapes: [a!.shape] });
+      return [{ shape: sliceShape(ranges), dtype: a!.dtype }];
+    }
+    case 'expand': {
+      const { shape } = attrs as OpAttrs['expand'];
+      const src = a!.shape;
+      if (shape.length < src.length) throw new ShapeError('cannot expand to a lower rank', { op, shapes: [src, shape] });
+      const off = shape.length - src.length;
+      const out = shape.map((d, i) => {
+        const s = i < off ? 1 : src[i - off]!;
+        const t = d === -1 ? s : d;
+        if (i < off && d === -1) throw new ShapeError('-1 is not allowed for new leading dims', { op, shapes: [src, shape] });
+        if (s !== 1 && s !== t) throw new ShapeError(`dim ${i} of size ${s} cannot expand to ${t}`, { op, shapes: [src, shape], hint: 'only dims of size 1 expand' });
+        return t;
+      });
+      return [{ shape: out, dtype: a!.dtype }];
+    }
+    case 'copy':
+      return [{ shape: a!.shape, dtype: a!.dtype }];
+    case 'cat': {
+      const { dim } = attrs as OpAttrs['cat'];
+      if (inputs.length === 0) throw new ArgumentError('needs at least one tensor', { op });
+      const d = requireSameDType(op, inputs);
+      const first = a!.shape;
+      let size = 0;
+      for (const m of inputs) {
+        if (m.shape.length !== first.length || m.shape.some((v, i) => i !== dim && v !== first[i])) {
+          throw new ShapeError(`all dims but dim ${dim} must match`, { op, shapes: inputs.map((x) => x.shape) });
+        }
+        size += m.shape[dim]!;
+      }
+      return [{ shape: first.map((v, i) => (i === dim ? size : v)), dtype: d }];
+    }
+    case 'sliceAssign': {
+      const { ranges } = attrs as OpAttrs['sliceAssign'];
+      const [x, v] = inputs as [Meta, Meta];
+      requireSameDType(op, [x, v]);
+      const s = sliceShape(ranges);
+      if (!sameShape(s, v.shape)) throw new ShapeError(`the value's shape must equal the slice's shape [${s.join(', ')}]`, { op, shapes: [x.shape, v.shape] });
+      return [{ shape: x.shape, dtype: x.dtype }];
+    }
+    case 'gather': {
+      const { dim } = attrs as OpAttrs['gather'];
+      const [x, idx] = inputs as [Meta, Meta];
+      if (idx.dtype !== 'int32') throw new DTypeError('indices must be int32', { op, dtypes: [idx.dtype], hint: 'cast the indices with .cast("int32")' });
+      if (idx.shape.length !== x.shape.length || idx.shape.some((v, i) => i !== dim && v > x.shape[i]!)) {
+        throw new ShapeError('indices must have the input rank, and no dim larger than the input (except dim)', { op, shapes: [x.shape, idx.shape] });
+      }
+      return [{ shape: idx.shape, dtype: x.dtype }];
+    }
+    case 'scatterAdd': {
+      const { dim } = attrs as OpAttrs['scatterAdd'];
+      const [x, idx, src] = inputs as [Meta, Meta, Meta];
+      if (idx.dtype !== 'int32') throw new DTypeError('indices must be int32', { op, dtypes: [idx.dtype], hint: 'cast the indices with .cast("int32")' });
+      requireSameDType(op, [x, src]);
+      if (kindOf(x.dtype) === 'bool') throw kindsError(op, [x.dtype], ['float', 'int']);
+      if (!sameShape(idx.shape, src.shape) || idx.shape.length !== x.shape.length || idx.shape.some((v, i) => i !== dim && v > x.shape[i]!)) {
+        throw new ShapeError('indices and values must have one shape, of the input rank, no dim larger than the input (except dim)', { op, shapes: [x.shape, idx.shape, src.shape] });
+      }
+      return [{ shape: x.shape, dtype: x.dtype }];
+    }
+    case 'indexSelect': {
+      const { dim } = attrs as OpAttrs['indexSelect'];
+      const [x, idx] = inputs as [Meta, Meta];
+      if (idx.dtype !== 'int32') throw new DTypeError('indices must be int32', { op, dtypes: [idx.dtype], hint: 'cast the indices with .cast("int32")' });
+      if (idx.shape.length !== 1) throw new ShapeError('indices must be 1-D', { op, shapes: [x.shape, idx.shape] });
+      return [{ shape: x.shape.map((v, i) => (i === dim ? idx.shape[0]! : v)), dtype: x.dtype }];
+    }
+    case 'softmax':
+    case 'logSoftmax':
+      if (a!.dtype !== 'float32') throw kindsError(op, [a!.dtype], ['float']);
+      return [{ shape: a!.shape, dtype: a!.dtype }];
+    case 'matmul': {
+      const [x, y] = inputs as [Meta, Meta];
+      requireSameDType(op, [x, y]);
+      if (x.dtype !== 'float32') throw kindsError(op, [x.dtype, y.dtype], ['float']);
+      if (x.shape.length < 2 || y.shape.length < 2) throw new ShapeError('the IR matmul takes rank >= 2 inputs', { op, shapes: [x.shape, y.shape] });
+      const m = x.shape[x.shape.length - 2]!;
+      const k = x.shape[x.shape.length - 1]!;
+      const k2 = y.shape[y.shape.length - 2]!;
+      const n = y.shape[y.shape.length - 1]!;
+      if (k !== k2) {
+        throw new ShapeError(`inner dims differ (${k} vs ${k2})`, { op, shapes: [x.shape, y.shape], hint: 'lhs [..., m, k] needs rhs [..., k, n]; transpose one side?' });
+      }
+      const batch = broadcastShapes(op, x.shape.slice(0, -2), y.shape.slice(0, -2));
+      return [{ shape: [...batch, m, n], dtype: x.dtype }];
+    }
+    case 'transfer':
+      return [{ shape: a!.shape, dtype: a!.dtype }];
+  }
+  throw new ArgumentError(`unknown op '${String(op)}'`, { op: String(op) });
+}

@@ -1,0 +1,103 @@
+/**
+ * The op IR: one plain, serialisable record per op call. Every layer speaks it: the tensor API
+ * builds records, the scheduler runs them, backends execute them, the profiler times them, and
+ * later the router / fusion / remote layers forward or rewrite them. Records survive
+ * `structuredClone` and JSON (no typed arrays, no functions, no class instances).
+ */
+import type { DType } from './dtype.js';
+import type { BinaryOp, ScalarOp, UnaryOp } from './elementwise.js';
+
+export interface TensorMeta {
+  readonly id: number;
+  readonly shape: readonly number[];
+  readonly dtype: DType;
+}
+
+/** A normalised slice of one dim: start inclusive, end exclusive, step >= 1 (already clamped). */
+export interface SliceRange {
+  readonly start: number;
+  readonly end: number;
+  readonly step: number;
+}
+
+export type DistributionSpec =
+  | { readonly kind: 'default' }
+  | { readonly kind: 'uniform'; readonly low: number; readonly high: number }
+  | { readonly kind: 'normal'; readonly mean: number; readonly std: number }
+  | { readonly kind: 'bernoulli'; readonly p: number };
+
+export type ReduceOp = 'sum' | 'mean' | 'max' | 'min' | 'prod' | 'argmax' | 'argmin';
+export const REDUCE_OPS: readonly ReduceOp[] = ['sum', 'mean', 'max', 'min', 'prod', 'argmax', 'argmin'];
+
+export interface ReduceAttrs {
+  /** The dim reduced, or null for a reduction over all elements (rank-0 output unless keepDims). */
+  readonly dim: number | null;
+  readonly keepDims: boolean;
+}
+
+/** Attributes per op. The keys of this map are the op vocabulary. */
+export type OpAttrs = {
+  // creation
+  fromData: Record<string, never>;
+  full: { readonly value: number };
+  arange: { readonly start: number; readonly step: number };
+  random: { readonly distribution: DistributionSpec; readonly seed: number; readonly counter: number };
+  // elementwise
+  clamp: { readonly min: number; readonly max: number };
+  where: Record<string, never>;
+  cast: { readonly dtype: DType };
+  // movement (views where the backend can)
+  reshape: { readonly shape: readonly number[] };
+  permute: { readonly dims: readonly number[] };
+  slice: { readonly ranges: readonly SliceRange[] };
+  expand: { readonly shape: readonly number[] };
+  copy: Record<string, never>;
+  // data movement with copies
+  cat: { readonly dim: number };
+  sliceAssign: { readonly ranges: readonly SliceRange[] };
+  gather: { readonly dim: number };
+  scatterAdd: { readonly dim: number };
+  indexSelect: { readonly dim: number };
+  // reductions and friends
+  softmax: { readonly dim: number };
+  logSoftmax: { readonly dim: number };
+  matmul: Record<string, never>;
+  // cross-device transfer (the router's bridge); `to` is the destination device key
+  transfer: { readonly from: string; readonly to: string };
+} & { readonly [K in UnaryOp]: Record<string, never> } & { readonly [K in BinaryOp]: Record<string, never> } & {
+  readonly [K in ScalarOp]: { readonly scalar: number };
+} & { readonly [K in ReduceOp]: ReduceAttrs };
+
+export type OpName = keyof OpAttrs;
+
+export interface OpRecord<N extends OpName = OpName> {
+  /** Monotonic op id, unique in the process. */
+  readonly id: number;
+  readonly op: N;
+  /** The device key the op runs on (all inputs live there). */
+  readonly device: string;
+  readonly inputs: readonly TensorMeta[];
+  readonly outputs: readonly TensorMeta[];
+  readonly attrs: OpAttrs[N];
+}
+
+/** Narrowing helper: `isOp(r, 'matmul')` types `r.attrs`. */
+export function isOp<N extends OpName>(record: OpRecord, op: N): record is OpRecord<N> {
+  return record.op === op;
+}
+
+export function numel(shape: readonly number[]): number {
+  let n = 1;
+  for (const d of shape) n *= d;
+  return n;
+}
+
+export function contiguousStrides(shape: readonly number[]): number[] {
+  const strides = new Array<number>(shape.length);
+  let s = 1;
+  for (let i = shape.length - 1; i >= 0; i--) {
+    strides[i] = s;
+    s *= shape[i]!;
+  }
+  return strides;
+}

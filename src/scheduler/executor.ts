@@ -1,0 +1,39 @@
+/**
+ * What a backend gives the scheduler for one device: run an op record over input storages,
+ * read a storage back to the host, and free a storage. `S` is the backend's storage type.
+ */
+import type { TypedArray } from '../ir/dtype.js';
+import type { OpRecord } from '../ir/ops.js';
+
+export interface ExecOptions {
+  /** Set under backpressure: run now on this thread if at all possible (no pool, no await). */
+  readonly sync: boolean;
+}
+
+export interface ExecResult<S> {
+  readonly outputs: S[];
+  /** Where it ran, for the op event. */
+  readonly where: string;
+}
+
+/** Work still running (on the pool, or waiting for a device to initialise). */
+export interface PendingResult<S> {
+  readonly promise: Promise<ExecResult<S>>;
+  /**
+   * Blocks this thread until the work is done and returns its result (throws its error), or
+   * returns undefined if it cannot block for it. Used only under backpressure.
+   */
+  waitSync?(): ExecResult<S> | undefined;
+}
+
+export function isPending<S>(r: ExecResult<S> | PendingResult<S>): r is PendingResult<S> {
+  return 'promise' in r;
+}
+
+export interface Executor<S> {
+  readonly deviceKey: string;
+  execute(record: OpRecord, inputs: readonly S[], payload: TypedArray | undefined, options: ExecOptions): ExecResult<S> | PendingResult<S>;
+  /** A contiguous host copy of the values. */
+  read(storage: S): Promise<TypedArray>;
+  release(storage: S): void;
+}

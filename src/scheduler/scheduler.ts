@@ -1,0 +1,324 @@
+/**
+ * The scheduler: ops return at once; each op waits for its inputs' producers, then runs on
+ * its device's executor. Executors that finish synchronously (small CPU ops, GPU encoding)
+ * complete in the same turn; those that return promises (the worker pool) run concurrently.
+ * A failed op fails everything downstream with the original error; unrelated ops go on.
+ *
+ * Backpressure: past `highWaterMark` pending ops, a submit runs ready work on the caller's
+ * thread (caller-runs) and blocks on in-flight pool work where the executor can, so a loop
+ * that enqueues without reading stays bounded.
+ */
+import { Subject, type Observable } from 'rxjs';
+import { DisposedError, KernelError, SwitchyardError } from '../errors.js';
+import type { TypedArray } from '../ir/dtype.js';
+import { bytesPerElement } from '../ir/dtype.js';
+import { numel, type OpRecord, type TensorMeta } from '../ir/ops.js';
+import { clock } from './clock.js';
+import type { OpEvent } from './events.js';
+import { isPending, type ExecResult, type Executor, type PendingResult } from './executor.js';
+
+type State = 'pending' | 'ready' | 'failed';
+
+interface Slot {
+  readonly meta: TensorMeta;
+  readonly executor: Executor<unknown>;
+  state: State;
+  storage: unknown;
+  error: unknown;
+  /** The user's reference (the Tensor object): dropped by dispose() or the finalizer. */
+  held: boolean;
+  /** Pending ops and reads that still need this slot's storage. */
+  uses: number;
+  waiters: PendingOp[];
+  readers: Array<() => void>;
+}
+
+interface PendingOp {
+  readonly record: OpRecord;
+  readonly executor: Executor<unknown>;
+  readonly inputs: Slot[];
+  readonly outputs: Slot[];
+  readonly payload: TypedArray | undefined;
+  readonly queuedAt: number;
+  missing: number;
+  startAt: number;
+  /** Set while running asynchronously; cleared once settled (by the promise or by waitSync). */
+  running?: PendingResult<unknown> | undefined;
+}
+
+function metaBytes(metas: readonly TensorMeta[]): number {
+  let b = 0;
+  for (const m of metas) b += numel(m.shape) * bytesPerElement(m.dtype);
+  return b;
+}
+
+export interface SchedulerOptions {
+  highWaterMark?: number;
+}
+
+export class Scheduler {
+  private readonly slots = new Map<number, Slot>();
+  private readonly eventsSubject = new Subject<OpEvent>();
+  private readonly readyQueue: PendingOp[] = [];
+  private draining = false;
+  private pending = 0;
+  private readonly inflight = new Set<PendingOp>();
+  readonly highWaterMark: number;
+
+  /** One event per finished (or failed) op. */
+  readonly events$: Observable<OpEvent> = this.eventsSubject.asObservable();
+
+  constructor(options: SchedulerOptions = {}) {
+    this.highWaterMark = options.highWaterMark ?? 4096;
+  }
+
+  /** Ops submitted and not yet finished. */
+  get pendingOps(): number {
+    return this.pending;
+  }
+
+  get liveSlots(): number {
+    return this.slots.size;
+  }
+
+  submit<S>(record: OpRecord, executor: Executor<S>, payload?: TypedArray): void {
+    const exec = executor as Executor<unknown>;
+    const inputs = record.inputs.map((m) => {
+      const s = this.slots.get(m.id);
+      if (!s) throw new DisposedError(`input tensor #${m.id} was already freed`, { op: record.op, hint: 'do not use a tensor after dispose() or after its tidy() scope ended' });
+      return s;
+    });
+    const outputs = record.outputs.map((meta) => {
+      const slot: Slot = { meta, executor: exec, state: 'pending', storage: undefined, error: undefined, held: true, uses: 0, waiters: [], readers: [] };
+      this.slots.set(meta.id, slot);
+      return slot;
+    });
+    const op: PendingOp = { record, executor: exec, inputs, outputs, payload, queuedAt: clock.now(), missing: 0, startAt: 0 };
+    this.pending++;
+    let failed: unknown;
+    for (const s of inputs) {
+      s.uses++;
+      if (s.state === 'pending') {
+        op.missing++;
+        s.waiters.push(op);
+      } else if (s.state === 'failed' && failed === undefined) failed = s.error;
+    }
+    if (failed !== undefined) {
+      // Still wait for nothing: the op can never run.
+      this.fail(op, failed, false);
+      return;
+    }
+    if (op.missing === 0) this.readyQueue.push(op);
+    this.drain();
+    if (this.pending > this.highWaterMark) this.relieve();
+  }
+
+  /** Caller-runs backpressure: block on in-flight work until the backlog is below half the mark. */
+  private relieve(): void {
+    while (this.pending > this.highWaterMark / 2 && this.inflight.size > 0) {
+      let progressed = false;
+      for (const op of this.inflight) {
+        const running = op.running;
+        if (!running?.waitSync) continue;
+        let result: ExecResult<unknown> | undefined;
+        try {
+          result = running.waitSync();
+        } catch (e) {
+          this.settle(op);
+          this.fail(op, e, true);
+          progressed = true;
+          break;
+        }
+        if (result === undefined) continue;
+        this.settle(op);
+        this.complete(op, result);
+        progressed = true;
+        break;
+      }
+      this.drain();
+      if (!progressed) return;
+    }
+  }
+
+  private settle(op: PendingOp): void {
+    op.running = undefined;
+    this.inflight.delete(op);
+  }
+
+  private drain(): void {
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      let op: PendingOp | undefined;
+      while ((op = this.readyQueue.shift()) !== undefined) this.start(op);
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private start(op: PendingOp): void {
+    op.startAt = clock.now();
+    let result: ExecResult<unknown> | PendingResult<unknown>;
+    try {
+      const storages = op.inputs.map((s) => s.storage);
+      result = op.executor.execute(op.record, storages, op.payload, { sync: this.pending > this.highWaterMark });
+    } catch (e) {
+      this.fail(op, e, true);
+      return;
+    }
+    if (isPending(result)) {
+      const running = result;
+      op.running = running;
+      this.inflight.add(op);
+      running.promise.then(
+        (r) => {
+          if (op.running !== running) return; // already settled by waitSync
+          this.settle(op);
+          this.complete(op, r);
+          this.drain();
+        },
+        (e: unknown) => {
+          if (op.running !== running) return;
+          this.settle(op);
+          this.fail(op, e, true);
+          this.drain();
+        },
+      );
+    } else {
+      this.complete(op, result);
+    }
+  }
+
+  private complete(op: PendingOp, result: ExecResult<unknown>): void {
+    this.pending--;
+    op.outputs.forEach((slot, i) => {
+      slot.state = 'ready';
+      slot.storage = result.outputs[i];
+    });
+    this.emit(op, result.where);
+    for (const s of op.inputs) this.unuse(s);
+    for (const slot of op.outputs) {
+      for (const w of slot.waiters) {
+        if (w.missing > 0 && --w.missing === 0) this.readyQueue.push(w);
+      }
+      slot.waiters = [];
+      const readers = slot.readers;
+      slot.readers = [];
+      for (const r of readers) r();
+      this.maybeFree(slot);
+    }
+  }
+
+  private fail(op: PendingOp, error: unknown, ran: boolean): void {
+    const err = error instanceof SwitchyardError ? error : new KernelError(error instanceof Error ? error.message : String(error), { op: op.record.op, cause: error });
+    this.pending--;
+    this.emit(op, ran ? 'failed' : 'skipped', err);
+    for (const s of op.inputs) {
+      // Detach from inputs that are still pending, so their completion does not restart us.
+      const idx = s.waiters.indexOf(op);
+      if (idx >= 0) s.waiters.splice(idx, 1);
+      this.unuse(s);
+    }
+    // Propagate iteratively: a long chain of dependents must not overflow the stack.
+    const stack: Array<[Slot, unknown]> = op.outputs.map((s) => [s, err]);
+    let item: [Slot, unknown] | undefined;
+    while ((item = stack.pop()) !== undefined) {
+      const [slot, e] = item;
+      slot.state = 'failed';
+      slot.error = e;
+      const readers = slot.readers;
+      slot.readers = [];
+      for (const r of readers) r();
+      const waiters = slot.waiters;
+      slot.waiters = [];
+      for (const w of waiters) {
+        if (w.missing === -1) continue; // already failed through another input
+        w.missing = -1;
+        this.pending--;
+        this.emit(w, 'skipped', e);
+        for (const s of w.inputs) {
+          const idx = s.waiters.indexOf(w);
+          if (idx >= 0) s.waiters.splice(idx, 1);
+          this.unuse(s);
+        }
+        for (const o of w.outputs) stack.push([o, e]);
+      }
+      this.maybeFree(slot);
+    }
+  }
+
+  private emit(op: PendingOp, where: string, error?: unknown): void {
+    if (!this.eventsSubject.observed) return;
+    const now = clock.now();
+    const ev: OpEvent = {
+      opId: op.record.id,
+      op: op.record.op,
+      device: op.record.device,
+      inputBytes: metaBytes(op.record.inputs),
+      outputBytes: metaBytes(op.record.outputs),
+      queuedAt: op.queuedAt,
+      startAt: op.startAt || now,
+      endAt: now,
+      where,
+      ...(error !== undefined ? { error: error instanceof Error ? error.message : String(error) } : {}),
+    };
+    this.eventsSubject.next(ev);
+  }
+
+  private unuse(s: Slot): void {
+    s.uses--;
+    this.maybeFree(s);
+  }
+
+  private maybeFree(s: Slot): void {
+    if (s.held || s.uses > 0 || s.state === 'pending') return;
+    this.slots.delete(s.meta.id);
+    if (s.state === 'ready' && s.storage !== undefined) {
+      const storage = s.storage;
+      s.storage = undefined;
+      s.executor.release(storage);
+    }
+  }
+
+  /** Drops the user's reference; the storage is freed once no pending op needs it. */
+  release(id: number): void {
+    const s = this.slots.get(id);
+    if (!s || !s.held) return;
+    s.held = false;
+    this.maybeFree(s);
+  }
+
+  has(id: number): boolean {
+    const s = this.slots.get(id);
+    return s !== undefined && s.held;
+  }
+
+  /** Waits for a tensor, then runs `fn` on its storage while keeping it alive. Rejects with the producer's error. */
+  async use<T>(id: number, op: string, fn: (storage: unknown, executor: Executor<unknown>) => Promise<T> | T): Promise<T> {
+    const s = this.slots.get(id);
+    if (!s) throw new DisposedError(`tensor #${id} was already freed`, { op, hint: 'do not use a tensor after dispose() or after its tidy() scope ended' });
+    s.uses++;
+    try {
+      if (s.state === 'pending') await new Promise<void>((resolve) => s.readers.push(resolve));
+      if (s.state === 'failed') throw s.error;
+      return await fn(s.storage, s.executor);
+    } finally {
+      this.unuse(s);
+    }
+  }
+
+  /** The storage of a ready tensor, or undefined while it is pending (used by synchronous fast paths). */
+  peek(id: number): unknown {
+    const s = this.slots.get(id);
+    return s && s.state === 'ready' ? s.storage : undefined;
+  }
+
+  /** Resolves when every op submitted so far has finished (successfully or not). */
+  async flush(): Promise<void> {
+    const ids = [...this.slots.values()].filter((s) => s.state === 'pending').map((s) => s.meta.id);
+    await Promise.all(ids.map((id) => this.use(id, 'flush', () => undefined).catch(() => undefined)));
+  }
+}
+
+/** The process-wide scheduler every backend submits to, so cross-device dependencies work. */
+export const scheduler = new Scheduler();

@@ -1,0 +1,558 @@
+/**
+ * The user-facing tensor. Its type carries the backend `B` (so `backward()` exists only on
+ * autodiff backends) and its kind `K` (float, int, bool). Every method checks shapes and dtypes
+ * at once (throwing typed errors), returns a tensor whose shape is known, and leaves the
+ * computing to the scheduler; `await t.toData()` is the sync point.
+ */
+import { ArgumentError, DTypeError, DisposedError, ShapeError } from '../errors.js';
+import type { Backend, Handle } from '../backends/backend.js';
+import type { Device } from '../devices/device.js';
+import { coerce, kindOf, type DType, type Kind, type KindOf, type TypedArray } from '../ir/dtype.js';
+import { BINARY, isBinaryOp, type BinaryOp, type UnaryOp } from '../ir/elementwise.js';
+import { numel, type OpAttrs, type OpName, type ReduceOp } from '../ir/ops.js';
+import { normDim, normSlices, resolveReshape, type SliceSpec } from '../ir/shape.js';
+import { track } from '../memory/tidy.js';
+import { formatTensor } from './format.js';
+
+export interface TensorData<K extends Kind = Kind> {
+  readonly shape: number[];
+  readonly dtype: K extends 'float' ? 'float32' : K extends 'int' ? 'int32' : K extends 'bool' ? 'bool' : DType;
+  readonly values: K extends 'float' ? Float32Array : K extends 'int' ? Int32Array : K extends 'bool' ? Uint8Array : TypedArray;
+}
+
+export type NestedArray = number | boolean | readonly NestedArray[];
+
+interface Held {
+  backend: Backend;
+  handle: Handle;
+}
+
+const finalizer = new FinalizationRegistry<Held>(({ backend, handle }) => backend.release(handle));
+
+/** A tensor or a plain number (scalar operand). */
+export type Operand<B extends Backend, K extends Kind> = Tensor<B, K> | number;
+
+export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
+  readonly backend: B;
+  readonly handle: Handle;
+  private disposed = false;
+
+  /** @internal Use the creation functions (`fromData`, `zeros`, ...) or ops. */
+  constructor(backend: B, handle: Handle) {
+    this.backend = backend;
+    this.handle = handle;
+    finalizer.register(this, { backend, handle }, this);
+    track(this);
+  }
+
+  get shape(): number[] {
+    return [...this.handle.shape];
+  }
+  get dtype(): DType {
+    return this.handle.dtype;
+  }
+  get kind(): K {
+    return kindOf(this.handle.dtype) as K;
+  }
+  get device(): Device {
+    return this.handle.device;
+  }
+  get rank(): number {
+    return this.handle.shape.length;
+  }
+  get size(): number {
+    return numel(this.handle.shape);
+  }
+  get id(): number {
+    return this.handle.id;
+  }
+  get isDisposed(): boolean {
+    return this.disposed;
+  }
+
+  /** Frees the tensor now. Ops already queued that read it still get its values. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    finalizer.unregister(this);
+    this.backend.release(this.handle);
+  }
+
+  /** @internal */
+  live(op: string): Handle {
+    if (this.disposed) throw new DisposedError(`tensor #${this.handle.id} [${this.handle.shape.join(', ')}] was disposed`, { op, hint: 'do not use a tensor after dispose() or after its tidy() scope ended; keep() it to let it outlive a scope' });
+    return this.handle;
+  }
+
+  // ---- plumbing -------------------------------------------------------------------------
+
+  /** @internal Runs one op through the backend and wraps its outputs. */
+  static run<B extends Backend, N extends OpName>(backend: B, op: N, inputs: ReadonlyArray<Tensor<B, Kind>>, attrs: OpAttrs[N]): Array<Tensor<B, Kind>> {
+    const handles = inputs.map((t) => t.live(op));
+    for (const t of inputs) {
+      if (t.backend !== backend) {
+        throw new ArgumentError(`inputs come from different backends (${backend.name} and ${t.backend.name})`, { op, hint: 'build every input through one backend (a Router spans several devices)' });
+      }
+    }
+    return backend.apply(op, handles, attrs).map((h) => new Tensor<B, Kind>(backend, h));
+  }
+
+  private un<K2 extends Kind = K>(op: OpName, attrs: OpAttrs[OpName] = {} as never): Tensor<B, K2> {
+    return Tensor.run(this.backend, op, [this], attrs)[0] as Tensor<B, K2>;
+  }
+
+  private bin<K2 extends Kind = K>(op: BinaryOp, other: Operand<B, Kind>): Tensor<B, K2> {
+    if (typeof other === 'number') {
+      const d = this.dtype;
+      if (d === 'int32' && !Number.isInteger(other) && Number.isFinite(other) && BINARY[op].out === 'same') {
+        throw new DTypeError(`a non-integer scalar ${other} with an int32 tensor`, { op, dtypes: [d], hint: 'cast the tensor with .cast("float32") first' });
+      }
+      return this.un<K2>(`${op}Scalar`, { scalar: d === 'float32' ? other : coerce(d, other) } as never);
+    }
+    return Tensor.run(this.backend, op, [this, other], {} as never)[0] as Tensor<B, K2>;
+  }
+
+  // ---- reads ----------------------------------------------------------------------------
+
+  /** Waits for the tensor and returns its values (contiguous, row-major). */
+  async toData(): Promise<TensorData<K>> {
+    const h = this.live('toData');
+    const values = await this.backend.read(h);
+    return { shape: [...h.shape], dtype: h.dtype, values } as unknown as TensorData<K>;
+  }
+
+  /** Nested JS arrays (booleans for bool tensors). */
+  async toArray(): Promise<NestedArray> {
+    const { shape, values } = await this.toData();
+    const isBool = this.dtype === 'bool';
+    const build = (dim: number, offset: number): NestedArray => {
+      if (dim === shape.length) return isBool ? values[offset] !== 0 : values[offset]!;
+      const stride = shape.slice(dim + 1).reduce((a, b) => a * b, 1);
+      return Array.from({ length: shape[dim]! }, (_, i) => build(dim + 1, offset + i * stride));
+    };
+    return build(0, 0);
+  }
+
+  /** The single value of a one-element tensor. */
+  async item(): Promise<number> {
+    if (this.size !== 1) throw new ShapeError('item() needs a tensor with exactly one element', { op: 'item', shapes: [this.shape] });
+    const { values } = await this.toData();
+    return values[0]!;
+  }
+
+  /** Prints like PyTorch. */
+  async format(): Promise<string> {
+    const { values } = await this.toData();
+    return formatTensor(this.handle.shape, this.dtype, values, this.device.key);
+  }
+
+  // ---- elementwise binary (broadcasting) --------------------------------------------------
+
+  add(other: Operand<B, K>): Tensor<B, K> {
+    return this.bin('add', other);
+  }
+  sub(other: Operand<B, K>): Tensor<B, K> {
+    return this.bin('sub', other);
+  }
+  mul(other: Operand<B, K>): Tensor<B, K> {
+    return this.bin('mul', other);
+  }
+  /** True division for floats; floor division for int32 (x / 0 gives 0). */
+  div(other: Operand<B, K>): Tensor<B, K> {
+    return this.bin('div', other);
+  }
+  pow(other: Operand<B, K>): Tensor<B, K> {
+    return this.bin('pow', other);
+  }
+  /** Python-style modulo: the result has the sign of the divisor (torch.remainder). */
+  remainder(other: Operand<B, K>): Tensor<B, K> {
+    return this.bin('remainder', other);
+  }
+  /** Elementwise max; NaN wins. */
+  maximum(other: Operand<B, K>): Tensor<B, K> {
+    return this.bin('maximum', other);
+  }
+  /** Elementwise min; NaN wins. */
+  minimum(other: Operand<B, K>): Tensor<B, K> {
+    return this.bin('minimum', other);
+  }
+
+  // ---- comparisons (bool results; NaN compares unequal to everything) ---------------------
+
+  equal(other: Operand<B, K>): Tensor<B, 'bool'> {
+    return this.bin('equal', other);
+  }
+  notEqual(other: Operand<B, K>): Tensor<B, 'bool'> {
+    return this.bin('notEqual', other);
+  }
+  greater(other: Operand<B, K>): Tensor<B, 'bool'> {
+    return this.bin('greater', other);
+  }
+  greaterEqual(other: Operand<B, K>): Tensor<B, 'bool'> {
+    return this.bin('greaterEqual', other);
+  }
+  lower(other: Operand<B, K>): Tensor<B, 'bool'> {
+    return this.bin('lower', other);
+  }
+  lowerEqual(other: Operand<B, K>): Tensor<B, 'bool'> {
+    return this.bin('lowerEqual', other);
+  }
+  logicalAnd(this: Tensor<B, 'bool'>, other: Tensor<B, 'bool'>): Tensor<B, 'bool'> {
+    return this.bin('logicalAnd', other);
+  }
+  logicalOr(this: Tensor<B, 'bool'>, other: Tensor<B, 'bool'>): Tensor<B, 'bool'> {
+    return this.bin('logicalOr', other);
+  }
+  logicalNot(this: Tensor<B, 'bool'>): Tensor<B, 'bool'> {
+    return this.un('logicalNot');
+  }
+
+  /** `cond ? this : other`, broadcasting all three (torch.where(cond, this, other)). */
+  where(cond: Tensor<B, 'bool'>, other: Operand<B, K>): Tensor<B, K> {
+    const o = typeof other === 'number' ? this.scalarLike(other) : other;
+    return Tensor.run(this.backend, 'where', [cond, this, o], {})[0] as Tensor<B, K>;
+  }
+
+  /** Sets the elements where `mask` is true to `value` (mask broadcasts to this shape). */
+  maskFill(mask: Tensor<B, 'bool'>, value: number): Tensor<B, K> {
+    const v = this.scalarLike(value);
+    const out = Tensor.run(this.backend, 'where', [mask, v, this], {})[0] as Tensor<B, K>;
+    v.dispose();
+    if (!out.handle.shape.every((d, i) => d === this.handle.shape[i]) || out.rank !== this.rank) {
+      out.dispose();
+      throw new ShapeError('the mask must broadcast to the tensor shape', { op: 'maskFill', shapes: [this.shape, mask.shape] });
+    }
+    return out;
+  }
+
+  /** A rank-0 tensor of this dtype on this device. */
+  private scalarLike(value: number): Tensor<B, K> {
+    const h = this.live('full');
+    return Tensor.create(this.backend, 'full', { value: coerce(h.dtype, value) }, [], h.dtype, h.device) as Tensor<B, K>;
+  }
+
+  /** @internal Creation through a backend. */
+  static create<B extends Backend, N extends OpName>(backend: B, op: N, attrs: OpAttrs[N], shape: readonly number[], dtype: DType, device: Device, payload?: TypedArray): Tensor<B, Kind> {
+    const [h] = backend.apply(op, [], attrs, { device, outputs: [{ shape, dtype }], ...(payload ? { payload } : {}) });
+    return new Tensor(backend, h!);
+  }
+
+  // ---- unary ----------------------------------------------------------------------------
+
+  neg(): Tensor<B, K> {
+    return this.un('neg');
+  }
+  abs(): Tensor<B, K> {
+    return this.un('abs');
+  }
+  exp(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('exp');
+  }
+  log(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('log');
+  }
+  log1p(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('log1p');
+  }
+  sqrt(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('sqrt');
+  }
+  rsqrt(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('rsqrt');
+  }
+  sin(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('sin');
+  }
+  cos(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('cos');
+  }
+  tanh(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('tanh');
+  }
+  erf(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('erf');
+  }
+  sigmoid(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('sigmoid');
+  }
+  relu(): Tensor<B, K> {
+    return this.un('relu');
+  }
+  /** The exact (erf) GELU. */
+  gelu(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('gelu');
+  }
+  recip(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('recip');
+  }
+  square(): Tensor<B, K> {
+    return this.un('square');
+  }
+  /** -1, 0 or 1 (NaN stays NaN). */
+  sign(): Tensor<B, K> {
+    return this.un('sign');
+  }
+  isNan(this: Tensor<B, 'float'>): Tensor<B, 'bool'> {
+    return this.un('isNan');
+  }
+  isInf(this: Tensor<B, 'float'>): Tensor<B, 'bool'> {
+    return this.un('isInf');
+  }
+  /** Clamps into [min, max]; either bound may be omitted. NaN stays NaN. */
+  clamp(min?: number | null, max?: number | null): Tensor<B, K> {
+    const lo = min ?? -Infinity;
+    const hi = max ?? Infinity;
+    if (this.dtype === 'int32') return this.un('clamp', { min: Math.max(Math.ceil(lo), -(2 ** 31)), max: Math.min(Math.floor(hi), 2 ** 31 - 1) });
+    return this.un('clamp', { min: lo, max: hi });
+  }
+  clampMin(min: number): Tensor<B, K> {
+    return this.clamp(min, null);
+  }
+  clampMax(max: number): Tensor<B, K> {
+    return this.clamp(null, max);
+  }
+  /** Applies any unary op of the elementwise table by name. */
+  unary(op: UnaryOp): Tensor<B, Kind> {
+    return this.un(op);
+  }
+  /** Applies any binary op of the elementwise table by name. */
+  binary(op: BinaryOp, other: Operand<B, Kind>): Tensor<B, Kind> {
+    if (!isBinaryOp(op)) throw new ArgumentError(`unknown binary op '${String(op)}'`, { op: String(op) });
+    return this.bin(op, other);
+  }
+
+  // ---- casts ----------------------------------------------------------------------------
+
+  /** float -> int truncates toward zero (NaN -> 0); anything -> bool is `x != 0`; bool -> number is 0/1. */
+  cast<D extends DType>(dtype: D): Tensor<B, KindOf<D>> {
+    return this.un('cast', { dtype });
+  }
+  /** A copy with its own storage. */
+  clone(): Tensor<B, K> {
+    return this.un('copy');
+  }
+
+  // ---- reductions -------------------------------------------------------------------------
+
+  private reduce<K2 extends Kind = K>(op: ReduceOp, dim: number | undefined | null, keepDims: boolean): Tensor<B, K2> {
+    const d = dim === undefined || dim === null ? null : normDim(op, dim, this.rank, this.shape);
+    return this.un<K2>(op, { dim: d, keepDims });
+  }
+  /** Sum along `dim` (all elements when omitted). Empty sums are 0. */
+  sum(dim?: number | null, keepDims = false): Tensor<B, K> {
+    return this.reduce('sum', dim, keepDims);
+  }
+  /** Mean (floats only). Empty means are NaN. */
+  mean(this: Tensor<B, 'float'>, dim?: number | null, keepDims = false): Tensor<B, 'float'> {
+    return this.reduce('mean', dim, keepDims);
+  }
+  /** Max along a dim; NaN propagates. */
+  max(dim?: number | null, keepDims = false): Tensor<B, K> {
+    return this.reduce('max', dim, keepDims);
+  }
+  min(dim?: number | null, keepDims = false): Tensor<B, K> {
+    return this.reduce('min', dim, keepDims);
+  }
+  prod(dim?: number | null, keepDims = false): Tensor<B, K> {
+    return this.reduce('prod', dim, keepDims);
+  }
+  /** Index of the first maximum (NaN counts as the maximum), as int32. Over all elements: a flat index. */
+  argmax(dim?: number | null, keepDims = false): Tensor<B, 'int'> {
+    return this.reduce('argmax', dim, keepDims);
+  }
+  argmin(dim?: number | null, keepDims = false): Tensor<B, 'int'> {
+    return this.reduce('argmin', dim, keepDims);
+  }
+  /** Numerically stable softmax along `dim` (default: the last). */
+  softmax(this: Tensor<B, 'float'>, dim = -1): Tensor<B, 'float'> {
+    return this.un('softmax', { dim: normDim('softmax', dim, this.rank, this.shape) });
+  }
+  logSoftmax(this: Tensor<B, 'float'>, dim = -1): Tensor<B, 'float'> {
+    return this.un('logSoftmax', { dim: normDim('logSoftmax', dim, this.rank, this.shape) });
+  }
+
+  // ---- matmul ---------------------------------------------------------------------------
+
+  /** torch.matmul: batched with broadcast batch dims; 1-D operands are promoted and the added dim removed. */
+  matmul(this: Tensor<B, 'float'>, other: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    if (this.rank === 0 || other.rank === 0) {
+      throw new ShapeError('matmul needs operands of rank >= 1', { op: 'matmul', shapes: [this.shape, other.shape], hint: 'use mul for scalars' });
+    }
+    const a = this.rank === 1 ? this.unsqueeze(0) : this;
+    const b = other.rank === 1 ? other.unsqueeze(1) : other;
+    let out = Tensor.run(this.backend, 'matmul', [a, b], {})[0] as Tensor<B, 'float'>;
+    if (this.rank === 1) out = out.squeezeOwned(-2);
+    if (other.rank === 1) out = out.squeezeOwned(-1);
+    if (a !== this) a.dispose();
+    if (b !== other) b.dispose();
+    return out;
+  }
+
+  private squeezeOwned(dim: number): Tensor<B, K> {
+    const r = this.squeeze(dim);
+    this.dispose();
+    return r;
+  }
+
+  // ---- movement (views where the backend can) ------------------------------------------------
+
+  /** One dim may be -1. A view when the layout allows, else a copy. */
+  reshape(shape: readonly number[]): Tensor<B, K> {
+    return this.un('reshape', { shape: resolveReshape('reshape', this.shape, shape) });
+  }
+  flatten(startDim = 0, endDim = -1): Tensor<B, K> {
+    if (this.rank === 0) return this.reshape([1]);
+    const s = normDim('flatten', startDim, this.rank, this.shape);
+    const e = normDim('flatten', endDim, this.rank, this.shape);
+    if (s > e) throw new ShapeError(`startDim ${startDim} is after endDim ${endDim}`, { op: 'flatten', shapes: [this.shape] });
+    const sh = this.shape;
+    return this.reshape([...sh.slice(0, s), sh.slice(s, e + 1).reduce((a, b) => a * b, 1), ...sh.slice(e + 1)]);
+  }
+  /** Removes `dim` if it has size 1 (PyTorch: a no-op otherwise), or every size-1 dim. */
+  squeeze(dim?: number): Tensor<B, K> {
+    const sh = this.shape;
+    if (dim === undefined) return this.reshape(sh.filter((d) => d !== 1));
+    const d = normDim('squeeze', dim, this.rank, sh);
+    return this.reshape(sh[d] === 1 ? sh.filter((_, i) => i !== d) : sh);
+  }
+  unsqueeze(dim: number): Tensor<B, K> {
+    const d = normDim('unsqueeze', dim, this.rank, this.shape, 1);
+    const sh = this.shape;
+    sh.splice(d, 0, 1);
+    return this.reshape(sh);
+  }
+  permute(dims: readonly number[]): Tensor<B, K> {
+    if (dims.length !== this.rank) throw new ShapeError(`permute needs ${this.rank} dims, got ${dims.length}`, { op: 'permute', shapes: [this.shape] });
+    return this.un('permute', { dims: dims.map((d) => normDim('permute', d, this.rank, this.shape)) });
+  }
+  /** Swaps the last two dims (Burn's transpose); a rank < 2 tensor is returned as a view of itself. */
+  transpose(): Tensor<B, K> {
+    if (this.rank < 2) return this.reshape(this.shape);
+    return this.swapDims(-2, -1);
+  }
+  swapDims(a: number, b: number): Tensor<B, K> {
+    const x = normDim('swapDims', a, this.rank, this.shape);
+    const y = normDim('swapDims', b, this.rank, this.shape);
+    const dims = this.shape.map((_, i) => i);
+    dims[x] = y;
+    dims[y] = x;
+    return this.un('permute', { dims });
+  }
+  /** Broadcasts size-1 dims to `shape` (-1 keeps a dim); new leading dims may be added. No copy. */
+  expand(shape: readonly number[]): Tensor<B, K> {
+    return this.un('expand', { shape: [...shape] });
+  }
+  /** Per dim: an index, a [start, end) pair (null for open ends, negatives count from the end), or { start, end, step }. Dims keep their rank. */
+  slice(ranges: readonly SliceSpec[]): Tensor<B, K> {
+    return this.un('slice', { ranges: normSlices('slice', this.shape, ranges) });
+  }
+  /** A copy of this tensor with the region `ranges` replaced by `value` (of the region's shape). */
+  sliceAssign(ranges: readonly SliceSpec[], value: Tensor<B, K>): Tensor<B, K> {
+    const r = normSlices('sliceAssign', this.shape, ranges);
+    return Tensor.run(this.backend, 'sliceAssign', [this, value], { ranges: r })[0] as Tensor<B, K>;
+  }
+  narrow(dim: number, start: number, length: number): Tensor<B, K> {
+    const d = normDim('narrow', dim, this.rank, this.shape);
+    const size = this.shape[d]!;
+    const s = start < 0 ? start + size : start;
+    if (!Number.isInteger(length) || length < 0 || s < 0 || s + length > size) {
+      throw new ShapeError(`narrow(${dim}, ${start}, ${length}) is out of range for a dim of size ${size}`, { op: 'narrow', shapes: [this.shape] });
+    }
+    const ranges: SliceSpec[] = this.shape.map(() => null);
+    ranges[d] = [s, s + length];
+    return this.slice(ranges);
+  }
+  /** Splits along `dim` into pieces of `size` (the last may be smaller), or into the given sizes. */
+  split(size: number | readonly number[], dim = 0): Array<Tensor<B, K>> {
+    const d = normDim('split', dim, this.rank, this.shape);
+    const n = this.shape[d]!;
+    let sizes: number[];
+    if (typeof size === 'number') {
+      if (!Number.isInteger(size) || size <= 0) throw new ArgumentError(`split size must be a positive integer, got ${size}`, { op: 'split' });
+      sizes = [];
+      for (let at = 0; at < n; at += size) sizes.push(Math.min(size, n - at));
+      if (n === 0) sizes.push(0);
+    } else {
+      sizes = [...size];
+      if (sizes.reduce((a, b) => a + b, 0) !== n || sizes.some((s) => !Number.isInteger(s) || s < 0)) {
+        throw new ShapeError(`split sizes [${sizes.join(', ')}] do not add up to dim ${dim} of size ${n}`, { op: 'split', shapes: [this.shape] });
+      }
+    }
+    let at = 0;
+    return sizes.map((s) => {
+      const piece = this.narrow(d, at, s);
+      at += s;
+      return piece;
+    });
+  }
+  /** Splits into `chunks` pieces along `dim` (torch.chunk: pieces of ceil(n / chunks)). */
+  chunk(chunks: number, dim = 0): Array<Tensor<B, K>> {
+    if (!Number.isInteger(chunks) || chunks <= 0) throw new ArgumentError(`chunks must be a positive integer, got ${chunks}`, { op: 'chunk' });
+    const d = normDim('chunk', dim, this.rank, this.shape);
+    const n = this.shape[d]!;
+    return this.split(Math.max(1, Math.ceil(n / chunks)), d);
+  }
+  /** torch.Tensor.repeat: tiles the tensor `sizes[i]` times along dim i (sizes may add leading dims). */
+  repeat(sizes: readonly number[]): Tensor<B, K> {
+    if (sizes.length < this.rank) throw new ShapeError('repeat needs at least one size per dim', { op: 'repeat', shapes: [this.shape, sizes] });
+    if (sizes.some((s) => !Number.isInteger(s) || s < 0)) throw new ArgumentError(`repeat sizes must be non-negative integers: [${sizes.join(', ')}]`, { op: 'repeat' });
+    const src = [...new Array<number>(sizes.length - this.rank).fill(1), ...this.shape];
+    // [a, b] -> [1, a, 1, b] -> expand [r0, a, r1, b] -> reshape [r0 * a, r1 * b]
+    const interleaved = src.flatMap((d) => [1, d]);
+    const expanded = src.flatMap((d, i) => [sizes[i]!, d]);
+    const v = this.reshape(interleaved);
+    const e = v.expand(expanded);
+    const out = e.reshape(src.map((d, i) => d * sizes[i]!));
+    v.dispose();
+    e.dispose();
+    return out;
+  }
+  /** torch.gather: out[i][j] = this[index[i][j]][j] for dim 0 (and so on). Indices out of range fail the op. */
+  gather(dim: number, index: Tensor<B, 'int'>): Tensor<B, K> {
+    return Tensor.run(this.backend, 'gather', [this, index], { dim: normDim('gather', dim, this.rank, this.shape) })[0] as Tensor<B, K>;
+  }
+  /** torch.scatter_add (out of place): out = this; out[index[i][j]][j] += values[i][j] for dim 0. */
+  scatterAdd(dim: number, index: Tensor<B, 'int'>, values: Tensor<B, K>): Tensor<B, K> {
+    return Tensor.run(this.backend, 'scatterAdd', [this, index, values], { dim: normDim('scatterAdd', dim, this.rank, this.shape) })[0] as Tensor<B, K>;
+  }
+  /** torch.index_select: picks the entries `indices` (1-D int32) along `dim`. */
+  indexSelect(dim: number, indices: Tensor<B, 'int'>): Tensor<B, K> {
+    return Tensor.run(this.backend, 'indexSelect', [this, indices], { dim: normDim('indexSelect', dim, this.rank, this.shape) })[0] as Tensor<B, K>;
+  }
+
+  // ---- joining --------------------------------------------------------------------------
+
+  /** Concatenates along an existing dim. */
+  static cat<B extends Backend, K extends Kind>(tensors: ReadonlyArray<Tensor<B, K>>, dim = 0): Tensor<B, K> {
+    const first = tensors[0];
+    if (!first) throw new ArgumentError('cat needs at least one tensor', { op: 'cat' });
+    for (const t of tensors) {
+      if (t.rank !== first.rank) throw new ShapeError('cat needs tensors of one rank', { op: 'cat', shapes: tensors.map((x) => x.shape) });
+    }
+    const d = normDim('cat', dim, first.rank, first.shape);
+    return Tensor.run(first.backend, 'cat', tensors, { dim: d })[0] as Tensor<B, K>;
+  }
+  /** Stacks along a new dim. */
+  static stack<B extends Backend, K extends Kind>(tensors: ReadonlyArray<Tensor<B, K>>, dim = 0): Tensor<B, K> {
+    const first = tensors[0];
+    if (!first) throw new ArgumentError('stack needs at least one tensor', { op: 'stack' });
+    for (const t of tensors) {
+      if (t.rank !== first.rank || t.shape.some((v, i) => v !== first.shape[i])) {
+        throw new ShapeError('stack needs tensors of one shape', { op: 'stack', shapes: tensors.map((x) => x.shape) });
+      }
+    }
+    const d = normDim('stack', dim, first.rank, first.shape, 1);
+    const parts = tensors.map((t) => t.unsqueeze(d));
+    const out = Tensor.cat(parts, d);
+    for (const p of parts) p.dispose();
+    return out;
+  }
+  /** where(cond, x, y) as a function. */
+  static where<B extends Backend, K extends Kind>(cond: Tensor<B, 'bool'>, x: Tensor<B, K>, y: Operand<B, K>): Tensor<B, K> {
+    return x.where(cond, y);
+  }
+}
+
+export type FloatTensor<B extends Backend = Backend> = Tensor<B, 'float'>;
+export type IntTensor<B extends Backend = Backend> = Tensor<B, 'int'>;
+export type BoolTensor<B extends Backend = Backend> = Tensor<B, 'bool'>;
