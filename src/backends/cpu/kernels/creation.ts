@@ -1,0 +1,40 @@
+/** full, arange, random: kernels with no inputs, split by output element. */
+import { randomNormal, randomUnit } from '../../../ir/random.js';
+import { numel, type OpAttrs, type OpRecord } from '../../../ir/ops.js';
+import type { View } from '../view.js';
+import type { CpuKernel } from './kernel.js';
+
+function runFull(record: OpRecord<'full'>, _in: readonly View[], outputs: readonly View[], lo: number, hi: number): void {
+  outputs[0]!.data.fill((record.attrs as OpAttrs['full']).value, lo, hi);
+}
+
+function runArange(record: OpRecord<'arange'>, _in: readonly View[], outputs: readonly View[], lo: number, hi: number): void {
+  const { start, step } = record.attrs as OpAttrs['arange'];
+  const out = outputs[0]!.data;
+  for (let i = lo; i < hi; i++) out[i] = start + i * step;
+}
+
+function runRandom(record: OpRecord<'random'>, _in: readonly View[], outputs: readonly View[], lo: number, hi: number): void {
+  const { distribution: d, seed, counter } = record.attrs as OpAttrs['random'];
+  const out = outputs[0]!.data;
+  switch (d.kind) {
+    case 'default':
+      for (let i = lo; i < hi; i++) out[i] = randomUnit(seed, counter + i);
+      break;
+    case 'uniform':
+      for (let i = lo; i < hi; i++) out[i] = d.low + (d.high - d.low) * randomUnit(seed, counter + i);
+      break;
+    case 'bernoulli':
+      for (let i = lo; i < hi; i++) out[i] = randomUnit(seed, counter + i) < d.p ? 1 : 0;
+      break;
+    case 'normal':
+      for (let i = lo; i < hi; i++) out[i] = d.mean + d.std * randomNormal(seed, counter + 2 * i);
+      break;
+  }
+}
+
+const perOutput = (r: OpRecord): number => numel(r.outputs[0]!.shape);
+
+export const fullKernel: CpuKernel<'full'> = { units: perOutput, cost: perOutput, run: runFull };
+export const arangeKernel: CpuKernel<'arange'> = { units: perOutput, cost: perOutput, run: runArange };
+export const randomKernel: CpuKernel<'random'> = { units: perOutput, cost: (r) => 20 * perOutput(r), run: runRandom };

@@ -1,0 +1,41 @@
+/**
+ * A Piscina worker: runs a range of one kernel over views of shared memory (no copies), then
+ * raises its completion flag so a main thread blocked under backpressure can wake.
+ */
+import { typedArrayFor } from '../../ir/dtype.js';
+import type { OpRecord } from '../../ir/ops.js';
+import { kernelFor } from './kernels/index.js';
+import type { WireView } from './storage.js';
+import type { View } from './view.js';
+
+export interface PoolTask {
+  readonly record: OpRecord;
+  readonly inputs: readonly WireView[];
+  readonly outputs: readonly WireView[];
+  readonly lo: number;
+  readonly hi: number;
+  readonly flags: Int32Array;
+  readonly slot: number;
+  /** Test hook: the worker exits mid-task, as a crashing kernel would. */
+  readonly crash?: boolean;
+}
+
+function fromWire(w: WireView): View {
+  return { data: typedArrayFor(w.dtype, w.buffer, w.byteOffset, w.length), shape: w.shape, stride: w.stride, offset: w.offset };
+}
+
+export default function runTask(task: PoolTask): number {
+  try {
+    if (task.crash) process.exit(70);
+    const kernel = kernelFor(task.record.op);
+    if (!kernel) throw new Error(`no CPU kernel for ${task.record.op}`);
+    kernel.run(task.record, task.inputs.map(fromWire), task.outputs.map(fromWire), task.lo, task.hi);
+    Atomics.store(task.flags, task.slot, 1);
+    return task.hi - task.lo;
+  } catch (e) {
+    Atomics.store(task.flags, task.slot, 2);
+    throw e;
+  } finally {
+    Atomics.notify(task.flags, task.slot);
+  }
+}
