@@ -28,8 +28,10 @@ export interface Backend<D extends Device = Device> {
   apply<N extends OpName>(op: N, inputs: readonly Handle[], attrs: OpAttrs[N], options?: ApplyOptions): Handle[];
   /** Contiguous host values of a tensor; rejects with the error of the op that failed to produce it. */
   read(h: Handle): Promise<TypedArray>;
-  /** Drops the user's reference to a tensor. */
+  /** Drops one reference to a tensor (the Tensor object holds one; retain adds more). */
   release(h: Handle): void;
+  /** Adds a reference that keeps the tensor's storage alive until a matching release. */
+  retain(h: Handle): void;
   /** Whether the handle is still live (not disposed). */
   isLive(h: Handle): boolean;
   /** Reseeds the random stream of a device (all devices when omitted). */
@@ -102,6 +104,10 @@ export abstract class LocalBackend<D extends Device, S> implements Backend<D> {
 
   release(h: Handle): void {
     this.scheduler.release(h.id);
+  }
+
+  retain(h: Handle): void {
+    this.scheduler.retain(h.id);
   }
 
   isLive(h: Handle): boolean {

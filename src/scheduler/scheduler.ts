@@ -25,8 +25,8 @@ interface Slot {
   state: State;
   storage: unknown;
   error: unknown;
-  /** The user's reference (the Tensor object): dropped by dispose() or the finalizer. */
-  held: boolean;
+  /** Owners outside the scheduler: the Tensor object (1 at creation), plus retain() calls (autodiff tapes, routers). */
+  refs: number;
   /** Pending ops and reads that still need this slot's storage. */
   uses: number;
   waiters: PendingOp[];
@@ -89,7 +89,7 @@ export class Scheduler {
       return s;
     });
     const outputs = record.outputs.map((meta) => {
-      const slot: Slot = { meta, executor: exec, state: 'pending', storage: undefined, error: undefined, held: true, uses: 0, waiters: [], readers: [] };
+      const slot: Slot = { meta, executor: exec, state: 'pending', storage: undefined, error: undefined, refs: 1, uses: 0, waiters: [], readers: [] };
       this.slots.set(meta.id, slot);
       return slot;
     });
@@ -271,7 +271,7 @@ export class Scheduler {
   }
 
   private maybeFree(s: Slot): void {
-    if (s.held || s.uses > 0 || s.state === 'pending') return;
+    if (s.refs > 0 || s.uses > 0 || s.state === 'pending') return;
     this.slots.delete(s.meta.id);
     if (s.state === 'ready' && s.storage !== undefined) {
       const storage = s.storage;
@@ -280,17 +280,24 @@ export class Scheduler {
     }
   }
 
-  /** Drops the user's reference; the storage is freed once no pending op needs it. */
+  /** Drops one owner's reference; the storage is freed once no owner and no pending op needs it. */
   release(id: number): void {
     const s = this.slots.get(id);
-    if (!s || !s.held) return;
-    s.held = false;
+    if (!s || s.refs <= 0) return;
+    s.refs--;
     this.maybeFree(s);
+  }
+
+  /** Adds an owner (balanced by one release), e.g. an autodiff tape keeping a forward value for backward. */
+  retain(id: number): void {
+    const s = this.slots.get(id);
+    if (!s || s.refs <= 0) throw new DisposedError(`tensor #${id} was already freed`, { op: 'retain' });
+    s.refs++;
   }
 
   has(id: number): boolean {
     const s = this.slots.get(id);
-    return s !== undefined && s.held;
+    return s !== undefined && s.refs > 0;
   }
 
   /** Waits for a tensor, then runs `fn` on its storage while keeping it alive. Rejects with the producer's error. */
