@@ -44,6 +44,8 @@ interface PendingOp {
   startAt: number;
   /** Set while running asynchronously; cleared once settled (by the promise or by waitSync). */
   running?: PendingResult<unknown> | undefined;
+  /** waitSync gave up on it once: do not block on it again. */
+  unwaitable?: boolean;
 }
 
 function metaBytes(metas: readonly TensorMeta[]): number {
@@ -61,6 +63,8 @@ export class Scheduler {
   private readonly eventsSubject = new Subject<OpEvent>();
   private readonly readyQueue: PendingOp[] = [];
   private draining = false;
+  /** True while relieving backpressure: everything that becomes ready runs on this thread. */
+  private relieving = false;
   private pending = 0;
   private readonly inflight = new Set<PendingOp>();
   readonly highWaterMark: number;
@@ -115,28 +119,37 @@ export class Scheduler {
 
   /** Caller-runs backpressure: block on in-flight work until the backlog is below half the mark. */
   private relieve(): void {
-    while (this.pending > this.highWaterMark / 2 && this.inflight.size > 0) {
-      let progressed = false;
-      for (const op of this.inflight) {
-        const running = op.running;
-        if (!running?.waitSync) continue;
-        let result: ExecResult<unknown> | undefined;
-        try {
-          result = running.waitSync();
-        } catch (e) {
+    if (this.relieving) return;
+    this.relieving = true;
+    try {
+      while (this.pending > this.highWaterMark / 2 && this.inflight.size > 0) {
+        let progressed = false;
+        for (const op of this.inflight) {
+          const running = op.running;
+          if (!running?.waitSync || op.unwaitable) continue;
+          let result: ExecResult<unknown> | undefined;
+          try {
+            result = running.waitSync();
+          } catch (e) {
+            this.settle(op);
+            this.fail(op, e, true);
+            progressed = true;
+            break;
+          }
+          if (result === undefined) {
+            op.unwaitable = true;
+            continue;
+          }
           this.settle(op);
-          this.fail(op, e, true);
+          this.complete(op, result);
           progressed = true;
           break;
         }
-        if (result === undefined) continue;
-        this.settle(op);
-        this.complete(op, result);
-        progressed = true;
-        break;
+        this.drain();
+        if (!progressed) return;
       }
-      this.drain();
-      if (!progressed) return;
+    } finally {
+      this.relieving = false;
     }
   }
 
@@ -161,7 +174,7 @@ export class Scheduler {
     let result: ExecResult<unknown> | PendingResult<unknown>;
     try {
       const storages = op.inputs.map((s) => s.storage);
-      result = op.executor.execute(op.record, storages, op.payload, { sync: this.pending > this.highWaterMark });
+      result = op.executor.execute(op.record, storages, op.payload, { sync: this.relieving || this.pending > this.highWaterMark });
     } catch (e) {
       this.fail(op, e, true);
       return;

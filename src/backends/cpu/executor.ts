@@ -19,8 +19,9 @@ export interface CpuExecutorOptions {
   inlineThreshold: number;
 }
 
-/** How long a blocked main thread waits for a worker before giving up on caller-runs. */
-const WAIT_MS = 30_000;
+/** How long a blocked main thread waits for a worker to pick up / finish a task (caller-runs backpressure). */
+const PICKUP_MS = 50;
+const RUN_MS = 30_000;
 
 export class CpuExecutor implements Executor<CpuStorage> {
   readonly deviceKey = 'cpu';
@@ -78,7 +79,9 @@ export class CpuExecutor implements Executor<CpuStorage> {
     const inViews = inputs.map((s) => s.view);
     const outViews = outputs.map((s) => s.view);
     const units = kernel.units(record);
-    const parts = Math.min(this.pool.size, units);
+    // Never queue behind busy workers: Piscina dispatches queued tasks only from this thread's
+    // event loop, which a long synchronous loop starves. Use the free workers, else run here.
+    const parts = Math.min(this.pool.size - this.pool.outstanding, units);
     if (options.sync || parts < 2 || kernel.cost(record) < this.options.inlineThreshold) {
       try {
         if (units > 0) kernel.run(record, inViews, outViews, 0, units);
@@ -118,11 +121,10 @@ export class CpuExecutor implements Executor<CpuStorage> {
       if (failed) {
         for (const o of outputs) this.release(o);
         const cause: unknown = failed.reason;
-        throw new KernelError(`kernel failed on a worker thread: ${cause instanceof Error ? cause.message : String(cause)}`, {
-          op: record.op,
-          cause,
-          hint: 'the pool replaces a dead worker; later ops run normally',
-        });
+        const message = cause instanceof Error ? cause.message : String(cause);
+        // A kernel's own error (e.g. an index out of range) already names the op and a hint.
+        if (message.startsWith(`${record.op}: `)) throw new KernelError(message.slice(record.op.length + 2), { op: record.op, cause });
+        throw new KernelError(`kernel failed on a worker thread (${message})`, { op: record.op, cause, hint: 'the pool replaces a dead worker; later ops run normally' });
       }
       return result;
     });
@@ -130,7 +132,7 @@ export class CpuExecutor implements Executor<CpuStorage> {
       promise: done,
       waitSync: () => {
         for (const s of slots) {
-          const state = this.pool.waitSlot(s, WAIT_MS);
+          const state = this.pool.waitSlot(s, PICKUP_MS, RUN_MS);
           if (state !== 1) return undefined; // failed or still running: let the promise report it
         }
         return result;

@@ -15,6 +15,8 @@ export class CpuPool {
   readonly flags = new Int32Array(new SharedArrayBuffer(SLOTS * 4));
   private readonly freeSlots: number[] = Array.from({ length: SLOTS }, (_, i) => SLOTS - 1 - i);
   private piscina: Promise<PiscinaLike> | undefined;
+  /** Set once started, so tasks are posted synchronously (a blocked main thread can then wait for them). */
+  private ready: PiscinaLike | undefined;
   private closed = false;
 
   constructor(size?: number) {
@@ -27,7 +29,8 @@ export class CpuPool {
         const url = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
         // Running from TypeScript sources (tests, tsx): workers load the same sources through tsx.
         const execArgv = url.pathname.endsWith('.ts') ? ['--import', 'tsx'] : [];
-        return new Piscina({ filename: fileURLToPath(url), minThreads: this.size, maxThreads: this.size, idleTimeout: 60_000, execArgv }) as unknown as PiscinaLike;
+        this.ready = new Piscina({ filename: fileURLToPath(url), minThreads: this.size, maxThreads: this.size, idleTimeout: 60_000, execArgv }) as unknown as PiscinaLike;
+        return this.ready;
       });
     }
     return this.piscina;
@@ -44,19 +47,36 @@ export class CpuPool {
     this.freeSlots.push(slot);
   }
 
+  /** Tasks handed to Piscina whose promise has not settled yet (so Piscina counts their workers busy). */
+  get outstanding(): number {
+    return this.running.size;
+  }
+  private readonly running = new Set<Promise<unknown>>();
+
   run(task: Omit<PoolTask, 'flags'>): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('the CPU worker pool was closed'));
-    return this.start().then((p) => p.run({ ...task, flags: this.flags }));
+    const p = this.ready ? this.ready.run({ ...task, flags: this.flags }) : this.start().then((pool) => pool.run({ ...task, flags: this.flags }));
+    this.running.add(p);
+    const settle = () => this.running.delete(p);
+    p.then(settle, settle);
+    return p;
   }
 
-  /** 1 done, 2 failed, 0 still running (after waiting up to `timeoutMs`). */
-  waitSlot(slot: number, timeoutMs: number): number {
-    if (Atomics.load(this.flags, slot) === 0) Atomics.wait(this.flags, slot, 0, timeoutMs);
+  /**
+   * Blocks until the slot's task is done: 1 done, 2 failed, or 0 / 3 when it gave up. A task not
+   * yet picked up by a worker may need this thread's event loop to be dispatched, so it waits
+   * only `startMs` for the pickup, and `runMs` for a running task.
+   */
+  waitSlot(slot: number, startMs: number, runMs: number): number {
+    if (Atomics.load(this.flags, slot) === 0) Atomics.wait(this.flags, slot, 0, startMs);
+    if (Atomics.load(this.flags, slot) === 3) Atomics.wait(this.flags, slot, 3, runMs);
     return Atomics.load(this.flags, slot);
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    // Tasks finished under backpressure may still have replies in flight: let Piscina see them.
+    await Promise.allSettled([...this.running]);
     const p = this.piscina;
     this.piscina = undefined;
     if (p) await (await p).destroy();

@@ -25,6 +25,9 @@ function fromWire(w: WireView): View {
 }
 
 export default function runTask(task: PoolTask): number {
+  // Running: from here on the task finishes without the main thread's event loop.
+  Atomics.store(task.flags, task.slot, 3);
+  Atomics.notify(task.flags, task.slot);
   try {
     if (task.crash) process.exit(70);
     const kernel = kernelFor(task.record.op);
