@@ -7,6 +7,8 @@ export type { UnaryOp, BinaryOp } from './ir/elementwise.js';
 export type { Device } from './devices/device.js';
 export { CpuDevice } from './devices/cpu.js';
 export type { Backend, Handle } from './backends/backend.js';
+export { Cpu, DEFAULT_INLINE_THRESHOLD } from './backends/cpu/backend.js';
+export type { CpuOptions } from './backends/cpu/backend.js';
 export { Tensor } from './tensor/tensor.js';
 export type { TensorData, NestedArray, FloatTensor, IntTensor, BoolTensor } from './tensor/tensor.js';
 export { fromData, full, zeros, ones, fullLike, arange, random, Distribution } from './tensor/creation.js';

@@ -2,9 +2,15 @@
  * The worker pool (Piscina, loaded lazily so that inline-only use and browsers never start
  * threads). Each task gets a slot in a shared flag array that its worker raises when done.
  */
-import os from 'node:os';
-import { fileURLToPath } from 'node:url';
 import type { PoolTask } from './worker.js';
+
+/** Cores, without a static import of node:os (browsers load this module too). */
+const cores: number = await (async () => {
+  const nav = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator;
+  if (typeof process === 'undefined' || !process.versions?.node) return nav?.hardwareConcurrency ?? 1;
+  const os = await import('node:os');
+  return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+})();
 
 type PiscinaLike = { run(task: unknown): Promise<unknown>; destroy(): Promise<void>; readonly threads: readonly unknown[] };
 
@@ -20,12 +26,12 @@ export class CpuPool {
   private closed = false;
 
   constructor(size?: number) {
-    this.size = Math.max(0, size ?? (typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length));
+    this.size = Math.max(0, size ?? cores);
   }
 
   private start(): Promise<PiscinaLike> {
     if (!this.piscina) {
-      this.piscina = import('piscina').then(({ Piscina }) => {
+      this.piscina = Promise.all([import('piscina'), import('node:url')]).then(([{ Piscina }, { fileURLToPath }]) => {
         const url = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
         // Running from TypeScript sources (tests, tsx): workers load the same sources through tsx.
         const execArgv = url.pathname.endsWith('.ts') ? ['--import', 'tsx'] : [];
