@@ -1,7 +1,7 @@
 /**
- * Batched matmul, split across workers by output rows. Cache-blocked: the rhs is packed into
- * contiguous KC x NC panels that stay in L2 while four output rows at a time accumulate
- * against them (each rhs load feeds four multiply-adds).
+ * Batched matmul, split across workers by output rows. Cache-blocked (KC x NC panels of the rhs
+ * stay in L2) with a 4x4 register tile: both operands are packed into zero-padded 4-wide slivers,
+ * so the inner loop does 8 loads for 16 multiply-adds, accumulating in float64 registers.
  */
 import { numel, type OpRecord } from '../../../ir/ops.js';
 import type { View } from '../view.js';
@@ -47,7 +47,11 @@ function runMatmul(record: OpRecord<'matmul'>, inputs: readonly View[], outputs:
   const B = b.data;
   O.fill(0, lo * N, hi * N);
   if (K === 0 || N === 0) return;
-  const panel = new Float32Array(Math.min(KC, K) * Math.min(NC, N));
+  const kcMax = Math.min(KC, K);
+  const ncMax = Math.min(NC, N);
+  // Packed panels: A as 4-row slivers (k-major), B as 4-column slivers (k-major), zero-padded.
+  const Ap = new Float32Array(kcMax * 4);
+  const Bp = new Float32Array(kcMax * (ncMax + 3));
   let row = lo;
   while (row < hi) {
     const batch = Math.floor(row / M);
@@ -60,41 +64,46 @@ function runMatmul(record: OpRecord<'matmul'>, inputs: readonly View[], outputs:
       const nc = Math.min(NC, N - jc);
       for (let kc = 0; kc < K; kc += KC) {
         const kk = Math.min(KC, K - kc);
-        // Pack B[kc:kc+kk, jc:jc+nc] contiguously.
-        for (let k = 0; k < kk; k++) {
-          let src = bOff + (kc + k) * sbk + jc * sbn;
-          const dst = k * nc;
-          for (let j = 0; j < nc; j++, src += sbn) panel[dst + j] = B[src]!;
-        }
-        let i = i0;
-        for (; i + 4 <= i1; i += 4) {
-          const c0 = oOff + i * N + jc;
-          const c1 = c0 + N;
-          const c2 = c1 + N;
-          const c3 = c2 + N;
-          let pa = aOff + i * sam + kc * sak;
-          for (let k = 0; k < kk; k++, pa += sak) {
-            const a0 = A[pa]!;
-            const a1 = A[pa + sam]!;
-            const a2 = A[pa + 2 * sam]!;
-            const a3 = A[pa + 3 * sam]!;
-            const pb = k * nc;
-            for (let j = 0; j < nc; j++) {
-              const bv = panel[pb + j]!;
-              O[c0 + j] = O[c0 + j]! + a0 * bv;
-              O[c1 + j] = O[c1 + j]! + a1 * bv;
-              O[c2 + j] = O[c2 + j]! + a2 * bv;
-              O[c3 + j] = O[c3 + j]! + a3 * bv;
-            }
+        for (let jg = 0; jg < nc; jg += 4) {
+          const cols = Math.min(4, nc - jg);
+          let dst = jg * kk;
+          for (let k = 0; k < kk; k++, dst += 4) {
+            const src = bOff + (kc + k) * sbk + (jc + jg) * sbn;
+            for (let c = 0; c < 4; c++) Bp[dst + c] = c < cols ? B[src + c * sbn]! : 0;
           }
         }
-        for (; i < i1; i++) {
-          const c0 = oOff + i * N + jc;
-          let pa = aOff + i * sam + kc * sak;
-          for (let k = 0; k < kk; k++, pa += sak) {
-            const a0 = A[pa]!;
-            const pb = k * nc;
-            for (let j = 0; j < nc; j++) O[c0 + j] = O[c0 + j]! + a0 * panel[pb + j]!;
+        for (let i = i0; i < i1; i += 4) {
+          const rows = Math.min(4, i1 - i);
+          for (let k = 0; k < kk; k++) {
+            const src = aOff + i * sam + (kc + k) * sak;
+            for (let r = 0; r < 4; r++) Ap[k * 4 + r] = r < rows ? A[src + r * sam]! : 0;
+          }
+          for (let jg = 0; jg < nc; jg += 4) {
+            let c00 = 0, c01 = 0, c02 = 0, c03 = 0, c10 = 0, c11 = 0, c12 = 0, c13 = 0;
+            let c20 = 0, c21 = 0, c22 = 0, c23 = 0, c30 = 0, c31 = 0, c32 = 0, c33 = 0;
+            let pb = jg * kk;
+            for (let k = 0, pa = 0; k < kk; k++, pa += 4, pb += 4) {
+              const a0 = Ap[pa]!, a1 = Ap[pa + 1]!, a2 = Ap[pa + 2]!, a3 = Ap[pa + 3]!;
+              const b0 = Bp[pb]!, b1 = Bp[pb + 1]!, b2 = Bp[pb + 2]!, b3 = Bp[pb + 3]!;
+              c00 += a0 * b0; c01 += a0 * b1; c02 += a0 * b2; c03 += a0 * b3;
+              c10 += a1 * b0; c11 += a1 * b1; c12 += a1 * b2; c13 += a1 * b3;
+              c20 += a2 * b0; c21 += a2 * b1; c22 += a2 * b2; c23 += a2 * b3;
+              c30 += a3 * b0; c31 += a3 * b1; c32 += a3 * b2; c33 += a3 * b3;
+            }
+            const cols = Math.min(4, nc - jg);
+            const o = oOff + i * N + jc + jg;
+            if (rows === 4 && cols === 4) {
+              O[o] = O[o]! + c00; O[o + 1] = O[o + 1]! + c01; O[o + 2] = O[o + 2]! + c02; O[o + 3] = O[o + 3]! + c03;
+              const o1 = o + N;
+              O[o1] = O[o1]! + c10; O[o1 + 1] = O[o1 + 1]! + c11; O[o1 + 2] = O[o1 + 2]! + c12; O[o1 + 3] = O[o1 + 3]! + c13;
+              const o2 = o1 + N;
+              O[o2] = O[o2]! + c20; O[o2 + 1] = O[o2 + 1]! + c21; O[o2 + 2] = O[o2 + 2]! + c22; O[o2 + 3] = O[o2 + 3]! + c23;
+              const o3 = o2 + N;
+              O[o3] = O[o3]! + c30; O[o3 + 1] = O[o3 + 1]! + c31; O[o3 + 2] = O[o3 + 2]! + c32; O[o3 + 3] = O[o3 + 3]! + c33;
+            } else {
+              const tile = [c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33];
+              for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) O[o + r * N + c] = O[o + r * N + c]! + tile[r * 4 + c]!;
+            }
           }
         }
       }
