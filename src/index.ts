@@ -14,6 +14,7 @@ export type { TensorData, NestedArray, FloatTensor, IntTensor, BoolTensor } from
 export { fromData, full, zeros, ones, fullLike, arange, random, Distribution } from './tensor/creation.js';
 export { tidy, keep } from './memory/tidy.js';
 export type { MemoryInfo } from './memory/info.js';
+export { memory } from './memory/info.js';
 export { Scheduler, scheduler } from './scheduler/scheduler.js';
 export type { OpEvent } from './scheduler/events.js';
 export { clock } from './scheduler/clock.js';

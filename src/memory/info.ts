@@ -22,3 +22,8 @@ export function registerMemoryReporter(deviceKey: string, r: MemoryReporter): vo
 export function memoryReporter(deviceKey: string): MemoryReporter | undefined {
   return reporters.get(deviceKey);
 }
+
+/** Live tensors and bytes on a device (`memory(CpuDevice.Cpu)`); zeros for a device no backend has used yet. */
+export function memory(device: { readonly key: string }): MemoryInfo {
+  return reporters.get(device.key)?.memory() ?? { device: device.key, tensors: 0, bytes: 0, pooledBytes: 0 };
+}
