@@ -335,7 +335,9 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   // ---- reductions -------------------------------------------------------------------------
 
   private reduce<K2 extends Kind = K>(op: ReduceOp, dim: number | undefined | null, keepDims: boolean): Tensor<B, K2> {
-    const d = dim === undefined || dim === null ? null : normDim(op, dim, this.rank, this.shape);
+    // A rank-0 tensor accepts dim 0 / -1 (as in PyTorch): that is the reduction over all.
+    const d = dim === undefined || dim === null || this.rank === 0 ? null : normDim(op, dim, this.rank, this.shape);
+    if (this.rank === 0 && dim !== undefined && dim !== null) normDim(op, dim, 0, this.shape);
     return this.un<K2>(op, { dim: d, keepDims });
   }
   /** Sum along `dim` (all elements when omitted). Empty sums are 0. */
@@ -365,10 +367,19 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** Numerically stable softmax along `dim` (default: the last). */
   softmax(this: Tensor<B, 'float'>, dim = -1): Tensor<B, 'float'> {
-    return this.un('softmax', { dim: normDim('softmax', dim, this.rank, this.shape) });
+    return this.softmaxLike('softmax', dim);
   }
   logSoftmax(this: Tensor<B, 'float'>, dim = -1): Tensor<B, 'float'> {
-    return this.un('logSoftmax', { dim: normDim('logSoftmax', dim, this.rank, this.shape) });
+    return this.softmaxLike('logSoftmax', dim);
+  }
+  private softmaxLike(this: Tensor<B, 'float'>, op: 'softmax' | 'logSoftmax', dim: number): Tensor<B, 'float'> {
+    const d = normDim(op, dim, this.rank, this.shape);
+    if (this.rank > 0) return this.un(op, { dim: d });
+    // A scalar is a row of one: run it as shape [1].
+    const v = this.reshape([1]);
+    const r = v.un<'float'>(op, { dim: 0 });
+    v.dispose();
+    return r.squeezeOwned(0);
   }
 
   // ---- matmul ---------------------------------------------------------------------------
