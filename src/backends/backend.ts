@@ -75,6 +75,16 @@ export abstract class LocalBackend<D extends Device, S> implements Backend<D> {
   protected abstract executor(device: D): Executor<S>;
   protected abstract ownsDevice(device: Device): device is D;
 
+  /** The executor of one device, for routers and bridges that submit records themselves. */
+  executorOf(device: D): Executor<S> {
+    return this.executor(device);
+  }
+
+  /** Whether `device` is one of this backend's devices. */
+  owns(device: Device): device is D {
+    return this.ownsDevice(device);
+  }
+
   apply<N extends OpName>(op: N, inputs: readonly Handle[], attrs: OpAttrs[N], options: ApplyOptions = {}): Handle[] {
     const device = (commonDevice(op, inputs) ?? options.device ?? this.defaultDevice()) as Device;
     if (!this.ownsDevice(device)) {
@@ -82,6 +92,14 @@ export abstract class LocalBackend<D extends Device, S> implements Backend<D> {
         op,
         devices: [device.key],
         hint: 'create tensors through the backend that owns the device, or use a Router over several backends',
+      });
+    }
+    if (op === 'transfer') {
+      // Moving between devices needs two executors: only a Router (its bridge) can do it.
+      throw new DeviceError(`backend ${this.name} cannot move a tensor to another device`, {
+        op,
+        devices: [device.key, (attrs as OpAttrs['transfer']).to],
+        hint: 'build tensors through a Router over both backends, then call t.toDevice(...)',
       });
     }
     const metas = options.outputs ?? inferOutputs(op, inputs, attrs);

@@ -332,6 +332,17 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     return this.un('copy');
   }
 
+  /**
+   * This tensor on `device`, returned at once. The same device is free (a view, no copy);
+   * another device is an asynchronous 'transfer' op that a Router's bridge runs.
+   */
+  toDevice(device: ReturnType<B['defaultDevice']>): Tensor<B, K> {
+    const h = this.live('toDevice');
+    if (device.key === h.device.key) return this.reshape(h.shape);
+    const [out] = this.backend.apply('transfer', [h], { from: h.device.key, to: device.key }, { device });
+    return new Tensor<B, K>(this.backend, out!);
+  }
+
   // ---- reductions -------------------------------------------------------------------------
 
   private reduce<K2 extends Kind = K>(op: ReduceOp, dim: number | undefined | null, keepDims: boolean): Tensor<B, K2> {

@@ -23,6 +23,8 @@ export interface CpuOptions {
   inlineThreshold?: number;
   /** Where tensor memory comes from (default: pooled SharedArrayBuffers). */
   allocator?: Allocator;
+  /** The device this backend owns (default `CpuDevice.Cpu`); a second Cpu in one Router needs another, e.g. `CpuDevice.named('cpu:1')`. */
+  device?: CpuDevice;
 }
 
 export const DEFAULT_INLINE_THRESHOLD = 131072;
@@ -31,14 +33,16 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
   readonly name = 'cpu';
   readonly pool: CpuPool;
   readonly exec: CpuExecutor;
+  readonly device: CpuDevice;
 
   constructor(options: CpuOptions = {}) {
     super();
     const shared = typeof SharedArrayBuffer !== 'undefined';
     this.pool = new CpuPool(shared ? options.threads : 0);
     const allocator = options.allocator ?? (shared ? new SharedPoolAllocator() : new PlainAllocator());
-    this.exec = new CpuExecutor(allocator, this.pool, { inlineThreshold: options.inlineThreshold ?? DEFAULT_INLINE_THRESHOLD });
-    registerMemoryReporter(CpuDevice.Cpu.key, this.exec);
+    this.device = options.device ?? CpuDevice.Cpu;
+    this.exec = new CpuExecutor(allocator, this.pool, { inlineThreshold: options.inlineThreshold ?? DEFAULT_INLINE_THRESHOLD }, this.device.key);
+    registerMemoryReporter(this.device.key, this.exec);
   }
 
   get threads(): number {
@@ -46,7 +50,7 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
   }
 
   defaultDevice(): CpuDevice {
-    return CpuDevice.Cpu;
+    return this.device;
   }
 
   protected executor(): Executor<CpuStorage> {
@@ -54,7 +58,7 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
   }
 
   protected ownsDevice(device: Device): device is CpuDevice {
-    return CpuDevice.is(device);
+    return CpuDevice.is(device) && device.key === this.device.key;
   }
 
   memory(): MemoryInfo {

@@ -24,7 +24,6 @@ const PICKUP_MS = 50;
 const RUN_MS = 30_000;
 
 export class CpuExecutor implements Executor<CpuStorage> {
-  readonly deviceKey = 'cpu';
   private liveStorages = 0;
   /** Test hook: the next pool task's worker exits mid-task. */
   crashNextPoolTask = false;
@@ -33,6 +32,7 @@ export class CpuExecutor implements Executor<CpuStorage> {
     private readonly allocator: Allocator,
     private readonly pool: CpuPool,
     readonly options: CpuExecutorOptions,
+    readonly deviceKey: string = 'cpu',
   ) {}
 
   private fresh(meta: OpRecord['outputs'][number]): CpuStorage {

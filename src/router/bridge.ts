@@ -1,0 +1,47 @@
+/**
+ * The executor of 'transfer' records: reads the source storage to the host through the source
+ * executor (a GPU readback, or a copy out of CPU memory), then creates the destination storage
+ * through the destination executor exactly as its 'fromData' would. Both halves are asynchronous,
+ * so a transfer never blocks the thread that enqueued it. The storage it makes belongs to the
+ * destination executor, so reads and releases delegate there.
+ */
+import type { TypedArray } from '../ir/dtype.js';
+import type { OpRecord } from '../ir/ops.js';
+import { isPending, type ExecResult, type Executor, type PendingResult } from '../scheduler/executor.js';
+
+/** How bytes travel: shown as the op event's `where`. */
+export type TransferPath = 'host-copy' | 'readback' | 'upload' | 'readback+upload';
+
+export class Bridge implements Executor<unknown> {
+  readonly deviceKey: string;
+  private readonly where: string;
+
+  constructor(
+    private readonly from: Executor<unknown>,
+    private readonly to: Executor<unknown>,
+    path: TransferPath,
+  ) {
+    this.deviceKey = to.deviceKey;
+    this.where = `${path} from ${from.deviceKey}`;
+  }
+
+  execute(record: OpRecord, inputs: readonly unknown[]): PendingResult<unknown> {
+    const upload: OpRecord<'fromData'> = { id: record.id, op: 'fromData', device: this.to.deviceKey, inputs: [], outputs: record.outputs, attrs: {} };
+    const promise = this.from
+      .read(inputs[0])
+      .then((data: TypedArray) => {
+        const r = this.to.execute(upload, [], data, { sync: false });
+        return isPending(r) ? r.promise : r;
+      })
+      .then((r): ExecResult<unknown> => ({ outputs: r.outputs, where: this.where }));
+    return { promise };
+  }
+
+  read(storage: unknown): Promise<TypedArray> {
+    return this.to.read(storage);
+  }
+
+  release(storage: unknown): void {
+    this.to.release(storage);
+  }
+}
