@@ -406,6 +406,13 @@ export function remainderF(a: number, b: number): number {
   return r !== 0 && r < 0 !== b < 0 ? r + b : r;
 }
 
+/** C99 pow (what torch.pow follows): x^0 = 1 and 1^y = 1 even for NaN, (-1)^(+-inf) = 1. */
+export function powF(a: number, b: number): number {
+  if (b === 0 || a === 1) return 1;
+  if (a === -1 && (b === Infinity || b === -Infinity)) return 1;
+  return Math.pow(a, b);
+}
+
 export function maximumF(a: number, b: number): number {
   return Number.isNaN(a) || Number.isNaN(b) ? NaN : a > b ? a : b;
 }

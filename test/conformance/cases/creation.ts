@@ -166,6 +166,32 @@ function randomCases(out: Case[]): void {
     }),
   );
   out.push(
+    check('random Uniform(1000, 1001) stays below high after float32 rounding', 'random', STAT, async (b) => {
+      // The float32 spacing near 1001 is 6e-5: low + (high - low) * u rounds up to high unless the kernel guards it.
+      b.seed(5);
+      const d = await values(random(b, [100000], Distribution.Uniform(1000, 1001)));
+      let atHigh = 0;
+      let below = 0;
+      for (let i = 0; i < d.values.length; i++) {
+        if (d.values[i]! >= 1001) atHigh++;
+        if (d.values[i]! < 1000) below++;
+      }
+      assert(atHigh === 0 && below === 0, `Uniform(1000, 1001): ${atHigh} values >= high and ${below} below low of ${d.values.length}; expected all in [1000, 1001)`);
+    }),
+  );
+  out.push(
+    check('random stream: a small draw is a prefix of a large one', 'random', STAT, async (b) => {
+      // Counter-based streams: element i depends only on (seed, position), not on how the op is split.
+      for (const dist of [Distribution.Default, Distribution.Normal(0, 1)]) {
+        b.seed(77);
+        const big = await values(random(b, [200000], dist));
+        b.seed(77);
+        const small = await values(random(b, [17], dist));
+        compare(`random prefix ${dist.kind}`, small, { shape: [17], dtype: 'float32', values: Array.from(big.values).slice(0, 17) }, EXACT);
+      }
+    }),
+  );
+  out.push(
     check('random different seeds differ', 'random', STAT, async (b) => {
       b.seed(1);
       const x = await values(random(b, [64]));

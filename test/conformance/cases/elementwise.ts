@@ -24,7 +24,7 @@ export const FLOAT_BINARY: Record<FloatBinary, FloatBinarySpec> = {
   sub: { ref: (a, b) => a - b, call: (x, y) => x.sub(y), a: (r) => r.float(-10, 10), b: (r) => r.float(-10, 10), tol: ARITH, scalars: [2.5, -0.75] },
   mul: { ref: (a, b) => a * b, call: (x, y) => x.mul(y), a: (r) => r.float(-10, 10), b: (r) => r.float(-10, 10), tol: ARITH, scalars: [2.5, -0.75] },
   div: { ref: (a, b) => a / b, call: (x, y) => x.div(y), a: (r) => r.float(-10, 10), b: (r) => r.awayFromZero(0.5, 4), tol: ARITH, scalars: [2.5, -0.75] },
-  pow: { ref: (a, b) => Math.pow(a, b), call: (x, y) => x.pow(y), a: (r) => r.float(0.1, 4), b: (r) => r.float(-2, 2.5), tol: TRANS, scalars: [2, -0.5] },
+  pow: { ref: R.powF, call: (x, y) => x.pow(y), a: (r) => r.float(0.1, 4), b: (r) => r.float(-2, 2.5), tol: TRANS, scalars: [2, -0.5] },
   remainder: { ref: R.remainderF, call: (x, y) => x.remainder(y), a: (r) => r.float(-10, 10), b: (r) => r.awayFromZero(0.5, 4), tol: REM_TOL, scalars: [2.5, -0.75] },
   maximum: { ref: R.maximumF, call: (x, y) => x.maximum(y), a: (r) => r.float(-10, 10), b: (r) => r.float(-10, 10), tol: EXACT, scalars: [0.25, -0.75] },
   minimum: { ref: R.minimumF, call: (x, y) => x.minimum(y), a: (r) => r.float(-10, 10), b: (r) => r.float(-10, 10), tol: EXACT, scalars: [0.25, -0.75] },
@@ -127,8 +127,20 @@ function floatBinaryCases(out: Case[]): void {
   {
     const a = f32([6], [-2, -1.5, -3, -0.5, 2, -2]);
     const b = f32([6], [2, 3, -1, 0, 0.5, 0.5]);
-    out.push(value('pow negative base', 'pow', TRANS, (be) => ft(be, a).pow(ft(be, b)), () => ex(R.map([a, b], Math.pow))));
+    out.push(value('pow negative base', 'pow', TRANS, (be) => ft(be, a).pow(ft(be, b)), () => ex(R.map([a, b], R.powF))));
     out.push(value('pow scalar 3 negative base', 'pow', TRANS, (be) => ft(be, a).pow(3), () => ex(R.map([a], (x) => x ** 3))));
+  }
+  {
+    // C99 / torch.pow special cases (JS Math.pow differs for 1^NaN and (-1)^inf).
+    const a = f32([14], [1, NaN, -1, -1, 0, 0, 2, 0.5, 2, -8, Infinity, -Infinity, -0, NaN]);
+    const b = f32([14], [NaN, 0, Infinity, -Infinity, -1, 2, Infinity, Infinity, -Infinity, 1 / 3, -1, 3, -1, 1]);
+    out.push(value('pow special values (C99 pow)', 'pow', TRANS, (be) => ft(be, a).pow(ft(be, b)), () => ex(R.map([a, b], R.powF))));
+  }
+  {
+    // torch.remainder: fmod, then add the divisor when the signs differ (x % inf is x for x >= 0).
+    const a = f32([9], [5, -5, 5, Infinity, -Infinity, NaN, 0, -3.5, 3.5]);
+    const b = f32([9], [Infinity, Infinity, 0, 3, 3, 2, -Infinity, -Infinity, -2]);
+    out.push(value('remainder special values', 'remainder', EXACT, (be) => ft(be, a).remainder(ft(be, b)), () => ex(R.map([a, b], R.remainderF))));
   }
 }
 
@@ -152,6 +164,13 @@ function comparisonCases(out: Case[]): void {
       const name = `${op} scalar 0.5`;
       const a = randWith(new Rng(name), [4, 3], (r) => r.pick(tieValues));
       out.push(value(name, op, EXACT, (be) => s.call(ft(be, a), 0.5), () => ex(R.map([a], (x) => ref(x, 0.5)), 'bool')));
+    }
+    {
+      // The scalar meets a float32 tensor as float32 (torch: tensor([0.1]) == 0.1 is true).
+      const name = `${op} scalar 0.1 compares in float32`;
+      const a = f32([5], [0.1, 0.2, 0.30000001192092896, 1 / 3, -0.1]);
+      const k = Math.fround(0.1);
+      out.push(value(name, op, EXACT, (be) => s.call(ft(be, a), 0.1), () => ex(R.map([a], (x) => ref(x, k)), 'bool')));
     }
     {
       const name = `${op} int32 [3,4]x[4]`;

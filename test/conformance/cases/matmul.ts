@@ -40,6 +40,10 @@ export function matmulCases(): Case[] {
     [[2, 3, 4], [4]],
     [[1], [1, 7]],
     [[64, 128], [128, 96]],
+    [[5, 300], [300, 7]],
+    [[3, 20], [20, 520]],
+    [[3, 37, 20], [3, 20, 9]],
+    [[2, 1, 9, 600], [3, 600, 6]],
   ];
   for (const [sa, sb] of shapes) matmulCase(out, sa, sb);
   // k = 0: an empty sum, so zeros of shape [m, n].

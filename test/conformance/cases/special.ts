@@ -77,6 +77,35 @@ function nonContiguous(out: Case[]): void {
     v('sum large transposed dim 0', 'sum', accTol(500), (b) => ft(b, Big).transpose().sum(0), () => R.reduce(R.permute(Big, [1, 0]), 0, false, R.reducers.sum));
   }
   {
+    // Views of views.
+    const Q = randF(rng, [6, 5, 4], -3, 3);
+    const qSlicePerm = R.slice(R.permute(Q, [2, 0, 1]), [{ start: 1, step: 2 }, { stop: -1 }, { start: 1, step: 3 }]);
+    v('exp of a slice of a permuted tensor', 'exp', TRANS, (b) => ft(b, Q).permute([2, 0, 1]).slice([{ start: 1, step: 2 }, [null, -1], { start: 1, step: 3 }]).exp(), () => R.map([qSlicePerm], Math.exp));
+    const q1 = R.slice(Q, [{ start: 2, stop: 3 }, { step: 2 }, {}]);
+    v('add an expanded slice', 'add', ARITH, (b) => ft(b, Q).slice([[2, 3], { step: 2 }]).expand([4, 3, 4]).add(1), () => R.map([R.broadcastTo(q1, [4, 3, 4])], (x) => x + 1));
+    const E3 = randF(rng, [1, 5, 1], -3, 3);
+    v('sum of a permuted expanded tensor dim 0', 'sum', accTol(4), (b) => ft(b, E3).expand([3, 5, 4]).permute([2, 1, 0]).sum(0), () => R.reduce(R.permute(R.broadcastTo(E3, [3, 5, 4]), [2, 1, 0]), 0, false, R.reducers.sum));
+    v('matmul of a permuted slice', 'matmul', accTol(5), (b) => ft(b, Q).slice([[0, 3]]).permute([0, 2, 1]).matmul(ft(b, Q).slice([[3, 6]])), () => R.matmul(R.permute(R.slice(Q, [{ stop: 3 }]), [0, 2, 1]), R.slice(Q, [{ start: 3 }])));
+  }
+  {
+    // Large enough that the CPU backend splits them across its pool, rows cut mid-way.
+    const L = randF(rng, [300, 501], -3, 3);
+    const l1 = randF(rng, [501], -3, 3);
+    out.push(value('add large broadcast [300,501]+[501]', 'add', ARITH, (b) => ft(b, L).add(ft(b, l1)), () => ex(R.map([L, l1], (a, c) => a + c))));
+    const c1 = randB(rng, [300, 1]);
+    out.push(value('where large broadcast cond [300,1]', 'where', EXACT, (b) => ft(b, L).where(bt(b, c1), ft(b, l1)), () => ex(R.map([c1, L, l1], (c, x, y) => (c ? x : y)))));
+    const G = randF(rng, [1000, 8], -5, 5);
+    softmaxCase(out, false, G, 0, 'long columns [1000,8]');
+    softmaxCase(out, true, G, 0, 'long columns [1000,8]');
+    const gi = randI(rng, [300, 400], 0, 500);
+    out.push(value('gather large [300,501] dim 1 index [300,400]', 'gather', EXACT, (b) => ft(b, L).gather(1, it(b, gi)), () => ex(R.gather(L, 1, gi))));
+    const sel = randI(rng, [700], 0, 299).data;
+    out.push(value('indexSelect large [300,501] dim 0 with 700 indices', 'indexSelect', EXACT, (b) => ft(b, L).indexSelect(0, it(b, R.arr([700], sel))), () => ex(R.indexSelect(L, 0, sel))));
+    out.push(value('cat large pieces dim 1', 'cat', EXACT, (b) => Tensor.cat([ft(b, L), ft(b, L).slice([null, [0, 7]])], 1), () => ex(R.cat([L, R.slice(L, [{}, { stop: 7 }])], 1))));
+    const LI = randI(rng, [300, 501], -1000, 1000);
+    out.push(value('int32 mul large', 'mul', EXACT, (b) => it(b, LI).mul(it(b, LI)), () => ex(R.map([LI, LI], R.intOps.mul), 'int32')));
+  }
+  {
     const I = randI(rng, [4, 3], -50, 50);
     v('int32 add transposed + expanded', 'add', EXACT, (b) => it(b, I).transpose().add(it(b, R.arr([4], [1, 2, 3, 4])).expand([3, 4])), () => R.map([R.permute(I, [1, 0]), R.arr([4], [1, 2, 3, 4])], R.intOps.add), 'int32');
   }
