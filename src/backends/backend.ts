@@ -95,10 +95,12 @@ export abstract class LocalBackend<D extends Device, S> implements Backend<D> {
       });
     }
     if (op === 'transfer') {
+      const to = (attrs as OpAttrs['transfer']).to;
+      if (to === device.key) return this.apply('reshape', inputs, { shape: inputs[0]!.shape }); // same device: a view
       // Moving between devices needs two executors: only a Router (its bridge) can do it.
       throw new DeviceError(`backend ${this.name} cannot move a tensor to another device`, {
         op,
-        devices: [device.key, (attrs as OpAttrs['transfer']).to],
+        devices: [device.key, to],
         hint: 'build tensors through a Router over both backends, then call t.toDevice(...)',
       });
     }

@@ -44,9 +44,9 @@ export function allocTyped(dtype: DType, length: number): TypedArray {
   }
 }
 
-/** Converts a JS number to the value a tensor of `dtype` stores (int32 truncates toward zero, bool is 0/1). */
+/** Converts a JS number to the value a tensor of `dtype` stores (int32 truncates toward zero, bool is `v != 0`, NaN true as in PyTorch). */
 export function coerce(dtype: DType, v: number): number {
   if (dtype === 'float32') return Math.fround(v);
   if (dtype === 'int32') return Number.isNaN(v) ? 0 : v | 0;
-  return v !== 0 && !Number.isNaN(v) ? 1 : 0;
+  return v !== 0 ? 1 : 0;
 }

@@ -64,9 +64,9 @@ export const BINARY = {
   mul: { kinds: FI, out: 'same', js: 'a * b', jsInt: 'Math.imul(a, b)', wgsl: 'a * b', wgslInt: 'a * b' },
   // Integer division floors (Python's //, torch.div(rounding_mode='floor')); x / 0 is 0 for ints.
   div: { kinds: FI, out: 'same', js: 'a / b', jsInt: 'b === 0 ? 0 : Math.floor(a / b) | 0', wgsl: 'a / b', wgslInt: 'sy_idiv(a, b)' },
-  pow: { kinds: FI, out: 'same', js: 'Math.pow(a, b)', jsInt: 'ipow(a, b)', wgsl: 'sy_pow(a, b)', wgslInt: 'sy_ipow(a, b)' },
+  pow: { kinds: FI, out: 'same', js: 'fpow(a, b)', jsInt: 'ipow(a, b)', wgsl: 'sy_pow(a, b)', wgslInt: 'sy_ipow(a, b)' },
   // Python / torch.remainder semantics: the result takes the sign of the divisor.
-  remainder: { kinds: FI, out: 'same', js: 'a - Math.floor(a / b) * b', jsInt: 'b === 0 ? 0 : ((a % b) + b) % b | 0', wgsl: 'sy_rem(a, b)', wgslInt: 'sy_irem(a, b)' },
+  remainder: { kinds: FI, out: 'same', js: 'frem(a, b)', jsInt: 'b === 0 ? 0 : ((a % b) + b) % b | 0', wgsl: 'sy_rem(a, b)', wgslInt: 'sy_irem(a, b)' },
   maximum: { kinds: FI, out: 'same', js: 'Math.max(a, b)', jsInt: 'a > b ? a : b', wgsl: 'sy_max(a, b)', wgslInt: 'max(a, b)' },
   minimum: { kinds: FI, out: 'same', js: 'Math.min(a, b)', jsInt: 'a < b ? a : b', wgsl: 'sy_min(a, b)', wgslInt: 'min(a, b)' },
   equal: { kinds: FIB, out: 'bool', js: 'a === b ? 1 : 0', wgsl: 'select(0u, 1u, a == b)' },

@@ -104,12 +104,49 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   private bin<K2 extends Kind = K>(op: BinaryOp, other: Operand<B, Kind>): Tensor<B, K2> {
     if (typeof other === 'number') {
       const d = this.dtype;
-      if (d === 'int32' && !Number.isInteger(other) && Number.isFinite(other) && BINARY[op].out === 'same') {
+      const predicate = BINARY[op].out === 'bool';
+      if (d === 'int32' && predicate) return this.intComparison<K2>(op, other);
+      if (d === 'int32' && !Number.isInteger(other) && Number.isFinite(other)) {
         throw new DTypeError(`a non-integer scalar ${other} with an int32 tensor`, { op, dtypes: [d], hint: 'cast the tensor with .cast("float32") first' });
       }
-      return this.un<K2>(`${op}Scalar`, { scalar: d === 'float32' ? other : coerce(d, other) } as never);
+      // A scalar takes the tensor's dtype, as PyTorch's wrapped numbers do (0.1 compares as float32 0.1).
+      return this.un<K2>(`${op}Scalar`, { scalar: coerce(d, other) } as never);
     }
     return Tensor.run(this.backend, op, [this, other], {} as never)[0] as Tensor<B, K2>;
+  }
+
+  /** int32 vs any real scalar, exactly: rewritten to an integer comparison, or a constant. */
+  private intComparison<K2 extends Kind>(op: BinaryOp, s: number): Tensor<B, K2> {
+    const MAX = 2 ** 31 - 1;
+    const MIN = -(2 ** 31);
+    let bound: number | boolean;
+    switch (op) {
+      case 'lower': // x < s  <=>  x <= ceil(s) - 1
+        bound = Number.isNaN(s) ? false : s > MAX ? true : s <= MIN ? false : Math.ceil(s);
+        break;
+      case 'greaterEqual':
+        bound = Number.isNaN(s) ? false : s > MAX ? false : s <= MIN ? true : Math.ceil(s);
+        break;
+      case 'lowerEqual': // x <= s  <=>  x <= floor(s)
+        bound = Number.isNaN(s) ? false : s >= MAX ? true : s < MIN ? false : Math.floor(s);
+        break;
+      case 'greater':
+        bound = Number.isNaN(s) ? false : s >= MAX ? false : s < MIN ? true : Math.floor(s);
+        break;
+      case 'equal':
+        bound = Number.isInteger(s) && s >= MIN && s <= MAX ? s : false;
+        break;
+      case 'notEqual':
+        bound = Number.isInteger(s) && s >= MIN && s <= MAX ? s : true;
+        break;
+      default:
+        bound = s | 0;
+    }
+    if (typeof bound === 'boolean') {
+      const h = this.live(op);
+      return Tensor.create(this.backend, 'full', { value: bound ? 1 : 0 }, h.shape, 'bool', h.device) as Tensor<B, K2>;
+    }
+    return this.un<K2>(`${op}Scalar`, { scalar: bound } as never);
   }
 
   // ---- reads ----------------------------------------------------------------------------
@@ -338,7 +375,6 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
    */
   toDevice(device: ReturnType<B['defaultDevice']>): Tensor<B, K> {
     const h = this.live('toDevice');
-    if (device.key === h.device.key) return this.reshape(h.shape);
     const [out] = this.backend.apply('transfer', [h], { from: h.device.key, to: device.key }, { device });
     return new Tensor<B, K>(this.backend, out!);
   }

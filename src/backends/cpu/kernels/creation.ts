@@ -21,9 +21,15 @@ function runRandom(record: OpRecord<'random'>, _in: readonly View[], outputs: re
     case 'default':
       for (let i = lo; i < hi; i++) out[i] = randomUnit(seed, counter + i);
       break;
-    case 'uniform':
-      for (let i = lo; i < hi; i++) out[i] = d.low + (d.high - d.low) * randomUnit(seed, counter + i);
+    case 'uniform': {
+      // Rounding to float32 can land on `high`; the range is [low, high).
+      const top = belowF32(d.high);
+      for (let i = lo; i < hi; i++) {
+        const v = Math.fround(d.low + (d.high - d.low) * randomUnit(seed, counter + i));
+        out[i] = v >= d.high && d.high > d.low ? top : v;
+      }
       break;
+    }
     case 'bernoulli':
       for (let i = lo; i < hi; i++) out[i] = randomUnit(seed, counter + i) < d.p ? 1 : 0;
       break;
@@ -31,6 +37,18 @@ function runRandom(record: OpRecord<'random'>, _in: readonly View[], outputs: re
       for (let i = lo; i < hi; i++) out[i] = d.mean + d.std * randomNormal(seed, counter + 2 * i);
       break;
   }
+}
+
+const f32 = new Float32Array(1);
+const i32 = new Int32Array(f32.buffer);
+/** The largest float32 strictly below x (finite x). */
+function belowF32(x: number): number {
+  f32[0] = x;
+  const f = f32[0]!;
+  if (f < x) return f;
+  if (f === 0) return -1.401298464324817e-45;
+  i32[0] = i32[0]! + (f > 0 ? -1 : 1);
+  return f32[0]!;
 }
 
 const perOutput = (r: OpRecord): number => numel(r.outputs[0]!.shape);

@@ -8,6 +8,7 @@ import type { DType } from '../../../ir/dtype.js';
 import { numel, type OpAttrs, type OpName, type OpRecord } from '../../../ir/ops.js';
 import type { View } from '../view.js';
 import { erf } from './erf.js';
+import { fpow, frem } from './float-math.js';
 import { ipow } from './ipow.js';
 import type { CpuKernel } from './kernel.js';
 import { alignedStrides, sameAsContiguous } from './strided.js';
@@ -55,7 +56,7 @@ return function loop(O, V, S, shape, contiguous, lo, hi, p0, p1) {
     }
   }
 };`;
-  const loop = new Function('erf', 'ipow', src)(erf, ipow) as Loop;
+  const loop = new Function('erf', 'ipow', 'fpow', 'frem', src)(erf, ipow, fpow, frem) as Loop;
   cache.set(key, loop);
   return loop;
 }
