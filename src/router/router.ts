@@ -39,6 +39,8 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
   /** Devices met so far, by key: resolves a transfer's `to` key and lists valid device strings. */
   private readonly known = new Map<string, MultiDevice>();
   private readonly bridges = new Map<string, Bridge>();
+  /** The device of the last op's first input, already checked (the fast path of commonDevice). */
+  private last: MultiDevice | undefined;
 
   constructor(backends: Bs, options: RouterOptions = {}) {
     if (backends.length < 2) throw new ArgumentError(`a Router needs at least two backends, got ${backends.length}`, { op: 'Router' });
@@ -176,8 +178,8 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
 
   private commonDevice(op: string, inputs: readonly Handle[]): MultiDevice {
     const first = inputs[0]!.device;
-    // Handles made by this router carry a checked MultiDevice; anything else is checked in full.
-    const d = MultiDevice.is(first) && this.known.get(first.key)?.index === first.index ? first : this.check(op, first);
+    // Handles made by this router carry a checked MultiDevice, usually the very object of the last op.
+    const d = first === this.last ? this.last : (this.last = this.check(op, first));
     for (let i = 1; i < inputs.length; i++) {
       const other = inputs[i]!.device;
       if (other === first || (other.key === first.key && (other as Partial<MultiDevice>).index === d.index)) continue;
