@@ -1,0 +1,29 @@
+/** The no-grad scope: ops run inside `noGrad(fn)` are not recorded on any tape. */
+import { ArgumentError } from '../errors.js';
+
+let depth = 0;
+
+export function isGradEnabled(): boolean {
+  return depth === 0;
+}
+
+/**
+ * Runs `fn` without recording gradients (evaluation, optimizer updates). Synchronous only: the
+ * scope is a counter, and ops after an `await` would run outside it.
+ */
+export function noGrad<T>(fn: () => T): T {
+  depth++;
+  let result: T;
+  try {
+    result = fn();
+  } finally {
+    depth--;
+  }
+  if (result instanceof Promise) {
+    throw new ArgumentError('noGrad() takes a synchronous function: ops after an await would be recorded', {
+      op: 'noGrad',
+      hint: 'build the tensors inside noGrad(), and await their reads outside it',
+    });
+  }
+  return result;
+}

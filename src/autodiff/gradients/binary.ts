@@ -1,0 +1,64 @@
+/** Gradients of the broadcasting binary ops: each input's gradient is reduced to its shape. */
+import type { BinaryOp } from '../../ir/elementwise.js';
+import { reduceTo } from './broadcast.js';
+import { NONE, type FloatT, type GradContext, type GradEntry } from './rule.js';
+
+type Ctx = GradContext<BinaryOp>;
+
+/** Applies each input's gradient function when that input needs one, reducing broadcast dims. */
+function both(c: Ctx, da: () => FloatT, db: () => FloatT): Array<FloatT | undefined> {
+  return [c.needs[0] ? reduceTo(da(), c.metas[0]!.shape) : undefined, c.needs[1] ? reduceTo(db(), c.metas[1]!.shape) : undefined];
+}
+
+/** maximum / minimum: the gradient goes to the winning input, split in half on ties (as PyTorch). */
+function pick(c: Ctx, aWins: (a: FloatT, b: FloatT) => ReturnType<FloatT['greater']>): Array<FloatT | undefined> {
+  const a = c.input(0);
+  const b = c.input(1);
+  const half = c.dy.mul(0.5).where(a.equal(b), c.dy);
+  return both(
+    c,
+    () => half.where(aWins(a, b).logicalOr(a.equal(b)), 0),
+    () => half.where(aWins(b, a).logicalOr(a.equal(b)), 0),
+  );
+}
+
+export const BINARY_GRADS: { readonly [N in BinaryOp]: GradEntry<N> } = {
+  add: { backward: (c) => both(c, () => c.dy, () => c.dy) },
+  sub: { backward: (c) => both(c, () => c.dy, () => c.dy.neg()) },
+  mul: { saveInputs: [0, 1], backward: (c) => both(c, () => c.dy.mul(c.input(1)), () => c.dy.mul(c.input(0))) },
+  div: {
+    saveInputs: [0, 1],
+    backward: (c) => both(c, () => c.dy.div(c.input(1)), () => c.dy.mul(c.input(0)).div(c.input(1).square()).neg()),
+  },
+  pow: {
+    saveInputs: [0, 1],
+    saveOutput: true,
+    backward: (c) => {
+      const a = c.input(0);
+      const b = c.input(1);
+      return both(
+        c,
+        // b * a^(b-1), with 0 where b == 0 (so 0^0 has gradient 0, as PyTorch)
+        () => c.dy.mul(b.mul(a.pow(b.sub(1)))).where(b.notEqual(0), 0),
+        // a^b * log(a), with 0 where a == 0 and b >= 0
+        () => c.dy.mul(c.output().mul(a.log())).where(a.equal(0).logicalAnd(b.greaterEqual(0)).logicalNot(), 0),
+      );
+    },
+  },
+  // a - floor(a / b) * b: d/db = -floor(a / b) = -(a - y) / b
+  remainder: {
+    saveInputs: [0, 1],
+    saveOutput: true,
+    backward: (c) => both(c, () => c.dy, () => c.dy.mul(c.input(0).sub(c.output()).div(c.input(1))).neg()),
+  },
+  maximum: { saveInputs: [0, 1], backward: (c) => pick(c, (a, b) => a.greater(b)) },
+  minimum: { saveInputs: [0, 1], backward: (c) => pick(c, (a, b) => a.lower(b)) },
+  equal: NONE,
+  notEqual: NONE,
+  greater: NONE,
+  greaterEqual: NONE,
+  lower: NONE,
+  lowerEqual: NONE,
+  logicalAnd: NONE,
+  logicalOr: NONE,
+};

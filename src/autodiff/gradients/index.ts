@@ -1,0 +1,36 @@
+/**
+ * The gradient table, total over the op vocabulary: a new op without a gradient decision (a
+ * rule, or NONE to cut the graph) is a compile error here.
+ */
+import type { OpName } from '../../ir/ops.js';
+import { BINARY_GRADS } from './binary.js';
+import { INDEXING_GRADS } from './indexing.js';
+import { MATMUL_GRAD } from './matmul.js';
+import { MOVEMENT_GRADS } from './movement.js';
+import { REDUCE_GRADS } from './reduce.js';
+import { NONE, type GradEntry } from './rule.js';
+import { SCALAR_GRADS } from './scalar.js';
+import { SELECT_GRADS } from './select.js';
+import { SOFTMAX_GRADS } from './softmax.js';
+import { UNARY_GRADS } from './unary.js';
+
+export const GRADS: { readonly [N in OpName]: GradEntry<N> } = {
+  // creation ops have no inputs to differentiate
+  fromData: NONE,
+  full: NONE,
+  arange: NONE,
+  random: NONE,
+  ...UNARY_GRADS,
+  ...BINARY_GRADS,
+  ...SCALAR_GRADS,
+  ...REDUCE_GRADS,
+  ...MOVEMENT_GRADS,
+  ...INDEXING_GRADS,
+  ...SOFTMAX_GRADS,
+  ...SELECT_GRADS,
+  matmul: MATMUL_GRAD,
+};
+
+export function gradOf<N extends OpName>(op: N): GradEntry<N> {
+  return GRADS[op];
+}

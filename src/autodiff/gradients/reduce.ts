@@ -1,0 +1,56 @@
+/** Gradients of the reductions: the output gradient is broadcast back over the reduced dim. */
+import type { ReduceAttrs, ReduceOp } from '../../ir/ops.js';
+import { numel } from '../../ir/ops.js';
+import { NONE, type FloatT, type GradContext, type GradEntry } from './rule.js';
+
+/** `g` (the reduced shape) reshaped with the reduced dims kept as 1, ready to broadcast against x. */
+function kept(g: FloatT, attrs: ReduceAttrs, xShape: readonly number[]): FloatT {
+  const shape = attrs.dim === null ? xShape.map(() => 1) : xShape.map((d, i) => (i === attrs.dim ? 1 : d));
+  return g.reshape(shape);
+}
+
+function spread(c: GradContext<ReduceOp>, g: FloatT): FloatT {
+  return kept(g, c.attrs, c.metas[0]!.shape).expand(c.metas[0]!.shape);
+}
+
+/** max / min: the gradient is shared evenly by the elements equal to the result. */
+function extreme(c: GradContext<ReduceOp>): FloatT[] {
+  const x = c.input(0);
+  const shape = c.metas[0]!.shape;
+  const hit = x.equal(kept(c.output(), c.attrs, shape)).cast('float32');
+  const count = c.attrs.dim === null ? hit.sum(null, true) : hit.sum(c.attrs.dim, true);
+  return [hit.mul(kept(c.dy, c.attrs, shape).div(count))];
+}
+
+/** The product of the other elements, exact when x holds zeros (no division by a zero). */
+function prodGrad(c: GradContext<'prod'>): FloatT[] {
+  const x = c.input(0);
+  const shape = c.metas[0]!.shape;
+  const dim = c.attrs.dim;
+  const isZero = x.equal(0);
+  const zeros = isZero.cast('float32');
+  const zeroCount = dim === null ? zeros.sum(null, true) : zeros.sum(dim, true);
+  const nonZero = x.where(isZero.logicalNot(), 1);
+  const prodNonZero = dim === null ? nonZero.prod(null, true) : nonZero.prod(dim, true);
+  const prod = kept(c.output(), c.attrs, shape);
+  // No zero: prod / x. One zero: the zero element gets the product of the others; the rest 0.
+  const noZero = prod.div(nonZero).where(zeroCount.equal(0), 0);
+  const oneZero = prodNonZero.expand(shape).where(zeroCount.equal(1).logicalAnd(isZero), 0);
+  return [noZero.add(oneZero).mul(kept(c.dy, c.attrs, shape))];
+}
+
+export const REDUCE_GRADS: { readonly [N in ReduceOp]: GradEntry<N> } = {
+  sum: { backward: (c) => [spread(c, c.dy)] },
+  mean: {
+    backward: (c) => {
+      const shape = c.metas[0]!.shape;
+      const n = c.attrs.dim === null ? numel(shape) : shape[c.attrs.dim]!;
+      return [spread(c, c.dy.div(n))];
+    },
+  },
+  max: { saveInputs: [0], saveOutput: true, backward: extreme },
+  min: { saveInputs: [0], saveOutput: true, backward: extreme },
+  prod: { saveInputs: [0], saveOutput: true, backward: prodGrad },
+  argmax: NONE,
+  argmin: NONE,
+};

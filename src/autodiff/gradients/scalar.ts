@@ -1,0 +1,42 @@
+/** Gradients of the tensor-scalar ops (`x.mul(2)` and friends): only the tensor gets one. */
+import type { ScalarOp } from '../../ir/elementwise.js';
+import { NONE, type GradEntry } from './rule.js';
+
+export const SCALAR_GRADS: { readonly [N in ScalarOp]: GradEntry<N> } = {
+  addScalar: { backward: (c) => [c.dy] },
+  subScalar: { backward: (c) => [c.dy] },
+  mulScalar: { backward: (c) => [c.dy.mul(c.attrs.scalar)] },
+  divScalar: { backward: (c) => [c.dy.div(c.attrs.scalar)] },
+  powScalar: {
+    saveInputs: [0],
+    backward: (c) => {
+      const s = c.attrs.scalar;
+      return [s === 0 ? c.dy.mul(0) : c.dy.mul(c.input(0).pow(s - 1).mul(s))];
+    },
+  },
+  remainderScalar: { backward: (c) => [c.dy] },
+  maximumScalar: {
+    saveInputs: [0],
+    backward: (c) => {
+      const x = c.input(0);
+      const s = c.attrs.scalar;
+      return [c.dy.mul(0.5).where(x.equal(s), c.dy).where(x.greaterEqual(s), 0)];
+    },
+  },
+  minimumScalar: {
+    saveInputs: [0],
+    backward: (c) => {
+      const x = c.input(0);
+      const s = c.attrs.scalar;
+      return [c.dy.mul(0.5).where(x.equal(s), c.dy).where(x.lowerEqual(s), 0)];
+    },
+  },
+  equalScalar: NONE,
+  notEqualScalar: NONE,
+  greaterScalar: NONE,
+  greaterEqualScalar: NONE,
+  lowerScalar: NONE,
+  lowerEqualScalar: NONE,
+  logicalAndScalar: NONE,
+  logicalOrScalar: NONE,
+};

@@ -1,0 +1,27 @@
+/** Gradients of clamp, where and cast. */
+import { reduceTo } from './broadcast.js';
+import type { GradEntry } from './rule.js';
+
+export const SELECT_GRADS: { readonly clamp: GradEntry<'clamp'>; readonly where: GradEntry<'where'>; readonly cast: GradEntry<'cast'> } = {
+  // Passes where min <= x <= max (PyTorch's convention at the bounds).
+  clamp: {
+    saveInputs: [0],
+    backward: (c) => {
+      const x = c.input(0);
+      return [c.dy.where(x.greaterEqual(c.attrs.min).logicalAnd(x.lowerEqual(c.attrs.max)), 0)];
+    },
+  },
+  where: {
+    saveInputs: [0],
+    backward: (c) => {
+      const cond = c.input<'bool'>(0);
+      return [
+        undefined,
+        c.needs[1] ? reduceTo(c.dy.where(cond, 0), c.metas[1]!.shape) : undefined,
+        c.needs[2] ? reduceTo(c.dy.where(cond.logicalNot(), 0), c.metas[2]!.shape) : undefined,
+      ];
+    },
+  },
+  // Only float -> float reaches here (the tape cuts at non-float outputs): the identity.
+  cast: { backward: (c) => [c.dy] },
+};
