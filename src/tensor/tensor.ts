@@ -5,6 +5,8 @@
  * computing to the scheduler; `await t.toData()` is the sync point.
  */
 import { ArgumentError, DTypeError, DisposedError, ShapeError } from '../errors.js';
+import type { Gradients } from '../autodiff/gradients.js';
+import { isAutodiff, type AutodiffBackend, type BackwardOptions } from '../autodiff/types.js';
 import type { Backend, Handle } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import { coerce, kindOf, type DType, type Kind, type KindOf, type TypedArray } from '../ir/dtype.js';
@@ -377,6 +379,32 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     const h = this.live('toDevice');
     const [out] = this.backend.apply('transfer', [h], { from: h.device.key, to: device.key }, { device });
     return new Tensor<B, K>(this.backend, out!);
+  }
+
+  // ---- autodiff (the `this` types make these compile errors on backends without autodiff) ----
+
+  /** Marks this float tensor as a leaf whose gradient `backward()` reports; returns it. */
+  requireGrad<A extends AutodiffBackend>(this: Tensor<A, 'float'>): Tensor<A, 'float'> {
+    this.backend.requireGrad(this.live('requireGrad'));
+    return this;
+  }
+  /** Whether the autodiff graph tracks this tensor (false on backends without autodiff). */
+  get requiresGrad(): boolean {
+    return isAutodiff(this.backend) && this.backend.requiresGrad(this.handle);
+  }
+  /** Gradients of this tensor (seeded with ones) with respect to every leaf that requires grad. */
+  backward<A extends AutodiffBackend>(this: Tensor<A, 'float'>, options?: BackwardOptions): Gradients {
+    return this.backend.backward(this.live('backward'), options);
+  }
+  /** This tensor's gradient in `grads`, or undefined when backward did not reach it. */
+  grad<A extends AutodiffBackend>(this: Tensor<A, 'float'>, grads: Gradients): Tensor<A, 'float'> | undefined {
+    return grads.get(this);
+  }
+  /** A view of this tensor that no graph tracks (on other backends: a plain view). */
+  detach(): Tensor<B, K> {
+    const h = this.live('detach');
+    if (!isAutodiff(this.backend)) return this.reshape(this.shape);
+    return new Tensor<B, K>(this.backend, this.backend.detach(h));
   }
 
   // ---- reductions -------------------------------------------------------------------------
