@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from 'vitest';
+import { Autodiff } from '../../src/autodiff/autodiff.js';
 import { CpuDevice } from '../../src/devices/cpu.js';
 import { MultiDevice } from '../../src/devices/multi-device.js';
 import { ArgumentError } from '../../src/errors.js';
@@ -99,5 +100,15 @@ describe('toDevice between two CPU devices', () => {
     expect(router.memory(D1).tensors).toBe(before + 1);
     y.dispose();
     expect(router.memory(D1).tensors).toBe(before);
+  });
+
+  test('under Autodiff the transfer is recorded: its gradient moves back to the source device', async () => {
+    const ad = new Autodiff(router);
+    const x = fromData(ad, [1, -2, 3], { device: D0 }).requireGrad();
+    const loss = x.mul(2).toDevice(D1).square().sum(); // d/dx (2x)^2 = 8x
+    expect(loss.device).toEqual(D1);
+    const g = loss.backward().get(x)!;
+    expect(g.device).toEqual(D0);
+    expect(await g.toArray()).toEqual([8, -16, 24]);
   });
 });
