@@ -1,0 +1,150 @@
+/**
+ * Finding the adapter behind a `WgpuDevice` tag. Standard WebGPU only: `navigator.gpu` where it
+ * exists, else (Node) Dawn from the `webgpu` package, imported dynamically so that a browser
+ * bundle never contains it. WebGPU cannot list adapters, so kinds are found by asking with each
+ * power preference and the fallback flag (and, under Dawn, by the adapter names Dawn reports).
+ */
+import type { WgpuDevice, WgpuDeviceKind } from '../../devices/wgpu.js';
+
+/** The injection point: tests pass one that returns null to simulate a machine without an adapter. */
+export type RequestAdapter = (device: WgpuDevice) => Promise<GPUAdapter | null>;
+
+export interface AdapterSource {
+  readonly requestAdapter: RequestAdapter;
+  /** Drops the WebGPU instances (Dawn keeps a Node process alive while one is referenced). */
+  release(): void;
+}
+
+export type AdapterClass = Exclude<WgpuDeviceKind, 'default' | 'name'> | 'unknown';
+
+/** What the hint of a missing adapter says to do. */
+export const INSTALL_HINT =
+  'install a Vulkan driver for your GPU; on a machine without one, the software adapter lavapipe: ' +
+  'apt-get install -y -t bookworm-backports mesa-vulkan-drivers (Debian bookworm-backports; see DEVELOPERS.md), ' +
+  'or run on the Cpu backend';
+
+/** Sorts an adapter into the tag kinds from what `GPUAdapterInfo` tells (there is no type field). */
+export function classifyAdapter(info: Pick<GPUAdapterInfo, 'vendor' | 'architecture' | 'device' | 'description'> & { isFallbackAdapter?: boolean }): AdapterClass {
+  const text = `${info.vendor} ${info.architecture} ${info.device} ${info.description}`.toLowerCase();
+  if (info.isFallbackAdapter === true || /software|llvmpipe|lavapipe|swiftshader|\bwarp\b|microsoft basic render/.test(text)) return 'cpu';
+  if (/virtio|virgl|venus|vmware|svga|parallels|gfxstream/.test(text)) return 'virtual';
+  if (/nvidia|\bamd\b|\bati\b|radeon/.test(text)) return 'discrete';
+  if (/intel|apple|qualcomm|adreno|\barm\b|mali|powervr|imagination|broadcom|samsung/.test(text)) return 'integrated';
+  return 'unknown';
+}
+
+function adapterText(a: GPUAdapter): string {
+  const i = a.info;
+  return `${i.vendor} ${i.architecture} ${i.device} ${i.description}`.toLowerCase();
+}
+
+function isNode(): boolean {
+  const p = (globalThis as { process?: { versions?: { node?: string } } }).process;
+  return typeof p?.versions?.node === 'string';
+}
+
+interface DawnModule {
+  create(options: string[]): GPU;
+}
+
+async function loadDawn(): Promise<DawnModule> {
+  // A specifier in a variable keeps bundlers from following it into the browser build.
+  const specifier = 'webgpu';
+  const mod = (await import(/* @vite-ignore */ specifier)) as DawnModule;
+  return mod;
+}
+
+function browserGpu(): GPU | undefined {
+  const nav = (globalThis as { navigator?: { gpu?: GPU } }).navigator;
+  return nav?.gpu;
+}
+
+/** Adapter names as Dawn lists them when asked for an adapter it does not have. */
+async function dawnAdapterNames(dawn: DawnModule): Promise<string[]> {
+  try {
+    await dawn.create(['adapter=\u0001switchyard-list-adapters']).requestAdapter();
+    return [];
+  } catch (e) {
+    const text = e instanceof Error ? e.message : String(e);
+    return [...text.matchAll(/name: '([^']*)'/g)].map((m) => m[1]!).filter((n) => n.length > 0);
+  }
+}
+
+/** The default source: navigator.gpu in browsers, Dawn in Node. */
+export function defaultAdapterSource(): AdapterSource {
+  const instances: GPU[] = [];
+  let base: Promise<GPU | undefined> | undefined;
+  let candidates: Promise<GPUAdapter[]> | undefined;
+
+  const baseGpu = (): Promise<GPU | undefined> => {
+    base ??= (async () => {
+      const g = browserGpu();
+      if (g) return g;
+      if (!isNode()) return undefined;
+      const gpu = (await loadDawn()).create([]);
+      instances.push(gpu);
+      return gpu;
+    })();
+    return base;
+  };
+
+  const listAll = (): Promise<GPUAdapter[]> => {
+    candidates ??= (async () => {
+      const found: GPUAdapter[] = [];
+      const seen = new Set<string>();
+      const add = (a: GPUAdapter | null): void => {
+        if (!a) return;
+        const id = adapterText(a);
+        if (seen.has(id)) return;
+        seen.add(id);
+        found.push(a);
+      };
+      if (!browserGpu() && isNode()) {
+        const dawn = await loadDawn();
+        for (const name of await dawnAdapterNames(dawn)) {
+          const gpu = dawn.create([`adapter=${name}`]);
+          instances.push(gpu);
+          add(await gpu.requestAdapter().catch(() => null));
+        }
+      }
+      const gpu = await baseGpu();
+      if (gpu) {
+        for (const o of [{ powerPreference: 'high-performance' }, { powerPreference: 'low-power' }, { forceFallbackAdapter: true }] as const) {
+          add(await gpu.requestAdapter(o).catch(() => null));
+        }
+      }
+      return found;
+    })();
+    return candidates;
+  };
+
+  const requestAdapter: RequestAdapter = async (device) => {
+    switch (device.kind) {
+      case 'default': {
+        const gpu = await baseGpu();
+        return gpu ? gpu.requestAdapter({ powerPreference: 'high-performance' }) : null;
+      }
+      case 'cpu': {
+        const all = await listAll();
+        return all.find((a) => classifyAdapter(a.info) === 'cpu') ?? null;
+      }
+      case 'name': {
+        const needle = (device.name ?? '').toLowerCase();
+        return (await listAll()).find((a) => adapterText(a).includes(needle)) ?? null;
+      }
+      default: {
+        const kind = device.kind;
+        return (await listAll()).filter((a) => classifyAdapter(a.info) === kind)[device.index] ?? null;
+      }
+    }
+  };
+
+  return {
+    requestAdapter,
+    release() {
+      instances.length = 0;
+      base = undefined;
+      candidates = undefined;
+    },
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * The WebGPU backend: WGSL kernels for the whole op set on any WebGPU adapter (Dawn in Node,
+ * `navigator.gpu` in browsers). `new Wgpu()` requests nothing until the first op runs;
+ * `await Wgpu.create()` initialises the default device at once, so a missing adapter fails
+ * there with a DeviceError that says what to install.
+ */
+import type { Device } from '../../devices/device.js';
+import { WgpuDevice } from '../../devices/wgpu.js';
+import type { MemoryInfo } from '../../memory/info.js';
+import { registerMemoryReporter } from '../../memory/info.js';
+import type { Executor } from '../../scheduler/executor.js';
+import { LocalBackend } from '../backend.js';
+import { defaultAdapterSource, type AdapterSource, type RequestAdapter } from './adapter.js';
+import { WgpuExecutor } from './executor.js';
+import type { MatmulKind } from './kernels/matmul.js';
+import type { GpuStorage } from './storage.js';
+import { DEFAULT_TILE, type MatmulTile } from './wgsl/matmul.js';
+
+export interface WgpuOptions {
+  /** The device `zeros(wgpu, ...)` and friends use when none is given (default WgpuDevice.Default). */
+  device?: WgpuDevice;
+  /** Where adapters come from (default: navigator.gpu, or Dawn in Node). Tests inject one here. */
+  requestAdapter?: RequestAdapter;
+  /** Dispatches per command buffer before a submit (default 128). */
+  batchSize?: number;
+  /** 'naive' runs the 16 x 16 baseline matmul (for benchmarks). */
+  matmul?: MatmulKind;
+  matmulTile?: MatmulTile;
+}
+
+export class Wgpu extends LocalBackend<WgpuDevice, GpuStorage> {
+  readonly name = 'wgpu';
+  private readonly executors = new Map<string, WgpuExecutor>();
+  private readonly source: AdapterSource | undefined;
+  private readonly requestAdapter: RequestAdapter;
+  private readonly defaultDev: WgpuDevice;
+  private readonly batchSize: number;
+  private readonly matmulKind: MatmulKind;
+  private readonly tile: MatmulTile;
+
+  constructor(options: WgpuOptions = {}) {
+    super();
+    this.defaultDev = options.device ?? WgpuDevice.Default;
+    if (options.requestAdapter) this.requestAdapter = options.requestAdapter;
+    else {
+      this.source = defaultAdapterSource();
+      this.requestAdapter = this.source.requestAdapter;
+    }
+    this.batchSize = options.batchSize ?? 128;
+    this.matmulKind = options.matmul ?? 'tiled';
+    this.tile = options.matmulTile ?? DEFAULT_TILE;
+  }
+
+  /** A backend whose default device is ready (rejects with a DeviceError when there is no adapter). */
+  static async create(options: WgpuOptions = {}): Promise<Wgpu> {
+    const w = new Wgpu(options);
+    try {
+      await w.init();
+    } catch (e) {
+      await w.close();
+      throw e;
+    }
+    return w;
+  }
+
+  /** Initialises a device now (otherwise its first op does). */
+  async init(device: WgpuDevice = this.defaultDev): Promise<void> {
+    await this.exec(device).ready();
+  }
+
+  /** The adapter behind an initialised device: vendor, architecture, description. */
+  async adapterInfo(device: WgpuDevice = this.defaultDev): Promise<GPUAdapterInfo> {
+    return (await this.exec(device).ready()).adapterInfo;
+  }
+
+  defaultDevice(): WgpuDevice {
+    return this.defaultDev;
+  }
+
+  /** The executor of a device (tests and benchmarks reach the GPU context through it). */
+  exec(device: WgpuDevice): WgpuExecutor {
+    let e = this.executors.get(device.key);
+    if (!e) {
+      e = new WgpuExecutor(device, { requestAdapter: this.requestAdapter, batchSize: this.batchSize, matmul: { kind: this.matmulKind, tile: this.tile } });
+      this.executors.set(device.key, e);
+      registerMemoryReporter(device.key, e);
+    }
+    return e;
+  }
+
+  protected executor(device: WgpuDevice): Executor<GpuStorage> {
+    return this.exec(device);
+  }
+
+  protected ownsDevice(device: Device): device is WgpuDevice {
+    return WgpuDevice.is(device);
+  }
+
+  memory(device: WgpuDevice = this.defaultDev): MemoryInfo {
+    return this.exec(device).memory();
+  }
+
+  /** Waits for queued work, then releases every device, so a Node process can exit by itself. */
+  async close(): Promise<void> {
+    await this.scheduler.flush();
+    for (const e of this.executors.values()) e.close();
+    this.source?.release();
+  }
+}

@@ -1,0 +1,339 @@
+/**
+ * One GPUDevice and everything that feeds it: pipelines cached by generated source, dispatches
+ * batched into one command encoder (one compute pass) and submitted at flush points (a read,
+ * the batch size, the end of the current JS turn), a uniform arena for the dispatches'
+ * parameters, error scopes per batch, index-check flags, buffer pools and readback.
+ */
+import { KernelError, type SwitchyardError } from '../../errors.js';
+import type { MemoryInfo } from '../../memory/info.js';
+import { BufferPool, StagingPool, type GpuBuffer } from './buffers.js';
+import { Fault } from './faults.js';
+import { BufferUsage, MapMode, ShaderStage } from './flags.js';
+import { PARAM_BYTES, PARAM_WORDS, type Params, type Program } from './wgsl/common.js';
+
+export interface ContextOptions {
+  /** Dispatches per submit. */
+  readonly batchSize: number;
+  readonly deviceKey: string;
+}
+
+/** Limits the kernels ask for: the adapter's best, not WebGPU's low defaults. */
+const LIMITS = [
+  'maxStorageBufferBindingSize',
+  'maxBufferSize',
+  'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupStorageSize',
+  'maxStorageBuffersPerShaderStage',
+  'maxComputeWorkgroupSizeX',
+  'maxComputeWorkgroupSizeY',
+  'maxComputeWorkgroupsPerDimension',
+  'maxUniformBufferBindingSize',
+] as const;
+
+const ARENA_SLOTS = 512;
+const FLAG_SLOTS = 256;
+
+interface Pipeline {
+  readonly pipeline: GPUComputePipeline;
+  readonly layout: GPUBindGroupLayout;
+}
+
+export class GpuContext {
+  readonly pool: BufferPool;
+  readonly staging: StagingPool;
+  readonly maxWorkgroupsPerDim: number;
+  readonly maxBinding: number;
+  /** Set once the device is lost (not by close()); every later op and read fails with it. */
+  lost: KernelError | undefined;
+  private closing = false;
+  private readonly layouts = new Map<string, GPUBindGroupLayout>();
+  private readonly sources = new Map<string, string>();
+  private readonly pipelines = new Map<string, Pipeline>();
+  private readonly arena: GPUBuffer;
+  private readonly arenaData = new Uint32Array(ARENA_SLOTS * PARAM_WORDS);
+  private slot = 0;
+  /** Per index-checking op: [bad, index] as u32 pairs, cleared at the start of each batch that uses them. */
+  readonly flags: GPUBuffer;
+  private flagFaults: Array<{ fault: Fault; error: (index: number) => SwitchyardError }> = [];
+  private encoder: GPUCommandEncoder | undefined;
+  private pass: GPUComputePassEncoder | undefined;
+  private batchFault: Fault | undefined;
+  private dispatches = 0;
+  private flushQueued = false;
+  private opFaults: Fault[] = [];
+  private readonly unsettled = new Set<Fault>();
+
+  private constructor(
+    readonly device: GPUDevice,
+    readonly adapterInfo: GPUAdapterInfo,
+    private readonly options: ContextOptions,
+  ) {
+    const limits = device.limits;
+    this.maxWorkgroupsPerDim = limits.maxComputeWorkgroupsPerDimension;
+    this.maxBinding = Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize);
+    this.pool = BufferPool.forTensors(device, this.maxBinding);
+    this.staging = new StagingPool(device);
+    this.arena = device.createBuffer({ size: ARENA_SLOTS * PARAM_BYTES, usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST });
+    this.flags = device.createBuffer({ size: FLAG_SLOTS * 8, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST });
+    void device.lost.then((info) => {
+      if (this.closing) return;
+      this.lost = new KernelError(`the GPU device was lost (${info.reason}${info.message ? `: ${info.message}` : ''})`, {
+        op: 'device',
+        hint: 'tensors on the lost device cannot be read; create a new backend to continue',
+      });
+      for (const f of this.unsettled) f.fail(this.lost);
+      this.unsettled.clear();
+    });
+    device.onuncapturederror = (ev: GPUUncapturedErrorEvent) => {
+      // Batches run inside error scopes, so this is rare: blame the newest unsettled batch.
+      const err = new KernelError(`uncaptured GPU error: ${ev.error.message}`, { op: 'device' });
+      const last = [...this.unsettled].pop();
+      if (last) last.fail(err);
+    };
+  }
+
+  static async create(adapter: GPUAdapter, options: ContextOptions): Promise<GpuContext> {
+    const requiredLimits: Record<string, number> = {};
+    for (const k of LIMITS) requiredLimits[k] = adapter.limits[k];
+    const device = await adapter.requestDevice({ requiredLimits, label: `switchyard ${options.deviceKey}` });
+    return new GpuContext(device, adapter.info, options);
+  }
+
+  // ---- batches ---------------------------------------------------------------------------
+
+  private track(f: Fault): Fault {
+    this.unsettled.add(f);
+    void f.done.then(() => this.unsettled.delete(f));
+    return f;
+  }
+
+  private openBatch(): GPUCommandEncoder {
+    if (this.encoder) return this.encoder;
+    this.device.pushErrorScope('validation');
+    this.device.pushErrorScope('out-of-memory');
+    this.encoder = this.device.createCommandEncoder();
+    this.batchFault = this.track(new Fault());
+    return this.encoder;
+  }
+
+  /** The current op puts work in the open batch: its outputs carry the batch's verdict. */
+  private touch(): void {
+    const f = this.batchFault;
+    if (f && !this.opFaults.includes(f)) this.opFaults.push(f);
+  }
+
+  get batchOpen(): boolean {
+    return this.encoder !== undefined;
+  }
+
+  /** Starts an op: the faults of every batch it touches go to its outputs. */
+  beginOp(): void {
+    if (this.lost) throw this.lost;
+    this.opFaults = [];
+  }
+
+  /** Ends an op; returns the faults its outputs carry and queues a flush. */
+  endOp(): Fault[] {
+    const faults = this.opFaults;
+    this.opFaults = [];
+    if (this.dispatches >= this.options.batchSize) this.flush();
+    else if (this.encoder && !this.flushQueued) {
+      this.flushQueued = true;
+      queueMicrotask(() => {
+        this.flushQueued = false;
+        this.flush();
+      });
+    }
+    return faults;
+  }
+
+  private computePass(): GPUComputePassEncoder {
+    const enc = this.openBatch();
+    this.touch();
+    this.pass ??= enc.beginComputePass();
+    return this.pass;
+  }
+
+  /** The command encoder outside any compute pass (for copies and clears). */
+  commands(): GPUCommandEncoder {
+    const enc = this.openBatch();
+    this.touch();
+    if (this.pass) {
+      this.pass.end();
+      this.pass = undefined;
+    }
+    return enc;
+  }
+
+  /** A flag slot for an op that checks indices; the fault fails with `error(index)` if the kernel sets it. */
+  indexCheck(error: (index: number) => SwitchyardError): number {
+    if (this.flagFaults.length >= FLAG_SLOTS) this.flush();
+    if (this.flagFaults.length === 0) this.commands().clearBuffer(this.flags);
+    const fault = this.track(new Fault());
+    this.opFaults.push(fault);
+    this.flagFaults.push({ fault, error });
+    return this.flagFaults.length - 1;
+  }
+
+  private pipeline(program: Program): Pipeline {
+    let source = this.sources.get(program.key);
+    if (source === undefined) {
+      source = program.source();
+      this.sources.set(program.key, source);
+    }
+    let p = this.pipelines.get(source);
+    if (p) return p;
+    const sig = program.bindings.join(',');
+    let layout = this.layouts.get(sig);
+    if (!layout) {
+      const entries: GPUBindGroupLayoutEntry[] = program.bindings.map((k, i) => ({
+        binding: i,
+        visibility: ShaderStage.COMPUTE,
+        buffer: { type: k === 'read' ? 'read-only-storage' : 'storage' },
+      }));
+      entries.push({ binding: program.bindings.length, visibility: ShaderStage.COMPUTE, buffer: { type: 'uniform' } });
+      layout = this.device.createBindGroupLayout({ entries });
+      this.layouts.set(sig, layout);
+    }
+    this.openBatch(); // compile errors land in the batch's error scope
+    const module = this.device.createShaderModule({ code: source, label: program.key });
+    const pipeline = this.device.createComputePipeline({
+      layout: this.device.createPipelineLayout({ bindGroupLayouts: [layout] }),
+      compute: { module, entryPoint: 'main' },
+      label: program.key,
+    });
+    p = { pipeline, layout };
+    this.pipelines.set(source, p);
+    return p;
+  }
+
+  /** Encodes one dispatch; `buffers` match the program's bindings. */
+  dispatch(program: Program, buffers: readonly GPUBuffer[], params: Params, groups: readonly [number, number, number]): void {
+    if (params.length > PARAM_WORDS) {
+      throw new KernelError(`a kernel needs ${params.length} parameter words (the limit is ${PARAM_WORDS})`, { op: program.key.split('|')[0] ?? 'kernel', hint: 'reduce the tensor rank (reshape merges dims)' });
+    }
+    if (this.slot >= ARENA_SLOTS) this.flush();
+    const { pipeline, layout } = this.pipeline(program);
+    const pass = this.computePass();
+    const offset = this.slot * PARAM_BYTES;
+    this.arenaData.set(params.words, this.slot * PARAM_WORDS);
+    this.slot++;
+    const entries: GPUBindGroupEntry[] = buffers.map((b, i) => ({ binding: i, resource: { buffer: b } }));
+    entries.push({ binding: buffers.length, resource: { buffer: this.arena, offset, size: PARAM_BYTES } });
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(0, this.device.createBindGroup({ layout, entries }));
+    pass.dispatchWorkgroups(groups[0], groups[1], groups[2]);
+    this.dispatches++;
+  }
+
+  /** Host data into a buffer (ordered before the open batch's commands: the buffer must be fresh). */
+  upload(buffer: GPUBuffer, data: ArrayBufferView): void {
+    this.openBatch();
+    this.touch();
+    this.device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+  }
+
+  /** Submits the open batch; its verdict (error scopes, index flags) settles asynchronously. */
+  flush(): void {
+    const enc = this.encoder;
+    if (!enc) return;
+    if (this.pass) {
+      this.pass.end();
+      this.pass = undefined;
+    }
+    const checks = this.flagFaults;
+    let flagStage: GPUBuffer | undefined;
+    if (checks.length > 0) {
+      flagStage = this.staging.acquire(checks.length * 8);
+      enc.copyBufferToBuffer(this.flags, 0, flagStage, 0, checks.length * 8);
+    }
+    if (this.slot > 0) this.device.queue.writeBuffer(this.arena, 0, this.arenaData.buffer, 0, this.slot * PARAM_BYTES);
+    this.device.queue.submit([enc.finish()]);
+    const fault = this.batchFault!;
+    this.encoder = undefined;
+    this.batchFault = undefined;
+    this.flagFaults = [];
+    this.slot = 0;
+    this.dispatches = 0;
+    this.pool.commit();
+    const oom = this.device.popErrorScope();
+    const validation = this.device.popErrorScope();
+    Promise.all([oom, validation]).then(
+      (errors) => {
+        const e = errors.find((x) => x !== null);
+        if (e) fault.fail(new KernelError(`GPU error in a batch of kernels: ${e.message}`, { op: 'dispatch', cause: e, hint: 'a bug in the WebGPU backend: please report it with the op' }));
+        else fault.ok();
+      },
+      (e: unknown) => fault.fail(this.lost ?? new KernelError(`GPU error scope failed: ${String(e)}`, { op: 'dispatch', cause: e })),
+    );
+    if (flagStage) void this.settleChecks(flagStage, checks);
+  }
+
+  private async settleChecks(stage: GPUBuffer, checks: ReadonlyArray<{ fault: Fault; error: (index: number) => SwitchyardError }>): Promise<void> {
+    const bytes = checks.length * 8;
+    try {
+      await stage.mapAsync(MapMode.READ, 0, bytes);
+    } catch (e) {
+      const err = this.lost ?? new KernelError(`reading index checks failed: ${String(e)}`, { op: 'indexCheck', cause: e });
+      for (const c of checks) c.fault.fail(err);
+      return;
+    }
+    const words = new Int32Array(stage.getMappedRange(0, bytes).slice(0));
+    stage.unmap();
+    this.staging.release(stage);
+    checks.forEach((c, i) => {
+      if (words[2 * i] !== 0) c.fault.fail(c.error(words[2 * i + 1]!));
+      else c.fault.ok();
+    });
+  }
+
+  // ---- memory ----------------------------------------------------------------------------
+
+  alloc(bytes: number): GpuBuffer {
+    return this.pool.acquire(bytes);
+  }
+
+  /** Drops one storage's reference; the buffer returns to the pool at zero. */
+  unref(buf: GpuBuffer): void {
+    if (--buf.refs === 0) this.pool.release(buf, this.batchOpen);
+  }
+
+  /** Copies `bytes` from a buffer to the host (flushes the open batch). */
+  async readBuffer(buffer: GPUBuffer, byteOffset: number, bytes: number): Promise<ArrayBuffer> {
+    if (this.lost) throw this.lost;
+    const stage = this.staging.acquire(bytes);
+    this.commands().copyBufferToBuffer(buffer, byteOffset, stage, 0, bytes);
+    this.flush();
+    try {
+      await stage.mapAsync(MapMode.READ, 0, bytes);
+    } catch (e) {
+      stage.destroy();
+      throw this.lost ?? new KernelError(`reading a GPU buffer failed: ${e instanceof Error ? e.message : String(e)}`, { op: 'toData', cause: e });
+    }
+    // The mapped range is detached by unmap: copy first.
+    const copy = stage.getMappedRange(0, bytes).slice(0);
+    stage.unmap();
+    this.staging.release(stage);
+    return copy;
+  }
+
+  memory(tensors: number): MemoryInfo {
+    const s = this.pool.stats();
+    return { device: this.options.deviceKey, tensors, bytes: s.liveBytes, pooledBytes: s.pooledBytes + this.staging.pooledBytes };
+  }
+
+  /** Submits what is queued and destroys the device (its buffers go with it). */
+  destroy(): void {
+    if (this.closing) return;
+    this.flush();
+    this.closing = true;
+    this.pool.clear();
+    this.staging.clear();
+    this.device.destroy();
+  }
+
+  /** Test hook: destroys the device as a driver reset would, without marking it closed. */
+  simulateLoss(): void {
+    this.device.destroy();
+  }
+}

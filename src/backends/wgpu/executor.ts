@@ -1,0 +1,201 @@
+/**
+ * Runs op records on one WebGPU device. The adapter and device are requested lazily, on the
+ * first op: until they exist, ops return a PendingResult; afterwards encoding is synchronous
+ * and ops return their result directly, so dependent ops need not wait a turn.
+ */
+import { DeviceError, KernelError, SwitchyardError } from '../../errors.js';
+import type { WgpuDevice } from '../../devices/wgpu.js';
+import { allocTyped, type TypedArray } from '../../ir/dtype.js';
+import { numel, type OpAttrs, type OpName, type OpRecord } from '../../ir/ops.js';
+import type { MemoryInfo } from '../../memory/info.js';
+import type { ExecResult, Executor, PendingResult } from '../../scheduler/executor.js';
+import { INSTALL_HINT, type RequestAdapter } from './adapter.js';
+import { GpuContext } from './context.js';
+import { checkFaults, inheritFaults } from './faults.js';
+import { contiguousCopy } from './kernels/copy.js';
+import { kernelTable, type KernelOp, type KernelTable } from './kernels/index.js';
+import { freshStorage, type GpuKernel, type RawStorage } from './kernels/kernel.js';
+import type { MatmulConfig } from './kernels/matmul.js';
+import { expandLayout, isContiguous, permuteLayout, reshapeLayout, sliceLayout, type GpuStorage, type Layout } from './storage.js';
+
+export interface WgpuExecutorOptions {
+  readonly requestAdapter: RequestAdapter;
+  readonly batchSize: number;
+  readonly matmul: MatmulConfig;
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export class WgpuExecutor implements Executor<GpuStorage> {
+  readonly deviceKey: string;
+  private ctx: GpuContext | undefined;
+  private init: Promise<GpuContext> | undefined;
+  private initError: SwitchyardError | undefined;
+  private closed = false;
+  private live = 0;
+  private readonly kernels: KernelTable;
+
+  constructor(
+    readonly device: WgpuDevice,
+    private readonly options: WgpuExecutorOptions,
+  ) {
+    this.deviceKey = device.key;
+    this.kernels = kernelTable(options.matmul);
+  }
+
+  /** The device's context, requesting adapter and device on first use. */
+  ready(): Promise<GpuContext> {
+    if (this.ctx) return Promise.resolve(this.ctx);
+    if (this.closed) return Promise.reject(this.closedError());
+    this.init ??= this.start().then(
+      (ctx) => {
+        if (this.closed) {
+          ctx.destroy();
+          throw this.closedError();
+        }
+        this.ctx = ctx;
+        return ctx;
+      },
+      (e: unknown) => {
+        this.initError = e instanceof SwitchyardError ? e : new DeviceError(message(e), { op: 'init', devices: [this.deviceKey], hint: INSTALL_HINT });
+        throw this.initError;
+      },
+    );
+    return this.init;
+  }
+
+  /** The context if initialised (tests, benchmarks). */
+  get context(): GpuContext | undefined {
+    return this.ctx;
+  }
+
+  private closedError(): DeviceError {
+    return new DeviceError(`the WebGPU device ${this.deviceKey} was closed`, { op: 'init', devices: [this.deviceKey], hint: 'create a new Wgpu backend' });
+  }
+
+  private async start(): Promise<GpuContext> {
+    let adapter: GPUAdapter | null;
+    try {
+      adapter = await this.options.requestAdapter(this.device);
+    } catch (e) {
+      throw new DeviceError(`WebGPU is not available for ${this.deviceKey} (${message(e)})`, { op: 'init', devices: [this.deviceKey], hint: INSTALL_HINT });
+    }
+    if (!adapter) throw new DeviceError(`no WebGPU adapter matches ${this.deviceKey}`, { op: 'init', devices: [this.deviceKey], hint: INSTALL_HINT });
+    try {
+      return await GpuContext.create(adapter, { batchSize: this.options.batchSize, deviceKey: this.deviceKey });
+    } catch (e) {
+      throw new DeviceError(`the adapter for ${this.deviceKey} refused a device (${message(e)})`, { op: 'init', devices: [this.deviceKey], hint: 'the adapter may lack the limits the kernels request' });
+    }
+  }
+
+  execute(record: OpRecord, inputs: readonly GpuStorage[], payload: TypedArray | undefined): ExecResult<GpuStorage> | PendingResult<GpuStorage> {
+    if (this.ctx) return this.run(this.ctx, record, inputs, payload);
+    if (this.initError) throw this.initError;
+    if (this.closed) throw this.closedError();
+    return { promise: this.ready().then((ctx) => this.run(ctx, record, inputs, payload)) };
+  }
+
+  private run(ctx: GpuContext, record: OpRecord, inputs: readonly GpuStorage[], payload: TypedArray | undefined): ExecResult<GpuStorage> {
+    if (this.closed) throw this.closedError();
+    ctx.beginOp();
+    let raw: RawStorage[];
+    try {
+      raw = this.encode(ctx, record, inputs, payload);
+    } catch (e) {
+      ctx.endOp(); // still queues the flush of what the batch holds
+      throw e;
+    }
+    const own = ctx.endOp();
+    const outputs = raw.map((r): GpuStorage => ({ ...r, faults: inheritFaults(inputs, own) }));
+    this.live += outputs.length;
+    return { outputs, where: 'gpu' };
+  }
+
+  private view(x: GpuStorage, layout: Layout): RawStorage {
+    x.buffer.refs++;
+    return { buffer: x.buffer, dtype: x.dtype, shape: layout.shape, strides: layout.strides, offset: layout.offset };
+  }
+
+  private encode(ctx: GpuContext, record: OpRecord, inputs: readonly GpuStorage[], payload: TypedArray | undefined): RawStorage[] {
+    const x = inputs[0];
+    switch (record.op) {
+      case 'fromData': {
+        const meta = record.outputs[0]!;
+        const out = freshStorage(ctx, meta.shape, meta.dtype);
+        if (payload && payload.length > 0) ctx.upload(out.buffer.gpu, meta.dtype === 'bool' ? Uint32Array.from(payload) : payload);
+        return [out];
+      }
+      case 'permute':
+        return [this.view(x!, permuteLayout(x!, (record.attrs as OpAttrs['permute']).dims))];
+      case 'slice':
+        return [this.view(x!, sliceLayout(x!, (record.attrs as OpAttrs['slice']).ranges))];
+      case 'expand':
+        return [this.view(x!, expandLayout(x!, record.outputs[0]!.shape))];
+      case 'reshape': {
+        const shape = record.outputs[0]!.shape;
+        const v = reshapeLayout(x!, shape);
+        return [v ? this.view(x!, v) : contiguousCopy(ctx, x!, shape)];
+      }
+      case 'transfer':
+        throw new KernelError('the WebGPU backend cannot run transfers itself', { op: 'transfer', hint: 'transfers between devices go through a Router' });
+    }
+    if (record.outputs.every((m) => numel(m.shape) === 0)) return record.outputs.map((m) => freshStorage(ctx, m.shape, m.dtype));
+    const kernel = (this.kernels as unknown as Record<KernelOp, GpuKernel<OpName>>)[record.op as KernelOp];
+    if (!kernel) throw new KernelError(`no WebGPU kernel for op '${record.op}'`, { op: record.op });
+    return kernel.run(ctx, record, inputs);
+  }
+
+  async read(storage: GpuStorage): Promise<TypedArray> {
+    const ctx = await this.ready();
+    const n = numel(storage.shape);
+    if (n === 0) {
+      await checkFaults(storage.faults);
+      return allocTyped(storage.dtype, 0);
+    }
+    let src: RawStorage = storage;
+    let temp: RawStorage | undefined;
+    let copyFaults: ReturnType<GpuContext['endOp']> = [];
+    if (!isContiguous(storage)) {
+      ctx.beginOp();
+      try {
+        src = temp = contiguousCopy(ctx, storage);
+      } finally {
+        copyFaults = ctx.endOp();
+      }
+    }
+    let bytes: ArrayBuffer;
+    try {
+      bytes = await ctx.readBuffer(src.buffer.gpu, src.offset * 4, n * 4);
+    } finally {
+      if (temp) ctx.unref(temp.buffer);
+    }
+    await checkFaults(storage.faults);
+    await checkFaults(copyFaults);
+    switch (storage.dtype) {
+      case 'float32':
+        return new Float32Array(bytes);
+      case 'int32':
+        return new Int32Array(bytes);
+      case 'bool':
+        return Uint8Array.from(new Uint32Array(bytes));
+    }
+  }
+
+  release(storage: GpuStorage): void {
+    this.live--;
+    this.ctx?.unref(storage.buffer);
+  }
+
+  memory(): MemoryInfo {
+    return this.ctx ? this.ctx.memory(this.live) : { device: this.deviceKey, tensors: this.live, bytes: 0, pooledBytes: 0 };
+  }
+
+  /** Submits queued work and destroys the device. */
+  close(): void {
+    this.closed = true;
+    this.ctx?.destroy();
+    this.ctx = undefined;
+  }
+}

@@ -1,0 +1,18 @@
+/** The contract of one WebGPU kernel: encode the op's dispatches, return its output layouts. */
+import type { DType } from '../../../ir/dtype.js';
+import { contiguousStrides, numel, type OpName, type OpRecord } from '../../../ir/ops.js';
+import type { GpuContext } from '../context.js';
+import type { GpuStorage } from '../storage.js';
+
+/** A storage before the executor attaches its faults. */
+export type RawStorage = Omit<GpuStorage, 'faults'>;
+
+export interface GpuKernel<N extends OpName = OpName> {
+  run(ctx: GpuContext, record: OpRecord<N>, inputs: readonly GpuStorage[]): RawStorage[];
+}
+
+/** A fresh contiguous storage (at least 4 bytes, so empty tensors have a valid buffer). */
+export function freshStorage(ctx: GpuContext, shape: readonly number[], dtype: DType): RawStorage {
+  const buffer = ctx.alloc(numel(shape) * 4);
+  return { buffer, dtype, shape: [...shape], strides: contiguousStrides(shape), offset: 0 };
+}

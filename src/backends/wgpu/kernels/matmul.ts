@@ -1,0 +1,79 @@
+/** Batched matmul with broadcast batch dims: the tiled program (vec4 and aligned variants where possible) or the naive baseline. */
+import { KernelError } from '../../../errors.js';
+import { numel, type OpRecord } from '../../../ir/ops.js';
+import type { GpuContext } from '../context.js';
+import type { Layout } from '../storage.js';
+import { Params } from '../wgsl/common.js';
+import { matmulProgram, tileSize, type MatmulTile } from '../wgsl/matmul.js';
+import { NAIVE_TILE, naiveMatmulProgram } from '../wgsl/naive-matmul.js';
+import { freshStorage, type GpuKernel, type RawStorage } from './kernel.js';
+
+export type MatmulKind = 'tiled' | 'naive';
+
+export interface MatmulConfig {
+  readonly kind: MatmulKind;
+  readonly tile: MatmulTile;
+}
+
+function batchStrides(l: Layout, batchShape: readonly number[]): number[] {
+  const vb = l.shape.length - 2;
+  const off = batchShape.length - vb;
+  return batchShape.map((d, i) => (i < off ? 0 : l.shape[i - off] === 1 && d !== 1 ? 0 : l.strides[i - off]!));
+}
+
+const div4 = (v: number): boolean => v % 4 === 0;
+
+export function encodeMatmul(ctx: GpuContext, config: MatmulConfig, a: RawStorage, b: RawStorage, out: RawStorage): void {
+  const rank = out.shape.length;
+  const M = out.shape[rank - 2]!;
+  const N = out.shape[rank - 1]!;
+  const K = a.shape[a.shape.length - 1]!;
+  const batchShape = out.shape.slice(0, -2);
+  const batches = numel(batchShape);
+  if (M * N * batches === 0) return;
+  const aB = batchStrides(a, batchShape);
+  const bB = batchStrides(b, batchShape);
+  const sam = a.strides[a.shape.length - 2]!;
+  const sak = a.strides[a.shape.length - 1]!;
+  const sbk = b.strides[b.shape.length - 2]!;
+  const sbn = b.strides[b.shape.length - 1]!;
+  const tile = config.tile;
+  const { bm, bn } = config.kind === 'naive' ? { bm: NAIVE_TILE, bn: NAIVE_TILE } : tileSize(tile);
+  const vecA = (sak === 1 || K === 1) && div4(K) && (div4(sam) || M === 1) && div4(a.offset) && aB.every(div4);
+  const vecB = (sbn === 1 || N === 1) && div4(N) && (div4(sbk) || K === 1) && div4(b.offset) && bB.every(div4);
+  const program =
+    config.kind === 'naive'
+      ? naiveMatmulProgram(batchShape.length)
+      : matmulProgram({
+          tile,
+          batchRank: batchShape.length,
+          vecA,
+          vecB,
+          aMajorM: !vecA && sam === 1 && sak !== 1,
+          bMajorK: !vecB && sbk === 1 && sbn !== 1,
+          aligned: M % bm === 0 && N % bn === 0 && K % tile.bk === 0,
+        });
+  const gx = Math.ceil(N / bn);
+  const gy = Math.ceil(M / bm);
+  const limit = ctx.maxWorkgroupsPerDim;
+  if (gx > limit || gy > limit) throw new KernelError(`a ${M} x ${N} output needs more than ${limit} workgroups per dimension`, { op: 'matmul', shapes: [a.shape, b.shape] });
+  for (let base = 0; base < batches; base += limit) {
+    const p = new Params();
+    p.us([M, N, K, sam, sak, sbk, sbn, a.offset, b.offset, base]);
+    p.us(batchShape);
+    p.us(aB);
+    p.us(bB);
+    ctx.dispatch(program, [a.buffer.gpu, b.buffer.gpu, out.buffer.gpu], p, [gx, gy, Math.min(limit, batches - base)]);
+  }
+}
+
+export function matmulKernel(config: MatmulConfig): GpuKernel<'matmul'> {
+  return {
+    run(ctx, record: OpRecord<'matmul'>, inputs) {
+      const meta = record.outputs[0]!;
+      const out = freshStorage(ctx, meta.shape, meta.dtype);
+      encodeMatmul(ctx, config, inputs[0]!, inputs[1]!, out);
+      return [out];
+    },
+  };
+}

@@ -1,0 +1,236 @@
+/**
+ * The helpers the elementwise table's WGSL expressions call (`sy_*`). Drivers give no NaN
+ * guarantees for min/max/clamp/select and loose accuracy for transcendental builtins (Vulkan
+ * allows 2^-11 absolute error for sin), so NaN tests use bits, and log, sin, cos, tanh and erf
+ * are written out (fdlibm / Cephes float32 polynomials) to float32 accuracy on every driver.
+ * NaN and inf come from runtime bit patterns: a const-expression that is NaN or inf is a WGSL
+ * shader-creation error.
+ */
+import { RANDOM_WGSL } from '../../../ir/random.js';
+
+const SPECIALS = /* wgsl */ `
+fn sy_nan() -> f32 { var b = 0x7fc00000u; return bitcast<f32>(b); }
+fn sy_inf() -> f32 { var b = 0x7f800000u; return bitcast<f32>(b); }
+fn sy_nan_b(a: f32) -> bool { return (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u; }
+fn sy_inf_b(a: f32) -> bool { return (bitcast<u32>(a) & 0x7fffffffu) == 0x7f800000u; }
+fn sy_isnan(a: f32) -> u32 { return select(0u, 1u, sy_nan_b(a)); }
+fn sy_isinf(a: f32) -> u32 { return select(0u, 1u, sy_inf_b(a)); }
+fn sy_max(a: f32, b: f32) -> f32 { if (sy_nan_b(a) || sy_nan_b(b)) { return sy_nan(); } return select(b, a, a > b); }
+fn sy_min(a: f32, b: f32) -> f32 { if (sy_nan_b(a) || sy_nan_b(b)) { return sy_nan(); } return select(b, a, a < b); }
+fn sy_sign(a: f32) -> f32 { if (a > 0.0) { return 1.0; } if (a < 0.0) { return -1.0; } return a; }
+fn sy_truthy(a: f32) -> u32 { return select(0u, 1u, (bitcast<u32>(a) & 0x7fffffffu) != 0u); }
+fn sy_clamp(a: f32, lo: f32, hi: f32) -> f32 { if (a < lo) { return lo; } if (a > hi) { return hi; } return a; }
+fn sy_iclamp(a: i32, lo: i32, hi: i32) -> i32 { if (a < lo) { return lo; } if (a > hi) { return hi; } return a; }
+`;
+
+const INTEGER = /* wgsl */ `
+fn sy_idiv(a: i32, b: i32) -> i32 {
+  if (b == 0) { return 0; }
+  if (b == -1) { return 0 - a; }
+  var q = a / b;
+  if ((a % b) != 0 && ((a < 0) != (b < 0))) { q = q - 1; }
+  return q;
+}
+fn sy_irem(a: i32, b: i32) -> i32 {
+  if (b == 0 || b == -1) { return 0; }
+  var r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) { r = r + b; }
+  return r;
+}
+fn sy_ipow(a: i32, b: i32) -> i32 {
+  if (b < 0) {
+    if (a == 1) { return 1; }
+    if (a == -1) { return select(1, -1, (b & 1) != 0); }
+    return 0;
+  }
+  var r = 1;
+  var base = a;
+  var e = u32(b);
+  loop {
+    if (e == 0u) { break; }
+    if ((e & 1u) != 0u) { r = r * base; }
+    base = base * base;
+    e = e >> 1u;
+  }
+  return r;
+}
+// float -> int32: truncate toward zero, NaN and inf -> 0, wrap modulo 2^32 (JS \`x | 0\`).
+fn sy_f2i(a: f32) -> i32 {
+  if (sy_nan_b(a) || sy_inf_b(a)) { return 0; }
+  let t = trunc(a);
+  if (abs(t) < 2147483648.0) { return i32(t); }
+  let m = t - floor(t / 4294967296.0) * 4294967296.0;
+  return bitcast<i32>(u32(m));
+}
+`;
+
+const LOGS = /* wgsl */ `
+// fdlibm's logf: x = 2^k * m with m in [sqrt(1/2), sqrt(2)), log(m) by a series in s = f / (2 + f).
+fn sy_log(x0: f32) -> f32 {
+  if (sy_nan_b(x0) || x0 < 0.0) { return sy_nan(); }
+  if (x0 == 0.0) { return -sy_inf(); }
+  if (sy_inf_b(x0)) { return x0; }
+  var x = x0;
+  var k = 0;
+  if (x < 1.17549435e-38) { x = x * 33554432.0; k = -25; }
+  let bits = bitcast<u32>(x);
+  k = k + i32((bits >> 23u) & 0xffu) - 127;
+  var m = bitcast<f32>((bits & 0x007fffffu) | 0x3f800000u);
+  if (m > 1.41421356) { m = m * 0.5; k = k + 1; }
+  let f = m - 1.0;
+  let s = f / (2.0 + f);
+  let z = s * s;
+  let w = z * z;
+  let t1 = w * (0.40000000596 + w * 0.22222198546);
+  let t2 = z * (0.66666668653 + w * 0.28571429849);
+  let r = t2 + t1;
+  let hfsq = 0.5 * f * f;
+  let dk = f32(k);
+  return dk * 0.69313812256 - ((hfsq - (s * (hfsq + r) + dk * 9.0580006145e-06)) - f);
+}
+// log(1 + a) without the cancellation of forming 1 + a (Goldberg's correction).
+fn sy_log1p(a: f32) -> f32 {
+  if (sy_nan_b(a) || a < -1.0) { return sy_nan(); }
+  if (a == -1.0) { return -sy_inf(); }
+  if (sy_inf_b(a)) { return a; }
+  let u = 1.0 + a;
+  if (u == 1.0) { return a; }
+  return sy_log(u) * (a / (u - 1.0));
+}
+fn sy_sqrt(a: f32) -> f32 {
+  if (a == 0.0 || sy_nan_b(a) || (sy_inf_b(a) && a > 0.0)) { return a; }
+  if (a < 0.0) { return sy_nan(); }
+  return sqrt(a);
+}
+fn sy_pow(a: f32, b: f32) -> f32 {
+  if (b == 0.0) { return 1.0; }
+  if (sy_nan_b(a) || sy_nan_b(b)) { return sy_nan(); }
+  let ab = abs(a);
+  if (sy_inf_b(b)) {
+    if (ab == 1.0) { return sy_nan(); }
+    return select(0.0, sy_inf(), (ab > 1.0) == (b > 0.0));
+  }
+  let integral = b == floor(b);
+  let bb = abs(b);
+  let odd = integral && bb < 16777216.0 && (u32(bb) & 1u) == 1u;
+  if (a == 0.0) {
+    if (b > 0.0) { return select(0.0, a, odd); }
+    return select(sy_inf(), 1.0 / a, odd);
+  }
+  if (sy_inf_b(a)) {
+    var r = select(0.0, sy_inf(), b > 0.0);
+    if (a < 0.0 && odd) { r = -r; }
+    return r;
+  }
+  if (a < 0.0 && !integral) { return sy_nan(); }
+  var r: f32;
+  if (integral && bb <= 64.0) {
+    var e = u32(bb);
+    var base = ab;
+    r = 1.0;
+    loop {
+      if (e == 0u) { break; }
+      if ((e & 1u) != 0u) { r = r * base; }
+      base = base * base;
+      e = e >> 1u;
+    }
+    if (b < 0.0) { r = 1.0 / r; }
+  } else {
+    r = exp2(b * log2(ab));
+  }
+  return select(r, -r, a < 0.0 && odd);
+}
+// Python / torch.remainder: the exact fmod (fma of the truncated quotient), then the divisor's sign.
+fn sy_rem(a: f32, b: f32) -> f32 {
+  if (sy_nan_b(a) || sy_nan_b(b) || sy_inf_b(a) || b == 0.0) { return sy_nan(); }
+  if (sy_inf_b(b)) {
+    if (a == 0.0 || ((a < 0.0) == (b < 0.0))) { return a; }
+    return b;
+  }
+  let ab = abs(b);
+  let sa = select(1.0, -1.0, a < 0.0);
+  let q = trunc(a / b);
+  var r = fma(-q, b, a);
+  if (r != 0.0 && ((r < 0.0) != (a < 0.0))) { r = r + sa * ab; }
+  if (abs(r) >= ab) { r = r - sa * ab; }
+  if (r != 0.0 && ((r < 0.0) != (b < 0.0))) { r = r + b; }
+  return r;
+}
+`;
+
+const TRIG = /* wgsl */ `
+// sin and cos of r in [-pi/4, pi/4] (Cephes sinf / cosf), placed in quadrant q.
+fn sy_sincos_q(r: f32, q: u32) -> vec2<f32> {
+  let z = r * r;
+  let s = r + r * z * (-1.6666654611e-1 + z * (8.3321608736e-3 + z * -1.9515295891e-4));
+  let c = 1.0 - 0.5 * z + z * z * (4.166664568298827e-2 + z * (-1.388731625493765e-3 + z * 2.443315711809948e-5));
+  switch (q & 3u) {
+    case 0u: { return vec2<f32>(s, c); }
+    case 1u: { return vec2<f32>(c, -s); }
+    case 2u: { return vec2<f32>(-s, -c); }
+    default: { return vec2<f32>(-c, s); }
+  }
+}
+// Cody-Waite reduction by pi/2 in three parts (fma keeps each step exact for |x| < ~1e5).
+fn sy_sincos(x: f32) -> vec2<f32> {
+  if (sy_nan_b(x) || sy_inf_b(x)) { return vec2<f32>(sy_nan(), sy_nan()); }
+  let q = round(x * 0.636619772367581);
+  var r = fma(-q, 1.5707963705062866, x);
+  r = fma(-q, -4.371139000186241e-8, r);
+  r = fma(-q, -1.7151245100059794e-15, r);
+  return sy_sincos_q(r, bitcast<u32>(i32(q)));
+}
+fn sy_sin(x: f32) -> f32 { return sy_sincos(x).x; }
+fn sy_cos(x: f32) -> f32 { return sy_sincos(x).y; }
+// cos(2 pi u) for u in [0, 1), reduced exactly (4u and its rounding are exact in float32).
+fn sy_cos2pi(u: f32) -> f32 {
+  let x = 4.0 * u;
+  let q = round(x);
+  return sy_sincos_q((x - q) * 1.5707963267948966, u32(q)).y;
+}
+// Cephes tanhf: a rational fit near 0, 1 - 2 / (e^2x + 1) elsewhere.
+fn sy_tanh(x: f32) -> f32 {
+  if (sy_nan_b(x)) { return x; }
+  let z = abs(x);
+  if (z > 9.0) { return select(1.0, -1.0, x < 0.0); }
+  if (z >= 0.625) {
+    let r = 1.0 - 2.0 / (exp(2.0 * z) + 1.0);
+    return select(r, -r, x < 0.0);
+  }
+  let w = x * x;
+  return ((((-5.70498872745e-3 * w + 2.06390887954e-2) * w - 5.37397155531e-2) * w + 1.33314422036e-1) * w - 3.33332819422e-1) * w * x + x;
+}
+fn sy_sigmoid(a: f32) -> f32 {
+  if (a >= 0.0) { return 1.0 / (1.0 + exp(-a)); }
+  let e = exp(a);
+  return e / (1.0 + e);
+}
+// A Taylor series near 0 and Numerical Recipes' Chebyshev erfc elsewhere (as the CPU kernel).
+fn sy_erf(x: f32) -> f32 {
+  if (sy_nan_b(x)) { return x; }
+  let z = abs(x);
+  if (z < 0.5) {
+    let x2 = x * x;
+    return 1.1283791670955126 * x * (1.0 - x2 * (1.0 / 3.0 - x2 * (0.1 - x2 * (1.0 / 42.0 - x2 * (1.0 / 216.0 - x2 * (1.0 / 1320.0 - x2 / 9360.0))))));
+  }
+  if (z > 10.0) { return select(1.0, -1.0, x < 0.0); }
+  let t = 1.0 / (1.0 + 0.5 * z);
+  let p = -1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
+  let r = t * exp(-z * z + p);
+  return select(1.0 - r, r - 1.0, x < 0.0);
+}
+`;
+
+const RANDOM = /* wgsl */ `
+${RANDOM_WGSL}
+// Box-Muller over stream positions (p, p + 1), as randomNormal in src/ir/random.ts.
+fn sy_normal(seed: u32, p: u32) -> f32 {
+  let u1 = 1.0 - sy_rand_unit(seed, p);
+  let u2 = sy_rand_unit(seed, p + 1u);
+  return sy_sqrt(-2.0 * sy_log(u1)) * sy_cos2pi(u2);
+}
+`;
+
+/** Every helper; Tint drops the ones a shader does not reach. */
+export const PRELUDE = [SPECIALS, INTEGER, LOGS, TRIG].join('\n');
+export const RANDOM_PRELUDE = RANDOM;
