@@ -77,7 +77,8 @@ export class Tape {
     const handles: Handle[] = [];
     const keep = (h: Handle): Handle => {
       this.inner.retain(h);
-      handles.push(h);
+      // The finaliser's copy: holding the handle itself (a WeakMap key) would keep the graph alive.
+      handles.push({ id: h.id, shape: h.shape, dtype: h.dtype, device: h.device });
       return h;
     };
     if (rule.saveInputs) {
