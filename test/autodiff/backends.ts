@@ -11,6 +11,7 @@ import { Cpu } from '../../src/backends/cpu/backend.js';
 import { CpuDevice } from '../../src/devices/cpu.js';
 import type { Device } from '../../src/devices/device.js';
 import { Router } from '../../src/router/router.js';
+import type { Routable } from '../../src/router/types.js';
 
 export interface TestBackend {
   readonly name: string;
@@ -20,7 +21,7 @@ export interface TestBackend {
   close(): Promise<void>;
 }
 
-interface Closable extends Backend {
+interface Closable extends Routable {
   close(): Promise<void>;
 }
 
@@ -50,7 +51,12 @@ export async function testBackends(): Promise<TestBackend[]> {
   const wgpu = await makeWgpu();
   if (wgpu) {
     const aw = new Autodiff(wgpu);
-    out.push({ name: aw.name, backend: aw, close: () => aw.close() });
+    // The router owns (and closes) the one Wgpu instance both entries use.
+    out.push({ name: aw.name, backend: aw, close: async () => {} });
+    const cpuB = new Cpu({ threads: 0, device: CpuDevice.named('cpu:w') });
+    const mixed = new Router([wgpu, cpuB]);
+    const am = new Autodiff(mixed);
+    out.push({ name: am.name, backend: am, other: mixed.device(1, CpuDevice.named('cpu:w')), close: () => am.close() });
   }
   return out;
 }
