@@ -70,7 +70,7 @@ export const BINARY = {
   maximum: { kinds: FI, out: 'same', js: 'Math.max(a, b)', jsInt: 'a > b ? a : b', wgsl: 'sy_max(a, b)', wgslInt: 'max(a, b)' },
   minimum: { kinds: FI, out: 'same', js: 'Math.min(a, b)', jsInt: 'a < b ? a : b', wgsl: 'sy_min(a, b)', wgslInt: 'min(a, b)' },
   equal: { kinds: FIB, out: 'bool', js: 'a === b ? 1 : 0', wgsl: 'select(0u, 1u, a == b)' },
-  notEqual: { kinds: FIB, out: 'bool', js: 'a !== b ? 1 : 0', wgsl: 'select(0u, 1u, a != b)' },
+  notEqual: { kinds: FIB, out: 'bool', js: 'a !== b ? 1 : 0', wgsl: 'select(1u, 0u, a == b)' },
   greater: { kinds: FI, out: 'bool', js: 'a > b ? 1 : 0', wgsl: 'select(0u, 1u, a > b)' },
   greaterEqual: { kinds: FI, out: 'bool', js: 'a >= b ? 1 : 0', wgsl: 'select(0u, 1u, a >= b)' },
   lower: { kinds: FI, out: 'bool', js: 'a < b ? 1 : 0', wgsl: 'select(0u, 1u, a < b)' },

@@ -14,6 +14,16 @@ function run(ctx: GpuContext, program: Program, out: RawStorage, p: Params): voi
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
 
+/** The largest float32 strictly below x (finite x). */
+function belowF32(x: number): number {
+  f32[0] = x;
+  const f = f32[0]!;
+  if (f < x) return f;
+  if (f === 0) return -1.401298464324817e-45;
+  u32[0] = u32[0]! + (f > 0 ? -1 : 1);
+  return f32[0]!;
+}
+
 /** The bits a value is stored as (float32 bits, int32 two's complement, bool 0/1). */
 export function storedBits(dtype: OpRecord['outputs'][number]['dtype'], v: number): number {
   if (dtype === 'float32') {
@@ -21,7 +31,7 @@ export function storedBits(dtype: OpRecord['outputs'][number]['dtype'], v: numbe
     return u32[0]!;
   }
   if (dtype === 'int32') return (v | 0) >>> 0;
-  return v !== 0 && !Number.isNaN(v) ? 1 : 0;
+  return v !== 0 ? 1 : 0; // NaN is true, as in PyTorch
 }
 
 /** Fills a fresh storage with one value. */
@@ -81,6 +91,8 @@ export const randomKernel: GpuKernel<'random'> = {
     if (d.kind === 'uniform') {
       p.f(d.low);
       p.f(d.high - d.low);
+      // Rounding can land on `high`: values above the largest float32 below it are clamped ([low, high)).
+      p.f(d.high > d.low ? belowF32(d.high) : Infinity);
     } else if (d.kind === 'normal') {
       p.f(d.mean);
       p.f(d.std);

@@ -77,10 +77,10 @@ export interface StrideSet {
 export function stridedOffsets(index: string, rank: number, shapeAt: number, sets: readonly StrideSet[]): string {
   const lines = sets.map((s) => `  var ${s.out} = pu(${s.offsetAt}u);`);
   if (rank === 0) return lines.join('\n');
-  lines.push(`  var sy_rem = ${index};`);
+  lines.push(`  var rem_i = ${index};`);
   for (let d = rank - 1; d >= 0; d--) {
-    if (d === 0) lines.push('  { let q = sy_rem;');
-    else lines.push(`  { let s = pu(${shapeAt + d}u); let q = sy_rem % s; sy_rem = sy_rem / s;`);
+    if (d === 0) lines.push('  { let q = rem_i;');
+    else lines.push(`  { let s = pu(${shapeAt + d}u); let q = rem_i % s; rem_i = rem_i / s;`);
     for (const s of sets) lines.push(`    ${s.out} = ${s.out} + q * pu(${s.stridesAt + d}u);`);
     lines.push('  }');
   }

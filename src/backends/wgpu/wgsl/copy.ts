@@ -17,12 +17,12 @@ export function copyProgram(rank: number, srcContiguous: boolean, dstContiguous:
     source: () => {
       const shapeAt = 3;
       const sets: StrideSet[] = [];
-      if (!srcContiguous) sets.push({ out: 'so', offsetAt: 1, stridesAt: shapeAt + r });
-      if (!dstContiguous) sets.push({ out: 'do', offsetAt: 2, stridesAt: shapeAt + 2 * r });
+      if (!srcContiguous) sets.push({ out: 'src_o', offsetAt: 1, stridesAt: shapeAt + r });
+      if (!dstContiguous) sets.push({ out: 'dst_o', offsetAt: 2, stridesAt: shapeAt + 2 * r });
       const body = [
         '  if (i >= pu(0u)) { return; }',
         sets.length > 0 ? stridedOffsets('i', r, shapeAt, sets) : '',
-        `  y[${dstContiguous ? 'pu(2u) + i' : 'do'}] = x[${srcContiguous ? 'pu(1u) + i' : 'so'}];`,
+        `  y[${dstContiguous ? 'pu(2u) + i' : 'dst_o'}] = x[${srcContiguous ? 'pu(1u) + i' : 'src_o'}];`,
       ].join('\n');
       return `${header([
         { name: 'x', type: 'u32', kind: 'read' },

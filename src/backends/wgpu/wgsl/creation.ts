@@ -52,7 +52,7 @@ export const arangeIntProgram: Program = {
 export function randomProgram(kind: DistributionSpec['kind']): Program {
   const value = {
     default: 'sy_rand_unit(seed, c + i)',
-    uniform: 'fma(sy_rand_unit(seed, c + i), pf(4u), pf(3u))',
+    uniform: 'min(fma(sy_rand_unit(seed, c + i), pf(4u), pf(3u)), pf(5u))',
     bernoulli: 'select(0.0, 1.0, (sy_rand_u32(seed, c + i) >> 8u) < pu(3u))',
     normal: 'pf(3u) + pf(4u) * sy_normal(seed, c + 2u * i)',
   }[kind];

@@ -102,12 +102,13 @@ fn sy_sqrt(a: f32) -> f32 {
   if (a < 0.0) { return sy_nan(); }
   return sqrt(a);
 }
+// C99 pow (as torch.pow): pow(x, 0) = 1, pow(1, y) = 1 and pow(-1, +-inf) = 1 even for NaN.
 fn sy_pow(a: f32, b: f32) -> f32 {
-  if (b == 0.0) { return 1.0; }
+  if (b == 0.0 || a == 1.0) { return 1.0; }
   if (sy_nan_b(a) || sy_nan_b(b)) { return sy_nan(); }
   let ab = abs(a);
   if (sy_inf_b(b)) {
-    if (ab == 1.0) { return sy_nan(); }
+    if (ab == 1.0) { return 1.0; }
     return select(0.0, sy_inf(), (ab > 1.0) == (b > 0.0));
   }
   let integral = b == floor(b);

@@ -24,7 +24,8 @@ export function softmaxProgram(log: boolean, strategy: 'thread' | 'group', outer
           bases.push(`    base = base + ${q} * pu(${5 + R + d}u); obase = obase + ${q} * pu(${5 + 2 * R + d}u); }`);
         }
       }
-      const value = log ? 'v - lz' : 'exp(v - m) / z';
+      // (v - m) - log z: adding m to log z first would round it at the magnitude of m.
+      const value = log ? '(v - m) - lz' : 'exp(v - m) / z';
       const pre = `  let n = pu(1u);\n  let st = pu(2u);\n  let ost = pu(3u);\n${bases.join('\n')}`;
       let main: string;
       const W = SOFTMAX_WORKGROUP;
@@ -42,7 +43,7 @@ ${pre}
   }
   var z = 0.0;
   for (var j = 0u; j < n; j = j + 1u) { z = z + exp(x[base + j * st] - m); }
-  let lz = sy_log(z) + m;
+  let lz = sy_log(z);
   for (var j = 0u; j < n; j = j + 1u) {
     let v = x[base + j * st];
     y[obase + j * ost] = select(${value}, sy_nan(), nan);
@@ -85,7 +86,7 @@ ${pre}
     workgroupBarrier();
   }
   let z = sm[0];
-  let lz = sy_log(z) + m;
+  let lz = sy_log(z);
   for (var j = lid; j < n; j = j + ${W}u) {
     let v = x[base + j * st];
     y[obase + j * ost] = select(${value}, sy_nan(), nan);
