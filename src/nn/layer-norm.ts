@@ -1,0 +1,29 @@
+/** Layer normalisation over the last dim, with a learned scale (ones) and shift (zeros), as PyTorch. */
+import type { Backend } from '../backends/backend.js';
+import type { Device } from '../devices/device.js';
+import { tidy } from '../memory/tidy.js';
+import { ones, zeros } from '../tensor/creation.js';
+import type { Tensor } from '../tensor/tensor.js';
+import { Module } from './module.js';
+import { Param } from './param.js';
+
+export class LayerNorm<B extends Backend = Backend> extends Module<B> {
+  readonly gamma: Param<B>;
+  readonly beta: Param<B>;
+
+  constructor(backend: B, readonly dim: number, readonly eps = 1e-5, options: { device?: Device } = {}) {
+    super();
+    const device = options.device ?? backend.defaultDevice();
+    this.gamma = new Param(ones(backend, [dim], { device }));
+    this.beta = new Param(zeros(backend, [dim], { device }));
+  }
+
+  forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return tidy(() => {
+      const centred = x.sub(x.mean(-1, true));
+      // The biased variance, as PyTorch's layer_norm.
+      const variance = centred.square().mean(-1, true);
+      return centred.mul(variance.add(this.eps).rsqrt()).mul(this.gamma.value).add(this.beta.value);
+    });
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * y = x W + b. The weight is stored [in, out] (Burn's layout: no transpose in the forward pass);
+ * a PyTorch state dict holds it [out, in]. Initialised as PyTorch's nn.Linear.
+ */
+import type { Backend } from '../backends/backend.js';
+import type { Device } from '../devices/device.js';
+import type { Tensor } from '../tensor/tensor.js';
+import { kaimingUniform, uniform } from './init.js';
+import { Module } from './module.js';
+import { Param } from './param.js';
+
+export interface LinearOptions {
+  /** Default true. */
+  bias?: boolean;
+  device?: Device;
+}
+
+export class Linear<B extends Backend = Backend> extends Module<B> {
+  readonly weight: Param<B>;
+  readonly bias: Param<B> | undefined;
+
+  constructor(backend: B, readonly inFeatures: number, readonly outFeatures: number, options: LinearOptions = {}) {
+    super();
+    const device = options.device ?? backend.defaultDevice();
+    this.weight = new Param(kaimingUniform(backend, [inFeatures, outFeatures], inFeatures, { device }));
+    const bound = 1 / Math.sqrt(inFeatures);
+    this.bias = options.bias === false ? undefined : new Param(uniform(backend, [outFeatures], -bound, bound, { device }));
+  }
+
+  /** [..., in] -> [..., out]. */
+  forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    const y = x.matmul(this.weight.value);
+    if (!this.bias) return y;
+    const out = y.add(this.bias.value);
+    y.dispose();
+    return out;
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * The Module base. A module's parameters are its fields: Params, sub-Modules, and arrays of
+ * either, found in field order and named by their path ('layers.0.weight'), as in PyTorch.
+ * Moves, forks and clones keep every ParamId.
+ */
+import { noGrad } from '../autodiff/grad-mode.js';
+import type { Backend } from '../backends/backend.js';
+import { ArgumentError, ShapeError } from '../errors.js';
+import { sameShape } from '../ir/shape.js';
+import { fromData } from '../tensor/creation.js';
+import type { Tensor } from '../tensor/tensor.js';
+import { Param } from './param.js';
+import { ownedFloat32, type ModuleRecord, type ParamRecord } from './record.js';
+
+type DeviceOf<B extends Backend> = ReturnType<B['defaultDevice']>;
+
+function fieldsOf(o: object): Array<[string, unknown]> {
+  return Object.entries(o) as Array<[string, unknown]>;
+}
+
+export abstract class Module<B extends Backend = Backend> {
+  /** Training mode (Dropout drops only while training); set with train() / eval(). */
+  training = true;
+
+  /** Calls `fn` on every parameter, depth first in field order, with its dotted name. */
+  visit(fn: (param: Param<B>, name: string) => void): void {
+    const walk = (value: unknown, name: string): void => {
+      if (value instanceof Param) fn(value as Param<B>, name);
+      else if (value instanceof Module) for (const [k, v] of fieldsOf(value)) walk(v, name ? `${name}.${k}` : k);
+      else if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${name}.${i}`));
+    };
+    for (const [k, v] of fieldsOf(this)) walk(v, k);
+  }
+
+  /** Every sub-module (not this one), depth first. */
+  modules(): Array<Module<B>> {
+    const out: Array<Module<B>> = [];
+    const walk = (value: unknown): void => {
+      if (value instanceof Module) {
+        out.push(value as Module<B>);
+        for (const [, v] of fieldsOf(value)) walk(v);
+      } else if (Array.isArray(value)) value.forEach(walk);
+    };
+    for (const [, v] of fieldsOf(this)) walk(v);
+    return out;
+  }
+
+  namedParams(): Array<[string, Param<B>]> {
+    const out: Array<[string, Param<B>]> = [];
+    this.visit((p, name) => out.push([name, p]));
+    return out;
+  }
+
+  params(): Array<Param<B>> {
+    return this.namedParams().map(([, p]) => p);
+  }
+
+  /** The number of scalar parameters. */
+  numParams(): number {
+    let n = 0;
+    this.visit((p) => (n += p.value.size));
+    return n;
+  }
+
+  train(on = true): this {
+    this.training = on;
+    for (const m of this.modules()) m.training = on;
+    return this;
+  }
+
+  eval(): this {
+    return this.train(false);
+  }
+
+  /** Moves every parameter to `device`, in place; parameters stay leaves with their ids. */
+  toDevice(device: DeviceOf<B>): this {
+    this.visit((p) => p.set(noGrad(() => p.value.toDevice(device))));
+    return this;
+  }
+
+  /**
+   * A copy on `device` whose parameters are detached from this module's graph and require grad
+   * again: the way to send a module to another device (or, through a record, a thread).
+   */
+  fork(device: DeviceOf<B>): this {
+    return this.mapParams((p) => new Param(noGrad(() => p.value.toDevice(device).detach()), p.id, p.trainable));
+  }
+
+  /** A deep copy with its own storage and the same ParamIds. */
+  clone(): this {
+    return this.mapParams((p) => new Param(noGrad(() => p.value.clone()), p.id, p.trainable));
+  }
+
+  /** Frees every parameter. */
+  dispose(): void {
+    this.visit((p) => p.dispose());
+  }
+
+  /** Plain data: names, ids, shapes and one transferable ArrayBuffer per parameter. */
+  async toRecord(): Promise<ModuleRecord> {
+    const entries = await Promise.all(
+      this.namedParams().map(async ([name, p]): Promise<[string, ParamRecord]> => {
+        const { shape, values } = await p.value.toData();
+        return [name, { id: p.id, shape, dtype: 'float32', data: ownedFloat32(values) }];
+      }),
+    );
+    return { params: Object.fromEntries(entries) };
+  }
+
+  /** Loads a record in place (each tensor on its parameter's current device); ids come from the record. */
+  fromRecord(record: ModuleRecord, options: { strict?: boolean } = {}): this {
+    const strict = options.strict ?? true;
+    const names = new Set<string>();
+    this.visit((p, name) => {
+      names.add(name);
+      const r = record.params[name];
+      if (!r) {
+        if (strict) throw new ArgumentError(`the record has no parameter '${name}'`, { op: 'fromRecord', hint: 'pass { strict: false } to keep parameters the record lacks' });
+        return;
+      }
+      if (!sameShape(r.shape, p.shape)) {
+        throw new ShapeError(`parameter '${name}' has shape [${p.shape.join(', ')}], the record [${r.shape.join(', ')}]`, { op: 'fromRecord', shapes: [p.shape, r.shape] });
+      }
+      const v = p.value;
+      p.set(fromData(v.backend, r.data, { shape: r.shape, device: v.device }) as Tensor<B, 'float'>);
+      p.id = r.id;
+    });
+    const extra = Object.keys(record.params).filter((n) => !names.has(n));
+    if (strict && extra.length > 0) {
+      throw new ArgumentError(`the record has parameters this module lacks: ${extra.join(', ')}`, { op: 'fromRecord', hint: 'pass { strict: false } to ignore them' });
+    }
+    return this;
+  }
+
+  /** A structural copy whose parameters are `f(param)`; other fields are shared. */
+  protected mapParams(f: (p: Param<B>) => Param<B>): this {
+    const copy = Object.create(Object.getPrototypeOf(this) as object) as this;
+    const map = (value: unknown): unknown => {
+      if (value instanceof Param) return f(value as Param<B>);
+      if (value instanceof Module) return (value as Module<B>).mapParams(f);
+      if (Array.isArray(value)) return value.map(map);
+      return value;
+    };
+    for (const [k, v] of fieldsOf(this)) Object.defineProperty(copy, k, { value: map(v), writable: true, enumerable: true, configurable: true });
+    return copy;
+  }
+}
+
+/** A module with one float input and output, as Sequential chains them. */
+export interface Layer<B extends Backend = Backend> extends Module<B> {
+  forward(x: Tensor<B, 'float'>): Tensor<B, 'float'>;
+}

@@ -1,0 +1,60 @@
+/**
+ * A parameter: a float tensor with a stable id. The id survives updates, moves, forks, clones and
+ * records, so optimizer state and gradients keyed by it can cross devices and threads.
+ */
+import { isAutodiff } from '../autodiff/types.js';
+import type { Backend } from '../backends/backend.js';
+import type { Tensor } from '../tensor/tensor.js';
+
+export type ParamId = string & { readonly __brand: 'ParamId' };
+
+/** A fresh random id (64 bits, hex): unique across threads and processes without coordination. */
+export function newParamId(): ParamId {
+  const b = new Uint32Array(2);
+  crypto.getRandomValues(b);
+  return `${b[0]!.toString(16).padStart(8, '0')}${b[1]!.toString(16).padStart(8, '0')}` as ParamId;
+}
+
+/** An id read back from a record or a message. */
+export function asParamId(id: string): ParamId {
+  return id as ParamId;
+}
+
+export class Param<B extends Backend = Backend> {
+  private current: Tensor<B, 'float'>;
+
+  /** `trainable: false` freezes it: it never requires grad. */
+  constructor(
+    value: Tensor<B, 'float'>,
+    public id: ParamId = newParamId(),
+    readonly trainable = true,
+  ) {
+    this.current = this.track(value);
+  }
+
+  get value(): Tensor<B, 'float'> {
+    return this.current;
+  }
+
+  /** Replaces the value (disposing the old one unless it is the same tensor); the id stays. */
+  set(value: Tensor<B, 'float'>): void {
+    if (value === this.current) return;
+    const old = this.current;
+    this.current = this.track(value);
+    old.dispose();
+  }
+
+  get shape(): number[] {
+    return this.current.shape;
+  }
+
+  dispose(): void {
+    this.current.dispose();
+  }
+
+  /** On an autodiff backend a trainable parameter is a leaf that requires grad. */
+  private track(value: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    if (this.trainable && isAutodiff(value.backend) && !value.requiresGrad) value.backend.requireGrad(value.handle);
+    return value;
+  }
+}

@@ -1,0 +1,24 @@
+/** Layers applied in order; each intermediate result is freed once the next layer has used it. */
+import type { Backend } from '../backends/backend.js';
+import type { Tensor } from '../tensor/tensor.js';
+import { Module, type Layer } from './module.js';
+
+export class Sequential<B extends Backend = Backend> extends Module<B> {
+  readonly layers: ReadonlyArray<Layer<B>>;
+
+  constructor(...layers: Array<Layer<B>>) {
+    super();
+    this.layers = layers;
+  }
+
+  forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    let cur = x;
+    for (const layer of this.layers) {
+      const next = layer.forward(cur);
+      // A layer may return its input (Dropout in eval): free only what we made.
+      if (cur !== x && next !== cur) cur.dispose();
+      cur = next;
+    }
+    return cur;
+  }
+}
