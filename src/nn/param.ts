@@ -4,6 +4,7 @@
  */
 import { isAutodiff } from '../autodiff/types.js';
 import type { Backend } from '../backends/backend.js';
+import { keep } from '../memory/tidy.js';
 import type { Tensor } from '../tensor/tensor.js';
 
 export type ParamId = string & { readonly __brand: 'ParamId' };
@@ -52,8 +53,12 @@ export class Param<B extends Backend = Backend> {
     this.current.dispose();
   }
 
-  /** On an autodiff backend a trainable parameter is a leaf that requires grad. */
+  /**
+   * A parameter outlives tidy() scopes (it is freed by dispose()), and on an autodiff backend a
+   * trainable one is a leaf that requires grad.
+   */
   private track(value: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    keep(value);
     if (this.trainable && isAutodiff(value.backend) && !value.requiresGrad) value.backend.requireGrad(value.handle);
     return value;
   }

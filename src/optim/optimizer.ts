@@ -1,0 +1,112 @@
+/**
+ * The optimizer base: state per ParamId (so gradients from another device or thread apply to
+ * the right parameter), updates under noGrad, each parameter in its own tidy scope on its own
+ * device, and state that can be saved and restored as plain data.
+ */
+import { noGrad } from '../autodiff/grad-mode.js';
+import type { Backend } from '../backends/backend.js';
+import { keep, tidy } from '../memory/tidy.js';
+import type { Module } from '../nn/module.js';
+import type { ParamId } from '../nn/param.js';
+import { ownedFloat32, type TensorRecord } from '../nn/record.js';
+import { fromData } from '../tensor/creation.js';
+import type { Tensor } from '../tensor/tensor.js';
+import { clipGradNorm } from './clip.js';
+import type { ParamGrads } from './param-grads.js';
+
+type DeviceOf<B extends Backend> = ReturnType<B['defaultDevice']>;
+
+export interface ParamState<B extends Backend> {
+  /** Updates applied to this parameter so far. */
+  step: number;
+  readonly tensors: Map<string, Tensor<B, 'float'>>;
+}
+
+export interface OptimizerRecord {
+  readonly kind: string;
+  readonly params: Readonly<Record<string, { readonly step: number; readonly tensors: Readonly<Record<string, TensorRecord>> }>>;
+}
+
+export interface OptimizerOptions {
+  /** Clip the gradients to this global L2 norm before each step. */
+  clipNorm?: number;
+}
+
+export abstract class Optimizer<B extends Backend = Backend> {
+  abstract readonly kind: string;
+  private readonly states = new Map<ParamId, ParamState<B>>();
+
+  constructor(
+    /** The learning rate used when step() is given none. */
+    public lr: number,
+    readonly options: OptimizerOptions = {},
+  ) {}
+
+  /** The new value of one parameter; `state` holds what earlier steps left (see setState). */
+  protected abstract update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'>;
+
+  /** Updates every trainable parameter of `module` that has a gradient in `grads`. */
+  step(module: Module<B>, grads: ParamGrads<B>, lr = this.lr): Module<B> {
+    if (this.options.clipNorm !== undefined) clipGradNorm(grads, this.options.clipNorm)?.dispose();
+    noGrad(() =>
+      module.visit((p) => {
+        const g = grads.get(p.id);
+        if (!p.trainable || !g) return;
+        let state = this.states.get(p.id);
+        if (!state) this.states.set(p.id, (state = { step: 0, tensors: new Map() }));
+        state.step++;
+        const s = state;
+        const next = tidy(() => {
+          const here = g.device.key === p.value.device.key ? g : g.toDevice(p.value.device as DeviceOf<B>);
+          return this.update(p.value, here, s, lr);
+        });
+        p.set(next);
+      }),
+    );
+    return module;
+  }
+
+  /** Replaces a named state tensor (kept beyond the step's tidy scope). */
+  protected setState(state: ParamState<B>, name: string, t: Tensor<B, 'float'>): void {
+    const old = state.tensors.get(name);
+    state.tensors.set(name, keep(t));
+    if (old && old !== t) old.dispose();
+  }
+
+  /** The state as plain data (one transferable buffer per tensor). */
+  async state(): Promise<OptimizerRecord> {
+    const params: Record<string, { step: number; tensors: Record<string, TensorRecord> }> = {};
+    await Promise.all(
+      [...this.states].map(async ([id, s]) => {
+        const tensors: Record<string, TensorRecord> = {};
+        for (const [name, t] of s.tensors) {
+          const { shape, values } = await t.toData();
+          tensors[name] = { shape, dtype: 'float32', data: ownedFloat32(values) };
+        }
+        params[id] = { step: s.step, tensors };
+      }),
+    );
+    return { kind: this.kind, params };
+  }
+
+  /** Restores saved state for the parameters of `module` (each on its parameter's device). */
+  loadState(record: OptimizerRecord, module: Module<B>): void {
+    if (record.kind !== this.kind) throw new Error(`optimizer state of kind '${record.kind}' cannot load into ${this.kind}`);
+    this.clear();
+    module.visit((p) => {
+      const r = record.params[p.id];
+      if (!r) return;
+      const tensors = new Map<string, Tensor<B, 'float'>>();
+      for (const [name, t] of Object.entries(r.tensors)) {
+        tensors.set(name, keep(fromData(p.value.backend, t.data, { shape: t.shape, device: p.value.device }) as Tensor<B, 'float'>));
+      }
+      this.states.set(p.id, { step: r.step, tensors });
+    });
+  }
+
+  /** Drops all state. */
+  clear(): void {
+    for (const s of this.states.values()) for (const t of s.tensors.values()) t.dispose();
+    this.states.clear();
+  }
+}
