@@ -1,0 +1,3 @@
+/** Saving and loading: the safetensors format, for tensors and for modules. */
+export { encodeSafetensors, decodeSafetensors, type SafeTensor, type SafetensorsFile } from './safetensors.js';
+export { recordToSafetensors, safetensorsToRecord, saveModule, loadModule } from './module.js';

@@ -1,0 +1,217 @@
+/**
+ * The safetensors format (Hugging Face; what PyTorch users exchange weights in): an 8-byte
+ * little-endian header length N, N bytes of JSON (name -> dtype, shape, data_offsets; optional
+ * "__metadata__" of strings), then the raw little-endian data. We write F32, I32 and BOOL, and
+ * also read F16, BF16 and F64 (as float32) and I64 (as int32, when every value fits).
+ */
+import { ArgumentError } from '../errors.js';
+import type { DType, TypedArray } from '../ir/dtype.js';
+
+export interface SafeTensor {
+  readonly dtype: DType;
+  readonly shape: readonly number[];
+  readonly data: TypedArray;
+}
+
+export interface SafetensorsFile {
+  readonly tensors: Readonly<Record<string, SafeTensor>>;
+  readonly metadata: Readonly<Record<string, string>>;
+}
+
+/** The reference implementation's cap on the header size. */
+const MAX_HEADER = 100 * 1024 * 1024;
+
+const WRITE_NAMES: Record<DType, string> = { float32: 'F32', int32: 'I32', bool: 'BOOL' };
+const READ_SIZES: Record<string, number> = { F32: 4, I32: 4, BOOL: 1, F16: 2, BF16: 2, F64: 8, I64: 8 };
+
+const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+function fail(message: string, hint?: string): ArgumentError {
+  return new ArgumentError(message, { op: 'safetensors', ...(hint ? { hint } : {}) });
+}
+
+function numel(shape: readonly number[]): number {
+  return shape.reduce((a, b) => a * b, 1);
+}
+
+/** Serialises tensors (and string metadata) to safetensors bytes. */
+export function encodeSafetensors(tensors: Readonly<Record<string, SafeTensor>>, metadata: Readonly<Record<string, string>> = {}): Uint8Array {
+  // Wider dtypes first, then by name (as the reference writer), so every tensor stays aligned.
+  const names = Object.keys(tensors).sort((a, b) => tensors[b]!.data.BYTES_PER_ELEMENT - tensors[a]!.data.BYTES_PER_ELEMENT || (a < b ? -1 : a > b ? 1 : 0));
+  const header: Record<string, unknown> = {};
+  if (Object.keys(metadata).length > 0) header.__metadata__ = metadata;
+  let offset = 0;
+  for (const name of names) {
+    if (name === '__metadata__') throw fail("'__metadata__' is reserved and cannot name a tensor");
+    const t = tensors[name]!;
+    if (t.data.length !== numel(t.shape)) throw fail(`tensor '${name}' has ${t.data.length} values for shape [${t.shape.join(', ')}]`);
+    const bytes = t.data.length * (t.dtype === 'bool' ? 1 : 4);
+    header[name] = { dtype: WRITE_NAMES[t.dtype], shape: [...t.shape], data_offsets: [offset, offset + bytes] };
+    offset += bytes;
+  }
+  let json = JSON.stringify(header);
+  // Pad with spaces so the data starts 8-byte aligned.
+  const utf8 = new TextEncoder();
+  let headerBytes = utf8.encode(json);
+  const pad = (8 - (headerBytes.length % 8)) % 8;
+  if (pad > 0) headerBytes = utf8.encode((json += ' '.repeat(pad)));
+  const out = new Uint8Array(8 + headerBytes.length + offset);
+  new DataView(out.buffer).setBigUint64(0, BigInt(headerBytes.length), true);
+  out.set(headerBytes, 8);
+  let at = 8 + headerBytes.length;
+  for (const name of names) {
+    const t = tensors[name]!;
+    at += writeLE(out, at, t);
+  }
+  return out;
+}
+
+function writeLE(out: Uint8Array, at: number, t: SafeTensor): number {
+  const src = t.data;
+  if (src instanceof Uint8Array) {
+    out.set(src.map((v) => (v !== 0 ? 1 : 0)), at);
+    return src.length;
+  }
+  if (littleEndian) out.set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength), at);
+  else {
+    const view = new DataView(out.buffer, out.byteOffset + at, src.byteLength);
+    for (let i = 0; i < src.length; i++) {
+      if (src instanceof Float32Array) view.setFloat32(i * 4, src[i]!, true);
+      else view.setInt32(i * 4, src[i]!, true);
+    }
+  }
+  return src.byteLength;
+}
+
+interface Entry {
+  name: string;
+  dtype: string;
+  shape: number[];
+  begin: number;
+  end: number;
+}
+
+function parseHeader(bytes: Uint8Array): { entries: Entry[]; metadata: Record<string, string>; dataStart: number } {
+  if (bytes.length < 8) throw fail(`${bytes.length} bytes cannot hold the 8-byte header length`);
+  const n = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigUint64(0, true);
+  if (n > BigInt(MAX_HEADER)) throw fail(`the header claims ${n} bytes (more than the ${MAX_HEADER} allowed)`);
+  const size = Number(n);
+  if (8 + size > bytes.length) throw fail(`the header claims ${size} bytes but the file has ${bytes.length - 8} after the length`);
+  let header: unknown;
+  try {
+    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + size)));
+  } catch (e) {
+    throw fail(`the header is not UTF-8 JSON (${e instanceof Error ? e.message : String(e)})`);
+  }
+  if (header === null || typeof header !== 'object' || Array.isArray(header)) throw fail('the header must be a JSON object');
+  const metadata: Record<string, string> = {};
+  const entries: Entry[] = [];
+  for (const [name, value] of Object.entries(header as Record<string, unknown>)) {
+    if (name === '__metadata__') {
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) throw fail('__metadata__ must be an object of strings');
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+        if (typeof v !== 'string') throw fail(`__metadata__.${k} must be a string`);
+        metadata[k] = v;
+      }
+      continue;
+    }
+    const info = value as { dtype?: unknown; shape?: unknown; data_offsets?: unknown };
+    const { dtype, shape, data_offsets: offsets } = info ?? {};
+    if (typeof dtype !== 'string') throw fail(`tensor '${name}' has no dtype`);
+    const width = READ_SIZES[dtype];
+    if (width === undefined) throw fail(`tensor '${name}' has dtype ${dtype}, which Switchyard cannot read`, 'supported: F32, I32, BOOL, F16, BF16, F64, I64');
+    const isInts = (v: unknown): v is number[] => Array.isArray(v) && v.every((d) => Number.isSafeInteger(d) && (d as number) >= 0);
+    if (!isInts(shape)) throw fail(`tensor '${name}' has a bad shape`);
+    if (!isInts(offsets) || offsets.length !== 2 || offsets[0]! > offsets[1]!) throw fail(`tensor '${name}' has bad data_offsets`);
+    const [begin, end] = offsets as [number, number];
+    if (end - begin !== numel(shape) * width) throw fail(`tensor '${name}' spans ${end - begin} bytes, but ${dtype} [${shape.join(', ')}] needs ${numel(shape) * width}`);
+    entries.push({ name, dtype, shape, begin, end });
+  }
+  // The data must be covered exactly: no gaps, no overlaps, nothing after the last tensor.
+  const dataLength = bytes.length - 8 - size;
+  let expected = 0;
+  for (const e of [...entries].sort((a, b) => a.begin - b.begin || a.end - b.end)) {
+    if (e.begin !== expected) throw fail(`tensor '${e.name}' starts at byte ${e.begin}, expected ${expected} (the data must be contiguous)`);
+    expected = e.end;
+  }
+  if (expected !== dataLength) throw fail(`the tensors cover ${expected} bytes of data, the file holds ${dataLength}`);
+  return { entries, metadata, dataStart: 8 + size };
+}
+
+function decodeEntry(view: DataView, at: number, e: Entry): SafeTensor {
+  const n = numel(e.shape);
+  const shape = e.shape;
+  switch (e.dtype) {
+    case 'F32': {
+      // On little-endian hosts a copy of the bytes is the array (and owns an aligned buffer).
+      if (littleEndian) return { dtype: 'float32', shape, data: new Float32Array(copyBytes(view, at, n * 4)) };
+      const data = new Float32Array(n);
+      for (let i = 0; i < n; i++) data[i] = view.getFloat32(at + i * 4, true);
+      return { dtype: 'float32', shape, data };
+    }
+    case 'I32': {
+      if (littleEndian) return { dtype: 'int32', shape, data: new Int32Array(copyBytes(view, at, n * 4)) };
+      const data = new Int32Array(n);
+      for (let i = 0; i < n; i++) data[i] = view.getInt32(at + i * 4, true);
+      return { dtype: 'int32', shape, data };
+    }
+    case 'BOOL': {
+      const data = new Uint8Array(n);
+      for (let i = 0; i < n; i++) data[i] = view.getUint8(at + i) !== 0 ? 1 : 0;
+      return { dtype: 'bool', shape, data };
+    }
+    case 'F16': {
+      const data = new Float32Array(n);
+      for (let i = 0; i < n; i++) data[i] = halfToFloat(view.getUint16(at + i * 2, true));
+      return { dtype: 'float32', shape, data };
+    }
+    case 'BF16': {
+      const data = new Float32Array(n);
+      const word = new DataView(new ArrayBuffer(4));
+      for (let i = 0; i < n; i++) {
+        word.setUint32(0, view.getUint16(at + i * 2, true) << 16);
+        data[i] = word.getFloat32(0);
+      }
+      return { dtype: 'float32', shape, data };
+    }
+    case 'F64': {
+      const data = new Float32Array(n);
+      for (let i = 0; i < n; i++) data[i] = view.getFloat64(at + i * 8, true);
+      return { dtype: 'float32', shape, data };
+    }
+    default: {
+      // I64: PyTorch's default integer dtype, narrowed to int32 when every value fits.
+      const data = new Int32Array(n);
+      for (let i = 0; i < n; i++) {
+        const v = view.getBigInt64(at + i * 8, true);
+        if (v > 2147483647n || v < -2147483648n) throw fail(`tensor '${e.name}' holds ${v}, outside int32`, 'Switchyard has no int64 dtype');
+        data[i] = Number(v);
+      }
+      return { dtype: 'int32', shape, data };
+    }
+  }
+}
+
+/** Parses safetensors bytes, checking the header against the data (never reads out of bounds). */
+export function decodeSafetensors(bytes: Uint8Array): SafetensorsFile {
+  const { entries, metadata, dataStart } = parseHeader(bytes);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const tensors: Record<string, SafeTensor> = {};
+  for (const e of entries) tensors[e.name] = decodeEntry(view, dataStart + e.begin, e);
+  return { tensors, metadata };
+}
+
+function copyBytes(view: DataView, at: number, length: number): ArrayBuffer {
+  const out = new ArrayBuffer(length);
+  new Uint8Array(out).set(new Uint8Array(view.buffer, view.byteOffset + at, length));
+  return out;
+}
+
+function halfToFloat(h: number): number {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exp = (h >> 10) & 0x1f;
+  const frac = h & 0x3ff;
+  if (exp === 0) return sign * frac * 2 ** -24;
+  if (exp === 0x1f) return frac ? NaN : sign * Infinity;
+  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
+}
