@@ -74,7 +74,6 @@ async function dawnAdapterNames(dawn: DawnModule): Promise<string[]> {
 export function defaultAdapterSource(): AdapterSource {
   const instances: GPU[] = [];
   let base: Promise<GPU | undefined> | undefined;
-  let candidates: Promise<GPUAdapter[]> | undefined;
 
   const baseGpu = (): Promise<GPU | undefined> => {
     base ??= (async () => {
@@ -88,34 +87,38 @@ export function defaultAdapterSource(): AdapterSource {
     return base;
   };
 
-  const listAll = (): Promise<GPUAdapter[]> => {
-    candidates ??= (async () => {
-      const found: GPUAdapter[] = [];
-      const seen = new Set<string>();
-      const add = (a: GPUAdapter | null): void => {
-        if (!a) return;
-        const id = adapterText(a);
-        if (seen.has(id)) return;
-        seen.add(id);
-        found.push(a);
-      };
-      if (!browserGpu() && isNode()) {
-        const dawn = await loadDawn();
-        for (const name of await dawnAdapterNames(dawn)) {
-          const gpu = dawn.create([`adapter=${name}`]);
-          instances.push(gpu);
-          add(await gpu.requestAdapter().catch(() => null));
-        }
-      }
-      const gpu = await baseGpu();
-      if (gpu) {
-        for (const o of [{ powerPreference: 'high-performance' }, { powerPreference: 'low-power' }, { forceFallbackAdapter: true }] as const) {
-          add(await gpu.requestAdapter(o).catch(() => null));
-        }
-      }
-      return found;
+  // Dawn instances per adapter name, made once; adapters are requested afresh each time
+  // (an adapter is consumed by the device made from it).
+  let named: Promise<GPU[]> | undefined;
+  const namedGpus = (): Promise<GPU[]> => {
+    named ??= (async () => {
+      if (browserGpu() || !isNode()) return [];
+      const dawn = await loadDawn();
+      const gpus = (await dawnAdapterNames(dawn)).map((name) => dawn.create([`adapter=${name}`]));
+      instances.push(...gpus);
+      return gpus;
     })();
-    return candidates;
+    return named;
+  };
+
+  const listAll = async (): Promise<GPUAdapter[]> => {
+    const found: GPUAdapter[] = [];
+    const seen = new Set<string>();
+    const add = (a: GPUAdapter | null): void => {
+      if (!a) return;
+      const id = adapterText(a);
+      if (seen.has(id)) return;
+      seen.add(id);
+      found.push(a);
+    };
+    for (const gpu of await namedGpus()) add(await gpu.requestAdapter().catch(() => null));
+    const gpu = await baseGpu();
+    if (gpu) {
+      for (const o of [{ powerPreference: 'high-performance' }, { powerPreference: 'low-power' }, { forceFallbackAdapter: true }] as const) {
+        add(await gpu.requestAdapter(o).catch(() => null));
+      }
+    }
+    return found;
   };
 
   const requestAdapter: RequestAdapter = async (device) => {
@@ -144,7 +147,7 @@ export function defaultAdapterSource(): AdapterSource {
     release() {
       instances.length = 0;
       base = undefined;
-      candidates = undefined;
+      named = undefined;
     },
   };
 }
