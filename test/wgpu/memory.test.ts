@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { Wgpu } from '../../src/backends/wgpu/backend.js';
 import { fromData, keep, random, tidy, Distribution, type Tensor } from '../../src/index.js';
-import type { Backend } from '../../src/backends/backend.js';
 import { describeGpu } from './gpu.js';
 
 describeGpu('GPU memory', () => {
@@ -14,7 +13,7 @@ describeGpu('GPU memory', () => {
   test('a 1,000-iteration training-style loop inside tidy keeps GPU bytes flat', async () => {
     const x = random(w, [32, 16], Distribution.Normal(0, 1));
     const target = random(w, [32, 4], Distribution.Normal(0, 1));
-    let weights: Tensor<Backend, 'float'> = keep(random(w, [16, 4], Distribution.Normal(0, 0.1)));
+    let weights: Tensor<Wgpu, 'float'> = keep(random(w, [16, 4], Distribution.Normal(0, 0.1)));
     const step = (): void => {
       const next = tidy(() => {
         const err = x.matmul(weights).sub(target);
