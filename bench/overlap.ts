@@ -1,0 +1,224 @@
+/**
+ * CPU/GPU overlap and router overhead (`npm run bench -- overlap [--quick]`; compiled:
+ * `node dist/bench/main.js overlap`).
+ *
+ * - Overlap: a CPU branch (a chain of matmuls on the worker pool) and a GPU branch (a chain of
+ *   matmuls on WebGPU), calibrated to similar durations, timed alone and together through one
+ *   Router<[Wgpu, Cpu]>. overlap = (T_cpu + T_gpu - T_both) / min(T_cpu, T_gpu), the Intel MPI
+ *   Benchmarks definition: 1 is perfect overlap, 0 is none (the branches ran one after the other).
+ * - Router overhead: ops/s of 1k-element adds through the router against the inner backend used
+ *   directly, on each device.
+ *
+ * Cases are interleaved round by round (order alternating) after a warm-up; medians are reported.
+ * Progress goes to stderr, the tables (markdown) to stdout.
+ */
+import os from 'node:os';
+import { pathToFileURL } from 'node:url';
+import type { Backend } from '../src/backends/backend.js';
+import { Cpu } from '../src/backends/cpu/backend.js';
+import { Wgpu } from '../src/backends/wgpu/backend.js';
+import { CpuDevice } from '../src/devices/cpu.js';
+import type { Device } from '../src/devices/device.js';
+import { MultiDevice } from '../src/devices/multi-device.js';
+import { WgpuDevice } from '../src/devices/wgpu.js';
+import { tidy } from '../src/memory/tidy.js';
+import { Router } from '../src/router/router.js';
+import { Distribution, fromData, random } from '../src/tensor/creation.js';
+import type { Tensor } from '../src/tensor/tensor.js';
+
+const log = (msg: string): void => void process.stderr.write(`[bench overlap] ${msg}\n`);
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Runs every case once per round, alternating the order; returns the times (ms) per case. */
+async function interleave(cases: ReadonlyArray<readonly [string, () => Promise<number>]>, rounds: number): Promise<Map<string, number[]>> {
+  const out = new Map<string, number[]>(cases.map(([n]) => [n, []]));
+  for (const [, run] of cases) await run(); // warm-up: pipelines, pool threads, JIT
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, run] of r % 2 ? [...cases].reverse() : cases) out.get(name)!.push(await run());
+  }
+  return out;
+}
+
+// ---- overlap ----------------------------------------------------------------------------------
+
+type R = Router<[Wgpu, Cpu]>;
+
+/** A chain of k matmuls x <- x a on `device`; `a` is row-stochastic-ish, so values stay bounded. Returns the ms to the result. */
+function chain(router: R, device: Device, n: number): (k: number) => Promise<number> {
+  const a = random(router, [n, n], Distribution.Uniform(0, 2 / n), { device });
+  return async (k) => {
+    const t0 = performance.now();
+    const out = tidy(() => {
+      let x: Tensor<R, 'float'> = a;
+      for (let i = 0; i < k; i++) x = x.matmul(a);
+      return x.sum();
+    });
+    await out.item();
+    out.dispose();
+    return performance.now() - t0;
+  };
+}
+
+/** The length of chain that takes about `ms`: grow until a run is long enough to time, then rescale twice at full length. */
+async function calibrate(run: (k: number) => Promise<number>, ms: number): Promise<number> {
+  const time = async (k: number): Promise<number> => Math.min(await run(k), await run(k));
+  await run(2);
+  let k = 4;
+  let t = await time(k);
+  while (t < ms / 4 && k < 4096) t = await time((k *= 4));
+  for (let i = 0; i < 2; i++) {
+    k = Math.max(1, Math.round((k * ms) / t));
+    t = await time(k);
+  }
+  return k;
+}
+
+/**
+ * The largest matmul size (128 to 4096) whose single product takes at most 1/16 of the branch:
+ * small enough on a software adapter, large enough that a fast GPU is not dispatch-bound.
+ */
+async function gpuSize(router: R, device: Device, branchMs: number): Promise<[number, (k: number) => Promise<number>]> {
+  let best: [number, (k: number) => Promise<number>] | undefined;
+  for (let n = 128; n <= 4096; n *= 2) {
+    const run = chain(router, device, n);
+    await run(1);
+    const t = median([await run(1), await run(1), await run(1)]);
+    if (best && t > branchMs / 16) break;
+    best = [n, run];
+  }
+  return best!;
+}
+
+interface OverlapResult {
+  tCpu: number;
+  tGpu: number;
+  tBoth: number;
+  overlap: number;
+  kCpu: number;
+  kGpu: number;
+  nCpu: number;
+  nGpu: number;
+}
+
+async function overlap(router: R, quick: boolean): Promise<OverlapResult> {
+  const [G, C] = [router.device(0, router.backends[0].defaultDevice()), router.device(1, CpuDevice.Cpu)];
+  const nCpu = 256;
+  const cpuRun = chain(router, C, nCpu);
+  const target = quick ? 150 : 400;
+  const kCpu = await calibrate(cpuRun, target);
+  const tc = median([await cpuRun(kCpu), await cpuRun(kCpu), await cpuRun(kCpu)]);
+  const [nGpu, gpuRun] = await gpuSize(router, G, tc);
+  const kGpu = await calibrate(gpuRun, tc);
+  log(`CPU branch: ${kCpu} matmuls of ${nCpu}^2; GPU branch: ${kGpu} matmuls of ${nGpu}^2`);
+  const both = async (): Promise<number> => {
+    const t0 = performance.now();
+    await Promise.all([cpuRun(kCpu), gpuRun(kGpu)]); // both chains are enqueued before either is awaited
+    return performance.now() - t0;
+  };
+  const times = await interleave(
+    [
+      ['cpu', () => cpuRun(kCpu)],
+      ['gpu', () => gpuRun(kGpu)],
+      ['both', both],
+    ],
+    quick ? 3 : 7,
+  );
+  const tCpu = median(times.get('cpu')!);
+  const tGpu = median(times.get('gpu')!);
+  const tBoth = median(times.get('both')!);
+  return { tCpu, tGpu, tBoth, overlap: (tCpu + tGpu - tBoth) / Math.min(tCpu, tGpu), kCpu, kGpu, nCpu, nGpu };
+}
+
+// ---- router overhead --------------------------------------------------------------------------
+
+/** ops/s of `n` independent 1k-element adds on `device` of backend `b` (until the last is done). */
+function addRate(b: Backend, device: Device, n: number): () => Promise<number> {
+  const x = fromData(b, new Float32Array(1024).fill(1), { device });
+  return async () => {
+    const t0 = performance.now();
+    let y: Tensor | undefined;
+    for (let i = 0; i < n; i++) {
+      y?.dispose();
+      y = x.add(x);
+    }
+    await y!.toData();
+    y!.dispose();
+    return (n / (performance.now() - t0)) * 1000;
+  };
+}
+
+interface OverheadRow {
+  device: string;
+  direct: number;
+  routed: number;
+  slower: number;
+}
+
+async function overhead(router: R, quick: boolean): Promise<OverheadRow[]> {
+  const rows: OverheadRow[] = [];
+  const targets: Array<[Backend, Device, Device, number]> = [
+    [router.backends[1], CpuDevice.Cpu, MultiDevice.B2(CpuDevice.Cpu), 20_000],
+    [router.backends[0], router.backends[0].defaultDevice(), MultiDevice.B1(router.backends[0].defaultDevice()), 4_000],
+  ];
+  for (const [inner, d, md, n] of targets) {
+    const direct = addRate(inner, d, n);
+    const routed = addRate(router, md, n);
+    const ratios: number[] = [];
+    const rd: number[] = [];
+    const rr: number[] = [];
+    await direct();
+    await routed();
+    for (let r = 0; r < (quick ? 9 : 31); r++) {
+      // Pairs alternate their order; the ratio of each pair cancels slow drifts of a shared machine.
+      const [a, b] = r % 2 ? [await routed(), await direct()].reverse() : [await direct(), await routed()];
+      rd.push(a!);
+      rr.push(b!);
+      ratios.push(b! / a!);
+    }
+    rows.push({ device: d.key, direct: median(rd), routed: median(rr), slower: 1 - median(ratios) });
+  }
+  return rows;
+}
+
+// ---- entry ------------------------------------------------------------------------------------
+
+export async function main(args: readonly string[] = []): Promise<void> {
+  const quick = args.includes('--quick');
+  let wgpu: Wgpu;
+  try {
+    wgpu = await Wgpu.create({ device: WgpuDevice.Default });
+  } catch (e) {
+    console.log(`overlap: no WebGPU adapter (${e instanceof Error ? e.message : String(e)}); nothing to measure`);
+    return;
+  }
+  const cpu = new Cpu();
+  const router = new Router([wgpu, cpu]);
+  const info = await wgpu.adapterInfo();
+  const adapter = info.description || `${info.vendor} ${info.architecture}`.trim() || 'unknown adapter';
+  log(`${router.name}: ${os.cpus().length} cores, pool of ${cpu.threads}, adapter '${adapter}'`);
+
+  const o = await overlap(router, quick);
+  log('router overhead');
+  const rows = await overhead(router, quick);
+
+  const ms = (x: number): string => x.toFixed(1);
+  console.log(`\n### Overlap (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, pool of ${cpu.threads} threads, adapter '${adapter}')\n`);
+  console.log('| branch | work | median ms |');
+  console.log('| --- | --- | --- |');
+  console.log(`| CPU alone | ${o.kCpu} chained matmuls ${o.nCpu}x${o.nCpu} on the pool | ${ms(o.tCpu)} |`);
+  console.log(`| GPU alone | ${o.kGpu} chained matmuls ${o.nGpu}x${o.nGpu} on WebGPU | ${ms(o.tGpu)} |`);
+  console.log(`| both at once | both chains enqueued, then awaited | ${ms(o.tBoth)} |`);
+  console.log(`\noverlap = (T_cpu + T_gpu - T_both) / min(T_cpu, T_gpu) = **${o.overlap.toFixed(2)}** (1 = perfect, 0 = serial)\n`);
+  console.log(`### Router overhead (1k-element adds, ops/s, median of interleaved pairs)\n`);
+  console.log('| device | inner backend directly | through router<wgpu, cpu> | router slower by |');
+  console.log('| --- | --- | --- | --- |');
+  for (const r of rows) console.log(`| ${r.device} | ${r.direct.toFixed(0)} | ${r.routed.toFixed(0)} | ${(100 * r.slower).toFixed(1)}% |`);
+  await router.close();
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main(process.argv.slice(2));
