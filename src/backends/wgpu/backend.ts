@@ -14,7 +14,7 @@ import { defaultAdapterSource, type AdapterSource, type RequestAdapter } from '.
 import { WgpuExecutor } from './executor.js';
 import type { MatmulKind } from './kernels/matmul.js';
 import type { GpuStorage } from './storage.js';
-import { DEFAULT_TILE, type MatmulTile } from './wgsl/matmul.js';
+import type { MatmulTile } from './wgsl/matmul.js';
 
 export interface WgpuOptions {
   /** The device `zeros(wgpu, ...)` and friends use when none is given (default WgpuDevice.Default). */
@@ -25,6 +25,7 @@ export interface WgpuOptions {
   batchSize?: number;
   /** 'naive' runs the 16 x 16 baseline matmul (for benchmarks). */
   matmul?: MatmulKind;
+  /** A fixed matmul tile; by default one is chosen per problem size. */
   matmulTile?: MatmulTile;
 }
 
@@ -36,7 +37,7 @@ export class Wgpu extends LocalBackend<WgpuDevice, GpuStorage> {
   private readonly defaultDev: WgpuDevice;
   private readonly batchSize: number;
   private readonly matmulKind: MatmulKind;
-  private readonly tile: MatmulTile;
+  private readonly tile: MatmulTile | undefined;
 
   constructor(options: WgpuOptions = {}) {
     super();
@@ -48,7 +49,7 @@ export class Wgpu extends LocalBackend<WgpuDevice, GpuStorage> {
     }
     this.batchSize = options.batchSize ?? 128;
     this.matmulKind = options.matmul ?? 'tiled';
-    this.tile = options.matmulTile ?? DEFAULT_TILE;
+    this.tile = options.matmulTile;
   }
 
   /** A backend whose default device is ready (rejects with a DeviceError when there is no adapter). */
