@@ -79,7 +79,8 @@ export function runExpression(ctx: GpuContext, e: Expr, inputs: readonly GpuStor
   const strides = inputs.map((s: Layout) => alignedStrides(s, shape));
   const modes = strides.map((s) => modeOf(s, shape));
   const rank = modes.includes('s') ? shape.length : 0;
-  const spec = { expr: e.expr, inputs: inputs.map((s) => s.dtype), out: out.dtype, modes, rank, scalars: e.scalars.map((s) => s.type) };
+  const vec4 = n % 4 === 0 && rank === 0 && inputs.every((s, k) => modes[k] !== 'c' || s.offset % 4 === 0);
+  const spec = { expr: e.expr, inputs: inputs.map((s) => s.dtype), out: out.dtype, modes, rank, scalars: e.scalars.map((s) => s.type), vec4 };
   const p = new Params();
   p.u(n);
   for (const s of inputs) p.u(s.offset);
@@ -93,7 +94,7 @@ export function runExpression(ctx: GpuContext, e: Expr, inputs: readonly GpuStor
       if (m === 's') p.us(strides[k]!);
     });
   }
-  ctx.dispatch(elementwiseProgram(spec), [...inputs.map((s) => s.buffer.gpu), out.buffer.gpu], p, grid(Math.ceil(n / EW_WORKGROUP), ctx.maxWorkgroupsPerDim));
+  ctx.dispatch(elementwiseProgram(spec), [...inputs.map((s) => s.buffer.gpu), out.buffer.gpu], p, grid(Math.ceil((vec4 ? n / 4 : n) / EW_WORKGROUP), ctx.maxWorkgroupsPerDim));
 }
 
 export const elementwiseKernel: GpuKernel<OpName> = {

@@ -21,6 +21,8 @@ export interface ElementwiseSpec {
   /** The output rank (used by strided inputs). */
   readonly rank: number;
   readonly scalars: readonly ScalarType[];
+  /** Four elements per invocation through vec4 loads and stores (no strided inputs, n and offsets multiples of 4). */
+  readonly vec4: boolean;
 }
 
 export const EW_WORKGROUP = 256;
@@ -41,11 +43,12 @@ export function elementwiseLayout(spec: Pick<ElementwiseSpec, 'inputs' | 'modes'
 }
 
 export function elementwiseProgram(spec: ElementwiseSpec): Program {
-  const key = `ew|${spec.expr}|${spec.inputs.join(',')}|${spec.out}|${spec.modes.join('')}|${spec.rank}|${spec.scalars.join(',')}`;
+  const key = `ew|${spec.expr}|${spec.inputs.join(',')}|${spec.out}|${spec.modes.join('')}|${spec.rank}|${spec.scalars.join(',')}|${spec.vec4 ? 'v4' : 's'}`;
   return {
     key,
     bindings: [...spec.inputs.map(() => 'read' as const), 'write'],
     source: () => {
+      if (spec.vec4) return vec4Source(spec);
       const L = elementwiseLayout(spec);
       const decls: BindingDecl[] = spec.inputs.map((d, k) => ({ name: `x${k}`, type: wgslType(d), kind: 'read' }));
       decls.push({ name: 'y', type: wgslType(spec.out), kind: 'write' });
@@ -67,4 +70,26 @@ export function elementwiseProgram(spec: ElementwiseSpec): Program {
       return `${PRELUDE}\n${header(decls)}\n${linearEntry(EW_WORKGROUP, lines.join('\n'))}\n`;
     },
   };
+}
+
+/** The vec4 form: invocation q handles elements 4q..4q+3, evaluating the scalar expression per lane. */
+function vec4Source(spec: ElementwiseSpec): string {
+  const L = elementwiseLayout(spec);
+  const decls: BindingDecl[] = spec.inputs.map((d, k) => ({ name: `x${k}`, type: spec.modes[k] === 'c' ? `vec4<${wgslType(d)}>` : wgslType(d), kind: 'read' }));
+  decls.push({ name: 'y', type: `vec4<${wgslType(spec.out)}>`, kind: 'write' });
+  const lines = ['  if (i * 4u >= pu(0u)) { return; }'];
+  spec.modes.forEach((m, k) => {
+    lines.push(m === 'c' ? `  let v${k} = x${k}[pu(${L.offsets + k}u) / 4u + i];` : `  let s${k} = x${k}[pu(${L.offsets + k}u)];`);
+  });
+  spec.scalars.forEach((t, j) => {
+    const at = `${L.scalars + j}u`;
+    lines.push(`  let p${j} = ${t === 'f32' ? `pf(${at})` : t === 'i32' ? `pi(${at})` : `pu(${at})`};`);
+  });
+  lines.push(`  var r: vec4<${wgslType(spec.out)}>;`);
+  for (const lane of ['x', 'y', 'z', 'w']) {
+    const lets = spec.modes.map((m, k) => `let ${VARS[k]} = ${m === 'c' ? `v${k}.${lane}` : `s${k}`};`).join(' ');
+    lines.push(`  { ${lets} r.${lane} = ${spec.expr}; }`);
+  }
+  lines.push('  y[i] = r;');
+  return `${PRELUDE}\n${header(decls)}\n${linearEntry(EW_WORKGROUP, lines.join('\n'))}\n`;
 }
