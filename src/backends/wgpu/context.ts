@@ -165,9 +165,13 @@ export class GpuContext {
     return enc;
   }
 
-  /** A flag slot for an op that checks indices; the fault fails with `error(index)` if the kernel sets it. */
+  /**
+   * A flag slot for an op that checks indices; the fault fails with `error(index)` if the kernel
+   * sets it. Call it right before the op's checking dispatch.
+   */
   indexCheck(error: (index: number) => SwitchyardError): number {
-    if (this.flagFaults.length >= FLAG_SLOTS) this.flush();
+    // The checking dispatch must land in the batch that reads the flag back: keep an arena slot for it.
+    if (this.flagFaults.length >= FLAG_SLOTS || this.slot >= ARENA_SLOTS - 1) this.flush();
     if (this.flagFaults.length === 0) this.commands().clearBuffer(this.flags);
     const fault = this.track(new Fault());
     this.opFaults.push(fault);
