@@ -294,6 +294,12 @@ export class GpuContext {
   // ---- memory ----------------------------------------------------------------------------
 
   alloc(bytes: number): GpuBuffer {
+    if (bytes > this.maxBinding) {
+      throw new KernelError(`a tensor of ${bytes} bytes exceeds this adapter's largest storage binding (${this.maxBinding} bytes)`, {
+        op: 'alloc',
+        hint: 'split the tensor (chunk / narrow), or use an adapter with a larger maxStorageBufferBindingSize',
+      });
+    }
     return this.pool.acquire(bytes);
   }
 
