@@ -1,6 +1,6 @@
 /**
- * CPU/GPU overlap and router overhead (`npm run bench -- overlap [--quick]`; compiled:
- * `node dist/bench/main.js overlap`).
+ * CPU/GPU overlap and router overhead (`npm run bench -- overlap [--quick] [--threads n]`; compiled:
+ * `node dist/bench/main.js overlap`; `--threads n` sets the pool size, default the cores).
  *
  * - Overlap: a CPU branch (a chain of matmuls on the worker pool) and a GPU branch (a chain of
  *   matmuls on WebGPU), calibrated to similar durations, timed alone and together through one
@@ -98,6 +98,9 @@ interface OverlapResult {
   tCpu: number;
   tGpu: number;
   tBoth: number;
+  /** In the run together: when each branch had its result (ms from the start). */
+  cpuEnd: number;
+  gpuEnd: number;
   overlap: number;
   kCpu: number;
   kGpu: number;
@@ -105,9 +108,8 @@ interface OverlapResult {
   nGpu: number;
 }
 
-async function overlap(router: R, quick: boolean): Promise<OverlapResult> {
+async function overlap(router: R, quick: boolean, nCpu: number): Promise<OverlapResult> {
   const [G, C] = [router.device(0, router.backends[0].defaultDevice()), router.device(1, CpuDevice.Cpu)];
-  const nCpu = 256;
   const cpuRun = chain(router, C, nCpu);
   const target = quick ? 150 : 400;
   const kCpu = await calibrate(cpuRun, target);
@@ -115,9 +117,11 @@ async function overlap(router: R, quick: boolean): Promise<OverlapResult> {
   const [nGpu, gpuRun] = await gpuSize(router, G, tc);
   const kGpu = await calibrate(gpuRun, tc);
   log(`CPU branch: ${kCpu} matmuls of ${nCpu}^2; GPU branch: ${kGpu} matmuls of ${nGpu}^2`);
+  const ends: Array<[number, number]> = [];
   const both = async (): Promise<number> => {
     const t0 = performance.now();
-    await Promise.all([cpuRun(kCpu), gpuRun(kGpu)]); // both chains are enqueued before either is awaited
+    const [c, g] = await Promise.all([cpuRun(kCpu), gpuRun(kGpu)]); // both chains are enqueued before either is awaited
+    ends.push([c, g]);
     return performance.now() - t0;
   };
   const times = await interleave(
@@ -131,7 +135,9 @@ async function overlap(router: R, quick: boolean): Promise<OverlapResult> {
   const tCpu = median(times.get('cpu')!);
   const tGpu = median(times.get('gpu')!);
   const tBoth = median(times.get('both')!);
-  return { tCpu, tGpu, tBoth, overlap: (tCpu + tGpu - tBoth) / Math.min(tCpu, tGpu), kCpu, kGpu, nCpu, nGpu };
+  const cpuEnd = median(ends.map((e) => e[0]));
+  const gpuEnd = median(ends.map((e) => e[1]));
+  return { tCpu, tGpu, tBoth, cpuEnd, gpuEnd, overlap: (tCpu + tGpu - tBoth) / Math.min(tCpu, tGpu), kCpu, kGpu, nCpu, nGpu };
 }
 
 // ---- router overhead --------------------------------------------------------------------------
@@ -189,6 +195,8 @@ async function overhead(router: R, quick: boolean): Promise<OverheadRow[]> {
 
 export async function main(args: readonly string[] = []): Promise<void> {
   const quick = args.includes('--quick');
+  const t = args.indexOf('--threads');
+  const threads = t >= 0 ? Number(args[t + 1]) : undefined;
   let wgpu: Wgpu;
   try {
     wgpu = await Wgpu.create({ device: WgpuDevice.Default });
@@ -196,24 +204,28 @@ export async function main(args: readonly string[] = []): Promise<void> {
     console.log(`overlap: no WebGPU adapter (${e instanceof Error ? e.message : String(e)}); nothing to measure`);
     return;
   }
-  const cpu = new Cpu();
+  const cpu = new Cpu(threads === undefined ? {} : { threads });
   const router = new Router([wgpu, cpu]);
   const info = await wgpu.adapterInfo();
   const adapter = info.description || `${info.vendor} ${info.architecture}`.trim() || 'unknown adapter';
   log(`${router.name}: ${os.cpus().length} cores, pool of ${cpu.threads}, adapter '${adapter}'`);
 
-  const o = await overlap(router, quick);
+  // Two CPU op sizes: a long chain of small matmuls needs the main thread between every op
+  // (dispatching pool tasks), a short chain of large ones hardly at all.
+  const results: OverlapResult[] = [];
+  for (const n of quick ? [256] : [256, 512]) results.push(await overlap(router, quick, n));
   log('router overhead');
-  const rows = await overhead(router, quick);
+  const rows = args.includes('--overlap-only') ? [] : await overhead(router, quick);
 
   const ms = (x: number): string => x.toFixed(1);
   console.log(`\n### Overlap (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, pool of ${cpu.threads} threads, adapter '${adapter}')\n`);
-  console.log('| branch | work | median ms |');
-  console.log('| --- | --- | --- |');
-  console.log(`| CPU alone | ${o.kCpu} chained matmuls ${o.nCpu}x${o.nCpu} on the pool | ${ms(o.tCpu)} |`);
-  console.log(`| GPU alone | ${o.kGpu} chained matmuls ${o.nGpu}x${o.nGpu} on WebGPU | ${ms(o.tGpu)} |`);
-  console.log(`| both at once | both chains enqueued, then awaited | ${ms(o.tBoth)} |`);
-  console.log(`\noverlap = (T_cpu + T_gpu - T_both) / min(T_cpu, T_gpu) = **${o.overlap.toFixed(2)}** (1 = perfect, 0 = serial)\n`);
+  console.log('| CPU branch (pool) | GPU branch (WebGPU) | T_cpu ms | T_gpu ms | T_both ms (CPU done, GPU done) | overlap |');
+  console.log('| --- | --- | --- | --- | --- | --- |');
+  for (const o of results) {
+    const work = (k: number, n: number): string => `${k} chained matmuls ${n}x${n}`;
+    console.log(`| ${work(o.kCpu, o.nCpu)} | ${work(o.kGpu, o.nGpu)} | ${ms(o.tCpu)} | ${ms(o.tGpu)} | ${ms(o.tBoth)} (${ms(o.cpuEnd)}, ${ms(o.gpuEnd)}) | **${o.overlap.toFixed(2)}** |`);
+  }
+  console.log('\noverlap = (T_cpu + T_gpu - T_both) / min(T_cpu, T_gpu): 1 = perfect, 0 = serial; medians of interleaved rounds\n');
   console.log(`### Router overhead (1k-element adds, ops/s, median of interleaved pairs)\n`);
   console.log('| device | inner backend directly | through router<wgpu, cpu> | router slower by |');
   console.log('| --- | --- | --- | --- |');
