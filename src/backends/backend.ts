@@ -57,7 +57,7 @@ export function commonDevice(op: string, inputs: readonly Handle[]): Device | un
       throw new DeviceError(`inputs live on different devices (${first!.key} and ${h.device.key})`, {
         op,
         devices: [first!.key, h.device.key],
-        hint: `move one input first, e.g. await t.toDevice(${JSON.stringify(first!.key)}); nothing moves between devices silently`,
+        hint: `move one input first with t.toDevice(device) (through a Router over both backends); nothing moves between devices silently`,
       });
     }
   }
