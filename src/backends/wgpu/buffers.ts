@@ -48,12 +48,28 @@ export class BufferPool {
     return new BufferPool(device, BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST, maxBinding, maxPooledBytes);
   }
 
+  /**
+   * Buffers freed and handed out again inside the open batch. Dispatches in one batch run in
+   * order, so a kernel may write such a buffer; a queue upload may not (it would run before
+   * the batch's earlier readers): `upload` submits the batch first for these.
+   */
+  readonly reusedInBatch = new Set<GPUBuffer>();
+
   acquire(bytes: number): GpuBuffer {
     const size = sizeClass(Math.max(bytes, 4), this.maxClass);
     const list = this.free.get(size);
     let gpu = list?.pop();
     if (gpu) this.pooledBytes -= size;
-    else gpu = this.device.createBuffer({ size, usage: this.usage });
+    else {
+      // Reuse within the batch (a loop of large ops would otherwise create a buffer per op).
+      const w = this.waiting.findIndex((b) => b.size === size);
+      if (w >= 0) {
+        gpu = this.waiting[w]!.gpu;
+        this.waiting.splice(w, 1);
+        this.waitingBytes -= size;
+        this.reusedInBatch.add(gpu);
+      } else gpu = this.device.createBuffer({ size, usage: this.usage });
+    }
     this.liveBytes += size;
     this.liveBuffers++;
     return { gpu, size, refs: 1 };
@@ -71,6 +87,7 @@ export class BufferPool {
 
   /** Called after each submit: buffers freed during the batch become reusable. */
   commit(): void {
+    this.reusedInBatch.clear();
     const w = this.waiting;
     this.waiting = [];
     this.waitingBytes = 0;

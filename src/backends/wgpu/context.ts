@@ -232,6 +232,7 @@ export class GpuContext {
 
   /** Host data into a buffer (ordered before the open batch's commands: the buffer must be fresh). */
   upload(buffer: GPUBuffer, data: ArrayBufferView): void {
+    if (this.pool.reusedInBatch.has(buffer)) this.flush();
     this.openBatch();
     this.touch();
     this.device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
