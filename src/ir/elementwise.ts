@@ -48,7 +48,7 @@ export const UNARY = {
   tanh: { kinds: F, out: 'same', js: 'Math.tanh(a)', wgsl: 'sy_tanh(a)' },
   erf: { kinds: F, out: 'same', js: 'erf(a)', wgsl: 'sy_erf(a)' },
   sigmoid: { kinds: F, out: 'same', js: '1 / (1 + Math.exp(-a))', wgsl: 'sy_sigmoid(a)' },
-  relu: { kinds: FI, out: 'same', js: 'a < 0 ? 0 : a', jsInt: 'a < 0 ? 0 : a', wgsl: 'select(a, 0.0, a < 0.0)', wgslInt: 'max(a, 0)' },
+  relu: { kinds: FI, out: 'same', js: 'a < 0 ? 0 : a', jsInt: 'a < 0 ? 0 : a', wgsl: 'select(select(a, 0.0, a < 0.0), a, sy_nan_b(a))', wgslInt: 'max(a, 0)' }, // NVIDIA folds the plain select into max(a, 0), losing NaN
   gelu: { kinds: F, out: 'same', js: '0.5 * a * (1 + erf(a * 0.7071067811865476))', wgsl: '0.5 * a * (1.0 + sy_erf(a * 0.7071067811865476))' },
   recip: { kinds: F, out: 'same', js: '1 / a', wgsl: '1.0 / a' },
   square: { kinds: FI, out: 'same', js: 'a * a', jsInt: 'Math.imul(a, a)', wgsl: 'a * a', wgslInt: 'a * a' },

@@ -21,6 +21,7 @@ export interface CpuExecutorOptions {
 
 /** How long a blocked main thread waits for a worker to pick up / finish a task (caller-runs backpressure). */
 const PICKUP_MS = 50;
+const CHUNKS_PER_TASK = 4;
 const RUN_MS = 30_000;
 
 export class CpuExecutor implements Executor<CpuStorage> {
@@ -97,23 +98,27 @@ export class CpuExecutor implements Executor<CpuStorage> {
   private onPool(record: OpRecord, inputs: readonly CpuStorage[], outputs: CpuStorage[], units: number, parts: number): PendingResult<CpuStorage> {
     const wireIn = inputs.map((s) => toWire(s.view, s.dtype));
     const wireOut = outputs.map((s) => toWire(s.view, s.dtype));
+    // Work stealing: the range is cut into CHUNKS_PER_TASK chunks per task and every task takes
+    // the next chunk from one shared counter, so a worker slowed by a busy core (the GPU's
+    // feeder thread, another process) does less of the op instead of holding it up.
     const slots: number[] = [];
-    const runs: Array<Promise<unknown>> = [];
     for (let p = 0; p < parts; p++) {
-      const lo = Math.floor((units * p) / parts);
-      const hi = Math.floor((units * (p + 1)) / parts);
       const slot = this.pool.claimSlot();
-      if (slot === undefined) {
-        // Out of flag slots: run this range here rather than wait.
-        const k = kernelFor(record.op)!;
-        k.run(record, inputs.map((s) => s.view), outputs.map((s) => s.view), lo, hi);
-        continue;
-      }
-      slots.push(slot);
+      if (slot !== undefined) slots.push(slot);
+    }
+    if (slots.length === 0) {
+      // Out of flag slots: run it here rather than wait.
+      kernelFor(record.op)!.run(record, inputs.map((s) => s.view), outputs.map((s) => s.view), 0, units);
+      return { promise: Promise.resolve({ outputs, where: 'inline' }) };
+    }
+    const chunks = Math.min(units, slots.length * CHUNKS_PER_TASK);
+    const counter = slots[0]!;
+    Atomics.store(this.pool.counters, counter, 0);
+    const runs: Array<Promise<unknown>> = slots.map((slot) => {
       const crash = this.crashNextPoolTask;
       this.crashNextPoolTask = false;
-      runs.push(this.pool.run({ record, inputs: wireIn, outputs: wireOut, lo, hi, slot, ...(crash ? { crash } : {}) }));
-    }
+      return this.pool.run({ record, inputs: wireIn, outputs: wireOut, lo: 0, hi: units, chunks, counter, slot, ...(crash ? { crash } : {}) });
+    });
     const result: ExecResult<CpuStorage> = { outputs, where: 'pool' };
     const done = Promise.allSettled(runs).then((settled) => {
       for (const s of slots) this.pool.releaseSlot(s);

@@ -19,6 +19,8 @@ const SLOTS = 4096;
 export class CpuPool {
   readonly size: number;
   readonly flags = new Int32Array(new SharedArrayBuffer(SLOTS * 4));
+  /** Per-op chunk counters for work stealing (indexed by the op's first flag slot). */
+  readonly counters = new Int32Array(new SharedArrayBuffer(SLOTS * 4));
   private readonly freeSlots: number[] = Array.from({ length: SLOTS }, (_, i) => SLOTS - 1 - i);
   private piscina: Promise<PiscinaLike> | undefined;
   /** Set once started, so tasks are posted synchronously (a blocked main thread can then wait for them). */
@@ -59,9 +61,9 @@ export class CpuPool {
   }
   private readonly running = new Set<Promise<unknown>>();
 
-  run(task: Omit<PoolTask, 'flags'>): Promise<unknown> {
+  run(task: Omit<PoolTask, 'flags' | 'counters'>): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('the CPU worker pool was closed'));
-    const p = this.ready ? this.ready.run({ ...task, flags: this.flags }) : this.start().then((pool) => pool.run({ ...task, flags: this.flags }));
+    const p = this.ready ? this.ready.run({ ...task, flags: this.flags, counters: this.counters }) : this.start().then((pool) => pool.run({ ...task, flags: this.flags, counters: this.counters }));
     this.running.add(p);
     const settle = () => this.running.delete(p);
     p.then(settle, settle);

@@ -12,8 +12,13 @@ export interface PoolTask {
   readonly record: OpRecord;
   readonly inputs: readonly WireView[];
   readonly outputs: readonly WireView[];
+  /** The op's whole range of units, cut into `chunks` equal chunks. */
   readonly lo: number;
   readonly hi: number;
+  readonly chunks: number;
+  /** Index into `counters`: the next chunk to take, shared by every task of the op. */
+  readonly counter: number;
+  readonly counters: Int32Array;
   readonly flags: Int32Array;
   readonly slot: number;
   /** Test hook: the worker exits mid-task, as a crashing kernel would. */
@@ -32,9 +37,18 @@ export default function runTask(task: PoolTask): number {
     if (task.crash) process.exit(70);
     const kernel = kernelFor(task.record.op);
     if (!kernel) throw new Error(`no CPU kernel for ${task.record.op}`);
-    kernel.run(task.record, task.inputs.map(fromWire), task.outputs.map(fromWire), task.lo, task.hi);
+    const ins = task.inputs.map(fromWire);
+    const outs = task.outputs.map(fromWire);
+    const span = task.hi - task.lo;
+    let done = 0;
+    for (let c = Atomics.add(task.counters, task.counter, 1); c < task.chunks; c = Atomics.add(task.counters, task.counter, 1)) {
+      const lo = task.lo + Math.floor((span * c) / task.chunks);
+      const hi = task.lo + Math.floor((span * (c + 1)) / task.chunks);
+      kernel.run(task.record, ins, outs, lo, hi);
+      done += hi - lo;
+    }
     Atomics.store(task.flags, task.slot, 1);
-    return task.hi - task.lo;
+    return done;
   } catch (e) {
     Atomics.store(task.flags, task.slot, 2);
     throw e;
