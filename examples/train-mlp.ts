@@ -171,6 +171,8 @@ function progress(epoch: number, step: number, steps: number, loss: number, acc:
   else if (step === steps) console.log(line);
 }
 
+const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
 /** A loss curve (raw per step, and a moving average) as a standalone SVG. */
 function lossSvg(losses: readonly number[], stepsPerEpoch: number, title: string): string {
   const W = 720;
@@ -190,7 +192,7 @@ function lossSvg(losses: readonly number[], stepsPerEpoch: number, title: string
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12">`,
     `<rect width="${W}" height="${H}" fill="white"/>`,
-    `<text x="${W / 2}" y="20" text-anchor="middle" font-size="14">${title}</text>`,
+    `<text x="${W / 2}" y="20" text-anchor="middle" font-size="14">${escapeXml(title)}</text>`,
     ...ticks.map((v) => `<line x1="${m.l}" x2="${W - m.r}" y1="${y(v)}" y2="${y(v)}" stroke="#eee"/><text x="${m.l - 6}" y="${y(v) + 4}" text-anchor="end">${v.toFixed(2)}</text>`),
     ...epochs.map((i) => `<line x1="${x(i)}" x2="${x(i)}" y1="${m.t}" y2="${H - m.b}" stroke="#ddd" stroke-dasharray="3,3"/><text x="${x(i)}" y="${H - m.b + 16}" text-anchor="middle">${i / stepsPerEpoch}</text>`),
     `<path d="${path(losses)}" fill="none" stroke="#9bc1e8" stroke-width="1"/>`,
