@@ -1,6 +1,6 @@
 /** Optimizers keyed by ParamId, gradient clipping, and gradients by parameter. */
 export { Optimizer, type OptimizerOptions, type OptimizerRecord, type ParamState } from './optimizer.js';
-export { Sgd, type SgdOptions } from './sgd.js';
+export { SGD, type SGDOptions } from './sgd.js';
 export { Adam, AdamW, type AdamOptions } from './adam.js';
 export { ParamGrads, type ParamGradsRecord } from './param-grads.js';
 export { clipGradNorm } from './clip.js';

@@ -3,7 +3,7 @@ import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
 
-export interface SgdOptions extends OptimizerOptions {
+export interface SGDOptions extends OptimizerOptions {
   lr: number;
   momentum?: number;
   dampening?: number;
@@ -11,14 +11,14 @@ export interface SgdOptions extends OptimizerOptions {
   nesterov?: boolean;
 }
 
-export class Sgd<B extends Backend = Backend> extends Optimizer<B> {
+export class SGD<B extends Backend = Backend> extends Optimizer<B> {
   readonly kind = 'sgd';
   readonly momentum: number;
   readonly dampening: number;
   readonly weightDecay: number;
   readonly nesterov: boolean;
 
-  constructor(options: SgdOptions) {
+  constructor(options: SGDOptions) {
     super(options.lr, options);
     this.momentum = options.momentum ?? 0;
     this.dampening = options.dampening ?? 0;

@@ -11,7 +11,7 @@ import { Adam, AdamW } from '../../src/optim/adam.js';
 import { clipGradNorm } from '../../src/optim/clip.js';
 import type { Optimizer } from '../../src/optim/optimizer.js';
 import { ParamGrads } from '../../src/optim/param-grads.js';
-import { Sgd } from '../../src/optim/sgd.js';
+import { SGD } from '../../src/optim/sgd.js';
 import { Router } from '../../src/router/router.js';
 import { fromData } from '../../src/tensor/creation.js';
 
@@ -94,12 +94,12 @@ const adamRule = (lr: number, b1: number, b2: number, eps: number, wd: number, d
 };
 
 describe('SGD', () => {
-  it('plain', async () => expectClose(await run(new Sgd({ lr: 0.1 }), 3), reference(sgdRule(0.1, 0, 0, 0, false), 3)));
+  it('plain', async () => expectClose(await run(new SGD({ lr: 0.1 }), 3), reference(sgdRule(0.1, 0, 0, 0, false), 3)));
   it('with momentum, dampening and weight decay', async () => {
-    expectClose(await run(new Sgd({ lr: 0.05, momentum: 0.9, dampening: 0.1, weightDecay: 0.01 }), 3), reference(sgdRule(0.05, 0.9, 0.1, 0.01, false), 3));
+    expectClose(await run(new SGD({ lr: 0.05, momentum: 0.9, dampening: 0.1, weightDecay: 0.01 }), 3), reference(sgdRule(0.05, 0.9, 0.1, 0.01, false), 3));
   });
   it('Nesterov', async () => {
-    expectClose(await run(new Sgd({ lr: 0.05, momentum: 0.8, nesterov: true }), 3), reference(sgdRule(0.05, 0.8, 0, 0, true), 3));
+    expectClose(await run(new SGD({ lr: 0.05, momentum: 0.8, nesterov: true }), 3), reference(sgdRule(0.05, 0.8, 0, 0, true), 3));
   });
 });
 
@@ -130,13 +130,13 @@ describe('optimizer state', () => {
     const g = gradsFor(m, 2);
     second.step(m, g);
     expectClose([Array.from((await m.a.value.toData()).values), Array.from((await m.b.value.toData()).values)], expected);
-    expect(() => new Sgd<AD>({ lr: 1 }).loadState(moved, m)).toThrow(/kind 'adam'/);
+    expect(() => new SGD<AD>({ lr: 1 }).loadState(moved, m)).toThrow(/kind 'adam'/);
   });
 
   it('keeps parameters leaves that require grad after a step', () => {
     const m = model();
     const g = gradsFor(m, 0);
-    new Sgd<AD>({ lr: 0.1 }).step(m, g);
+    new SGD<AD>({ lr: 0.1 }).step(m, g);
     expect(m.a.value.requiresGrad).toBe(true);
   });
 });
@@ -155,8 +155,8 @@ describe('gradients by ParamId', () => {
     const rec = await gradsFor(m, 0).toRecord();
     const moved = structuredClone(rec, { transfer: transferables(rec) });
     const g = ParamGrads.fromRecord(ad, moved);
-    expectClose(await run(new Sgd({ lr: 0.1 }), 0, m), [A0, B0.flat()]);
-    new Sgd<AD>({ lr: 0.1 }).step(m, g);
+    expectClose(await run(new SGD({ lr: 0.1 }), 0, m), [A0, B0.flat()]);
+    new SGD<AD>({ lr: 0.1 }).step(m, g);
     expectClose([Array.from((await m.a.value.toData()).values), Array.from((await m.b.value.toData()).values)], reference(sgdRule(0.1, 0, 0, 0, false), 1));
   });
 
@@ -171,7 +171,7 @@ describe('gradients by ParamId', () => {
     const m = new Two(p, new Param(fromData(ar, [0], { device: onA })));
     const g = new ParamGrads<typeof ar>();
     g.set(p.id, fromData(ar, [10, 20], { device: onB }));
-    new Sgd<typeof ar>({ lr: 0.1 }).step(m, g);
+    new SGD<typeof ar>({ lr: 0.1 }).step(m, g);
     expect(p.value.device.key).toBe(onA.key);
     expect(Array.from((await p.value.toData()).values)).toEqual([0, 0]);
     await ar.close();
@@ -200,6 +200,6 @@ describe('clipGradNorm', () => {
   it('as an optimizer option', async () => {
     const total = (t: number) => Math.sqrt([...GA[t]!, ...GB[t]!].reduce((s, v) => s + v * v, 0));
     const clipped: Rule = (p, g, _s, t) => p - 0.1 * g * Math.min(1, 0.3 / (total(t - 1) + 1e-6));
-    expectClose(await run(new Sgd({ lr: 0.1, clipNorm: 0.3 }), 3), reference(clipped, 3));
+    expectClose(await run(new SGD({ lr: 0.1, clipNorm: 0.3 }), 3), reference(clipped, 3));
   });
 });
