@@ -1,0 +1,638 @@
+/**
+ * The CPU benchmark (`npm run bench -- cpu [--quick] [--no-sweep]`): one table from one run.
+ *
+ * - matmul GFLOP/s at 256, 512 and 1024 for Switchyard inline (`new Cpu({ threads: 0 })`) and on
+ *   the worker pool (`new Cpu()`, threads = cores), beside TensorFlow.js's `cpu` and `wasm`
+ *   backends on the same inputs in the same process;
+ * - the GELU chain `x * (erf(x / sqrt2) + 1) / 2` as five separate ops on 16M floats, in ms;
+ * - scheduler overhead per tiny op (16 floats): queued -> done from `events$`, and wall time per op
+ *   of a chain of 10k dependent adds;
+ * - a sweep around the inline threshold: elementwise add and matmul, inline vs always-pool.
+ *
+ * Every comparison interleaves its cases round by round (A B C D, then D C B A, ...) after a
+ * warm-up, and reports medians: the machine is shared and noisy. Progress goes to stderr, the
+ * tables (markdown) to stdout.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import * as tf from '@tensorflow/tfjs-core';
+import '@tensorflow/tfjs-backend-cpu';
+import { getThreadsCount, setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+import { Cpu, CpuDevice, DEFAULT_INLINE_THRESHOLD, fromData, full, memory, random, scheduler, Distribution, type OpEvent, type Tensor } from '../src/index.js';
+
+type Ours = Tensor<Cpu, 'float'>;
+
+interface Options {
+  quick: boolean;
+  sweep: boolean;
+}
+
+// ---- small helpers ---------------------------------------------------------------------------
+
+function median(xs: readonly number[]): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+function quantile(xs: readonly number[], q: number): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+}
+
+function f(x: number, digits = 1): string {
+  if (!Number.isFinite(x)) return 'n/a';
+  return x.toFixed(digits);
+}
+
+function log(msg: string): void {
+  process.stderr.write(`[bench cpu] ${msg}\n`);
+}
+
+/** Busy CPU seconds of the whole machine so far (Linux /proc/stat; undefined elsewhere). */
+function machineBusySeconds(): number | undefined {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
+    const v = line.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal ...
+    const busy = (v[0] ?? 0) + (v[1] ?? 0) + (v[2] ?? 0) + (v[5] ?? 0) + (v[6] ?? 0) + (v[7] ?? 0);
+    return busy / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Measures how many cores other processes kept busy while a section ran: machine busy time minus
+ * this process's own CPU time (all its threads), over the wall time.
+ */
+function foreignLoad(): () => number {
+  const m0 = machineBusySeconds();
+  const u0 = process.cpuUsage();
+  const t0 = performance.now();
+  return () => {
+    const m1 = machineBusySeconds();
+    if (m0 === undefined || m1 === undefined) return NaN;
+    const u = process.cpuUsage(u0);
+    const own = (u.user + u.system) / 1e6;
+    const wall = (performance.now() - t0) / 1000;
+    return Math.max(0, (m1 - m0 - own) / wall);
+  };
+}
+
+const foreign: Array<[string, number]> = [];
+
+/** Runs a section and records the other processes' load during it. */
+async function section<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const stop = foreignLoad();
+  const r = await fn();
+  const l = stop();
+  foreign.push([name, l]);
+  log(`${name}: other processes kept ${f(l, 2)} cores busy`);
+  return r;
+}
+
+interface Case {
+  readonly name: string;
+  /** One measurement, in ms. */
+  run(): Promise<number>;
+}
+
+/** Runs `warmup` then `rounds` rounds of every case, alternating the order each round; returns the times per case. */
+async function interleave(cases: readonly Case[], rounds: number, warmup = 1): Promise<Map<string, number[]>> {
+  const out = new Map<string, number[]>(cases.map((c) => [c.name, []]));
+  for (let w = 0; w < warmup; w++) for (const c of cases) await c.run();
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 === 0 ? cases : [...cases].reverse();
+    for (const c of order) out.get(c.name)!.push(await c.run());
+  }
+  return out;
+}
+
+function spread(xs: readonly number[]): string {
+  if (xs.length === 0) return 'n/a';
+  return `${f(Math.min(...xs), 2)} / ${f(median(xs), 2)} / ${f(Math.max(...xs), 2)} (n=${xs.length})`;
+}
+
+/** Deterministic uniform [-1, 1) data shared by every backend. */
+function data(n: number, seed: number): Float32Array {
+  const a = new Float32Array(n);
+  let s = seed >>> 0 || 1;
+  for (let i = 0; i < n; i++) {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    a[i] = ((s >>> 0) / 2 ** 32) * 2 - 1;
+  }
+  return a;
+}
+
+/**
+ * Waits for a tensor without copying it out: reads a one-element view of it. (A full read would
+ * copy into a fresh array, and first-touching fresh memory costs about 3.7 ms/MB on this VM.)
+ */
+async function settle(t: Ours): Promise<void> {
+  const flat = t.rank === 1 ? t : t.reshape([t.size]);
+  const first = flat.slice([[0, Math.min(1, t.size)]]);
+  if (flat !== t) flat.dispose();
+  await first.toData();
+  first.dispose();
+}
+
+// ---- TensorFlow.js -------------------------------------------------------------------------------
+
+interface TfInfo {
+  cpu: boolean;
+  wasm: boolean;
+  wasmNote: string;
+}
+
+async function initTf(): Promise<TfInfo> {
+  const info: TfInfo = { cpu: false, wasm: false, wasmNote: '' };
+  tf.env().set('PROD', true);
+  info.cpu = (await tf.setBackend('cpu')) && tf.getBackend() === 'cpu';
+  try {
+    const require = createRequire(import.meta.url);
+    const dir = path.join(path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'dist') + path.sep;
+    setWasmPaths(dir);
+    const ok = await tf.setBackend('wasm');
+    await tf.ready();
+    if (!ok || tf.getBackend() !== 'wasm') throw new Error(`tf.setBackend('wasm') gave ${String(ok)}, backend ${tf.getBackend()}`);
+    // Check it computes.
+    const probe = tf.matMul(tf.tensor2d([1, 2, 3, 4], [2, 2]), tf.tensor2d([1, 0, 0, 1], [2, 2]));
+    const v = await probe.data();
+    probe.dispose();
+    if (v[0] !== 1 || v[3] !== 4) throw new Error(`wasm matmul probe gave [${Array.from(v).join(', ')}]`);
+    const simd = (await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT')) === true;
+    const mt = (await tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT')) === true;
+    const threads = getThreadsCount();
+    const binary = simd && mt ? 'tfjs-backend-wasm-threaded-simd.wasm' : simd ? 'tfjs-backend-wasm-simd.wasm' : 'tfjs-backend-wasm.wasm';
+    info.wasm = true;
+    info.wasmNote = `wasm initialised from ${dir} (${binary}): SIMD ${simd ? 'yes' : 'no'}, threads ${mt ? `yes (${threads})` : `no (${threads} thread; TF.js turns wasm threads off under Node, tfjs#3830)`}`;
+  } catch (e) {
+    info.wasmNote = `wasm backend did not initialise: ${e instanceof Error ? e.message : String(e)}`;
+  }
+  await tf.setBackend('cpu');
+  return info;
+}
+
+/** The TF.js twin of `settle`: waits for a result by reading one element of it. */
+async function tfSettle(t: tf.Tensor): Promise<void> {
+  const first = tf.tidy(() => tf.slice(tf.reshape(t, [-1]), [0], [Math.min(1, t.size)]));
+  await first.data();
+  first.dispose();
+}
+
+async function useTf(name: 'cpu' | 'wasm'): Promise<void> {
+  if (tf.getBackend() !== name) await tf.setBackend(name);
+}
+
+// ---- benchmarks ----------------------------------------------------------------------------------
+
+interface Row {
+  label: string;
+  inline: number;
+  pool: number;
+  tfCpu: number;
+  tfWasm: number;
+  /** Higher is better (GFLOP/s) or lower is better (ms, µs). */
+  higherBetter: boolean;
+}
+
+const raw: string[] = [];
+/** TF.js tensors to dispose at the end of a benchmark. */
+const tfHeld: tf.Tensor[] = [];
+function disposeTf(): void {
+  for (const t of tfHeld.splice(0)) t.dispose();
+}
+
+async function benchMatmul(inline: Cpu, pool: Cpu, tfi: TfInfo, n: number, rounds: number): Promise<Row> {
+  const av = data(n * n, 1000 + n);
+  const bv = data(n * n, 2000 + n);
+  const flop = 2 * n ** 3;
+  const mk = (be: Cpu): [Ours, Ours] => [fromData(be, av, { shape: [n, n] }), fromData(be, bv, { shape: [n, n] })];
+  const [ai, bi] = mk(inline);
+  const [ap, bp] = mk(pool);
+  const ours = (a: Ours, b: Ours) => async () => {
+    const t0 = performance.now();
+    const c = a.matmul(b);
+    await settle(c);
+    const dt = performance.now() - t0;
+    c.dispose();
+    return dt;
+  };
+  const tfCase = (name: 'cpu' | 'wasm') => {
+    let a: tf.Tensor2D | undefined;
+    let b: tf.Tensor2D | undefined;
+    return async () => {
+      await useTf(name);
+      // Inputs live on the backend they are used on (TF.js would otherwise move them on each call).
+      if (!a || !b) {
+        a = tf.tensor2d(av, [n, n]);
+        b = tf.tensor2d(bv, [n, n]);
+        tfHeld.push(a, b);
+      }
+      const t0 = performance.now();
+      const c = tf.matMul(a, b);
+      await tfSettle(c);
+      const dt = performance.now() - t0;
+      c.dispose();
+      return dt;
+    };
+  };
+  const cases: Case[] = [
+    { name: 'inline', run: ours(ai, bi) },
+    { name: 'pool', run: ours(ap, bp) },
+  ];
+  if (tfi.cpu) cases.push({ name: 'tf-cpu', run: tfCase('cpu') });
+  if (tfi.wasm) cases.push({ name: 'tf-wasm', run: tfCase('wasm') });
+  // Correctness check: ours (pool) against TF.js on the same inputs.
+  {
+    const c = ap.matmul(bp);
+    const mine = (await c.toData()).values;
+    c.dispose();
+    await useTf(tfi.wasm ? 'wasm' : 'cpu');
+    const r = tf.tidy(() => tf.matMul(tf.tensor2d(av, [n, n]), tf.tensor2d(bv, [n, n])));
+    const theirs = await r.data();
+    r.dispose();
+    let maxDiff = 0;
+    for (let i = 0; i < mine.length; i++) maxDiff = Math.max(maxDiff, Math.abs(mine[i]! - theirs[i]!));
+    raw.push(`matmul ${n}: max |ours - TF.js ${tfi.wasm ? 'wasm' : 'cpu'}| = ${maxDiff.toExponential(2)}`);
+  }
+  const t = await interleave(cases, rounds);
+  for (const [k, v] of t) raw.push(`matmul ${n} ${k} ms min/median/max: ${spread(v)}`);
+  const best = (k: string) => Math.min(...(t.get(k) ?? [NaN]));
+  raw.push(`matmul ${n}: pool vs inline from the fastest rounds (least disturbed): ${f(best('inline') / best('pool'), 2)}x`);
+  const g = (k: string) => flop / (median(t.get(k) ?? []) * 1e6);
+  for (const x of [ai, bi, ap, bp]) x.dispose();
+  disposeTf();
+  return { label: `matmul ${n}x${n} (GFLOP/s)`, inline: g('inline'), pool: g('pool'), tfCpu: g('tf-cpu'), tfWasm: g('tf-wasm'), higherBetter: true };
+}
+
+function geluOurs(x: Ours): Ours {
+  const t1 = x.div(Math.SQRT2);
+  const t2 = t1.erf();
+  const t3 = t2.add(1);
+  const t4 = x.mul(t3);
+  const y = t4.div(2);
+  for (const t of [t1, t2, t3, t4]) t.dispose();
+  return y;
+}
+
+async function benchGelu(inline: Cpu, pool: Cpu, tfi: TfInfo, n: number, rounds: number): Promise<Row> {
+  const xv = data(n, 77);
+  for (let i = 0; i < n; i++) xv[i] = xv[i]! * 4;
+  const xi = fromData(inline, xv);
+  const xp = fromData(pool, xv);
+  const ours = (x: Ours) => async () => {
+    const t0 = performance.now();
+    const y = geluOurs(x);
+    await settle(y);
+    const dt = performance.now() - t0;
+    y.dispose();
+    return dt;
+  };
+  const tfHasErf = tf.getKernel('Erf', 'cpu') !== undefined;
+  const tfCase = (name: 'cpu' | 'wasm') => {
+    let x: tf.Tensor1D | undefined;
+    return async () => {
+      await useTf(name);
+      if (!x) tfHeld.push((x = tf.tensor1d(xv)));
+      const xx = x;
+      const t0 = performance.now();
+      const y = tf.tidy(() => tf.div(tf.mul(xx, tf.add(tf.erf(tf.div(xx, Math.SQRT2)), 1)), 2));
+      await tfSettle(y);
+      const dt = performance.now() - t0;
+      y.dispose();
+      return dt;
+    };
+  };
+  const cases: Case[] = [
+    { name: 'inline', run: ours(xi) },
+    { name: 'pool', run: ours(xp) },
+  ];
+  if (tfi.cpu && tfHasErf) cases.push({ name: 'tf-cpu', run: tfCase('cpu') });
+  if (tfi.wasm && tf.getKernel('Erf', 'wasm') !== undefined) cases.push({ name: 'tf-wasm', run: tfCase('wasm') });
+  // Check: ours against the float64 formula on a few points.
+  {
+    const y = geluOurs(xp);
+    const v = (await y.toData()).values;
+    y.dispose();
+    let maxDiff = 0;
+    for (let i = 0; i < n; i += 9973) {
+      const x = xv[i]!;
+      maxDiff = Math.max(maxDiff, Math.abs(v[i]! - (x * (erf64(x / Math.SQRT2) + 1)) / 2));
+    }
+    raw.push(`gelu: max |ours - float64 reference| on ${Math.ceil(n / 9973)} points = ${maxDiff.toExponential(2)}`);
+  }
+  const t = await interleave(cases, rounds);
+  for (const [k, v] of t) raw.push(`gelu ${k} ms min/median/max: ${spread(v)}`);
+  xi.dispose();
+  xp.dispose();
+  disposeTf();
+  const m = (k: string) => median(t.get(k) ?? []);
+  return { label: `GELU chain, 5 ops on ${n / 2 ** 20}M floats (ms)`, inline: m('inline'), pool: m('pool'), tfCpu: m('tf-cpu'), tfWasm: m('tf-wasm'), higherBetter: false };
+}
+
+/** erf in float64 (Abramowitz-Stegun 7.1.26 is too coarse; this is the series / continued fraction). */
+function erf64(x: number): number {
+  const ax = Math.abs(x);
+  if (ax < 2.5) {
+    // Maclaurin series.
+    let sum = 0;
+    let term = ax;
+    for (let k = 0; k < 80; k++) {
+      sum += term / (2 * k + 1);
+      term *= (-ax * ax) / (k + 1);
+    }
+    return Math.sign(x) * ((2 / Math.sqrt(Math.PI)) * sum);
+  }
+  // Continued fraction for erfc.
+  let cf = 0;
+  for (let k = 60; k >= 1; k--) cf = (k / 2) / (ax + cf);
+  const erfc = Math.exp(-ax * ax) / Math.sqrt(Math.PI) / (ax + cf);
+  return Math.sign(x) * (1 - erfc);
+}
+
+interface Tiny {
+  wallUs: number;
+  queuedToDoneUs: number;
+  queuedToDoneP99Us: number;
+  runUs: number;
+}
+
+async function benchTiny(inline: Cpu, pool: Cpu, ops: number, rounds: number): Promise<{ inline: Tiny; pool: Tiny }> {
+  const chain = (be: Cpu, observe: boolean, sink: number[][]) => async () => {
+    const b = full(be, [16], 1);
+    let y = full(be, [16], 0);
+    await y.toData();
+    const key = be.device.key;
+    const q2d: number[] = [];
+    const run: number[] = [];
+    const sub = observe
+      ? scheduler.events$.subscribe((e: OpEvent) => {
+          if (e.device === key && e.op === 'add') {
+            q2d.push(e.endAt - e.queuedAt);
+            run.push(e.endAt - e.startAt);
+          }
+        })
+      : undefined;
+    const t0 = performance.now();
+    for (let i = 0; i < ops; i++) {
+      const z = y.add(b);
+      y.dispose();
+      y = z;
+    }
+    const values = (await y.toData()).values;
+    const dt = performance.now() - t0;
+    sub?.unsubscribe();
+    if (values[0] !== ops) throw new Error(`tiny chain computed ${values[0]}, expected ${ops}`);
+    y.dispose();
+    b.dispose();
+    if (observe) sink.push(q2d, run);
+    return dt;
+  };
+  const ev = { inline: [] as number[][], pool: [] as number[][] };
+  const t = await interleave(
+    [
+      { name: 'inline', run: chain(inline, false, ev.inline) },
+      { name: 'pool', run: chain(pool, false, ev.pool) },
+      { name: 'inline-observed', run: chain(inline, true, ev.inline) },
+      { name: 'pool-observed', run: chain(pool, true, ev.pool) },
+    ],
+    rounds,
+  );
+  for (const [k, v] of t) raw.push(`tiny ${ops}-add chain ${k} ms min/median/max: ${spread(v)}`);
+  const summarise = (k: 'inline' | 'pool'): Tiny => {
+    // Drop the warm-up round's samples (the first pair).
+    const pairs = ev[k].slice(2);
+    const q2d = pairs.filter((_, i) => i % 2 === 0).flat();
+    const run = pairs.filter((_, i) => i % 2 === 1).flat();
+    return {
+      wallUs: (median(t.get(k) ?? []) * 1000) / ops,
+      queuedToDoneUs: median(q2d) * 1000,
+      queuedToDoneP99Us: quantile(q2d, 0.99) * 1000,
+      runUs: median(run) * 1000,
+    };
+  };
+  const r = { inline: summarise('inline'), pool: summarise('pool') };
+  raw.push(`tiny add, wall per op with an events$ observer: inline ${f(((median(t.get('inline-observed') ?? []) * 1000) / ops), 2)} µs, pool ${f(((median(t.get('pool-observed') ?? []) * 1000) / ops), 2)} µs`);
+  raw.push(`tiny add, events$ p99 queued->done: inline ${f(r.inline.queuedToDoneP99Us, 2)} µs, pool ${f(r.pool.queuedToDoneP99Us, 2)} µs; median start->done (kernel + bookkeeping): inline ${f(r.inline.runUs, 2)} µs, pool ${f(r.pool.runUs, 2)} µs`);
+  return r;
+}
+
+// ---- inline threshold sweep ----------------------------------------------------------------------
+
+interface SweepRow {
+  label: string;
+  cost: number;
+  inlineUs: number;
+  poolUs: number;
+  defaultWhere: 'inline' | 'pool';
+}
+
+async function sweep(inline: Cpu, forced: Cpu, rounds: number): Promise<{ add: SweepRow[]; matmul: SweepRow[] }> {
+  const chainLen = (cost: number) => Math.max(4, Math.min(400, Math.ceil(3e7 / cost)));
+  const addRows: SweepRow[] = [];
+  for (const n of [16384, 32768, 65536, 131072, 262144, 524288, 1048576, 2097152, 4194304]) {
+    const cost = 2 * n;
+    const len = chainLen(cost);
+    const xv = data(n, n);
+    const bv = data(n, n + 1);
+    const chain = (be: Cpu) => {
+      const b = fromData(be, bv);
+      const x = fromData(be, xv);
+      return {
+        // The whole chain: submitting it and waiting for the last result (the sources are resident).
+        run: async () => {
+          const t0 = performance.now();
+          let y = x.add(b);
+          for (let i = 1; i < len; i++) {
+            const z = y.add(b);
+            y.dispose();
+            y = z;
+          }
+          await settle(y);
+          const dt = performance.now() - t0;
+          y.dispose();
+          return dt;
+        },
+        dispose: () => {
+          b.dispose();
+          x.dispose();
+        },
+      };
+    };
+    const ci = chain(inline);
+    const cp = chain(forced);
+    const t = await interleave([{ name: 'inline', run: ci.run }, { name: 'pool', run: cp.run }], rounds);
+    ci.dispose();
+    cp.dispose();
+    const row: SweepRow = {
+      label: `add, ${n} floats`,
+      cost,
+      inlineUs: (median(t.get('inline')!) * 1000) / len,
+      poolUs: (median(t.get('pool')!) * 1000) / len,
+      defaultWhere: cost < DEFAULT_INLINE_THRESHOLD ? 'inline' : 'pool',
+    };
+    addRows.push(row);
+    log(`sweep ${row.label}: inline ${f(row.inlineUs)} µs, pool ${f(row.poolUs)} µs per op (chain of ${len})`);
+  }
+  const mmRows: SweepRow[] = [];
+  for (const n of [32, 40, 48, 64, 80, 96, 128, 160, 192, 256]) {
+    const cost = n ** 3;
+    const len = chainLen(cost);
+    // Entries of size 1/sqrt(n) keep a chain of products bounded.
+    const wv = data(n * n, 3 * n).map((v) => (v * Math.sqrt(3)) / Math.sqrt(n));
+    const xv = data(n * n, 5 * n);
+    const mk = (be: Cpu) => {
+      const w = fromData(be, wv, { shape: [n, n] });
+      const x = fromData(be, xv, { shape: [n, n] });
+      return {
+        run: async () => {
+          const t0 = performance.now();
+          let y = x.matmul(w);
+          for (let i = 1; i < len; i++) {
+            const z = y.matmul(w);
+            y.dispose();
+            y = z;
+          }
+          await settle(y);
+          const dt = performance.now() - t0;
+          y.dispose();
+          return dt;
+        },
+        dispose: () => {
+          w.dispose();
+          x.dispose();
+        },
+      };
+    };
+    const ci = mk(inline);
+    const cp = mk(forced);
+    const t = await interleave([{ name: 'inline', run: ci.run }, { name: 'pool', run: cp.run }], rounds);
+    ci.dispose();
+    cp.dispose();
+    const row: SweepRow = {
+      label: `matmul ${n}x${n}`,
+      cost,
+      inlineUs: (median(t.get('inline')!) * 1000) / len,
+      poolUs: (median(t.get('pool')!) * 1000) / len,
+      defaultWhere: cost < DEFAULT_INLINE_THRESHOLD ? 'inline' : 'pool',
+    };
+    mmRows.push(row);
+    log(`sweep ${row.label}: inline ${f(row.inlineUs)} µs, pool ${f(row.poolUs)} µs per op (chain of ${len})`);
+  }
+  return { add: addRows, matmul: mmRows };
+}
+
+/** The smallest cost from which the pool wins at every larger size in the sweep. */
+function crossover(rows: readonly SweepRow[]): number | undefined {
+  let at: number | undefined;
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const r = rows[i]!;
+    if (r.poolUs < r.inlineUs) at = r.cost;
+    else break;
+  }
+  return at;
+}
+
+// ---- main ------------------------------------------------------------------------------------------
+
+export async function main(args: readonly string[] = []): Promise<void> {
+  const opts: Options = { quick: args.includes('--quick'), sweep: !args.includes('--no-sweep') };
+  const started = performance.now();
+  const loadStart = os.loadavg();
+  const q = (n: number) => (opts.quick ? Math.max(2, Math.ceil(n / 3)) : n);
+  const inline = new Cpu({ threads: 0, device: CpuDevice.named('cpu:inline') });
+  const pool = new Cpu({ device: CpuDevice.named('cpu:pool') });
+  const tfi = await initTf();
+  log(`Switchyard pool threads: ${pool.threads}; ${tfi.wasmNote}`);
+  // Start the pool's workers before timing anything.
+  {
+    const w = random(pool, [1 << 20], Distribution.Default);
+    const s = w.add(w);
+    await s.toData();
+    w.dispose();
+    s.dispose();
+  }
+  const rows: Row[] = [];
+  for (const [n, rounds] of [
+    [256, 15],
+    [512, 9],
+    [1024, 7],
+  ] as const) {
+    log(`matmul ${n} ...`);
+    rows.push(await section(`matmul ${n}`, () => benchMatmul(inline, pool, tfi, n, q(rounds))));
+  }
+  log('GELU chain ...');
+  rows.push(await section('GELU', () => benchGelu(inline, pool, tfi, 16 * 2 ** 20, q(5))));
+  log('tiny ops ...');
+  const tiny = await section('tiny ops', () => benchTiny(inline, pool, 10_000, q(7)));
+  let sw: { add: SweepRow[]; matmul: SweepRow[] } | undefined;
+  if (opts.sweep) {
+    log('inline threshold sweep ...');
+    const forced = new Cpu({ inlineThreshold: 0, device: CpuDevice.named('cpu:forced-pool') });
+    {
+      const w = random(forced, [1 << 16], Distribution.Default);
+      const s = w.add(w);
+      await s.toData();
+      w.dispose();
+      s.dispose();
+    }
+    sw = await section('threshold sweep', () => sweep(inline, forced, q(9)));
+    await forced.close();
+  }
+
+  // ---- print ----
+  const lines: string[] = [];
+  const cpuModel = os.cpus()[0]?.model ?? 'unknown';
+  lines.push(`CPU benchmark, ${new Date().toISOString()}, ${os.availableParallelism()} cores (${cpuModel}), Node ${process.version}, pool threads ${pool.threads}; load average (1/5/15 min) ${loadStart.map((x) => x.toFixed(2)).join(' ')} at the start, ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} at the end`);
+  if (foreign.length > 0) lines.push(`Other processes' load during each section (cores busy, from /proc/stat minus this process): ${foreign.map(([n, l]) => `${n} ${f(l, 2)}`).join(', ')}.`);
+  lines.push('');
+  lines.push('Medians over interleaved rounds after a warm-up. Ratio columns are speedups of Switchyard on the pool (> 1: the pool is faster), from GFLOP/s for matmul and from times for the rest.');
+  lines.push('');
+  lines.push('| benchmark | Switchyard inline | Switchyard pool | TF.js cpu | TF.js wasm | pool vs inline | pool vs TF.js cpu | pool vs TF.js wasm |');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) {
+    const ratio = (ours: number, theirs: number) => (r.higherBetter ? ours / theirs : theirs / ours);
+    const d = r.higherBetter ? 1 : 0;
+    lines.push(`| ${r.label} | ${f(r.inline, d)} | ${f(r.pool, d)} | ${f(r.tfCpu, d)} | ${f(r.tfWasm, d)} | ${f(ratio(r.pool, r.inline), 2)}x | ${f(ratio(r.pool, r.tfCpu), 2)}x | ${f(ratio(r.pool, r.tfWasm), 2)}x |`);
+  }
+  lines.push(`| tiny op (add, 16 floats), queued -> done from events$ (µs, median) | ${f(tiny.inline.queuedToDoneUs, 2)} | ${f(tiny.pool.queuedToDoneUs, 2)} | | | | | |`);
+  lines.push(`| tiny op, wall per op over a chain of 10k dependent adds (µs) | ${f(tiny.inline.wallUs, 2)} | ${f(tiny.pool.wallUs, 2)} | | | | | |`);
+  lines.push('');
+  const mm = rows.find((r) => r.label.startsWith('matmul 1024'));
+  if (mm) {
+    const sp = mm.pool / mm.inline;
+    const vs = mm.pool / mm.tfCpu;
+    lines.push(`Goals at 1024: pool / inline ${f(sp, 2)}x (goal >= 1.7x: ${sp >= 1.7 ? 'met' : 'NOT met'}); pool / TF.js cpu ${f(vs, 2)}x (goal >= 5x: ${vs >= 5 ? 'met' : Number.isFinite(vs) ? 'NOT met' : 'not measured'}); pool / TF.js wasm ${f(mm.pool / mm.tfWasm, 2)}x.`);
+  }
+  lines.push(`TF.js: ${tfi.wasmNote}.`);
+  if (sw) {
+    lines.push('');
+    lines.push(`Inline threshold sweep (current default ${DEFAULT_INLINE_THRESHOLD} scalar ops; cost = elements x inputs for add, M x N x K for matmul; time per op in a chain of dependent ops, median):`);
+    lines.push('');
+    lines.push('| op | cost (scalar ops) | inline (µs) | pool, forced (µs) | pool / inline speedup | default picks |');
+    lines.push('|---|---:|---:|---:|---:|---|');
+    for (const r of [...sw.add, ...sw.matmul]) lines.push(`| ${r.label} | ${r.cost} | ${f(r.inlineUs)} | ${f(r.poolUs)} | ${f(r.inlineUs / r.poolUs, 2)}x | ${r.defaultWhere} |`);
+    const ca = crossover(sw.add);
+    const cm = crossover(sw.matmul);
+    lines.push('');
+    lines.push(`Pool wins from: add ${ca === undefined ? 'nowhere in the sweep' : `${ca} scalar ops (${ca / 2} floats)`}; matmul ${cm === undefined ? 'nowhere in the sweep' : `${cm} scalar ops (${Math.round(Math.cbrt(cm))}^3)`}.`);
+  }
+  lines.push('');
+  lines.push('Raw figures (ms unless stated):');
+  for (const r of raw) lines.push(`- ${r}`);
+  const mi = memory(inline.device);
+  const mp = memory(pool.device);
+  lines.push(`- live tensors left at the end (should be 0): inline ${mi.tensors}, pool ${mp.tensors}; pooled free bytes: inline ${mi.pooledBytes}, pool ${mp.pooledBytes}`);
+  lines.push(`- whole run: ${f((performance.now() - started) / 1000, 1)} s`);
+  console.log(lines.join('\n'));
+  await inline.close();
+  await pool.close();
+}

@@ -1,0 +1,57 @@
+/**
+ * The benchmark runner: `npm run bench -- <name> [args...]` (tsx, from the sources) or, where
+ * there is no tsx (the GPU machine), `npm run build && node dist/bench/main.js <name> [args...]`.
+ *
+ * Each benchmark is a module next to this one (`bench/<name>.ts`, compiled to
+ * `dist/bench/<name>.js`), loaded with a dynamic import so that a missing or broken one does
+ * not stop the others. A module either does its work at top level, or exports `main(args)`
+ * (or a default function) returning a promise; the runner awaits it, then exits, so that
+ * worker pools or GPU devices left open cannot keep the process alive.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const BENCHES: Record<string, string> = {
+  cpu: 'matmul / GELU / scheduler overhead: Switchyard inline vs pool beside TensorFlow.js cpu and wasm; inline threshold sweep',
+  wgpu: 'WebGPU backend figures and their baselines',
+  overlap: 'CPU and GPU work overlapping through the router',
+};
+
+type BenchModule = { main?: unknown; default?: unknown };
+
+function usage(): string {
+  const lines = Object.entries(BENCHES).map(([n, d]) => `  ${n.padEnd(8)} ${d}`);
+  return ['usage: npm run bench -- <name> [args...]   (compiled: node dist/bench/main.js <name> [args...])', '', 'benchmarks:', ...lines].join('\n');
+}
+
+async function run(argv: readonly string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '-h' || name === '--help') {
+    console.log(usage());
+    return name === undefined ? 1 : 0;
+  }
+  if (!Object.hasOwn(BENCHES, name)) {
+    console.error(`unknown benchmark '${name}'\n\n${usage()}`);
+    return 1;
+  }
+  // From sources (tsx) the siblings are .ts files; compiled, they are .js files in dist/bench.
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  const url = new URL(`./${name}${ext}`, import.meta.url);
+  const file = fileURLToPath(url);
+  if (!existsSync(file)) {
+    const hint = ext === '.js' ? ` (compiled runner: did \`npm run build\` run after bench/${name}.ts was added?)` : ` (bench/${name}.ts has not been written yet)`;
+    console.error(`benchmark '${name}' is not available: ${file} does not exist${hint}`);
+    return 2;
+  }
+  const mod = (await import(url.href)) as BenchModule;
+  const entry = typeof mod.main === 'function' ? mod.main : typeof mod.default === 'function' ? mod.default : undefined;
+  if (entry) await (entry as (args: readonly string[]) => unknown)(rest);
+  return 0;
+}
+
+const code = await run(process.argv.slice(2)).catch((e: unknown) => {
+  console.error(e instanceof Error ? (e.stack ?? e.message) : String(e));
+  return 1;
+});
+// Let stdout drain before exiting (it may be a pipe).
+process.stdout.write('', () => process.exit(code));
