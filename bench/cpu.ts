@@ -20,7 +20,8 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import { getThreadsCount, setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
-import { Cpu, CpuDevice, DEFAULT_INLINE_THRESHOLD, fromData, full, memory, random, scheduler, Distribution, type OpEvent, type Tensor } from '../src/index.js';
+import { kernelFor } from '../src/backends/cpu/kernels/index.js';
+import { Cpu, CpuDevice, DEFAULT_INLINE_THRESHOLD, type OpRecord, fromData, full, memory, random, scheduler, Distribution, type OpEvent, type Tensor } from '../src/index.js';
 
 type Ours = Tensor<Cpu, 'float'>;
 
@@ -210,7 +211,7 @@ function disposeTf(): void {
   for (const t of tfHeld.splice(0)) t.dispose();
 }
 
-async function benchMatmul(inline: Cpu, pool: Cpu, tfi: TfInfo, n: number, rounds: number): Promise<Row> {
+async function benchMatmul(inline: Cpu, pool: Cpu, tfi: TfInfo, n: number, rounds: number, warmup: number): Promise<Row> {
   const av = data(n * n, 1000 + n);
   const bv = data(n * n, 2000 + n);
   const flop = 2 * n ** 3;
@@ -263,7 +264,7 @@ async function benchMatmul(inline: Cpu, pool: Cpu, tfi: TfInfo, n: number, round
     for (let i = 0; i < mine.length; i++) maxDiff = Math.max(maxDiff, Math.abs(mine[i]! - theirs[i]!));
     raw.push(`matmul ${n}: max |ours - TF.js ${tfi.wasm ? 'wasm' : 'cpu'}| = ${maxDiff.toExponential(2)}`);
   }
-  const t = await interleave(cases, rounds);
+  const t = await interleave(cases, rounds, warmup);
   for (const [k, v] of t) raw.push(`matmul ${n} ${k} ms min/median/max: ${spread(v)}`);
   const best = (k: string) => Math.min(...(t.get(k) ?? [NaN]));
   raw.push(`matmul ${n}: pool vs inline from the fastest rounds (least disturbed): ${f(best('inline') / best('pool'), 2)}x`);
@@ -427,6 +428,13 @@ async function benchTiny(inline: Cpu, pool: Cpu, ops: number, rounds: number): P
 
 // ---- inline threshold sweep ----------------------------------------------------------------------
 
+/** The cost the CPU executor compares with its inline threshold, from the kernel's own estimate. */
+function kernelCost(op: 'add' | 'matmul', inputs: ReadonlyArray<readonly number[]>, output: readonly number[]): number {
+  const meta = (shape: readonly number[], id: number) => ({ id, shape, dtype: 'float32' as const });
+  const record = { id: 0, op, device: 'cpu', inputs: inputs.map((s, i) => meta(s, i + 1)), outputs: [meta(output, 0)], attrs: {} } as unknown as OpRecord;
+  return kernelFor(op)?.cost(record) ?? NaN;
+}
+
 interface SweepRow {
   label: string;
   cost: number;
@@ -436,11 +444,12 @@ interface SweepRow {
 }
 
 async function sweep(inline: Cpu, forced: Cpu, rounds: number): Promise<{ add: SweepRow[]; matmul: SweepRow[] }> {
-  const chainLen = (cost: number) => Math.max(4, Math.min(400, Math.ceil(3e7 / cost)));
+  // Chains long enough for ~3e7 scalar multiply-adds / element ops of real work.
+  const chainLen = (work: number) => Math.max(4, Math.min(400, Math.ceil(3e7 / work)));
   const addRows: SweepRow[] = [];
   for (const n of [16384, 32768, 65536, 131072, 262144, 524288, 1048576, 2097152, 4194304]) {
-    const cost = 2 * n;
-    const len = chainLen(cost);
+    const cost = kernelCost('add', [[n], [n]], [n]);
+    const len = chainLen(2 * n);
     const xv = data(n, n);
     const bv = data(n, n + 1);
     const chain = (be: Cpu) => {
@@ -484,8 +493,8 @@ async function sweep(inline: Cpu, forced: Cpu, rounds: number): Promise<{ add: S
   }
   const mmRows: SweepRow[] = [];
   for (const n of [32, 40, 48, 64, 80, 96, 128, 160, 192, 256]) {
-    const cost = n ** 3 / 8; // the CPU matmul kernel counts multiply-adds / 8
-    const len = chainLen(cost);
+    const cost = kernelCost('matmul', [[n, n], [n, n]], [n, n]);
+    const len = chainLen(n ** 3);
     // Entries of size 1/sqrt(n) keep a chain of products bounded.
     const wv = data(n * n, 3 * n).map((v) => (v * Math.sqrt(3)) / Math.sqrt(n));
     const xv = data(n * n, 5 * n);
@@ -530,12 +539,12 @@ async function sweep(inline: Cpu, forced: Cpu, rounds: number): Promise<{ add: S
   return { add: addRows, matmul: mmRows };
 }
 
-/** The smallest cost from which the pool wins at every larger size in the sweep. */
-function crossover(rows: readonly SweepRow[]): number | undefined {
-  let at: number | undefined;
+/** The smallest row from which the pool wins at every larger size in the sweep. */
+function crossover(rows: readonly SweepRow[]): SweepRow | undefined {
+  let at: SweepRow | undefined;
   for (let i = rows.length - 1; i >= 0; i--) {
     const r = rows[i]!;
-    if (r.poolUs < r.inlineUs) at = r.cost;
+    if (r.poolUs < r.inlineUs) at = r;
     else break;
   }
   return at;
@@ -561,13 +570,14 @@ export async function main(args: readonly string[] = []): Promise<void> {
     s.dispose();
   }
   const rows: Row[] = [];
-  for (const [n, rounds] of [
-    [256, 15],
-    [512, 9],
-    [1024, 7],
+  // Warm-up rounds: the workers' copy of the kernel needs about ten calls at 256 to reach its steady speed.
+  for (const [n, rounds, warmup] of [
+    [256, 15, 4],
+    [512, 9, 2],
+    [1024, 7, 1],
   ] as const) {
     log(`matmul ${n} ...`);
-    rows.push(await section(`matmul ${n}`, () => benchMatmul(inline, pool, tfi, n, q(rounds))));
+    rows.push(await section(`matmul ${n}`, () => benchMatmul(inline, pool, tfi, n, q(rounds), warmup)));
   }
   log('GELU chain ...');
   rows.push(await section('GELU', () => benchGelu(inline, pool, tfi, 16 * 2 ** 20, q(5))));
@@ -615,7 +625,7 @@ export async function main(args: readonly string[] = []): Promise<void> {
   lines.push(`TF.js: ${tfi.wasmNote}.`);
   if (sw) {
     lines.push('');
-    lines.push(`Inline threshold sweep (current default ${DEFAULT_INLINE_THRESHOLD} scalar ops; cost = elements x inputs for add, M x N x K / 8 for matmul; time per op in a chain of dependent ops, median):`);
+    lines.push(`Inline threshold sweep (current default ${DEFAULT_INLINE_THRESHOLD} scalar ops; cost = the kernel's own estimate, as the executor compares it with the threshold; time per op in a chain of dependent ops, median):`);
     lines.push('');
     lines.push('| op | cost (scalar ops) | inline (µs) | pool, forced (µs) | pool / inline speedup | default picks |');
     lines.push('|---|---:|---:|---:|---:|---|');
@@ -623,7 +633,8 @@ export async function main(args: readonly string[] = []): Promise<void> {
     const ca = crossover(sw.add);
     const cm = crossover(sw.matmul);
     lines.push('');
-    lines.push(`Pool wins from: add ${ca === undefined ? 'nowhere in the sweep' : `${ca} scalar ops (${ca / 2} floats)`}; matmul ${cm === undefined ? 'nowhere in the sweep' : `${cm} scalar ops (${Math.round(Math.cbrt(cm))}^3)`}.`);
+    const at = (r: SweepRow | undefined) => (r === undefined ? 'nowhere in the sweep' : `${r.label} (cost ${r.cost})`);
+    lines.push(`Pool wins (at that size and every larger one) from: ${at(ca)}; ${at(cm)}.`);
   }
   lines.push('');
   lines.push('Raw figures (ms unless stated):');
