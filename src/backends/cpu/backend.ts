@@ -19,7 +19,7 @@ export interface CpuOptions {
   /**
    * Ops estimated below this many scalar operations run inline on the calling thread
    * (default 262144, measured by `npm run bench -- cpu`'s threshold sweep: the pool starts to
-   * win at an add of 131072 floats and a 128^3 matmul on a 2-core machine).
+   * win at an add of 262144 floats and a 128^3 matmul on a 2-core machine).
    */
   inlineThreshold?: number;
   /** Where tensor memory comes from (default: pooled SharedArrayBuffers). */

@@ -111,6 +111,7 @@ function runElementwise(record: OpRecord, inputs: readonly View[], outputs: read
 
 export const elementwiseKernel: CpuKernel<OpName> = {
   units: (r) => numel(r.outputs[0]!.shape),
-  cost: (r) => numel(r.outputs[0]!.shape) * (r.inputs.length || 1),
+  // Output elements: with this count one threshold fits adds and matmuls (measured sweep in BENCHMARKS.md).
+  cost: (r) => numel(r.outputs[0]!.shape),
   run: runElementwise,
 };

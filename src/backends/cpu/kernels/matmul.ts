@@ -118,7 +118,7 @@ export const matmulKernel: CpuKernel<'matmul'> = {
     return numel(s) === 0 ? 0 : numel(s.slice(0, -1));
   },
   // Multiply-adds / 8: a packed multiply-add costs about an eighth of an elementwise op's
-  // share of the pool round trip (measured: the pool wins from 128^3, an add from 131072 floats).
+  // share of the pool round trip (measured: the pool wins from 128^3, an add from 262144 floats).
   cost: (r) => {
     const a = r.inputs[0]!.shape;
     return (numel(r.outputs[0]!.shape) * Math.max(1, a[a.length - 1]!)) / 8;
