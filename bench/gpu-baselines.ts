@@ -94,14 +94,11 @@ export async function tfjsMatmul(gpu: GPU, shapes: ReadonlyArray<readonly [numbe
   }
 }
 
-/** Device-to-device copy bandwidth (GB/s, read + write bytes) with copyBufferToBuffer. */
-export async function copyBandwidth(device: GPUDevice, bytes: number, reps: number): Promise<number> {
-  const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
-  const a = device.createBuffer({ size: bytes, usage });
-  const b = device.createBuffer({ size: bytes, usage });
+/** Best time in ms per repetition of work that `encode(enc, n)` records n times (after a warm-up). */
+export async function bestMsPerRep(device: GPUDevice, encode: (enc: GPUCommandEncoder, n: number) => void, reps: number): Promise<number> {
   const run = async (n: number) => {
     const enc = device.createCommandEncoder();
-    for (let i = 0; i < n; i++) enc.copyBufferToBuffer(a, 0, b, 0, bytes);
+    encode(enc, n);
     const t0 = performance.now();
     device.queue.submit([enc.finish()]);
     await device.queue.onSubmittedWorkDone();
@@ -110,6 +107,17 @@ export async function copyBandwidth(device: GPUDevice, bytes: number, reps: numb
   await run(2);
   let best = Infinity;
   for (let r = 0; r < 3; r++) best = Math.min(best, (await run(reps)) / reps);
+  return best;
+}
+
+/** Device-to-device copy bandwidth (GB/s, read + write bytes) with copyBufferToBuffer. */
+export async function copyBandwidth(device: GPUDevice, bytes: number, reps: number): Promise<number> {
+  const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+  const a = device.createBuffer({ size: bytes, usage });
+  const b = device.createBuffer({ size: bytes, usage });
+  const best = await bestMsPerRep(device, (enc, n) => {
+    for (let i = 0; i < n; i++) enc.copyBufferToBuffer(a, 0, b, 0, bytes);
+  }, reps);
   a.destroy();
   b.destroy();
   return (2 * bytes) / (best / 1000) / 1e9;

@@ -7,7 +7,7 @@
  */
 import { Wgpu } from '../src/backends/wgpu/backend.js';
 import { Distribution, random, type Tensor } from '../src/index.js';
-import { copyBandwidth, tfjsMatmul, torchBaselines } from './gpu-baselines.js';
+import { bestMsPerRep, copyBandwidth, tfjsMatmul, torchBaselines } from './gpu-baselines.js';
 import { requestBenchDevice } from './matmul-tune.js';
 
 type Shape3 = readonly [number, number, number];
@@ -114,21 +114,13 @@ async function kernelCopyGBs(device: GPUDevice, floats: number, reps: number): P
   const groups = Math.ceil(floats / 4 / 256);
   const gx = Math.min(groups, 65535);
   const gy = Math.ceil(groups / gx);
-  const run = async (n: number) => {
-    const enc = device.createCommandEncoder();
+  const best = await bestMsPerRep(device, (enc, n) => {
     const pass = enc.beginComputePass();
     pass.setPipeline(pipe);
     pass.setBindGroup(0, bind);
     for (let i = 0; i < n; i++) pass.dispatchWorkgroups(gx, gy);
     pass.end();
-    const t0 = performance.now();
-    device.queue.submit([enc.finish()]);
-    await device.queue.onSubmittedWorkDone();
-    return performance.now() - t0;
-  };
-  await run(2);
-  let best = Infinity;
-  for (let r = 0; r < 3; r++) best = Math.min(best, (await run(reps)) / reps);
+  }, reps);
   a.destroy();
   b.destroy();
   return (8 * floats) / (best / 1000) / 1e9;
