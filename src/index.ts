@@ -1,7 +1,7 @@
 /** Switchyard: a TypeScript deep-learning runtime that routes every tensor op to a device. */
 export * from './errors.js';
 export type { DType, Kind, TypedArray } from './ir/dtype.js';
-export type { OpRecord, OpName, OpAttrs, TensorMeta, DistributionSpec, SliceRange } from './ir/ops.js';
+export type { OpRecord, OpRecordOf, OpName, OpAttrs, TensorMeta, DistributionSpec, SliceRange } from './ir/ops.js';
 export { UNARY, BINARY, UNARY_OPS, BINARY_OPS } from './ir/elementwise.js';
 export type { UnaryOp, BinaryOp } from './ir/elementwise.js';
 export type { Device } from './devices/device.js';
@@ -9,8 +9,10 @@ export { CpuDevice } from './devices/cpu.js';
 export { MultiDevice } from './devices/multi-device.js';
 export { Router } from './router/router.js';
 export type { RouterOptions } from './router/router.js';
-export type { Routable, Backends, RouterDevice, IndexOf } from './router/types.js';
-export type { Backend, Handle } from './backends/backend.js';
+export type { Backends, RouterDevice, IndexOf } from './router/types.js';
+export type { Backend, Handle, TensorRef } from './backends/backend.js';
+export { Decorator } from './backends/decorator.js';
+export { LocalBackend } from './backends/local.js';
 export { Cpu, DEFAULT_INLINE_THRESHOLD } from './backends/cpu/backend.js';
 export type { CpuOptions } from './backends/cpu/backend.js';
 export { WgpuDevice } from './devices/wgpu.js';
@@ -23,8 +25,14 @@ export { fromData, full, zeros, ones, fullLike, arange, random, Distribution } f
 export { tidy, keep } from './memory/tidy.js';
 export type { MemoryInfo } from './memory/info.js';
 export { memory } from './memory/info.js';
-export { Scheduler, scheduler } from './scheduler/scheduler.js';
+export { Scheduler } from './scheduler/scheduler.js';
+export { scheduler } from './runtime/default.js';
+export { Runtime } from './runtime/runtime.js';
+export type { RuntimeOptions } from './runtime/runtime.js';
 export type { OpEvent } from './scheduler/events.js';
+export type { LaneInfo } from './scheduler/lane.js';
+export type { Channel } from './scheduler/channel.js';
+export { buildOp, buildCreation, buildTransfer } from './ir/builder.js';
 export { clock } from './scheduler/clock.js';
 export { Autodiff } from './autodiff/autodiff.js';
 export { Gradients } from './autodiff/gradients.js';

@@ -1,102 +1,73 @@
 /**
- * Autodiff<B>: a decorator over any backend (Cpu, Wgpu, a Router). Every op is forwarded to the
- * inner backend unchanged; when a float op has a tracked input (and no noGrad scope is open),
- * the tape records what its gradient rule needs. Handles are the inner backend's own, so reads,
- * releases and devices pass straight through.
+ * Autodiff<B>: a decorator over any backend (Cpu, Wgpu, a Router). Every record is forwarded to
+ * the inner backend unchanged; when a float op has a tracked input (and no noGrad scope is open),
+ * the tape records the record and what its gradient rule needs. Reads and devices pass through.
  */
-import type { ApplyOptions, Backend, Handle } from '../backends/backend.js';
-import { DTypeError } from '../errors.js';
-import type { TypedArray } from '../ir/dtype.js';
-import type { OpAttrs, OpName } from '../ir/ops.js';
-import type { MemoryInfo } from '../memory/info.js';
+import type { Backend, Handle, TensorRef } from '../backends/backend.js';
+import { Decorator, type DeviceOf } from '../backends/decorator.js';
+import { DTypeError, DeviceError } from '../errors.js';
+import type { OpRecord } from '../ir/ops.js';
 import { backward } from './backward.js';
-import { isGradEnabled } from './grad-mode.js';
 import { gradOf } from './gradients/index.js';
-import { NONE, type GradRule } from './gradients/rule.js';
+import { NONE } from './gradients/rule.js';
 import type { Gradients } from './gradients.js';
 import { Tape } from './tape.js';
 import type { AutodiffBackend, BackwardOptions } from './types.js';
 
-type DeviceOf<B extends Backend> = ReturnType<B['defaultDevice']>;
-
-export class Autodiff<B extends Backend> implements AutodiffBackend<DeviceOf<B>> {
+export class Autodiff<B extends Backend> extends Decorator<B> implements AutodiffBackend<DeviceOf<B>> {
   readonly name: string;
   readonly autodiff = true as const;
-  readonly inner: B;
   private readonly tape: Tape;
 
   constructor(inner: B) {
-    this.inner = inner;
+    super(inner);
     this.name = `autodiff<${inner.name}>`;
     this.tape = new Tape(inner);
   }
 
-  defaultDevice(): DeviceOf<B> {
-    return this.inner.defaultDevice() as DeviceOf<B>;
+  override submit(record: OpRecord): void {
+    this.inner.submit(record);
+    if (record.inputs.length === 0 || !this.runtime.gradEnabled) return;
+    const out = record.outputs[0];
+    // Only float results carry gradients: int/bool outputs (argmax, comparisons, casts) cut the graph.
+    if (record.outputs.length !== 1 || out!.dtype !== 'float32') return;
+    const rule = gradOf(record.op);
+    if (rule === NONE) return;
+    if (!record.inputs.some((m) => this.tape.get(m.id) !== undefined)) return;
+    const outDevice = this.device(record.device);
+    const inDevice = record.op === 'transfer' ? this.device(record.attrs.from) : outDevice;
+    const inputs = record.inputs.map((m): Handle => ({ id: m.id, shape: m.shape, dtype: m.dtype, device: inDevice }));
+    this.tape.record(record, rule, inputs, { id: out!.id, shape: out!.shape, dtype: out!.dtype, device: outDevice });
   }
 
-  apply<N extends OpName>(op: N, inputs: readonly Handle[], attrs: OpAttrs[N], options?: ApplyOptions): Handle[] {
-    const outputs = this.inner.apply(op, inputs, attrs, options);
-    if (inputs.length === 0 || !isGradEnabled()) return outputs;
-    const rule = gradOf(op);
-    const out = outputs[0];
-    // Only float results carry gradients: int/bool outputs (argmax, comparisons, casts) cut the graph.
-    if (rule === NONE || outputs.length !== 1 || out!.dtype !== 'float32') return outputs;
-    this.tape.record(op, inputs, attrs as OpAttrs[OpName], rule as GradRule<OpName>, out!);
-    return outputs;
+  private device(key: string): DeviceOf<B> {
+    const d = this.deviceOf(key);
+    if (!d) throw new DeviceError(`autodiff<${this.inner.name}> does not know device '${key}'`, { op: 'autodiff', devices: [key] });
+    return d;
+  }
+
+  override retain(t: TensorRef): void {
+    this.inner.retain(t);
+    this.tape.retain(t.id);
+  }
+
+  override release(t: TensorRef): void {
+    this.tape.release(t.id);
+    this.inner.release(t);
   }
 
   requireGrad(h: Handle): void {
     if (h.dtype !== 'float32') {
       throw new DTypeError('only float tensors can require grad', { op: 'requireGrad', dtypes: [h.dtype], hint: 'cast with .cast("float32") first' });
     }
-    this.tape.leaf(h);
+    this.tape.leaf(h.id);
   }
 
-  requiresGrad(h: Handle): boolean {
-    return this.tape.get(h) !== undefined;
+  requiresGrad(h: TensorRef): boolean {
+    return this.tape.get(h.id) !== undefined;
   }
 
   backward(h: Handle, options?: BackwardOptions): Gradients {
     return backward(this.tape, this.inner, this, h, options);
-  }
-
-  detach(h: Handle): Handle {
-    // A view through the inner backend: the tape never sees it.
-    return this.inner.apply('reshape', [h], { shape: h.shape })[0]!;
-  }
-
-  read(h: Handle): Promise<TypedArray> {
-    return this.inner.read(h);
-  }
-
-  release(h: Handle): void {
-    this.inner.release(h);
-  }
-
-  retain(h: Handle): void {
-    this.inner.retain(h);
-  }
-
-  isLive(h: Handle): boolean {
-    return this.inner.isLive(h);
-  }
-
-  seed(seed: number, device?: DeviceOf<B>): void {
-    this.inner.seed(seed, device);
-  }
-
-  randomStream(device: DeviceOf<B>, count: number): { seed: number; counter: number } {
-    return this.inner.randomStream(device, count);
-  }
-
-  memory(device?: DeviceOf<B>): MemoryInfo {
-    return this.inner.memory(device);
-  }
-
-  /** Closes the inner backend when it can be closed (Cpu, Wgpu, Router). */
-  async close(): Promise<void> {
-    const c = this.inner as Partial<{ close(): Promise<void> }>;
-    if (typeof c.close === 'function') await c.close();
   }
 }

@@ -44,7 +44,7 @@ function runRule(inner: Backend, node: Node, dy: FloatT): Array<FloatT | undefin
     const borrowed = new Set<Handle>([dy.handle]);
     const inputs = new Map<number, Tensor<Backend>>();
     const ctx: GradContext<typeof node.op> = {
-      attrs: node.attrs,
+      attrs: node.record.attrs,
       backend: inner,
       dy,
       metas: node.metas,
@@ -90,7 +90,7 @@ function accumulate(grads: Map<Var, FloatT>, v: Var, g: FloatT): void {
 
 /** Runs backward from `root`; gradients come back as tensors of `outer` (untracked). */
 export function backward(tape: Tape, inner: Backend, outer: Backend, root: Handle, options: BackwardOptions = {}): Gradients {
-  const rootVar = tape.get(root);
+  const rootVar = tape.get(root.id);
   if (!rootVar) {
     throw new ArgumentError(`tensor #${root.id} does not require grad: no graph leads to it`, {
       op: 'backward',
@@ -119,7 +119,7 @@ export function backward(tape: Tape, inner: Backend, outer: Backend, root: Handl
         });
         dy.dispose();
       }
-      if (!options.retainGraph) tape.release(node);
+      if (!options.retainGraph) tape.releaseNode(node);
     }
     for (const [v, g] of grads) {
       if (v.keepGrad && !v.node) report(v, g);

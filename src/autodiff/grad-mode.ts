@@ -1,23 +1,22 @@
 /** The no-grad scope: ops run inside `noGrad(fn)` are not recorded on any tape. */
 import { ArgumentError } from '../errors.js';
+import { Runtime } from '../runtime/runtime.js';
 
-let depth = 0;
-
-export function isGradEnabled(): boolean {
-  return depth === 0;
+export function isGradEnabled(runtime: Runtime = Runtime.default): boolean {
+  return runtime.gradEnabled;
 }
 
 /**
  * Runs `fn` without recording gradients (evaluation, optimizer updates). Synchronous only: the
  * scope is a counter, and ops after an `await` would run outside it.
  */
-export function noGrad<T>(fn: () => T): T {
-  depth++;
+export function noGrad<T>(fn: () => T, runtime: Runtime = Runtime.default): T {
+  runtime.noGradDepth++;
   let result: T;
   try {
     result = fn();
   } finally {
-    depth--;
+    runtime.noGradDepth--;
   }
   if (result instanceof Promise) {
     throw new ArgumentError('noGrad() takes a synchronous function: ops after an await would be recorded', {

@@ -1,12 +1,12 @@
 /**
- * The tape: one node per recorded op, linked to the nodes of its inputs. Nothing global holds a
- * node: a tensor's handle leads to its variable (a WeakMap entry), the variable to its node,
- * and the node to its inputs' variables. So a graph lives exactly as long as some tensor of it
- * does; its saved tensors are released when backward consumes a node, or by a finaliser when
- * the node becomes unreachable.
+ * The tape: one node per recorded op record, linked to the variables of its inputs. Variables
+ * are keyed by tensor id (the tape speaks the record's language, so it can be inspected and
+ * serialised); a variable leaves the map when the tensor it tracks is released, and a node lives
+ * as long as some variable downstream of it does. A node's saved tensors are released when
+ * backward consumes it, or by a finaliser once the node is unreachable.
  */
 import type { Backend, Handle } from '../backends/backend.js';
-import type { OpAttrs, OpName } from '../ir/ops.js';
+import type { OpRecord } from '../ir/ops.js';
 import type { GradRule } from './gradients/rule.js';
 
 /** A tensor the graph tracks: a leaf (no node) or an op output. */
@@ -15,6 +15,8 @@ export interface Var {
   readonly node: Node | undefined;
   /** Report this variable's gradient (true for leaves; set on outputs by requireGrad). */
   keepGrad: boolean;
+  /** References held through the autodiff backend (the Tensor's own, plus retains). */
+  refs: number;
 }
 
 let nextSeq = 0;
@@ -28,14 +30,18 @@ export class Node {
   released = false;
 
   constructor(
-    readonly op: OpName,
-    readonly attrs: OpAttrs[OpName],
-    readonly rule: GradRule<OpName>,
+    /** The op's record as it was submitted. */
+    readonly record: OpRecord,
+    readonly rule: GradRule<OpRecord['op']>,
     /** The inputs' variables (undefined for inputs the graph does not track); cleared once consumed. */
     public inputs: Array<Var | undefined>,
     /** Every input's metadata (shape, dtype, device), without its storage. */
     readonly metas: readonly Handle[],
   ) {}
+
+  get op(): OpRecord['op'] {
+    return this.record.op;
+  }
 }
 
 interface Saved {
@@ -49,36 +55,50 @@ const finalizer = new FinalizationRegistry<Saved>(({ backend, handles }) => {
 });
 
 export class Tape {
-  private readonly vars = new WeakMap<Handle, Var>();
+  private readonly vars = new Map<number, Var>();
 
   constructor(private readonly inner: Backend) {}
 
-  get(h: Handle): Var | undefined {
-    return this.vars.get(h);
+  get(id: number): Var | undefined {
+    return this.vars.get(id);
   }
 
-  leaf(h: Handle): void {
-    const v = this.vars.get(h);
+  /** Variables tracked now (for inspection and tests). */
+  get size(): number {
+    return this.vars.size;
+  }
+
+  leaf(id: number): void {
+    const v = this.vars.get(id);
     if (v) v.keepGrad = true;
-    else this.vars.set(h, { id: h.id, node: undefined, keepGrad: true });
+    else this.vars.set(id, { id, node: undefined, keepGrad: true, refs: 1 });
   }
 
-  /** Records `op` if one of its inputs is tracked; `rule` says what to keep for backward. */
-  record(op: OpName, inputs: readonly Handle[], attrs: OpAttrs[OpName], rule: GradRule<OpName>, output: Handle): void {
+  retain(id: number): void {
+    const v = this.vars.get(id);
+    if (v) v.refs++;
+  }
+
+  /** The tensor lost one owner; its variable goes with the last (nodes downstream still hold it). */
+  release(id: number): void {
+    const v = this.vars.get(id);
+    if (v && --v.refs <= 0) this.vars.delete(id);
+  }
+
+  /** Records `record` if one of its inputs is tracked; `rule` says what to keep for backward. */
+  record(record: OpRecord, rule: GradRule<OpRecord['op']>, inputs: readonly Handle[], output: Handle): void {
     let tracked = false;
-    const vars = inputs.map((h) => {
-      const v = this.vars.get(h);
+    const vars = record.inputs.map((m) => {
+      const v = this.vars.get(m.id);
       if (v) tracked = true;
       return v;
     });
     if (!tracked) return;
-    const metas = inputs.map(({ id, shape, dtype, device }) => ({ id, shape, dtype, device }));
-    const node = new Node(op, attrs, rule, vars, metas);
+    const node = new Node(record, rule, vars, inputs);
     const handles: Handle[] = [];
     const keep = (h: Handle): Handle => {
       this.inner.retain(h);
-      // The finaliser's copy: holding the handle itself (a WeakMap key) would keep the graph alive.
-      handles.push({ id: h.id, shape: h.shape, dtype: h.dtype, device: h.device });
+      handles.push(h);
       return h;
     };
     if (rule.saveInputs) {
@@ -87,11 +107,11 @@ export class Tape {
     }
     if (rule.saveOutput) node.savedOutput = keep(output);
     if (handles.length > 0) finalizer.register(node, { backend: this.inner, handles }, node);
-    this.vars.set(output, { id: output.id, node, keepGrad: false });
+    this.vars.set(output.id, { id: output.id, node, keepGrad: false, refs: 1 });
   }
 
   /** Drops what a node saved: after backward used it, unless the graph is retained. */
-  release(node: Node): void {
+  releaseNode(node: Node): void {
     if (node.released) return;
     node.released = true;
     finalizer.unregister(node);

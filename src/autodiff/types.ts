@@ -20,8 +20,6 @@ export interface AutodiffBackend<D extends Device = Device> extends Backend<D> {
   requireGrad(h: Handle): void;
   requiresGrad(h: Handle): boolean;
   backward(h: Handle, options?: BackwardOptions): Gradients;
-  /** A view of the tensor that the graph does not track. */
-  detach(h: Handle): Handle;
 }
 
 export function isAutodiff(b: Backend): b is AutodiffBackend {

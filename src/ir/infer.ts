@@ -7,6 +7,9 @@ import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import { kindOf, type DType } from './dtype.js';
 import { BINARY, UNARY, isBinaryOp, isScalarOp, isUnaryOp, scalarBase } from './elementwise.js';
 import { REDUCE_OPS, numel, type OpAttrs, type OpName, type ReduceOp } from './ops.js';
+
+/** An op with its attributes, discriminated by `op` (a record without ids and metas). */
+export type OpCall = { [K in OpName]: { readonly op: K; readonly attrs: OpAttrs[K] } }[OpName];
 import { broadcastShapes, resolveReshape, sameShape, sliceShape } from './shape.js';
 
 export interface Meta {
@@ -34,11 +37,12 @@ function requireSameDType(op: string, metas: readonly Meta[]): DType {
   return d;
 }
 
-function isReduce(op: string): op is ReduceOp {
-  return (REDUCE_OPS as readonly string[]).includes(op);
+function isReduceCall(call: OpCall): call is Extract<OpCall, { op: ReduceOp }> {
+  return (REDUCE_OPS as readonly string[]).includes(call.op);
 }
 
-export function inferOutputs<N extends OpName>(op: N, inputs: readonly Meta[], attrs: OpAttrs[N]): Meta[] {
+export function inferOutputs(call: OpCall, inputs: readonly Meta[]): Meta[] {
+  const op = call.op;
   const a = inputs[0];
   if (isUnaryOp(op)) {
     const spec = UNARY[op];
@@ -56,8 +60,8 @@ export function inferOutputs<N extends OpName>(op: N, inputs: readonly Meta[], a
     if (!(spec.kinds as readonly string[]).includes(kindOf(a!.dtype))) throw kindsError(op, [a!.dtype], spec.kinds);
     return [{ shape: a!.shape, dtype: spec.out === 'bool' ? 'bool' : a!.dtype }];
   }
-  if (isReduce(op)) {
-    const { dim, keepDims } = attrs as OpAttrs['sum'];
+  if (isReduceCall(call)) {
+    const { dim, keepDims } = call.attrs;
     const k = kindOf(a!.dtype);
     if (k === 'bool') throw kindsError(op, [a!.dtype], ['float', 'int']);
     if (op === 'mean' && k !== 'float') throw kindsError(op, [a!.dtype], ['float']);
@@ -70,7 +74,7 @@ export function inferOutputs<N extends OpName>(op: N, inputs: readonly Meta[], a
     const dtype = op === 'argmax' || op === 'argmin' ? 'int32' : a!.dtype;
     return [{ shape: outShape, dtype }];
   }
-  switch (op) {
+  switch (call.op) {
     case 'fromData':
     case 'full':
     case 'arange':
@@ -79,7 +83,7 @@ export function inferOutputs<N extends OpName>(op: N, inputs: readonly Meta[], a
     case 'clamp': {
       const k = kindOf(a!.dtype);
       if (k === 'bool') throw kindsError(op, [a!.dtype], ['float', 'int']);
-      const { min, max } = attrs as OpAttrs['clamp'];
+      const { min, max } = call.attrs;
       if (min > max) throw new ArgumentError(`min ${min} is greater than max ${max}`, { op });
       return [{ shape: a!.shape, dtype: a!.dtype }];
     }
@@ -90,11 +94,11 @@ export function inferOutputs<N extends OpName>(op: N, inputs: readonly Meta[], a
       return [{ shape: broadcastShapes(op, c.shape, x.shape, y.shape), dtype: d }];
     }
     case 'cast':
-      return [{ shape: a!.shape, dtype: (attrs as OpAttrs['cast']).dtype }];
+      return [{ shape: a!.shape, dtype: call.attrs.dtype }];
     case 'reshape':
-      return [{ shape: resolveReshape(op, a!.shape, (attrs as OpAttrs['reshape']).shape), dtype: a!.dtype }];
+      return [{ shape: resolveReshape(op, a!.shape, call.attrs.shape), dtype: a!.dtype }];
     case 'permute': {
-      const { dims } = attrs as OpAttrs['permute'];
+      const { dims } = call.attrs;
       const rank = a!.shape.length;
       const seen = new Set(dims);
       if (dims.length !== rank || seen.size !== rank || dims.some((d) => d < 0 || d >= rank || !Number.isInteger(d))) {
@@ -103,12 +107,12 @@ export function inferOutputs<N extends OpName>(op: N, inputs: readonly Meta[], a
       return [{ shape: dims.map((d) => a!.shape[d]!), dtype: a!.dtype }];
     }
     case 'slice': {
-      const { ranges } = attrs as OpAttrs['slice'];
+      const { ranges } = call.attrs;
       if (ranges.length !== a!.shape.length) throw new ShapeError('one range per dim is required', { op, shapes: [a!.shape] });
       return [{ shape: sliceShape(ranges), dtype: a!.dtype }];
     }
     case 'expand': {
-      const { shape } = attrs as OpAttrs['expand'];
+      const { shape } = call.attrs;
       const src = a!.shape;
       if (shape.length < src.length) throw new ShapeError('cannot expand to a lower rank', { op, shapes: [src, shape] });
       const off = shape.length - src.length;
@@ -124,7 +128,7 @@ export function inferOutputs<N extends OpName>(op: N, inputs: readonly Meta[], a
     case 'copy':
       return [{ shape: a!.shape, dtype: a!.dtype }];
     case 'cat': {
-      const { dim } = attrs as OpAttrs['cat'];
+      const { dim } = call.attrs;
       if (inputs.length === 0) throw new ArgumentError('needs at least one tensor', { op });
       const d = requireSameDType(op, inputs);
       const first = a!.shape;
@@ -138,7 +142,7 @@ export function inferOutputs<N extends OpName>(op: N, inputs: readonly Meta[], a
       return [{ shape: first.map((v, i) => (i === dim ? size : v)), dtype: d }];
     }
     case 'sliceAssign': {
-      const { ranges } = attrs as OpAttrs['sliceAssign'];
+      const { ranges } = call.attrs;
       const [x, v] = inputs as [Meta, Meta];
       requireSameDType(op, [x, v]);
       const s = sliceShape(ranges);
@@ -146,7 +150,7 @@ export function inferOutputs<N extends OpName>(op: N, inputs: readonly Meta[], a
       return [{ shape: x.shape, dtype: x.dtype }];
     }
     case 'gather': {
-      const { dim } = attrs as OpAttrs['gather'];
+      const { dim } = call.attrs;
       const [x, idx] = inputs as [Meta, Meta];
       if (idx.dtype !== 'int32') throw new DTypeError('indices must be int32', { op, dtypes: [idx.dtype], hint: 'cast the indices with .cast("int32")' });
       if (idx.shape.length !== x.shape.length || idx.shape.some((v, i) => i !== dim && v > x.shape[i]!)) {
@@ -155,7 +159,7 @@ export function inferOutputs<N extends OpName>(op: N, inputs: readonly Meta[], a
       return [{ shape: idx.shape, dtype: x.dtype }];
     }
     case 'scatterAdd': {
-      const { dim } = attrs as OpAttrs['scatterAdd'];
+      const { dim } = call.attrs;
       const [x, idx, src] = inputs as [Meta, Meta, Meta];
       if (idx.dtype !== 'int32') throw new DTypeError('indices must be int32', { op, dtypes: [idx.dtype], hint: 'cast the indices with .cast("int32")' });
       requireSameDType(op, [x, src]);
@@ -166,7 +170,7 @@ export function inferOutputs<N extends OpName>(op: N, inputs: readonly Meta[], a
       return [{ shape: x.shape, dtype: x.dtype }];
     }
     case 'indexSelect': {
-      const { dim } = attrs as OpAttrs['indexSelect'];
+      const { dim } = call.attrs;
       const [x, idx] = inputs as [Meta, Meta];
       if (idx.dtype !== 'int32') throw new DTypeError('indices must be int32', { op, dtypes: [idx.dtype], hint: 'cast the indices with .cast("int32")' });
       if (idx.shape.length !== 1) throw new ShapeError('indices must be 1-D', { op, shapes: [x.shape, idx.shape] });

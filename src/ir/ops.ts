@@ -37,8 +37,8 @@ export interface ReduceAttrs {
 
 /** Attributes per op. The keys of this map are the op vocabulary. */
 export type OpAttrs = {
-  // creation
-  fromData: Record<string, never>;
+  // creation; host data travels as a reference into the runtime's blob store (records stay plain data)
+  fromData: { readonly blob: number };
   full: { readonly value: number };
   arange: { readonly start: number; readonly step: number };
   random: { readonly distribution: DistributionSpec; readonly seed: number; readonly counter: number };
@@ -70,19 +70,26 @@ export type OpAttrs = {
 
 export type OpName = keyof OpAttrs;
 
-export interface OpRecord<N extends OpName = OpName> {
-  /** Monotonic op id, unique in the process. */
+/** One op call of op `N`. */
+export interface OpRecordOf<N extends OpName> {
+  /** Op id, unique across runtimes (see src/runtime/ids.ts). */
   readonly id: number;
   readonly op: N;
-  /** The device key the op runs on (all inputs live there). */
+  /** The device key the op runs on: all inputs live there (a transfer's input lives on `attrs.from`). */
   readonly device: string;
   readonly inputs: readonly TensorMeta[];
   readonly outputs: readonly TensorMeta[];
   readonly attrs: OpAttrs[N];
 }
 
+/**
+ * The op record: a union discriminated by `op`, so `switch (record.op)` narrows `attrs` and a
+ * missing case is a compile error where a switch must be total. `OpRecord<'matmul'>` is one member.
+ */
+export type OpRecord<N extends OpName = OpName> = { [K in N]: OpRecordOf<K> }[N];
+
 /** Narrowing helper: `isOp(r, 'matmul')` types `r.attrs`. */
-export function isOp<N extends OpName>(record: OpRecord, op: N): record is OpRecord<N> {
+export function isOp<N extends OpName>(record: OpRecord, op: N): record is Extract<OpRecord, { op: N }> {
   return record.op === op;
 }
 

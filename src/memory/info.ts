@@ -1,3 +1,5 @@
+import { Runtime } from '../runtime/runtime.js';
+
 /** What `memory(device)` reports. */
 export interface MemoryInfo {
   readonly device: string;
@@ -13,17 +15,7 @@ export interface MemoryReporter {
   memory(): MemoryInfo;
 }
 
-const reporters = new Map<string, MemoryReporter>();
-
-export function registerMemoryReporter(deviceKey: string, r: MemoryReporter): void {
-  reporters.set(deviceKey, r);
-}
-
-export function memoryReporter(deviceKey: string): MemoryReporter | undefined {
-  return reporters.get(deviceKey);
-}
-
-/** Live tensors and bytes on a device (`memory(CpuDevice.Cpu)`); zeros for a device no backend has used yet. */
+/** Live tensors and bytes on a device (`memory(CpuDevice.Cpu)`), over every backend of the default runtime that uses it. */
 export function memory(device: { readonly key: string }): MemoryInfo {
-  return reporters.get(device.key)?.memory() ?? { device: device.key, tensors: 0, bytes: 0, pooledBytes: 0 };
+  return Runtime.default.memory.report(device.key);
 }

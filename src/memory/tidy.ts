@@ -4,24 +4,22 @@
  * to `keep`. Scopes nest; kept tensors belong to the enclosing scope.
  */
 import { ArgumentError } from '../errors.js';
+import { Runtime, type Disposable } from '../runtime/runtime.js';
 
-export interface Disposable {
-  dispose(): void;
-  readonly isDisposed: boolean;
-}
+export type { Disposable } from '../runtime/runtime.js';
 
-const scopes: Array<Set<Disposable>> = [];
 const kept = new WeakSet<Disposable>();
 
-/** Called by every tensor at creation. */
-export function track(t: Disposable): void {
+/** Called by every tensor at creation (scopes of its backend's runtime; the default runtime when none is given). */
+export function track(t: Disposable, runtime: Runtime = Runtime.default): void {
+  const scopes = runtime.scopes;
   scopes[scopes.length - 1]?.add(t);
 }
 
 /** Exempts a tensor from the enclosing tidy scopes. */
-export function keep<T extends Disposable>(t: T): T {
+export function keep<T extends Disposable>(t: T, runtime: Runtime = Runtime.default): T {
   kept.add(t);
-  for (const s of scopes) s.delete(t);
+  for (const s of runtime.scopes) s.delete(t);
   return t;
 }
 
@@ -41,7 +39,8 @@ function isDisposable(v: object): v is Disposable {
   return typeof (v as Partial<Disposable>).dispose === 'function' && 'isDisposed' in v;
 }
 
-export function tidy<T>(fn: () => T): T {
+export function tidy<T>(fn: () => T, runtime: Runtime = Runtime.default): T {
+  const scopes = runtime.scopes;
   const scope = new Set<Disposable>();
   scopes.push(scope);
   let result: T;

@@ -1,19 +1,18 @@
 /**
- * Router<[Wgpu, Cpu]>: one backend over several. Each op record goes, unchanged, to the inner
- * backend that owns its inputs' device; a 'transfer' between two devices goes to a bridge
- * executor. Tensor ids are shared with the inner backends (there is one scheduler), so the
- * router only swaps device tags on the way in and out.
+ * Router<[Wgpu, Cpu]>: one backend over several. The tensor API builds each record with a
+ * MultiDevice tag's key; the Router hands the record, unchanged, to the inner backend that owns
+ * that key, through the same Backend contract. A 'transfer' goes to the destination's backend,
+ * whose runtime runs it on a bridge (src/scheduler/bridge.ts). Inner backends may be local
+ * backends, decorators (Autodiff) or Routers.
  */
 import { ArgumentError, DeviceError } from '../errors.js';
-import type { ApplyOptions, Backend, Handle } from '../backends/backend.js';
+import type { Backend, TensorRef } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import { MultiDevice } from '../devices/multi-device.js';
 import type { TypedArray } from '../ir/dtype.js';
-import { newOpId, newTensorId } from '../ir/ids.js';
-import type { OpAttrs, OpName, OpRecord } from '../ir/ops.js';
+import type { OpRecord } from '../ir/ops.js';
 import type { MemoryInfo } from '../memory/info.js';
-import { scheduler } from '../scheduler/scheduler.js';
-import { Bridge, type TransferPath } from './bridge.js';
+import type { Runtime } from '../runtime/runtime.js';
 import { parseInnerDevice } from './parse.js';
 import type { Backends, DeviceOf, IndexOf, RouterDevice } from './types.js';
 
@@ -22,41 +21,47 @@ export interface RouterOptions {
   defaultDevice?: Device;
 }
 
-function isHost(d: Device): boolean {
-  return d.backend === 'cpu';
-}
-
-function pathFor(from: Device, to: Device): TransferPath {
-  if (isHost(from)) return isHost(to) ? 'host-copy' : 'upload';
-  return isHost(to) ? 'readback' : 'readback+upload';
+/** What a Router and the routers made by its `on(device)` share. */
+interface RouterState {
+  /** Devices met so far, by key: routes records and lists valid device strings. */
+  readonly known: Map<string, MultiDevice>;
 }
 
 export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
   readonly name: string;
   readonly autodiff = false as const;
   readonly backends: Bs;
+  readonly runtime: Runtime;
+  readonly identity: object;
   private readonly fallback: MultiDevice;
-  /** Devices met so far, by key: resolves a transfer's `to` key and lists valid device strings. */
-  private readonly known = new Map<string, MultiDevice>();
-  private readonly bridges = new Map<string, Bridge>();
-  /** The device of the last op's first input, already checked (the fast path of commonDevice). */
-  private last: MultiDevice | undefined;
+  private readonly known: Map<string, MultiDevice>;
+  /** The last device tag checked (the fast path of owns). */
+  private last: Device | undefined;
 
-  constructor(backends: Bs, options: RouterOptions = {}) {
-    if (backends.length < 2) throw new ArgumentError(`a Router needs at least two backends, got ${backends.length}`, { op: 'Router' });
+  constructor(backends: Bs, options: RouterOptions = {}, shared?: RouterState) {
+    if (!Array.isArray(backends) || backends.length < 2) throw new ArgumentError(`a Router needs at least two backends, got ${Array.isArray(backends) ? backends.length : 0}`, { op: 'Router' });
     this.backends = backends;
     this.name = `router<${backends.map((b) => b.name).join(', ')}>`;
+    this.runtime = backends[0].runtime;
     backends.forEach((b, i) => {
-      const d = b.defaultDevice();
-      const clash = this.known.get(d.key);
-      if (clash) {
-        throw new ArgumentError(`backends ${clash.index + 1} and ${i + 1} both use device '${d.key}'`, {
-          op: 'Router',
-          hint: "give each backend its own device, e.g. new Cpu({ device: CpuDevice.named('cpu:1') })",
-        });
-      }
-      this.known.set(d.key, MultiDevice.at(i, d));
+      if (b.runtime !== this.runtime) throw new ArgumentError(`backend ${i + 1} (${b.name}) belongs to another runtime than backend 1`, { op: 'Router', hint: 'build every inner backend with the same runtime' });
     });
+    if (shared) this.known = shared.known;
+    else {
+      this.known = new Map();
+      backends.forEach((b, i) => {
+        const d = b.defaultDevice();
+        const clash = this.known.get(d.key);
+        if (clash) {
+          throw new ArgumentError(`backends ${clash.index + 1} and ${i + 1} both use device '${d.key}'`, {
+            op: 'Router',
+            hint: "give each backend its own device, e.g. new Cpu({ device: CpuDevice.named('cpu:1') })",
+          });
+        }
+        this.known.set(d.key, MultiDevice.at(i, d));
+      });
+    }
+    this.identity = shared ?? { known: this.known };
     this.fallback = options.defaultDevice ? this.check('Router', options.defaultDevice) : this.known.get(backends[0].defaultDevice().key)!;
   }
 
@@ -67,12 +72,12 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
 
   /** A device from a command-line string: an inner key such as 'wgpu:0', 'wgpu:cpu', 'cpu', 'cpu:1'. */
   parseDevice(text: string): RouterDevice<Bs> {
-    const s = text.trim().toLowerCase();
+    const s = String(text).trim().toLowerCase();
     const hit = this.known.get(s);
     if (hit) return hit as RouterDevice<Bs>;
     for (let i = 0; i < this.backends.length; i++) {
       const b = this.backends[i]!;
-      const d = parseInnerDevice(b.defaultDevice().backend, s);
+      const d = b.deviceOf(s) ?? parseInnerDevice(b.defaultDevice().backend, s);
       if (d && b.owns(d)) return this.check('parseDevice', MultiDevice.at(i, d)) as RouterDevice<Bs>;
     }
     throw new ArgumentError(`unknown device '${text}' for ${this.name}`, { op: 'parseDevice', hint: `valid devices: ${this.deviceStrings().join(', ')}` });
@@ -83,46 +88,74 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
     return [...this.known.keys()];
   }
 
-  /** The same router with another default device (for code that creates tensors without naming one). */
+  /** The same router (its tensors combine with this one's) with another default device. */
   on(device: RouterDevice<Bs>): Router<Bs> {
-    return new Router(this.backends, { defaultDevice: device });
+    return new Router(this.backends, { defaultDevice: device }, { known: this.known });
   }
 
   defaultDevice(): RouterDevice<Bs> {
     return this.fallback as RouterDevice<Bs>;
   }
 
-  apply<N extends OpName>(op: N, inputs: readonly Handle[], attrs: OpAttrs[N], options: ApplyOptions = {}): Handle[] {
-    const n = inputs.length;
-    const device = n > 0 ? this.commonDevice(op, inputs) : options.device ? this.check(op, options.device) : this.fallback;
-    if (op === 'transfer') return this.transfer(inputs[0]!, device, attrs as OpAttrs['transfer'], options);
-    const inner: Handle[] = new Array<Handle>(n);
-    for (let i = 0; i < n; i++) {
-      const h = inputs[i]!;
-      inner[i] = { id: h.id, shape: h.shape, dtype: h.dtype, device: device.inner };
+  owns(device: Device): device is RouterDevice<Bs> {
+    if (device === this.last) return true;
+    try {
+      this.check('owns', device);
+      return true;
+    } catch {
+      return false;
     }
-    const out = this.backends[device.index]!.apply(op, inner, attrs, n > 0 ? options : { ...options, device: device.inner });
-    for (let i = 0; i < out.length; i++) {
-      const h = out[i]!;
-      out[i] = { id: h.id, shape: h.shape, dtype: h.dtype, device };
+  }
+
+  checkDevice(op: string, device: Device): void {
+    if (device !== this.last) this.check(op, device);
+  }
+
+  deviceOf(key: string): RouterDevice<Bs> | undefined {
+    return this.lookup(key) as RouterDevice<Bs> | undefined;
+  }
+
+  private lookup(key: string): MultiDevice | undefined {
+    const hit = this.known.get(key);
+    if (hit) return hit;
+    for (let i = 0; i < this.backends.length; i++) {
+      const d = this.backends[i]!.deviceOf(key);
+      if (d) {
+        const m = MultiDevice.at(i, d);
+        this.known.set(key, m);
+        return m;
+      }
     }
-    return out;
+    return undefined;
   }
 
-  read(h: Handle): Promise<TypedArray> {
-    return this.owner(h).read(h);
+  submit(record: OpRecord): void {
+    const d = this.lookup(record.device);
+    if (!d) {
+      const what = record.op === 'transfer' ? 'destination device' : 'device';
+      throw new DeviceError(`unknown ${what} '${record.device}' for ${this.name}`, { op: record.op, devices: [record.device], hint: `valid devices: ${this.deviceStrings().join(', ')}` });
+    }
+    this.backends[d.index]!.submit(record);
   }
 
-  release(h: Handle): void {
-    this.owner(h).release(h);
+  read(t: TensorRef): Promise<TypedArray> {
+    const [b, inner] = this.route(t);
+    return b.read(inner);
   }
 
-  retain(h: Handle): void {
-    this.owner(h).retain(h);
+  release(t: TensorRef): void {
+    const [b, inner] = this.route(t);
+    b.release(inner);
   }
 
-  isLive(h: Handle): boolean {
-    return this.owner(h).isLive(h);
+  retain(t: TensorRef): void {
+    const [b, inner] = this.route(t);
+    b.retain(inner);
+  }
+
+  isLive(t: TensorRef): boolean {
+    const [b, inner] = this.route(t);
+    return b.isLive(inner);
   }
 
   seed(seed: number, device?: RouterDevice<Bs>): void {
@@ -142,20 +175,24 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
     return this.backends[d.index]!.memory(d.inner);
   }
 
-  /** Waits for queued work, then closes every inner backend that can be closed (the router owns them). */
+  /** Waits for queued work, then closes every inner backend (the router owns them). */
   async close(): Promise<void> {
-    await scheduler.flush();
-    for (const b of this.backends) {
-      const c = b as Partial<{ close(): Promise<void> }>;
-      if (typeof c.close === 'function') await c.close();
-    }
+    await this.runtime.scheduler.flush();
+    for (const b of this.backends) await b.close();
   }
 
   // ---- internals ----------------------------------------------------------------------------
 
-  private owner(h: Handle): Backend {
-    const d = h.device as Partial<MultiDevice>;
-    return this.backends[d.index ?? 0] ?? this.backends[0];
+  /** The inner backend of a tensor and its reference in that backend's terms. */
+  private route(t: TensorRef): [Backend, TensorRef] {
+    const d = t.device;
+    if (MultiDevice.is(d)) {
+      const b = this.backends[d.index];
+      if (b) return [b, { id: t.id, device: d.inner }];
+    }
+    const m = this.lookup(d.key);
+    if (!m) throw new DeviceError(`tensor #${t.id} lives on ${d.key}, which is not a device of ${this.name}`, { op: 'read', devices: [d.key] });
+    return [this.backends[m.index]!, { id: t.id, device: m.inner }];
   }
 
   /** A MultiDevice of this router, or a DeviceError saying what is wrong with `d`. */
@@ -172,56 +209,12 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
       const where = b ? `backend ${d.index + 1} (${b.name}) does not own ${d.inner.key}` : `${this.name} has ${this.backends.length} backends`;
       throw new DeviceError(`${MultiDevice.describe(d)} is not a device of ${this.name}: ${where}`, { op, devices: [d.key], hint: `valid devices: ${this.deviceStrings().join(', ')}` });
     }
-    if (!this.known.has(d.key)) this.known.set(d.key, d);
-    return d;
-  }
-
-  private commonDevice(op: string, inputs: readonly Handle[]): MultiDevice {
-    const first = inputs[0]!.device;
-    // Handles made by this router carry a checked MultiDevice, usually the very object of the last op.
-    const d = first === this.last ? this.last : (this.last = this.check(op, first));
-    for (let i = 1; i < inputs.length; i++) {
-      const other = inputs[i]!.device;
-      if (other === first || (other.key === first.key && (other as Partial<MultiDevice>).index === d.index)) continue;
-      throw new DeviceError(`inputs live on different devices (${first.key} and ${other.key})`, {
-        op,
-        devices: [first.key, other.key],
-        hint: `move one input first, e.g. y.toDevice(x.device) with x on ${MultiDevice.describe(first)} and y on ${MultiDevice.describe(other)}; nothing moves between devices silently`,
-      });
+    const clash = this.known.get(d.key);
+    if (clash && clash.index !== d.index) {
+      throw new DeviceError(`${MultiDevice.describe(d)} names device ${d.key}, which is backend ${clash.index + 1}'s`, { op, devices: [d.key], hint: `valid devices: ${this.deviceStrings().join(', ')}` });
     }
+    if (!clash) this.known.set(d.key, d);
+    this.last = d;
     return d;
-  }
-
-  private resolve(key: string): MultiDevice {
-    const d = this.known.get(key);
-    if (!d) throw new DeviceError(`unknown destination device '${key}' for ${this.name}`, { op: 'transfer', devices: [key], hint: `valid devices: ${this.deviceStrings().join(', ')}` });
-    return d;
-  }
-
-  private transfer(h: Handle, from: MultiDevice, attrs: OpAttrs['transfer'], options: ApplyOptions): Handle[] {
-    const to = options.device ? this.check('transfer', options.device) : this.resolve(attrs.to);
-    if (to.key === from.key) return this.apply('reshape', [h], { shape: h.shape }); // same device: a view
-    const out: Handle = { id: newTensorId(), shape: h.shape, dtype: h.dtype, device: to };
-    const record: OpRecord<'transfer'> = {
-      id: newOpId(),
-      op: 'transfer',
-      device: to.key,
-      inputs: [{ id: h.id, shape: h.shape, dtype: h.dtype }],
-      outputs: [{ id: out.id, shape: out.shape, dtype: out.dtype }],
-      attrs: { from: from.key, to: to.key },
-    };
-    scheduler.submit(record, this.bridge(from, to));
-    return [out];
-  }
-
-  private bridge(from: MultiDevice, to: MultiDevice): Bridge {
-    const k = `${from.key}>${to.key}`;
-    let b = this.bridges.get(k);
-    if (!b) {
-      const src = this.backends[from.index]!.executorOf(from.inner);
-      const dst = this.backends[to.index]!.executorOf(to.inner);
-      this.bridges.set(k, (b = new Bridge(src, dst, pathFor(from.inner, to.inner))));
-    }
-    return b;
   }
 }

@@ -1,17 +1,9 @@
-/** The types a Router is built from: routable inner backends and the device union of a tuple of them. */
+/** The types a Router is built from: inner backends and the device union of a tuple of them. */
 import type { Backend } from '../backends/backend.js';
-import type { Device } from '../devices/device.js';
 import type { MultiDevice } from '../devices/multi-device.js';
-import type { Executor } from '../scheduler/executor.js';
 
-/** A backend the router can forward to and bridge from: it exposes each device's executor (LocalBackend does). */
-export interface Routable<D extends Device = Device> extends Backend<D> {
-  executorOf(device: D): Executor<unknown>;
-  owns(device: Device): device is D;
-}
-
-/** Two or more backends. */
-export type Backends = readonly [Routable, Routable, ...Routable[]];
+/** Two or more backends (any backend: a local one, a decorator such as Autodiff, another Router). */
+export type Backends = readonly [Backend, Backend, ...Backend[]];
 
 export type DeviceOf<B extends Backend> = ReturnType<B['defaultDevice']>;
 

@@ -1,6 +1,11 @@
 /**
  * What a backend gives the scheduler for one device: run an op record over input storages,
  * read a storage back to the host, and free a storage. `S` is the backend's storage type.
+ *
+ * Executors may run ahead of completion: a GPU executor returns its outputs as soon as the work
+ * is encoded (later ops can use them at once) together with `done`, which settles when the
+ * device has really finished; a late failure rejects `done` and every read of the outputs and
+ * of anything computed from them.
  */
 import type { TypedArray } from '../ir/dtype.js';
 import type { OpRecord } from '../ir/ops.js';
@@ -8,12 +13,16 @@ import type { OpRecord } from '../ir/ops.js';
 export interface ExecOptions {
   /** Set under backpressure: run now on this thread if at all possible (no pool, no await). */
   readonly sync: boolean;
+  /** Someone watches op events: report the true completion through `done` where it differs from the return. */
+  readonly timing: boolean;
 }
 
 export interface ExecResult<S> {
   readonly outputs: S[];
   /** Where it ran, for the op event. */
   readonly where: string;
+  /** Settles when the device has finished the work (absent: finished when returned). */
+  readonly done?: Promise<void>;
 }
 
 /** Work still running (on the pool, or waiting for a device to initialise). */
@@ -32,6 +41,8 @@ export function isPending<S>(r: ExecResult<S> | PendingResult<S>): r is PendingR
 
 export interface Executor<S> {
   readonly deviceKey: string;
+  /** Whether storages live in host memory (CPU) rather than on a device. */
+  readonly host: boolean;
   execute(record: OpRecord, inputs: readonly S[], payload: TypedArray | undefined, options: ExecOptions): ExecResult<S> | PendingResult<S>;
   /** A contiguous host copy of the values. */
   read(storage: S): Promise<TypedArray>;

@@ -13,9 +13,13 @@ import { DisposedError, KernelError, SwitchyardError } from '../errors.js';
 import type { TypedArray } from '../ir/dtype.js';
 import { bytesPerElement } from '../ir/dtype.js';
 import { numel, type OpRecord, type TensorMeta } from '../ir/ops.js';
+import type { BlobStore } from '../runtime/blobs.js';
+import { Bridge } from './bridge.js';
+import type { Channel } from './channel.js';
 import { clock } from './clock.js';
 import type { OpEvent } from './events.js';
 import { isPending, type ExecResult, type Executor, type PendingResult } from './executor.js';
+import { Lane, type LaneInfo } from './lane.js';
 
 type State = 'pending' | 'ready' | 'failed';
 
@@ -39,6 +43,9 @@ interface PendingOp {
   readonly inputs: Slot[];
   readonly outputs: Slot[];
   readonly payload: TypedArray | undefined;
+  readonly lane: Lane;
+  /** The lane's depth when this op was submitted. */
+  readonly depth: number;
   readonly queuedAt: number;
   missing: number;
   startAt: number;
@@ -56,7 +63,12 @@ function metaBytes(metas: readonly TensorMeta[]): number {
 
 export interface SchedulerOptions {
   highWaterMark?: number;
+  /** How transfers carry their bytes (default: in-process). */
+  channel?: Channel;
 }
+
+/** Blobs for records built by hand (tests): none. */
+const noBlobs = { take: (id: number): TypedArray => { throw new KernelError(`no blob store for blob #${id}`, { op: 'fromData' }); } };
 
 export class Scheduler {
   private readonly slots = new Map<number, Slot>();
@@ -67,13 +79,44 @@ export class Scheduler {
   private relieving = false;
   private pending = 0;
   private readonly inflight = new Set<PendingOp>();
+  private readonly lanes = new Map<string, Lane>();
+  private readonly bridges = new WeakMap<Executor<unknown>, WeakMap<Executor<unknown>, Bridge>>();
+  private readonly blobs: Pick<BlobStore, 'take'>;
+  private readonly channel: Channel | undefined;
   readonly highWaterMark: number;
 
   /** One event per finished (or failed) op. */
   readonly events$: Observable<OpEvent> = this.eventsSubject.asObservable();
 
-  constructor(options: SchedulerOptions = {}) {
+  constructor(blobs?: Pick<BlobStore, 'take'>, options: SchedulerOptions = {}) {
+    this.blobs = blobs ?? noBlobs;
     this.highWaterMark = options.highWaterMark ?? 4096;
+    this.channel = options.channel;
+  }
+
+  /** A device's lane: queue depth and predicted free time. */
+  lane(device: string): LaneInfo {
+    return this.laneOf(device);
+  }
+
+  /** Every lane used so far. */
+  laneInfos(): LaneInfo[] {
+    return [...this.lanes.values()];
+  }
+
+  private laneOf(device: string): Lane {
+    let l = this.lanes.get(device);
+    if (!l) this.lanes.set(device, (l = new Lane(device)));
+    return l;
+  }
+
+  /** The bridge that moves a storage of `from` to `to`. */
+  private bridge(from: Executor<unknown>, to: Executor<unknown>): Bridge {
+    let byTo = this.bridges.get(from);
+    if (!byTo) this.bridges.set(from, (byTo = new WeakMap()));
+    let b = byTo.get(to);
+    if (!b) byTo.set(to, (b = new Bridge(from, to, this.channel)));
+    return b;
   }
 
   /** Ops submitted and not yet finished. */
@@ -85,19 +128,29 @@ export class Scheduler {
     return this.slots.size;
   }
 
-  submit<S>(record: OpRecord, executor: Executor<S>, payload?: TypedArray): void {
-    const exec = executor as Executor<unknown>;
+  /**
+   * Queues a record on `executor` (the executor of `record.device`). A 'fromData' record's blob is
+   * taken from the runtime's store; a 'transfer' runs on the bridge from its input's executor.
+   */
+  submit<S>(record: OpRecord, executor: Executor<S>): void {
+    let exec = executor as Executor<unknown>;
     const inputs = record.inputs.map((m) => {
       const s = this.slots.get(m.id);
       if (!s) throw new DisposedError(`input tensor #${m.id} was already freed`, { op: record.op, hint: 'do not use a tensor after dispose() or after its tidy() scope ended' });
       return s;
     });
+    let payload: TypedArray | undefined;
+    if (record.op === 'fromData') payload = this.blobs.take(record.attrs.blob);
+    else if (record.op === 'transfer') exec = this.bridge(inputs[0]!.executor, exec);
     const outputs = record.outputs.map((meta) => {
       const slot: Slot = { meta, executor: exec, state: 'pending', storage: undefined, error: undefined, refs: 1, uses: 0, waiters: [], readers: [] };
       this.slots.set(meta.id, slot);
       return slot;
     });
-    const op: PendingOp = { record, executor: exec, inputs, outputs, payload, queuedAt: clock.now(), missing: 0, startAt: 0 };
+    const now = clock.now();
+    const lane = this.laneOf(record.device);
+    const depth = lane.enter(record.op, now);
+    const op: PendingOp = { record, executor: exec, inputs, outputs, payload, lane, depth, queuedAt: now, missing: 0, startAt: 0 };
     this.pending++;
     let failed: unknown;
     for (const s of inputs) {
@@ -174,7 +227,7 @@ export class Scheduler {
     let result: ExecResult<unknown> | PendingResult<unknown>;
     try {
       const storages = op.inputs.map((s) => s.storage);
-      result = op.executor.execute(op.record, storages, op.payload, { sync: this.relieving || this.pending > this.highWaterMark });
+      result = op.executor.execute(op.record, storages, op.payload, { sync: this.relieving || this.pending > this.highWaterMark, timing: this.eventsSubject.observed });
     } catch (e) {
       this.fail(op, e, true);
       return;
@@ -208,7 +261,14 @@ export class Scheduler {
       slot.state = 'ready';
       slot.storage = result.outputs[i];
     });
-    this.emit(op, result.where);
+    const done = result.done;
+    if (done) {
+      // Ran ahead: the outputs are usable now; the lane and the event wait for the device.
+      done.then(
+        () => this.finish(op, result.where),
+        (e: unknown) => this.finish(op, result.where, e),
+      );
+    } else this.finish(op, result.where);
     for (const s of op.inputs) this.unuse(s);
     for (const slot of op.outputs) {
       for (const w of slot.waiters) {
@@ -225,7 +285,7 @@ export class Scheduler {
   private fail(op: PendingOp, error: unknown, ran: boolean): void {
     const err = error instanceof SwitchyardError ? error : new KernelError(error instanceof Error ? error.message : String(error), { op: op.record.op, cause: error });
     this.pending--;
-    this.emit(op, ran ? 'failed' : 'skipped', err);
+    this.finish(op, ran ? 'failed' : 'skipped', err);
     for (const s of op.inputs) {
       // Detach from inputs that are still pending, so their completion does not restart us.
       const idx = s.waiters.indexOf(op);
@@ -248,7 +308,7 @@ export class Scheduler {
         if (w.missing === -1) continue; // already failed through another input
         w.missing = -1;
         this.pending--;
-        this.emit(w, 'skipped', e);
+        this.finish(w, 'skipped', e);
         for (const s of w.inputs) {
           const idx = s.waiters.indexOf(w);
           if (idx >= 0) s.waiters.splice(idx, 1);
@@ -260,15 +320,19 @@ export class Scheduler {
     }
   }
 
-  private emit(op: PendingOp, where: string, error?: unknown): void {
-    if (!this.eventsSubject.observed) return;
+  /** The op is done on its device (or failed): leaves its lane and emits its event. */
+  private finish(op: PendingOp, where: string, error?: unknown): void {
     const now = clock.now();
+    op.lane.leave(op.record.op, error === undefined && op.startAt > 0 ? now - op.startAt : undefined);
+    if (!this.eventsSubject.observed) return;
     const ev: OpEvent = {
+      record: op.record,
       opId: op.record.id,
       op: op.record.op,
       device: op.record.device,
       inputBytes: metaBytes(op.record.inputs),
       outputBytes: metaBytes(op.record.outputs),
+      queueDepth: op.depth,
       queuedAt: op.queuedAt,
       startAt: op.startAt || now,
       endAt: now,
@@ -339,6 +403,3 @@ export class Scheduler {
     await Promise.all(ids.map((id) => this.use(id, 'flush', () => undefined).catch(() => undefined)));
   }
 }
-
-/** The process-wide scheduler every backend submits to, so cross-device dependencies work. */
-export const scheduler = new Scheduler();

@@ -108,7 +108,7 @@ export function fromData<B extends Backend, T extends FromDataInput, D extends D
   }
   const payload = allocTyped(dtype, n);
   for (let i = 0; i < n; i++) payload[i] = coerce(dtype, flat[i]!);
-  return Tensor.create(backend, 'fromData', {}, shape, dtype, deviceFor(backend, options.device), payload) as never;
+  return Tensor.upload(backend, payload, shape, dtype, deviceFor(backend, options.device)) as never;
 }
 
 /** A tensor filled with `value`. Default dtype float32. */

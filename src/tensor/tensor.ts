@@ -7,13 +7,15 @@
 import { ArgumentError, DTypeError, DisposedError, ShapeError } from '../errors.js';
 import type { Gradients } from '../autodiff/gradients.js';
 import { isAutodiff, type AutodiffBackend, type BackwardOptions } from '../autodiff/types.js';
-import type { Backend, Handle } from '../backends/backend.js';
+import { sameBackend, type Backend, type Handle } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
+import { buildCreation, buildOp, buildTransfer, type Built } from '../ir/builder.js';
 import { coerce, kindOf, type DType, type Kind, type KindOf, type TypedArray } from '../ir/dtype.js';
 import { BINARY, isBinaryOp, type BinaryOp, type UnaryOp } from '../ir/elementwise.js';
 import { numel, type OpAttrs, type OpName, type ReduceOp } from '../ir/ops.js';
 import { normDim, normSlices, resolveReshape, type SliceSpec } from '../ir/shape.js';
 import { track } from '../memory/tidy.js';
+import { noGrad } from '../autodiff/grad-mode.js';
 import { formatTensor } from './format.js';
 
 export interface TensorData<K extends Kind = Kind> {
@@ -44,7 +46,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     this.backend = backend;
     this.handle = handle;
     finalizer.register(this, { backend, handle }, this);
-    track(this);
+    track(this, backend.runtime);
   }
 
   get shape(): number[] {
@@ -88,15 +90,23 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
 
   // ---- plumbing -------------------------------------------------------------------------
 
-  /** @internal Runs one op through the backend and wraps its outputs. */
+  /** @internal Builds one op's record, submits it to the backend, and wraps its outputs. */
   static run<B extends Backend, N extends OpName>(backend: B, op: N, inputs: ReadonlyArray<Tensor<B, Kind>>, attrs: OpAttrs[N]): Array<Tensor<B, Kind>> {
     const handles = inputs.map((t) => t.live(op));
     for (const t of inputs) {
-      if (t.backend !== backend) {
+      if (!sameBackend(t.backend, backend)) {
         throw new ArgumentError(`inputs come from different backends (${backend.name} and ${t.backend.name})`, { op, hint: 'build every input through one backend (a Router spans several devices)' });
       }
     }
-    return backend.apply(op, handles, attrs).map((h) => new Tensor<B, Kind>(backend, h));
+    const built = buildOp(backend.runtime.ids, op, handles, attrs);
+    backend.checkDevice(op, built.outputs[0]?.device ?? handles[0]!.device);
+    return Tensor.submit(backend, built);
+  }
+
+  /** @internal Hands a built record to the backend and wraps its outputs. */
+  static submit<B extends Backend, N extends OpName>(backend: B, built: Built<N>): Array<Tensor<B, Kind>> {
+    backend.submit(built.record);
+    return built.outputs.map((h) => new Tensor<B, Kind>(backend, h));
   }
 
   private un<K2 extends Kind = K>(op: OpName, attrs: OpAttrs[OpName] = {} as never): Tensor<B, K2> {
@@ -270,10 +280,22 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     return Tensor.create(this.backend, 'full', { value: coerce(h.dtype, value) }, [], h.dtype, h.device) as Tensor<B, K>;
   }
 
-  /** @internal Creation through a backend. */
-  static create<B extends Backend, N extends OpName>(backend: B, op: N, attrs: OpAttrs[N], shape: readonly number[], dtype: DType, device: Device, payload?: TypedArray): Tensor<B, Kind> {
-    const [h] = backend.apply(op, [], attrs, { device, outputs: [{ shape, dtype }], ...(payload ? { payload } : {}) });
-    return new Tensor(backend, h!);
+  /** @internal Creation through a backend; host data travels as a blob of the backend's runtime. */
+  static create<B extends Backend, N extends OpName>(backend: B, op: N, attrs: OpAttrs[N], shape: readonly number[], dtype: DType, device: Device): Tensor<B, Kind> {
+    backend.checkDevice(op, device);
+    return Tensor.submit(backend, buildCreation(backend.runtime.ids, op, attrs, shape, dtype, device))[0]!;
+  }
+
+  /** @internal A tensor from host values (the values are handed over, not copied). */
+  static upload<B extends Backend>(backend: B, values: TypedArray, shape: readonly number[], dtype: DType, device: Device): Tensor<B, Kind> {
+    backend.checkDevice('fromData', device);
+    const blob = backend.runtime.blobs.put(values);
+    try {
+      return Tensor.submit(backend, buildCreation(backend.runtime.ids, 'fromData', { blob }, shape, dtype, device))[0]!;
+    } catch (e) {
+      backend.runtime.blobs.drop(blob);
+      throw e;
+    }
   }
 
   // ---- unary ----------------------------------------------------------------------------
@@ -377,8 +399,9 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
    */
   toDevice(device: ReturnType<B['defaultDevice']>): Tensor<B, K> {
     const h = this.live('toDevice');
-    const [out] = this.backend.apply('transfer', [h], { from: h.device.key, to: device.key }, { device });
-    return new Tensor<B, K>(this.backend, out!);
+    this.backend.checkDevice('toDevice', device);
+    if (device.key === h.device.key) return this.reshape(h.shape);
+    return Tensor.submit(this.backend, buildTransfer(this.backend.runtime.ids, h, device))[0] as Tensor<B, K>;
   }
 
   // ---- autodiff (the `this` types make these compile errors on backends without autodiff) ----
@@ -402,9 +425,9 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** A view of this tensor that no graph tracks (on other backends: a plain view). */
   detach(): Tensor<B, K> {
-    const h = this.live('detach');
-    if (!isAutodiff(this.backend)) return this.reshape(this.shape);
-    return new Tensor<B, K>(this.backend, this.backend.detach(h));
+    this.live('detach');
+    // A view made where no tape records it.
+    return noGrad(() => this.reshape(this.shape), this.backend.runtime);
   }
 
   // ---- reductions -------------------------------------------------------------------------

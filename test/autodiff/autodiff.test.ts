@@ -7,7 +7,7 @@ import { CpuDevice } from '../../src/devices/cpu.js';
 import { ArgumentError, DTypeError } from '../../src/errors.js';
 import { tidy } from '../../src/memory/tidy.js';
 import { Router } from '../../src/router/router.js';
-import { scheduler } from '../../src/scheduler/scheduler.js';
+import { scheduler } from '../../src/runtime/default.js';
 import { fromData } from '../../src/tensor/creation.js';
 
 const ad = new Autodiff(new Cpu({ threads: 0 }));

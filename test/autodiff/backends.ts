@@ -11,7 +11,6 @@ import { Cpu } from '../../src/backends/cpu/backend.js';
 import { CpuDevice } from '../../src/devices/cpu.js';
 import type { Device } from '../../src/devices/device.js';
 import { Router } from '../../src/router/router.js';
-import type { Routable } from '../../src/router/types.js';
 
 export interface TestBackend {
   readonly name: string;
@@ -21,9 +20,7 @@ export interface TestBackend {
   close(): Promise<void>;
 }
 
-interface Closable extends Routable {
-  close(): Promise<void>;
-}
+type Closable = Backend;
 
 const WGPU_FILE = fileURLToPath(new URL('../../src/backends/wgpu/backend.ts', import.meta.url));
 

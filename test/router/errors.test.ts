@@ -1,3 +1,4 @@
+import type { OpRecord } from '../../src/ir/ops.js';
 import { afterAll, describe, expect, test } from 'vitest';
 import { Cpu } from '../../src/backends/cpu/backend.js';
 import { CpuDevice } from '../../src/devices/cpu.js';
@@ -89,7 +90,9 @@ describe('router errors', () => {
 
   test('a transfer record naming an unknown destination', () => {
     const x = zeros(router, [2]);
-    expect(() => router.apply('transfer', [x.handle], { from: 'cpu', to: 'cpu:nowhere' })).toThrow(/unknown destination device 'cpu:nowhere'/);
+    const meta = { id: x.id, shape: [2], dtype: 'float32' as const };
+    const record: OpRecord = { id: 1, op: 'transfer', device: 'cpu:nowhere', inputs: [meta], outputs: [{ ...meta, id: x.id + 1_000_000 }], attrs: { from: 'cpu', to: 'cpu:nowhere' } };
+    expect(() => router.submit(record)).toThrow(/unknown destination device 'cpu:nowhere'/);
   });
 
   test("inner backends' own errors still surface at the call site", () => {

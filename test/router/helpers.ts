@@ -3,7 +3,7 @@ import { Cpu } from '../../src/backends/cpu/backend.js';
 import { CpuDevice } from '../../src/devices/cpu.js';
 import { Router } from '../../src/router/router.js';
 import type { OpEvent } from '../../src/scheduler/events.js';
-import { scheduler } from '../../src/scheduler/scheduler.js';
+import { scheduler } from '../../src/runtime/default.js';
 
 export const CPU1 = CpuDevice.named('cpu:1');
 export const CPU2 = CpuDevice.named('cpu:2');

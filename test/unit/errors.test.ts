@@ -1,3 +1,4 @@
+import { buildOp } from '../../src/ir/builder.js';
 import { afterAll, describe, expect, test } from 'vitest';
 import { Cpu } from '../../src/backends/cpu/backend.js';
 import { ArgumentError, DTypeError, DeviceError, DisposedError, ShapeError, fromData, ones, tidy, zeros } from '../../src/index.js';
@@ -67,7 +68,7 @@ describe('typed errors at the call site', () => {
     const other: Device = { backend: 'cpu', key: 'cpu:other' };
     const fake = { ...a.handle, device: other };
     try {
-      cpu.apply('add', [a.handle, fake], {});
+      buildOp(cpu.runtime.ids, 'add', [a.handle, fake], {});
       expect.unreachable();
     } catch (e) {
       expect(e).toBeInstanceOf(DeviceError);

@@ -10,6 +10,7 @@ afterAll(() => cpu.close());
 /** An executor whose ops finish only when the test says so: no timing involved. */
 class ManualExecutor implements Executor<number> {
   readonly deviceKey = 'manual';
+  readonly host = true;
   readonly started: string[] = [];
   readonly released: number[] = [];
   private gates = new Map<number, { resolve: (r: ExecResult<number>) => void; reject: (e: unknown) => void }>();
@@ -34,9 +35,9 @@ class ManualExecutor implements Executor<number> {
 }
 
 let nextId = 1_000_000;
-function rec(op: string, inputs: number[]): OpRecord {
+function rec(op: 'exp' | 'neg' | 'abs' | 'sin', inputs: number[]): OpRecord {
   const meta = (id: number) => ({ id, shape: [1], dtype: 'float32' as const });
-  return { id: nextId, op: op as OpRecord['op'], device: 'manual', inputs: inputs.map(meta), outputs: [meta(nextId++)], attrs: {} as never };
+  return { id: nextId, op, device: 'manual', inputs: inputs.map(meta), outputs: [meta(nextId++)], attrs: {} };
 }
 
 describe('scheduler', () => {
@@ -104,24 +105,73 @@ describe('scheduler', () => {
     expect(add.startAt).toBeLessThanOrEqual(add.endAt);
   });
 
-  test('op records survive structuredClone and JSON', () => {
+  test('op records survive structuredClone and JSON (each event carries its record)', async () => {
     const records: OpRecord[] = [];
-    const original = (scheduler as unknown as { submit: Scheduler['submit'] }).submit;
-    const spy = (r: OpRecord, e: Executor<unknown>, p?: never) => {
-      records.push(r);
-      original.call(scheduler, r, e, p);
-    };
-    (scheduler as unknown as { submit: unknown }).submit = spy;
-    try {
-      const x = fromData(cpu, [[1, 2], [3, 4]]);
-      x.slice([[0, 1], null]).sum(0, true).matmul(x).softmax(-1);
-    } finally {
-      (scheduler as unknown as { submit: unknown }).submit = original;
-    }
+    const sub = scheduler.events$.subscribe((e) => records.push(e.record));
+    const x = fromData(cpu, [[1, 2], [3, 4]]);
+    await x.slice([[0, 1], null]).sum(0, true).matmul(x).softmax(-1).toData();
+    sub.unsubscribe();
     expect(records.map((r) => r.op)).toEqual(['fromData', 'slice', 'sum', 'matmul', 'softmax']);
     for (const r of records) {
       expect(structuredClone(r)).toEqual(r);
       expect(JSON.parse(JSON.stringify(r))).toEqual(r);
     }
+    expect(records[3]!.inputs.map((m) => m.shape)).toEqual([[1, 2], [2, 2]]);
+  });
+
+  test("a lane counts its device's unfinished ops; each event reports the depth it found", async () => {
+    const s = new Scheduler();
+    const ex = new ManualExecutor();
+    const events: OpEvent[] = [];
+    const sub = s.events$.subscribe((e) => events.push(e));
+    const a = rec('exp', []);
+    const b = rec('neg', []);
+    const c = rec('abs', [a.outputs[0]!.id]);
+    for (const r of [a, b, c]) s.submit(r, ex);
+    expect(s.lane('manual').depth).toBe(3);
+    ex.finish(a.outputs[0]!.id, 1);
+    ex.finish(b.outputs[0]!.id, 2);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(s.lane('manual').depth).toBe(1);
+    ex.finish(c.outputs[0]!.id, 3);
+    await s.flush();
+    sub.unsubscribe();
+    expect(s.lane('manual').depth).toBe(0);
+    expect(events.map((e) => [e.op, e.queueDepth])).toEqual([
+      ['exp', 0],
+      ['neg', 1],
+      ['abs', 2],
+    ]);
+    expect(s.laneInfos().map((l) => l.device)).toEqual(['manual']);
+  });
+
+  test('an op that ran ahead is reported when its work is done, not when it returned', async () => {
+    const s = new Scheduler();
+    let signal!: () => void;
+    const done = new Promise<void>((r) => (signal = r));
+    const ahead: Executor<number> = {
+      deviceKey: 'ahead',
+      host: false,
+      execute: () => ({ outputs: [1], where: 'gpu', done }),
+      read: async (v) => Float32Array.of(v),
+      release: () => undefined,
+    };
+    const events: OpEvent[] = [];
+    const sub = s.events$.subscribe((e) => events.push(e));
+    const a = rec('exp', []);
+    const b = rec('neg', [a.outputs[0]!.id]);
+    s.submit(a, ahead);
+    s.submit(b, ahead);
+    // Both ran (b used a's output at once), neither is reported yet.
+    await expect(s.use(b.outputs[0]!.id, 'read', (v) => v)).resolves.toBe(1);
+    expect(events).toEqual([]);
+    expect(s.lane('manual').depth).toBe(2);
+    signal();
+    await done;
+    await Promise.resolve();
+    sub.unsubscribe();
+    expect(events.map((e) => e.op)).toEqual(['exp', 'neg']);
+    expect(s.lane('manual').depth).toBe(0);
   });
 });

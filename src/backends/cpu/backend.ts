@@ -5,9 +5,9 @@
 import { CpuDevice } from '../../devices/cpu.js';
 import type { Device } from '../../devices/device.js';
 import type { MemoryInfo } from '../../memory/info.js';
-import { registerMemoryReporter } from '../../memory/info.js';
+import type { Runtime } from '../../runtime/runtime.js';
 import type { Executor } from '../../scheduler/executor.js';
-import { LocalBackend } from '../backend.js';
+import { LocalBackend } from '../local.js';
 import { PlainAllocator, SharedPoolAllocator, type Allocator } from './allocator.js';
 import { CpuExecutor } from './executor.js';
 import { CpuPool } from './pool.js';
@@ -26,6 +26,8 @@ export interface CpuOptions {
   allocator?: Allocator;
   /** The device this backend owns (default `CpuDevice.Cpu`); a second Cpu in one Router needs another, e.g. `CpuDevice.named('cpu:1')`. */
   device?: CpuDevice;
+  /** The runtime whose scheduler and ids this backend uses (default: this thread's). */
+  runtime?: Runtime;
 }
 
 export const DEFAULT_INLINE_THRESHOLD = 262144;
@@ -37,13 +39,13 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
   readonly device: CpuDevice;
 
   constructor(options: CpuOptions = {}) {
-    super();
+    super(options.runtime);
     const shared = typeof SharedArrayBuffer !== 'undefined';
     this.pool = new CpuPool(shared ? options.threads : 0);
     const allocator = options.allocator ?? (shared ? new SharedPoolAllocator() : new PlainAllocator());
     this.device = options.device ?? CpuDevice.Cpu;
     this.exec = new CpuExecutor(allocator, this.pool, { inlineThreshold: options.inlineThreshold ?? DEFAULT_INLINE_THRESHOLD }, this.device.key);
-    registerMemoryReporter(this.device.key, this.exec);
+    this.runtime.memory.register(this.device.key, this.exec);
   }
 
   get threads(): number {
@@ -58,8 +60,12 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
     return this.exec;
   }
 
-  protected ownsDevice(device: Device): device is CpuDevice {
+  owns(device: Device): device is CpuDevice {
     return CpuDevice.is(device) && device.key === this.device.key;
+  }
+
+  deviceOf(key: string): CpuDevice | undefined {
+    return key === this.device.key ? this.device : undefined;
   }
 
   memory(): MemoryInfo {
@@ -68,7 +74,8 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
 
   /** Waits for queued work, then stops the worker threads. */
   async close(): Promise<void> {
-    await this.scheduler.flush();
+    await this.runtime.scheduler.flush();
+    this.runtime.memory.unregister(this.device.key, this.exec);
     await this.pool.close();
   }
 }

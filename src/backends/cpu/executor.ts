@@ -4,7 +4,7 @@
  */
 import { KernelError } from '../../errors.js';
 import { allocTyped, type TypedArray } from '../../ir/dtype.js';
-import { numel, type OpAttrs, type OpRecord } from '../../ir/ops.js';
+import { numel, type OpRecord } from '../../ir/ops.js';
 import type { MemoryInfo } from '../../memory/info.js';
 import type { ExecOptions, ExecResult, Executor, PendingResult } from '../../scheduler/executor.js';
 import type { Allocator } from './allocator.js';
@@ -25,6 +25,7 @@ const CHUNKS_PER_TASK = 4;
 const RUN_MS = 30_000;
 
 export class CpuExecutor implements Executor<CpuStorage> {
+  readonly host = true;
   private liveStorages = 0;
   /** Test hook: the next pool task's worker exits mid-task. */
   crashNextPoolTask = false;
@@ -58,9 +59,9 @@ export class CpuExecutor implements Executor<CpuStorage> {
         return { outputs: [out], where: 'inline' };
       }
       case 'permute':
-        return { outputs: [this.viewOf(x!, permuteView(x!.view, (record.attrs as OpAttrs['permute']).dims))], where: 'view' };
+        return { outputs: [this.viewOf(x!, permuteView(x!.view, record.attrs.dims))], where: 'view' };
       case 'slice':
-        return { outputs: [this.viewOf(x!, sliceView(x!.view, (record.attrs as OpAttrs['slice']).ranges))], where: 'view' };
+        return { outputs: [this.viewOf(x!, sliceView(x!.view, record.attrs.ranges))], where: 'view' };
       case 'expand':
         return { outputs: [this.viewOf(x!, expandView(x!.view, record.outputs[0]!.shape))], where: 'view' };
       case 'reshape': {
@@ -72,7 +73,7 @@ export class CpuExecutor implements Executor<CpuStorage> {
         return { outputs: [out], where: 'inline' };
       }
       case 'transfer':
-        throw new KernelError('the CPU backend cannot run transfers itself', { op: 'transfer', hint: 'transfers between devices go through a Router' });
+        throw new KernelError('a transfer runs on a bridge, not on the CPU executor', { op: 'transfer', hint: 'submit transfers through the runtime scheduler' });
     }
     const kernel = kernelFor(record.op);
     if (!kernel) throw new KernelError(`no CPU kernel for op '${record.op}'`, { op: record.op });

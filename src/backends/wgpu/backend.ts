@@ -7,9 +7,10 @@
 import type { Device } from '../../devices/device.js';
 import { WgpuDevice } from '../../devices/wgpu.js';
 import type { MemoryInfo } from '../../memory/info.js';
-import { registerMemoryReporter } from '../../memory/info.js';
+import type { Runtime } from '../../runtime/runtime.js';
 import type { Executor } from '../../scheduler/executor.js';
-import { LocalBackend } from '../backend.js';
+import { parseInnerDevice } from '../../router/parse.js';
+import { LocalBackend } from '../local.js';
 import { defaultAdapterSource, type AdapterSource, type RequestAdapter } from './adapter.js';
 import { WgpuExecutor } from './executor.js';
 import type { MatmulKind } from './kernels/matmul.js';
@@ -27,6 +28,8 @@ export interface WgpuOptions {
   matmul?: MatmulKind;
   /** A fixed matmul tile; by default one is chosen per problem size. */
   matmulTile?: MatmulTile;
+  /** The runtime whose scheduler and ids this backend uses (default: this thread's). */
+  runtime?: Runtime;
 }
 
 export class Wgpu extends LocalBackend<WgpuDevice, GpuStorage> {
@@ -40,7 +43,7 @@ export class Wgpu extends LocalBackend<WgpuDevice, GpuStorage> {
   private readonly tile: MatmulTile | undefined;
 
   constructor(options: WgpuOptions = {}) {
-    super();
+    super(options.runtime);
     this.defaultDev = options.device ?? WgpuDevice.Default;
     if (options.requestAdapter) this.requestAdapter = options.requestAdapter;
     else {
@@ -84,7 +87,7 @@ export class Wgpu extends LocalBackend<WgpuDevice, GpuStorage> {
     if (!e) {
       e = new WgpuExecutor(device, { requestAdapter: this.requestAdapter, batchSize: this.batchSize, matmul: { kind: this.matmulKind, tile: this.tile } });
       this.executors.set(device.key, e);
-      registerMemoryReporter(device.key, e);
+      this.runtime.memory.register(device.key, e);
     }
     return e;
   }
@@ -93,8 +96,15 @@ export class Wgpu extends LocalBackend<WgpuDevice, GpuStorage> {
     return this.exec(device);
   }
 
-  protected ownsDevice(device: Device): device is WgpuDevice {
+  owns(device: Device): device is WgpuDevice {
     return WgpuDevice.is(device);
+  }
+
+  deviceOf(key: string): WgpuDevice | undefined {
+    const known = this.executors.get(key);
+    if (known) return known.device;
+    const d = key === this.defaultDev.key ? this.defaultDev : parseInnerDevice('wgpu', key);
+    return d && WgpuDevice.is(d) && d.key === key ? d : undefined;
   }
 
   memory(device: WgpuDevice = this.defaultDev): MemoryInfo {
@@ -103,8 +113,11 @@ export class Wgpu extends LocalBackend<WgpuDevice, GpuStorage> {
 
   /** Waits for queued work, then releases every device, so a Node process can exit by itself. */
   async close(): Promise<void> {
-    await this.scheduler.flush();
-    for (const e of this.executors.values()) e.close();
+    await this.runtime.scheduler.flush();
+    for (const e of this.executors.values()) {
+      e.close();
+      this.runtime.memory.unregister(e.deviceKey, e);
+    }
     this.source?.release();
   }
 }

@@ -30,6 +30,7 @@ function message(e: unknown): string {
 
 export class WgpuExecutor implements Executor<GpuStorage> {
   readonly deviceKey: string;
+  readonly host = false;
   private ctx: GpuContext | undefined;
   private init: Promise<GpuContext> | undefined;
   private initError: SwitchyardError | undefined;
@@ -128,9 +129,9 @@ export class WgpuExecutor implements Executor<GpuStorage> {
         return [out];
       }
       case 'permute':
-        return [this.view(x!, permuteLayout(x!, (record.attrs as OpAttrs['permute']).dims))];
+        return [this.view(x!, permuteLayout(x!, record.attrs.dims))];
       case 'slice':
-        return [this.view(x!, sliceLayout(x!, (record.attrs as OpAttrs['slice']).ranges))];
+        return [this.view(x!, sliceLayout(x!, record.attrs.ranges))];
       case 'expand':
         return [this.view(x!, expandLayout(x!, record.outputs[0]!.shape))];
       case 'reshape': {
@@ -139,7 +140,7 @@ export class WgpuExecutor implements Executor<GpuStorage> {
         return [v ? this.view(x!, v) : contiguousCopy(ctx, x!, shape)];
       }
       case 'transfer':
-        throw new KernelError('the WebGPU backend cannot run transfers itself', { op: 'transfer', hint: 'transfers between devices go through a Router' });
+        throw new KernelError('a transfer runs on a bridge, not on the WebGPU executor', { op: 'transfer', hint: 'submit transfers through the runtime scheduler' });
     }
     if (record.outputs.every((m) => numel(m.shape) === 0)) return record.outputs.map((m) => freshStorage(ctx, m.shape, m.dtype));
     const kernel = (this.kernels as unknown as Record<KernelOp, GpuKernel<OpName>>)[record.op as KernelOp];

@@ -1,0 +1,85 @@
+/**
+ * A backend that runs records on executors it owns, one per device, through its runtime's
+ * scheduler (one lane per device). Cpu and Wgpu are local backends.
+ */
+import { DeviceError } from '../errors.js';
+import type { Device } from '../devices/device.js';
+import type { TypedArray } from '../ir/dtype.js';
+import type { OpRecord } from '../ir/ops.js';
+import type { MemoryInfo } from '../memory/info.js';
+import { Runtime } from '../runtime/runtime.js';
+import type { Executor } from '../scheduler/executor.js';
+import { foreignDevice, type Backend, type TensorRef } from './backend.js';
+
+export abstract class LocalBackend<D extends Device, S> implements Backend<D> {
+  abstract readonly name: string;
+  readonly autodiff = false as const;
+  readonly runtime: Runtime;
+  private readonly streams = new Map<string, { seed: number; counter: number }>();
+  private defaultSeed = (Math.random() * 2 ** 32) >>> 0;
+
+  constructor(runtime: Runtime = Runtime.default) {
+    this.runtime = runtime;
+  }
+
+  abstract defaultDevice(): D;
+  abstract owns(device: Device): device is D;
+  abstract deviceOf(key: string): D | undefined;
+  protected abstract executor(device: D): Executor<S>;
+  abstract memory(device?: D): MemoryInfo;
+  abstract close(): Promise<void>;
+
+  checkDevice(op: string, device: Device): void {
+    if (this.owns(device)) return;
+    if (op === 'toDevice') {
+      throw new DeviceError(`backend ${this.name} cannot move a tensor to another device (${device.key})`, {
+        op,
+        devices: [device.key],
+        hint: 'build tensors through a Router over both backends, then call t.toDevice(...)',
+      });
+    }
+    throw foreignDevice(op, this, device);
+  }
+
+  submit(record: OpRecord): void {
+    const device = this.deviceOf(record.device);
+    if (!device) throw foreignDevice(record.op, this, { backend: '?', key: record.device });
+    this.runtime.scheduler.submit(record, this.executor(device));
+  }
+
+  read(t: TensorRef): Promise<TypedArray> {
+    return this.runtime.scheduler.use(t.id, 'toData', (storage, ex) => ex.read(storage));
+  }
+
+  release(t: TensorRef): void {
+    this.runtime.scheduler.release(t.id);
+  }
+
+  retain(t: TensorRef): void {
+    this.runtime.scheduler.retain(t.id);
+  }
+
+  isLive(t: TensorRef): boolean {
+    return this.runtime.scheduler.has(t.id);
+  }
+
+  seed(seed: number, device?: D): void {
+    if (device) this.streams.set(device.key, { seed: seed >>> 0, counter: 0 });
+    else {
+      this.streams.clear();
+      this.defaultSeed = seed >>> 0;
+    }
+  }
+
+  randomStream(device: D, count: number): { seed: number; counter: number } {
+    let s = this.streams.get(device.key);
+    if (!s) {
+      s = { seed: this.defaultSeed, counter: 0 };
+      this.streams.set(device.key, s);
+    }
+    const out = { seed: s.seed, counter: s.counter };
+    // Normal draws use two stream positions per element.
+    s.counter = (s.counter + 2 * count) % 2 ** 32;
+    return out;
+  }
+}

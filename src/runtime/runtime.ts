@@ -1,0 +1,52 @@
+/**
+ * A Runtime owns what was module-level state: ids, the scheduler (a lane per device), host blobs
+ * on their way into records, the memory registry, grad mode and tidy scopes. Every backend belongs
+ * to one runtime (the default one unless given); each worker thread has its own default runtime,
+ * and their ids differ by prefix.
+ */
+import { Scheduler, type SchedulerOptions } from '../scheduler/scheduler.js';
+import { BlobStore } from './blobs.js';
+import { IdSource, threadPrefix } from './ids.js';
+import { MemoryRegistry } from './memory.js';
+
+export interface RuntimeOptions extends SchedulerOptions {
+  /** The id prefix (default: this thread's id; 0 on the main thread). Runtimes that exchange records need distinct prefixes. */
+  prefix?: number;
+}
+
+/** A tidy scope: the disposables created inside it. */
+export interface Disposable {
+  dispose(): void;
+  readonly isDisposed: boolean;
+}
+
+export class Runtime {
+  readonly ids: IdSource;
+  readonly scheduler: Scheduler;
+  readonly blobs = new BlobStore();
+  readonly memory = new MemoryRegistry();
+  /** Open tidy scopes, innermost last. */
+  readonly scopes: Array<Set<Disposable>> = [];
+  /** Open noGrad scopes. */
+  noGradDepth = 0;
+
+  constructor(options: RuntimeOptions = {}) {
+    this.ids = new IdSource(options.prefix ?? threadPrefix());
+    this.scheduler = new Scheduler(this.blobs, options);
+  }
+
+  get prefix(): number {
+    return this.ids.prefix;
+  }
+
+  get gradEnabled(): boolean {
+    return this.noGradDepth === 0;
+  }
+
+  private static fallback: Runtime | undefined;
+
+  /** This thread's default runtime (created on first use). */
+  static get default(): Runtime {
+    return (Runtime.fallback ??= new Runtime());
+  }
+}
