@@ -61,6 +61,8 @@ export class GpuContext {
   private dispatches = 0;
   private flushQueued = false;
   private opFaults: Fault[] = [];
+  /** Settles when the open batch's work is done on the GPU (made on demand, for op timing). */
+  private batchDone: { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | undefined;
   private readonly unsettled = new Set<Fault>();
 
   private constructor(
@@ -238,6 +240,24 @@ export class GpuContext {
     this.device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
   }
 
+  /**
+   * Resolves when the GPU has finished all work submitted so far and the open batch (after it is
+   * submitted): the true completion time of the ops encoded until now.
+   */
+  workDone(): Promise<void> {
+    if (!this.encoder) return this.device.queue.onSubmittedWorkDone();
+    if (!this.batchDone) {
+      let resolve!: () => void;
+      let reject!: (e: unknown) => void;
+      const promise = new Promise<void>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      this.batchDone = { promise, resolve, reject };
+    }
+    return this.batchDone.promise;
+  }
+
   /** Submits the open batch; its verdict (error scopes, index flags) settles asynchronously. */
   flush(): void {
     const enc = this.encoder;
@@ -254,6 +274,9 @@ export class GpuContext {
     }
     if (this.slot > 0) this.device.queue.writeBuffer(this.arena, 0, this.arenaData.buffer, 0, this.slot * PARAM_BYTES);
     this.device.queue.submit([enc.finish()]);
+    const waiting = this.batchDone;
+    this.batchDone = undefined;
+    if (waiting) this.device.queue.onSubmittedWorkDone().then(waiting.resolve, waiting.reject);
     const fault = this.batchFault!;
     this.encoder = undefined;
     this.batchFault = undefined;

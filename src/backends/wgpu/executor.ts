@@ -6,9 +6,9 @@
 import { DeviceError, KernelError, SwitchyardError } from '../../errors.js';
 import type { WgpuDevice } from '../../devices/wgpu.js';
 import { allocTyped, type TypedArray } from '../../ir/dtype.js';
-import { numel, type OpAttrs, type OpName, type OpRecord } from '../../ir/ops.js';
+import { numel, type OpName, type OpRecord } from '../../ir/ops.js';
 import type { MemoryInfo } from '../../memory/info.js';
-import type { ExecResult, Executor, PendingResult } from '../../scheduler/executor.js';
+import type { ExecOptions, ExecResult, Executor, PendingResult } from '../../scheduler/executor.js';
 import { INSTALL_HINT, type RequestAdapter } from './adapter.js';
 import { GpuContext } from './context.js';
 import { checkFaults, inheritFaults } from './faults.js';
@@ -91,14 +91,14 @@ export class WgpuExecutor implements Executor<GpuStorage> {
     }
   }
 
-  execute(record: OpRecord, inputs: readonly GpuStorage[], payload: TypedArray | undefined): ExecResult<GpuStorage> | PendingResult<GpuStorage> {
-    if (this.ctx) return this.run(this.ctx, record, inputs, payload);
+  execute(record: OpRecord, inputs: readonly GpuStorage[], payload: TypedArray | undefined, options: ExecOptions): ExecResult<GpuStorage> | PendingResult<GpuStorage> {
+    if (this.ctx) return this.run(this.ctx, record, inputs, payload, options.timing);
     if (this.initError) throw this.initError;
     if (this.closed) throw this.closedError();
-    return { promise: this.ready().then((ctx) => this.run(ctx, record, inputs, payload)) };
+    return { promise: this.ready().then((ctx) => this.run(ctx, record, inputs, payload, options.timing)) };
   }
 
-  private run(ctx: GpuContext, record: OpRecord, inputs: readonly GpuStorage[], payload: TypedArray | undefined): ExecResult<GpuStorage> {
+  private run(ctx: GpuContext, record: OpRecord, inputs: readonly GpuStorage[], payload: TypedArray | undefined, timing: boolean): ExecResult<GpuStorage> {
     if (this.closed) throw this.closedError();
     ctx.beginOp();
     let raw: RawStorage[];
@@ -108,10 +108,14 @@ export class WgpuExecutor implements Executor<GpuStorage> {
       ctx.endOp(); // still queues the flush of what the batch holds
       throw e;
     }
+    // Asked for before endOp, which may submit the batch.
+    const work = timing ? ctx.workDone() : undefined;
     const own = ctx.endOp();
     const outputs = raw.map((r): GpuStorage => ({ ...r, faults: inheritFaults(inputs, own) }));
     this.live += outputs.length;
-    return { outputs, where: 'gpu' };
+    if (!work) return { outputs, where: 'gpu' };
+    // Ran ahead: done when the GPU has finished the batch; a late verdict (validation, index check) rejects it.
+    return { outputs, where: 'gpu', done: work.then(() => checkFaults(own)) };
   }
 
   private view(x: GpuStorage, layout: Layout): RawStorage {
