@@ -78,6 +78,7 @@ export class Scheduler {
   /** True while relieving backpressure: everything that becomes ready runs on this thread. */
   private relieving = false;
   private pending = 0;
+  /** Running asynchronously and able to block this thread until done (pool work): what backpressure waits on. */
   private readonly inflight = new Set<PendingOp>();
   private readonly lanes = new Map<string, Lane>();
   private readonly bridges = new WeakMap<Executor<unknown>, WeakMap<Executor<unknown>, Bridge>>();
@@ -179,7 +180,10 @@ export class Scheduler {
         let progressed = false;
         for (const op of this.inflight) {
           const running = op.running;
-          if (!running?.waitSync || op.unwaitable) continue;
+          if (!running?.waitSync || op.unwaitable) {
+            this.inflight.delete(op);
+            continue;
+          }
           let result: ExecResult<unknown> | undefined;
           try {
             result = running.waitSync();
@@ -235,7 +239,7 @@ export class Scheduler {
     if (isPending(result)) {
       const running = result;
       op.running = running;
-      this.inflight.add(op);
+      if (running.waitSync) this.inflight.add(op);
       running.promise.then(
         (r) => {
           if (op.running !== running) return; // already settled by waitSync

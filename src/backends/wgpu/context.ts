@@ -31,6 +31,11 @@ const LIMITS = [
 ] as const;
 
 const ARENA_SLOTS = 512;
+/**
+ * Batches submitted and not yet settled before new ops wait for the GPU: a synchronous loop
+ * gives Dawn no turn to retire work, and unbounded submissions exhaust it (a crash near 65k ops).
+ */
+const MAX_INFLIGHT_BATCHES = 32;
 const FLAG_SLOTS = 256;
 
 interface Pipeline {
@@ -61,6 +66,9 @@ export class GpuContext {
   private dispatches = 0;
   private flushQueued = false;
   private opFaults: Fault[] = [];
+  /** Submitted batches whose verdict is not in yet. */
+  private inflightBatches = 0;
+  private drainWaiters: Array<() => void> = [];
   /** Settles when the open batch's work is done on the GPU (made on demand, for op timing). */
   private batchDone: { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | undefined;
   private readonly unsettled = new Set<Fault>();
@@ -240,6 +248,26 @@ export class GpuContext {
     this.device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
   }
 
+  /** Whether new work should wait: too many batches are in flight. */
+  get saturated(): boolean {
+    return this.inflightBatches >= MAX_INFLIGHT_BATCHES;
+  }
+
+  /** Resolves once the batches in flight are down to half the bound. */
+  drained(): Promise<void> {
+    if (!this.saturated) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
+
+  private batchSettled(): void {
+    this.inflightBatches--;
+    if (this.inflightBatches <= MAX_INFLIGHT_BATCHES / 2 && this.drainWaiters.length > 0) {
+      const waiters = this.drainWaiters;
+      this.drainWaiters = [];
+      for (const w of waiters) w();
+    }
+  }
+
   /**
    * Resolves when the GPU has finished all work submitted so far and the open batch (after it is
    * submitted): the true completion time of the ops encoded until now.
@@ -286,6 +314,8 @@ export class GpuContext {
     this.pool.commit();
     const oom = this.device.popErrorScope();
     const validation = this.device.popErrorScope();
+    this.inflightBatches++;
+    void fault.done.then(() => this.batchSettled());
     Promise.all([oom, validation]).then(
       (errors) => {
         const e = errors.find((x) => x !== null);

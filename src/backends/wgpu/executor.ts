@@ -92,7 +92,12 @@ export class WgpuExecutor implements Executor<GpuStorage> {
   }
 
   execute(record: OpRecord, inputs: readonly GpuStorage[], payload: TypedArray | undefined, options: ExecOptions): ExecResult<GpuStorage> | PendingResult<GpuStorage> {
-    if (this.ctx) return this.run(this.ctx, record, inputs, payload, options.timing);
+    const ctx = this.ctx;
+    if (ctx) {
+      if (!ctx.saturated) return this.run(ctx, record, inputs, payload, options.timing);
+      // The GPU is far behind: queue here until it catches up (in submission order).
+      return { promise: ctx.drained().then(() => this.run(ctx, record, inputs, payload, options.timing)) };
+    }
     if (this.initError) throw this.initError;
     if (this.closed) throw this.closedError();
     return { promise: this.ready().then((ctx) => this.run(ctx, record, inputs, payload, options.timing)) };
