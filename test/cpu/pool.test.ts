@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from 'vitest';
 import { Cpu } from '../../src/backends/cpu/backend.js';
-import { KernelError, fromData, full, random, scheduler, tidy } from '../../src/index.js';
+import { KernelError, Runtime, fromData, full, random, scheduler, tidy } from '../../src/index.js';
 
 // A threshold of 1 sends every splittable op to the pool.
 const cpu = new Cpu({ threads: 2, inlineThreshold: 1 });
@@ -63,5 +63,47 @@ describe('cpu worker pool', () => {
     const v = (await x.toData()).values;
     expect(v.length).toBe(4);
     expect(scheduler.liveSlots).toBeLessThan(100);
+  });
+});
+
+describe('cpu worker pool under backpressure', () => {
+  test("the process's first pool op blocking a chain: this thread runs its chunks and the backlog stays bounded", async () => {
+    const rt = new Runtime({ highWaterMark: 256 });
+    const fresh = new Cpu({ threads: 2, inlineThreshold: 1, runtime: rt });
+    try {
+      // No worker has started yet: the task cannot even be posted before the event loop turns.
+      const first = full(fresh, [4096], 1).exp().sum();
+      let x = first;
+      let maxPending = 0;
+      for (let i = 0; i < 20_000; i++) {
+        const next = x.add(1);
+        if (x !== first) x.dispose();
+        x = next;
+        maxPending = Math.max(maxPending, rt.scheduler.pendingOps);
+      }
+      expect(maxPending).toBeLessThanOrEqual(rt.scheduler.highWaterMark + 1);
+      const want = 4096 * Math.fround(Math.E) + 20_000;
+      expect(Math.abs((await x.item()) - want)).toBeLessThan(2);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test('a worker dying while this thread relieves backpressure fails that op at once', { timeout: 10_000 }, async () => {
+    const rt = new Runtime({ highWaterMark: 64 });
+    const fresh = new Cpu({ threads: 2, inlineThreshold: 1, runtime: rt });
+    try {
+      await full(fresh, [4096], 1).exp().toData(); // workers are up
+      fresh.exec.crashNextPoolTask = true;
+      const bad = full(fresh, [1 << 16], 2).exp();
+      let x = bad.sum();
+      for (let i = 0; i < 2_000; i++) x = x.add(1);
+      // Before the fix this thread slept 30 s in the first relief, waiting for the dead worker.
+      await expect(x.toData()).rejects.toBeInstanceOf(KernelError);
+      const ok = full(fresh, [1 << 16], 1).mul(3).sum();
+      expect(await ok.item()).toBe(3 * (1 << 16));
+    } finally {
+      await fresh.close();
+    }
   });
 });

@@ -19,10 +19,11 @@ export interface CpuExecutorOptions {
   inlineThreshold: number;
 }
 
-/** How long a blocked main thread waits for a worker to pick up / finish a task (caller-runs backpressure). */
-const PICKUP_MS = 50;
 const CHUNKS_PER_TASK = 4;
+/** The longest a blocked main thread waits for chunks that workers are running (they never stall: no event loop needed). */
 const RUN_MS = 30_000;
+/** How often a blocked main thread looks for a dead worker. */
+const WAIT_SLICE_MS = 2;
 
 export class CpuExecutor implements Executor<CpuStorage> {
   readonly host = true;
@@ -97,6 +98,9 @@ export class CpuExecutor implements Executor<CpuStorage> {
   }
 
   private onPool(record: OpRecord, inputs: readonly CpuStorage[], outputs: CpuStorage[], units: number, parts: number): PendingResult<CpuStorage> {
+    const kernel = kernelFor(record.op)!;
+    const inViews = inputs.map((s) => s.view);
+    const outViews = outputs.map((s) => s.view);
     const wireIn = inputs.map((s) => toWire(s.view, s.dtype));
     const wireOut = outputs.map((s) => toWire(s.view, s.dtype));
     // Work stealing: the range is cut into CHUNKS_PER_TASK chunks per task and every task takes
@@ -109,38 +113,61 @@ export class CpuExecutor implements Executor<CpuStorage> {
     }
     if (slots.length === 0) {
       // Out of flag slots: run it here rather than wait.
-      kernelFor(record.op)!.run(record, inputs.map((s) => s.view), outputs.map((s) => s.view), 0, units);
+      kernel.run(record, inViews, outViews, 0, units);
       return { promise: Promise.resolve({ outputs, where: 'inline' }) };
     }
     const chunks = Math.min(units, slots.length * CHUNKS_PER_TASK);
     const counter = slots[0]!;
-    Atomics.store(this.pool.counters, counter, 0);
+    // The test hook's crashing task holds chunk 0, so the op cannot finish without it.
+    Atomics.store(this.pool.counters, counter, this.crashNextPoolTask ? 1 : 0);
+    Atomics.store(this.pool.finished, counter, 0);
     const runs: Array<Promise<unknown>> = slots.map((slot) => {
       const crash = this.crashNextPoolTask;
       this.crashNextPoolTask = false;
       return this.pool.run({ record, inputs: wireIn, outputs: wireOut, lo: 0, hi: units, chunks, counter, slot, ...(crash ? { crash } : {}) });
     });
     const result: ExecResult<CpuStorage> = { outputs, where: 'pool' };
+    // Who settled the op: the pool's promise, or this thread blocked under backpressure.
+    let settledBy: 'pool' | 'sync' | 'sync-failed' | undefined;
+    const failure = (cause: unknown): KernelError => {
+      const message = cause instanceof Error ? cause.message : String(cause);
+      // A kernel's own error (e.g. an index out of range) already names the op and a hint.
+      if (message.startsWith(`${record.op}: `)) return new KernelError(message.slice(record.op.length + 2), { op: record.op, cause });
+      return new KernelError(`kernel failed on a worker thread (${message})`, { op: record.op, cause, hint: 'the pool replaces a dead worker; later ops run normally' });
+    };
     const done = Promise.allSettled(runs).then((settled) => {
       for (const s of slots) this.pool.releaseSlot(s);
       const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-      if (failed) {
-        for (const o of outputs) this.release(o);
-        const cause: unknown = failed.reason;
-        const message = cause instanceof Error ? cause.message : String(cause);
-        // A kernel's own error (e.g. an index out of range) already names the op and a hint.
-        if (message.startsWith(`${record.op}: `)) throw new KernelError(message.slice(record.op.length + 2), { op: record.op, cause });
-        throw new KernelError(`kernel failed on a worker thread (${message})`, { op: record.op, cause, hint: 'the pool replaces a dead worker; later ops run normally' });
-      }
+      if (settledBy === 'sync') return result;
+      // Every worker is done with the outputs now: free them if the op failed.
+      if (failed || settledBy === 'sync-failed') for (const o of outputs) this.release(o);
+      settledBy ??= 'pool';
+      if (failed) throw failure(failed.reason);
       return result;
     });
     return {
       promise: done,
+      // Under backpressure: this thread takes the chunks no worker has started (the first pool
+      // op may have no worker yet), then waits for the running ones; a worker that died fails the op at once.
       waitSync: () => {
-        for (const s of slots) {
-          const state = this.pool.waitSlot(s, PICKUP_MS, RUN_MS);
-          if (state !== 1) return undefined; // failed or still running: let the promise report it
+        if (settledBy !== undefined) return undefined;
+        const { counters, finished, flags } = this.pool;
+        try {
+          for (let c = Atomics.add(counters, counter, 1); c < chunks; c = Atomics.add(counters, counter, 1)) {
+            kernel.run(record, inViews, outViews, Math.floor((units * c) / chunks), Math.floor((units * (c + 1)) / chunks));
+            Atomics.add(finished, counter, 1);
+          }
+          const deadline = performance.now() + RUN_MS;
+          for (let seen = Atomics.load(finished, counter); seen < chunks; seen = Atomics.load(finished, counter)) {
+            if (slots.some((s) => Atomics.load(flags, s) === 2)) throw new KernelError('a worker thread died while running this op', { op: record.op, hint: 'the pool replaces a dead worker; later ops run normally' });
+            if (performance.now() > deadline) return undefined;
+            Atomics.wait(finished, counter, seen, WAIT_SLICE_MS);
+          }
+        } catch (e) {
+          settledBy = 'sync-failed';
+          throw e instanceof KernelError ? e : failure(e);
         }
+        settledBy = 'sync';
         return result;
       },
     };

@@ -21,6 +21,8 @@ export class CpuPool {
   readonly flags = new Int32Array(new SharedArrayBuffer(SLOTS * 4));
   /** Per-op chunk counters for work stealing (indexed by the op's first flag slot). */
   readonly counters = new Int32Array(new SharedArrayBuffer(SLOTS * 4));
+  /** Per-op count of finished chunks (same index): a blocked main thread waits on it. */
+  readonly finished = new Int32Array(new SharedArrayBuffer(SLOTS * 4));
   private readonly freeSlots: number[] = Array.from({ length: SLOTS }, (_, i) => SLOTS - 1 - i);
   private piscina: Promise<PiscinaLike> | undefined;
   /** Set once started, so tasks are posted synchronously (a blocked main thread can then wait for them). */
@@ -61,24 +63,14 @@ export class CpuPool {
   }
   private readonly running = new Set<Promise<unknown>>();
 
-  run(task: Omit<PoolTask, 'flags' | 'counters'>): Promise<unknown> {
+  run(task: Omit<PoolTask, 'flags' | 'counters' | 'finished'>): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('the CPU worker pool was closed'));
-    const p = this.ready ? this.ready.run({ ...task, flags: this.flags, counters: this.counters }) : this.start().then((pool) => pool.run({ ...task, flags: this.flags, counters: this.counters }));
+    const full: PoolTask = { ...task, flags: this.flags, counters: this.counters, finished: this.finished };
+    const p = this.ready ? this.ready.run(full) : this.start().then((pool) => pool.run(full));
     this.running.add(p);
     const settle = () => this.running.delete(p);
     p.then(settle, settle);
     return p;
-  }
-
-  /**
-   * Blocks until the slot's task is done: 1 done, 2 failed, or 0 / 3 when it gave up. A task not
-   * yet picked up by a worker may need this thread's event loop to be dispatched, so it waits
-   * only `startMs` for the pickup, and `runMs` for a running task.
-   */
-  waitSlot(slot: number, startMs: number, runMs: number): number {
-    if (Atomics.load(this.flags, slot) === 0) Atomics.wait(this.flags, slot, 0, startMs);
-    if (Atomics.load(this.flags, slot) === 3) Atomics.wait(this.flags, slot, 3, runMs);
-    return Atomics.load(this.flags, slot);
   }
 
   async close(): Promise<void> {

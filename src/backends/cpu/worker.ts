@@ -19,9 +19,11 @@ export interface PoolTask {
   /** Index into `counters`: the next chunk to take, shared by every task of the op. */
   readonly counter: number;
   readonly counters: Int32Array;
+  /** Finished chunks per op (same index as `counter`). */
+  readonly finished: Int32Array;
   readonly flags: Int32Array;
   readonly slot: number;
-  /** Test hook: the worker exits mid-task, as a crashing kernel would. */
+  /** Test hook: the worker exits mid-task (holding chunk 0, reserved for it), as a crashing kernel would. */
   readonly crash?: boolean;
 }
 
@@ -29,11 +31,22 @@ function fromWire(w: WireView): View {
   return { data: typedArrayFor(w.dtype, w.buffer, w.byteOffset, w.length), shape: w.shape, stride: w.stride, offset: w.offset };
 }
 
+/** The task running now: if this thread exits mid-task, its flag says so (a blocked main thread must not wait for it). */
+let current: PoolTask | undefined;
+process.once('exit', () => {
+  if (!current) return;
+  Atomics.store(current.flags, current.slot, 2);
+  Atomics.notify(current.flags, current.slot);
+  Atomics.notify(current.finished, current.counter);
+});
+
 export default function runTask(task: PoolTask): number {
   // Running: from here on the task finishes without the main thread's event loop.
+  current = task;
   Atomics.store(task.flags, task.slot, 3);
   Atomics.notify(task.flags, task.slot);
   try {
+    // Test hook: dies holding chunk 0, which the executor reserved for this task.
     if (task.crash) process.exit(70);
     const kernel = kernelFor(task.record.op);
     if (!kernel) throw new Error(`no CPU kernel for ${task.record.op}`);
@@ -46,6 +59,8 @@ export default function runTask(task: PoolTask): number {
       const hi = task.lo + Math.floor((span * (c + 1)) / task.chunks);
       kernel.run(task.record, ins, outs, lo, hi);
       done += hi - lo;
+      Atomics.add(task.finished, task.counter, 1);
+      Atomics.notify(task.finished, task.counter);
     }
     Atomics.store(task.flags, task.slot, 1);
     return done;
@@ -53,6 +68,7 @@ export default function runTask(task: PoolTask): number {
     Atomics.store(task.flags, task.slot, 2);
     throw e;
   } finally {
+    current = undefined;
     Atomics.notify(task.flags, task.slot);
   }
 }
