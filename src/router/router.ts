@@ -32,7 +32,7 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
   readonly autodiff = false as const;
   readonly backends: Bs;
   readonly runtime: Runtime;
-  readonly identity: object;
+  readonly identity: RouterState;
   private readonly fallback: MultiDevice;
   private readonly known: Map<string, MultiDevice>;
   /** The last device tag checked (the fast path of owns). */
@@ -90,7 +90,7 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
 
   /** The same router (its tensors combine with this one's) with another default device. */
   on(device: RouterDevice<Bs>): Router<Bs> {
-    return new Router(this.backends, { defaultDevice: device }, { known: this.known });
+    return new Router(this.backends, { defaultDevice: device }, this.identity);
   }
 
   defaultDevice(): RouterDevice<Bs> {
