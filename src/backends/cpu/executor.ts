@@ -12,7 +12,7 @@ import { kernelFor } from './kernels/index.js';
 import { forEachOffset } from './kernels/strided.js';
 import type { CpuPool } from './pool.js';
 import { toWire, type CpuStorage } from './storage.js';
-import { expandView, isContiguous, makeView, permuteView, reshapeView, sliceView, type View } from './view.js';
+import { isContiguous, makeView, recordView, type View } from './view.js';
 
 export interface CpuExecutorOptions {
   /** Ops whose estimated cost (scalar operations) is below this run inline. */
@@ -60,15 +60,12 @@ export class CpuExecutor implements Executor<CpuStorage> {
         return { outputs: [out], where: 'inline' };
       }
       case 'permute':
-        return { outputs: [this.viewOf(x!, permuteView(x!.view, record.attrs.dims))], where: 'view' };
       case 'slice':
-        return { outputs: [this.viewOf(x!, sliceView(x!.view, record.attrs.ranges))], where: 'view' };
       case 'expand':
-        return { outputs: [this.viewOf(x!, expandView(x!.view, record.outputs[0]!.shape))], where: 'view' };
       case 'reshape': {
-        const v = reshapeView(x!.view, record.outputs[0]!.shape);
+        const v = recordView(record, x!.view);
         if (v) return { outputs: [this.viewOf(x!, v)], where: 'view' };
-        // Not contiguous: copy into the new shape (the copy kernel walks the input's own layout).
+        // A reshape of a non-contiguous view: copy into the new shape (walking the input's own layout).
         const out = this.fresh(record.outputs[0]!);
         forEachOffset(x!.view, (p, i) => (out.buffer.data[i] = x!.view.data[p]!));
         return { outputs: [out], where: 'inline' };

@@ -2,8 +2,8 @@
  * A strided view over a typed array: the `ndarray` layout (data, shape, stride, offset).
  * Kernels take views, so the same code runs on the main thread and in workers.
  */
-import ndarray from 'ndarray';
 import type { TypedArray } from '../../ir/dtype.js';
+import { expandLayout, isContiguous as isContiguousLayout, permuteLayout, reshapeLayout, sliceLayout, viewLayout, type Layout } from '../../ir/layout.js';
 import { contiguousStrides, type SliceRange } from '../../ir/ops.js';
 
 export interface View {
@@ -17,48 +17,38 @@ export function makeView(data: TypedArray, shape: readonly number[], stride?: re
   return { data, shape, stride: stride ?? contiguousStrides(shape), offset };
 }
 
-/** Row-major contiguous (ignoring dims of size 1, whose stride never matters). */
+/** The shared layout of a view (src/ir/layout.ts names strides `strides`; ndarray says `stride`). */
+export function layoutOf(v: View): Layout {
+  return { shape: v.shape, strides: v.stride, offset: v.offset };
+}
+
+export function viewOf(data: TypedArray, l: Layout): View {
+  return { data, shape: l.shape, stride: l.strides, offset: l.offset };
+}
+
 export function isContiguous(v: View): boolean {
-  let expected = 1;
-  for (let i = v.shape.length - 1; i >= 0; i--) {
-    const d = v.shape[i]!;
-    if (d !== 1 && v.stride[i] !== expected) return false;
-    expected *= d;
-  }
-  return true;
+  return isContiguousLayout(layoutOf(v));
+}
+
+/** The output view of a view record, or undefined when (a reshape) needs a copy. */
+export function recordView(record: Parameters<typeof viewLayout>[0], v: View): View | undefined {
+  const l = viewLayout(record, layoutOf(v));
+  return l && viewOf(v.data, l);
 }
 
 export function permuteView(v: View, dims: readonly number[]): View {
-  const t = ndarray(v.data, [...v.shape], [...v.stride], v.offset).transpose(...dims);
-  return { data: v.data, shape: t.shape, stride: t.stride, offset: t.offset };
+  return viewOf(v.data, permuteLayout(layoutOf(v), dims));
 }
 
 export function sliceView(v: View, ranges: readonly SliceRange[]): View {
-  let offset = v.offset;
-  const shape: number[] = [];
-  const stride: number[] = [];
-  ranges.forEach((r, i) => {
-    const n = Math.max(0, Math.ceil((r.end - r.start) / r.step));
-    shape.push(n);
-    stride.push(v.stride[i]! * r.step);
-    if (n > 0) offset += r.start * v.stride[i]!;
-  });
-  return { data: v.data, shape, stride, offset };
+  return viewOf(v.data, sliceLayout(layoutOf(v), ranges));
 }
 
-/** Broadcast `v` to `shape` with stride 0 on stretched and new leading dims. */
 export function expandView(v: View, shape: readonly number[]): View {
-  const off = shape.length - v.shape.length;
-  const stride = shape.map((d, i) => {
-    if (i < off) return 0;
-    const s = v.shape[i - off]!;
-    return s === d ? v.stride[i - off]! : 0;
-  });
-  return { data: v.data, shape: [...shape], stride, offset: v.offset };
+  return viewOf(v.data, expandLayout(layoutOf(v), shape));
 }
 
-/** Reshape without a copy when the view is contiguous; undefined otherwise. */
 export function reshapeView(v: View, shape: readonly number[]): View | undefined {
-  if (!isContiguous(v)) return undefined;
-  return { data: v.data, shape: [...shape], stride: contiguousStrides(shape), offset: v.offset };
+  const l = reshapeLayout(layoutOf(v), shape);
+  return l && viewOf(v.data, l);
 }

@@ -16,7 +16,8 @@ import { contiguousCopy } from './kernels/copy.js';
 import { kernelTable, type KernelOp, type KernelTable } from './kernels/index.js';
 import { freshStorage, type GpuKernel, type RawStorage } from './kernels/kernel.js';
 import type { MatmulConfig } from './kernels/matmul.js';
-import { expandLayout, isContiguous, permuteLayout, reshapeLayout, sliceLayout, type GpuStorage, type Layout } from './storage.js';
+import { viewLayout } from '../../ir/layout.js';
+import { isContiguous, type GpuStorage, type Layout } from './storage.js';
 
 export interface WgpuExecutorOptions {
   readonly requestAdapter: RequestAdapter;
@@ -138,15 +139,12 @@ export class WgpuExecutor implements Executor<GpuStorage> {
         return [out];
       }
       case 'permute':
-        return [this.view(x!, permuteLayout(x!, record.attrs.dims))];
       case 'slice':
-        return [this.view(x!, sliceLayout(x!, record.attrs.ranges))];
       case 'expand':
-        return [this.view(x!, expandLayout(x!, record.outputs[0]!.shape))];
       case 'reshape': {
-        const shape = record.outputs[0]!.shape;
-        const v = reshapeLayout(x!, shape);
-        return [v ? this.view(x!, v) : contiguousCopy(ctx, x!, shape)];
+        const v = viewLayout(record, x!);
+        // A reshape of a non-contiguous layout needs a copy.
+        return [v ? this.view(x!, v) : contiguousCopy(ctx, x!, record.outputs[0]!.shape)];
       }
       case 'transfer':
         throw new KernelError('a transfer runs on a bridge, not on the WebGPU executor', { op: 'transfer', hint: 'submit transfers through the runtime scheduler' });
