@@ -44,9 +44,19 @@ export function commonDevice(op: string, inputs: readonly BuilderInput[]): Devic
 }
 
 function finish<N extends OpName>(ids: IdAllocator, op: N, device: Device, inputs: readonly TensorMeta[], metas: ReadonlyArray<{ shape: readonly number[]; dtype: DType }>, attrs: OpAttrs[N]): Built<N> {
-  const outputs = metas.map((m) => ({ id: ids.tensor(), shape: m.shape, dtype: m.dtype, device }));
-  const ins = inputs.map(({ id, shape, dtype }) => ({ id, shape, dtype }));
-  const outs = outputs.map(({ id, shape, dtype }) => ({ id, shape, dtype }));
+  const outputs: Array<TensorMeta & { readonly device: Device }> = new Array(metas.length);
+  const outs: TensorMeta[] = new Array<TensorMeta>(metas.length);
+  for (let i = 0; i < metas.length; i++) {
+    const m = metas[i]!;
+    const id = ids.tensor();
+    outputs[i] = { id, shape: m.shape, dtype: m.dtype, device };
+    outs[i] = { id, shape: m.shape, dtype: m.dtype };
+  }
+  const ins: TensorMeta[] = new Array<TensorMeta>(inputs.length);
+  for (let i = 0; i < inputs.length; i++) {
+    const x = inputs[i]!;
+    ins[i] = { id: x.id, shape: x.shape, dtype: x.dtype };
+  }
   // One record shape for every op; the union member is chosen by `op`.
   const record = { id: ids.op(), op, device: device.key, inputs: ins, outputs: outs, attrs } as OpRecord;
   return { record, outputs };

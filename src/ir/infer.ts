@@ -41,21 +41,34 @@ function isReduceCall(call: OpCall): call is Extract<OpCall, { op: ReduceOp }> {
   return (REDUCE_OPS as readonly string[]).includes(call.op);
 }
 
+type Family = 'unary' | 'binary' | 'scalar' | 'other';
+/** Each op's family, found once (the checks are string work, and this runs for every op). */
+const FAMILY = new Map<string, Family>();
+function familyOf(op: string): Family {
+  let f = FAMILY.get(op);
+  if (f === undefined) {
+    f = isUnaryOp(op) ? 'unary' : isBinaryOp(op) ? 'binary' : isScalarOp(op) ? 'scalar' : 'other';
+    FAMILY.set(op, f);
+  }
+  return f;
+}
+
 export function inferOutputs(call: OpCall, inputs: readonly Meta[]): Meta[] {
   const op = call.op;
   const a = inputs[0];
-  if (isUnaryOp(op)) {
+  const family = familyOf(op);
+  if (family === 'unary' && isUnaryOp(op)) {
     const spec = UNARY[op];
     if (!(spec.kinds as readonly string[]).includes(kindOf(a!.dtype))) throw kindsError(op, [a!.dtype], spec.kinds);
     return [{ shape: a!.shape, dtype: spec.out === 'bool' ? 'bool' : a!.dtype }];
   }
-  if (isBinaryOp(op)) {
+  if (family === 'binary' && isBinaryOp(op)) {
     const spec = BINARY[op];
     const d = requireSameDType(op, inputs);
     if (!(spec.kinds as readonly string[]).includes(kindOf(d))) throw kindsError(op, [d, d], spec.kinds);
     return [{ shape: broadcastShapes(op, a!.shape, inputs[1]!.shape), dtype: spec.out === 'bool' ? 'bool' : d }];
   }
-  if (isScalarOp(op)) {
+  if (family === 'scalar' && isScalarOp(op)) {
     const spec = BINARY[scalarBase(op)];
     if (!(spec.kinds as readonly string[]).includes(kindOf(a!.dtype))) throw kindsError(op, [a!.dtype], spec.kinds);
     return [{ shape: a!.shape, dtype: spec.out === 'bool' ? 'bool' : a!.dtype }];

@@ -46,6 +46,8 @@ interface PendingOp {
   readonly lane: Lane;
   /** The lane's depth when this op was submitted. */
   readonly depth: number;
+  /** Events were observed at submit: the op's times are read. */
+  readonly timed: boolean;
   readonly queuedAt: number;
   missing: number;
   startAt: number;
@@ -135,23 +137,30 @@ export class Scheduler {
    */
   submit<S>(record: OpRecord, executor: Executor<S>): void {
     let exec = executor as Executor<unknown>;
-    const inputs = record.inputs.map((m) => {
-      const s = this.slots.get(m.id);
-      if (!s) throw new DisposedError(`input tensor #${m.id} was already freed`, { op: record.op, hint: 'do not use a tensor after dispose() or after its tidy() scope ended' });
-      return s;
-    });
+    const metas = record.inputs;
+    const inputs: Slot[] = new Array<Slot>(metas.length);
+    for (let i = 0; i < metas.length; i++) {
+      const s = this.slots.get(metas[i]!.id);
+      if (!s) throw new DisposedError(`input tensor #${metas[i]!.id} was already freed`, { op: record.op, hint: 'do not use a tensor after dispose() or after its tidy() scope ended' });
+      inputs[i] = s;
+    }
     let payload: TypedArray | undefined;
     if (record.op === 'fromData') payload = this.blobs.take(record.attrs.blob);
     else if (record.op === 'transfer') exec = this.bridge(inputs[0]!.executor, exec);
-    const outputs = record.outputs.map((meta) => {
+    const outMetas = record.outputs;
+    const outputs: Slot[] = new Array<Slot>(outMetas.length);
+    for (let i = 0; i < outMetas.length; i++) {
+      const meta = outMetas[i]!;
       const slot: Slot = { meta, executor: exec, state: 'pending', storage: undefined, error: undefined, refs: 1, uses: 0, waiters: [], readers: [] };
       this.slots.set(meta.id, slot);
-      return slot;
-    });
-    const now = clock.now();
+      outputs[i] = slot;
+    }
+    // Times are read only while someone watches events (they cost a clock read each).
+    const timed = this.eventsSubject.observed;
+    const now = timed ? clock.now() : 0;
     const lane = this.laneOf(record.device);
     const depth = lane.enter(record.op, now);
-    const op: PendingOp = { record, executor: exec, inputs, outputs, payload, lane, depth, queuedAt: now, missing: 0, startAt: 0 };
+    const op: PendingOp = { record, executor: exec, inputs, outputs, payload, lane, depth, timed, queuedAt: now, missing: 0, startAt: 0 };
     this.pending++;
     let failed: unknown;
     for (const s of inputs) {
@@ -227,10 +236,12 @@ export class Scheduler {
   }
 
   private start(op: PendingOp): void {
-    op.startAt = clock.now();
+    if (op.timed) op.startAt = clock.now();
     let result: ExecResult<unknown> | PendingResult<unknown>;
     try {
-      const storages = op.inputs.map((s) => s.storage);
+      const n = op.inputs.length;
+      const storages: unknown[] = new Array<unknown>(n);
+      for (let i = 0; i < n; i++) storages[i] = op.inputs[i]!.storage;
       result = op.executor.execute(op.record, storages, op.payload, { sync: this.relieving || this.pending > this.highWaterMark, timing: this.eventsSubject.observed });
     } catch (e) {
       this.fail(op, e, true);
@@ -326,7 +337,7 @@ export class Scheduler {
 
   /** The op is done on its device (or failed): leaves its lane and emits its event. */
   private finish(op: PendingOp, where: string, error?: unknown): void {
-    const now = clock.now();
+    const now = op.timed || this.eventsSubject.observed ? clock.now() : 0;
     op.lane.leave(op.record.op, error === undefined && op.startAt > 0 ? now - op.startAt : undefined);
     if (!this.eventsSubject.observed) return;
     const ev: OpEvent = {

@@ -92,9 +92,11 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
 
   /** @internal Builds one op's record, submits it to the backend, and wraps its outputs. */
   static run<B extends Backend, N extends OpName>(backend: B, op: N, inputs: ReadonlyArray<Tensor<B, Kind>>, attrs: OpAttrs[N]): Array<Tensor<B, Kind>> {
-    const handles = inputs.map((t) => t.live(op));
-    for (const t of inputs) {
-      if (!sameBackend(t.backend, backend)) {
+    const handles: Handle[] = new Array<Handle>(inputs.length);
+    for (let i = 0; i < inputs.length; i++) {
+      const t = inputs[i]!;
+      handles[i] = t.live(op);
+      if (t.backend !== backend && !sameBackend(t.backend, backend)) {
         throw new ArgumentError(`inputs come from different backends (${backend.name} and ${t.backend.name})`, { op, hint: 'build every input through one backend (a Router spans several devices)' });
       }
     }
