@@ -5,7 +5,7 @@
  */
 import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import { kindOf, type DType } from './dtype.js';
-import { BINARY, UNARY, isBinaryOp, isScalarOp, isUnaryOp, scalarBase } from './elementwise.js';
+import { BINARY, UNARY, isBinaryOp, isParamUnaryOp, isScalarOp, isUnaryOp, scalarBase } from './elementwise.js';
 import { REDUCE_OPS, numel, type OpAttrs, type OpName, type ReduceOp } from './ops.js';
 import { broadcastShapes, resolveReshape, sameShape, sliceShape } from './shape.js';
 
@@ -44,6 +44,10 @@ export function inferOutputs<N extends OpName>(op: N, inputs: readonly Meta[], a
     const spec = UNARY[op];
     if (!(spec.kinds as readonly string[]).includes(kindOf(a!.dtype))) throw kindsError(op, [a!.dtype], spec.kinds);
     return [{ shape: a!.shape, dtype: spec.out === 'bool' ? 'bool' : a!.dtype }];
+  }
+  if (isParamUnaryOp(op)) {
+    if (a!.dtype !== 'float32') throw kindsError(op, [a!.dtype], ['float']);
+    return [{ shape: a!.shape, dtype: a!.dtype }];
   }
   if (isBinaryOp(op)) {
     const spec = BINARY[op];

@@ -3,7 +3,7 @@
  * whole elementwise table, one reduction kernel, ...) and gets a table with an entry for every
  * op it must run. Ops the executors handle themselves (views, host data, transfers) have none.
  */
-import { BINARY_OPS, UNARY_OPS, type BinaryOp, type ScalarOp, type UnaryOp } from './elementwise.js';
+import { BINARY_OPS, PARAM_UNARY_OPS, UNARY_OPS, type BinaryOp, type ParamUnaryOp, type ScalarOp, type UnaryOp } from './elementwise.js';
 import { REDUCE_OPS, type OpName, type ReduceOp } from './ops.js';
 
 /** Ops an executor handles itself: views (no kernel, no copy), host data, transfers. */
@@ -11,7 +11,7 @@ export type ExecutorOp = 'reshape' | 'permute' | 'slice' | 'expand' | 'fromData'
 export type KernelOp = Exclude<OpName, ExecutorOp>;
 
 export interface KernelGroups<K> {
-  /** Unary, binary and scalar ops of the table, plus clamp, where, cast and copy. */
+  /** Unary (plain and parameterised), binary and scalar ops of the table, plus clamp, where, cast and copy. */
   readonly elementwise: K;
   readonly reduce: K;
   /** softmax and logSoftmax. */
@@ -27,7 +27,7 @@ export interface KernelGroups<K> {
   readonly matmul: K;
 }
 
-type Listed = UnaryOp | BinaryOp | ScalarOp | ReduceOp | 'full' | 'arange' | 'random' | 'clamp' | 'where' | 'cast' | 'copy' | 'cat' | 'sliceAssign' | 'gather' | 'scatterAdd' | 'indexSelect' | 'softmax' | 'logSoftmax' | 'matmul';
+type Listed = UnaryOp | ParamUnaryOp | BinaryOp | ScalarOp | ReduceOp | 'full' | 'arange' | 'random' | 'clamp' | 'where' | 'cast' | 'copy' | 'cat' | 'sliceAssign' | 'gather' | 'scatterAdd' | 'indexSelect' | 'softmax' | 'logSoftmax' | 'matmul';
 /** A new op in the vocabulary that kernelTable does not place is a compile error here. */
 const exhaustive: [Exclude<KernelOp, Listed>] extends [never] ? true : never = true;
 void exhaustive;
@@ -52,6 +52,7 @@ export function kernelTable<K>(g: KernelGroups<K>): Record<KernelOp, K> {
     matmul: g.matmul,
   };
   for (const op of UNARY_OPS) table[op] = ew;
+  for (const op of PARAM_UNARY_OPS) table[op] = ew;
   for (const op of BINARY_OPS) {
     table[op] = ew;
     table[`${op}Scalar`] = ew;

@@ -5,7 +5,7 @@
  * `structuredClone` and JSON (no typed arrays, no functions, no class instances).
  */
 import type { DType } from './dtype.js';
-import type { BinaryOp, ScalarOp, UnaryOp } from './elementwise.js';
+import type { BinaryOp, ParamUnaryAttrs, ParamUnaryOp, ScalarOp, UnaryOp } from './elementwise.js';
 
 export interface TensorMeta {
   readonly id: number;
@@ -66,7 +66,7 @@ export type OpAttrs = {
   transfer: { readonly from: string; readonly to: string };
 } & { readonly [K in UnaryOp]: Record<string, never> } & { readonly [K in BinaryOp]: Record<string, never> } & {
   readonly [K in ScalarOp]: { readonly scalar: number };
-} & { readonly [K in ReduceOp]: ReduceAttrs };
+} & { readonly [K in ReduceOp]: ReduceAttrs } & { readonly [K in ParamUnaryOp]: ParamUnaryAttrs<K> };
 
 export type OpName = keyof OpAttrs;
 

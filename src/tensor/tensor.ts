@@ -360,6 +360,114 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     return this.bin(op, other);
   }
 
+  // ---- rounding, trigonometry, activations (torch's edge semantics) ------------------------
+
+  /** Rounds down; ints are returned unchanged. */
+  floor(): Tensor<B, K> {
+    return this.un('floor');
+  }
+  ceil(): Tensor<B, K> {
+    return this.un('ceil');
+  }
+  /** Rounds half to even (torch.round); with `decimals`, round(x * 10^d) / 10^d as torch does. */
+  round(decimals = 0): Tensor<B, K> {
+    if (!Number.isInteger(decimals)) throw new ArgumentError(`decimals must be an integer, got ${decimals}`, { op: 'round' });
+    if (decimals === 0 || this.dtype !== 'float32') return this.un('round');
+    const f = 10 ** Math.abs(decimals);
+    const scaled = decimals > 0 ? this.mul(f) : this.div(f);
+    const r = scaled.un<K>('round');
+    scaled.dispose();
+    const out = decimals > 0 ? r.div(f) : r.mul(f);
+    r.dispose();
+    return out;
+  }
+  /** Rounds toward zero. */
+  trunc(): Tensor<B, K> {
+    return this.un('trunc');
+  }
+  /** x - trunc(x) (the sign of x; frac(inf) is NaN). */
+  frac(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('frac');
+  }
+  tan(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('tan');
+  }
+  asin(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('asin');
+  }
+  acos(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('acos');
+  }
+  atan(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('atan');
+  }
+  sinh(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('sinh');
+  }
+  cosh(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('cosh');
+  }
+  asinh(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('asinh');
+  }
+  acosh(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('acosh');
+  }
+  /** 2^x. */
+  exp2(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('exp2');
+  }
+  /** exp(x) - 1, accurate near 0. */
+  expm1(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('expm1');
+  }
+  log2(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('log2');
+  }
+  log10(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('log10');
+  }
+  /** x * sigmoid(x) (swish). */
+  silu(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('silu');
+  }
+  /** log(1 + exp(beta x)) / beta, and x itself where beta x > threshold (torch.nn.functional.softplus). */
+  softplus(this: Tensor<B, 'float'>, beta = 1, threshold = 20): Tensor<B, 'float'> {
+    if (!Number.isFinite(beta) || beta === 0) throw new ArgumentError(`beta must be a finite non-zero number, got ${beta}`, { op: 'softplus' });
+    if (Number.isNaN(threshold)) throw new ArgumentError('threshold must be a number, got NaN', { op: 'softplus' });
+    return this.un('softplus', { beta, threshold });
+  }
+  /** x for x > 0, else x * negativeSlope. */
+  leakyRelu(this: Tensor<B, 'float'>, negativeSlope = 0.01): Tensor<B, 'float'> {
+    if (!Number.isFinite(negativeSlope)) throw new ArgumentError(`negativeSlope must be finite, got ${negativeSlope}`, { op: 'leakyRelu' });
+    return this.un('leakyRelu', { slope: negativeSlope });
+  }
+  /** x for x > 0, else alpha * (exp(x) - 1). */
+  elu(this: Tensor<B, 'float'>, alpha = 1): Tensor<B, 'float'> {
+    if (!Number.isFinite(alpha)) throw new ArgumentError(`alpha must be finite, got ${alpha}`, { op: 'elu' });
+    return this.un('elu', { alpha });
+  }
+  /** atan2(this, other): the angle of the point (other, this), C99 signs and infinities. */
+  atan2(this: Tensor<B, 'float'>, other: Operand<B, 'float'>): Tensor<B, 'float'> {
+    return this.bin('atan2', other);
+  }
+  /** sqrt(this^2 + other^2) without overflow; an infinity wins over NaN. */
+  hypot(this: Tensor<B, 'float'>, other: Operand<B, 'float'>): Tensor<B, 'float'> {
+    return this.bin('hypot', other);
+  }
+  /** |this| with the sign of other (-0 counts as negative). */
+  copysign(this: Tensor<B, 'float'>, other: Operand<B, 'float'>): Tensor<B, 'float'> {
+    return this.bin('copysign', other);
+  }
+  /** log(exp(this) + exp(other)), stable for large magnitudes. */
+  logaddexp(this: Tensor<B, 'float'>, other: Operand<B, 'float'>): Tensor<B, 'float'> {
+    return this.bin('logaddexp', other);
+  }
+  /** this * log(other), with 0 where this is 0 (unless other is NaN). */
+  xlogy(this: Tensor<B, 'float'>, other: Operand<B, 'float'>): Tensor<B, 'float'> {
+    return this.bin('xlogy', other);
+  }
+
   // ---- casts ----------------------------------------------------------------------------
 
   /** float -> int truncates toward zero (NaN -> 0); anything -> bool is `x != 0`; bool -> number is 0/1. */

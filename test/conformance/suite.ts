@@ -9,6 +9,7 @@
  */
 import { creationCases } from './cases/creation.js';
 import { elementwiseCases } from './cases/elementwise.js';
+import { mathCases } from './cases/math.js';
 import { matmulCases } from './cases/matmul.js';
 import { reduceCases } from './cases/reduce.js';
 import { shapeCases } from './cases/shape.js';
@@ -20,7 +21,7 @@ export { runCase, compare, ConformanceError } from './harness.js';
 
 /** Every case, in a stable order, with unique names. */
 export function conformanceCases(): Case[] {
-  const cases = [...elementwiseCases(), ...reduceCases(), ...matmulCases(), ...shapeCases(), ...creationCases(), ...specialCases()];
+  const cases = [...elementwiseCases(), ...reduceCases(), ...matmulCases(), ...shapeCases(), ...creationCases(), ...specialCases(), ...mathCases()];
   const seen = new Set<string>();
   for (const c of cases) {
     if (seen.has(c.name)) throw new Error(`conformance: duplicate case name '${c.name}'`);

@@ -12,7 +12,7 @@ import { NONE, type GradEntry } from './rule.js';
 import { SCALAR_GRADS } from './scalar.js';
 import { SELECT_GRADS } from './select.js';
 import { SOFTMAX_GRADS } from './softmax.js';
-import { UNARY_GRADS } from './unary.js';
+import { PARAM_UNARY_GRADS, UNARY_GRADS } from './unary.js';
 
 export const GRADS: { readonly [N in OpName]: GradEntry<N> } = {
   // creation ops have no inputs to differentiate
@@ -21,6 +21,7 @@ export const GRADS: { readonly [N in OpName]: GradEntry<N> } = {
   arange: NONE,
   random: NONE,
   ...UNARY_GRADS,
+  ...PARAM_UNARY_GRADS,
   ...BINARY_GRADS,
   ...SCALAR_GRADS,
   ...REDUCE_GRADS,

@@ -1,0 +1,59 @@
+/**
+ * Gradient checks for the rounding, trigonometric, hyperbolic and activation ops and the binary
+ * atan2, hypot, copysign, logaddexp, xlogy (with their scalar forms). Forwards in float64 from
+ * Math; inputs are drawn away from kinks and poles.
+ */
+import type { OpName } from '../../src/ir/ops.js';
+import type { Case, F, FloatSpec } from './cases.js';
+import * as R from './ref64.js';
+
+const S = [2, 3];
+
+function unary(name: string, op: OpName, call: (x: F) => F, f: (x: number) => number, spec: Partial<FloatSpec> = {}): Case {
+  return { name, op, floats: [{ shape: S, lo: -2, hi: 2, ...spec }], run: ([x]) => call(x!), ref: ([x]) => R.map(x!, f) };
+}
+
+function binary(name: string, op: OpName, call: (x: F, y: F) => F, f: (a: number, b: number) => number, a: FloatSpec, b: FloatSpec): Case {
+  return { name, op, floats: [a, b], run: ([x, y]) => call(x!, y!), ref: ([x, y]) => R.zip(x!, y!, f) };
+}
+
+const INTEGERS = [-3, -2, -1, 0, 1, 2, 3];
+const HALVES = [-2.5, -1.5, -0.5, 0.5, 1.5, 2.5];
+const softplus = (x: number, beta: number, threshold: number) => (x * beta > threshold ? x : Math.log1p(Math.exp(x * beta)) / beta);
+const logaddexp = (a: number, b: number) => Math.max(a, b) + Math.log1p(Math.exp(-Math.abs(a - b)));
+const copysign = (a: number, b: number) => (b < 0 ? -Math.abs(a) : Math.abs(a));
+
+export const OPS_CASES: readonly Case[] = [
+  unary('floor', 'floor', (x) => x.floor().add(x), (v) => Math.floor(v) + v, { avoid: INTEGERS }),
+  unary('ceil', 'ceil', (x) => x.ceil().mul(x), (v) => Math.ceil(v) * v, { avoid: INTEGERS }),
+  unary('round', 'round', (x) => x.round().mul(x), (v) => Math.round(v) * v, { avoid: HALVES }),
+  unary('trunc', 'trunc', (x) => x.trunc().add(x.square()), (v) => Math.trunc(v) + v * v, { avoid: INTEGERS }),
+  unary('frac', 'frac', (x) => x.frac(), (v) => v - Math.trunc(v), { avoid: INTEGERS }),
+  unary('tan', 'tan', (x) => x.tan(), Math.tan, { lo: -1.3, hi: 1.3 }),
+  unary('asin', 'asin', (x) => x.asin(), Math.asin, { lo: -0.9, hi: 0.9 }),
+  unary('acos', 'acos', (x) => x.acos(), Math.acos, { lo: -0.9, hi: 0.9 }),
+  unary('atan', 'atan', (x) => x.atan(), Math.atan, { lo: -4, hi: 4 }),
+  unary('sinh', 'sinh', (x) => x.sinh(), Math.sinh),
+  unary('cosh', 'cosh', (x) => x.cosh(), Math.cosh),
+  unary('asinh', 'asinh', (x) => x.asinh(), Math.asinh, { lo: -4, hi: 4 }),
+  unary('acosh', 'acosh', (x) => x.acosh(), Math.acosh, { lo: 1.2, hi: 4 }),
+  unary('exp2', 'exp2', (x) => x.exp2(), (v) => 2 ** v),
+  unary('expm1', 'expm1', (x) => x.expm1(), Math.expm1),
+  unary('log2', 'log2', (x) => x.log2(), Math.log2, { lo: 0.2, hi: 4 }),
+  unary('log10', 'log10', (x) => x.log10(), Math.log10, { lo: 0.2, hi: 4 }),
+  unary('silu', 'silu', (x) => x.silu(), (v) => v / (1 + Math.exp(-v)), { lo: -4, hi: 4 }),
+  unary('softplus', 'softplus', (x) => x.softplus(), (v) => softplus(v, 1, 20), { lo: -4, hi: 4 }),
+  unary('softplus(beta 2, threshold 3) across the threshold', 'softplus', (x) => x.softplus(2, 3), (v) => softplus(v, 2, 3), { lo: -3, hi: 3, avoid: [1.5] }),
+  unary('leakyRelu', 'leakyRelu', (x) => x.leakyRelu(0.1), (v) => (v > 0 ? v : 0.1 * v), { avoid: [0] }),
+  unary('elu', 'elu', (x) => x.elu(0.7), (v) => (v > 0 ? v : 0.7 * Math.expm1(v)), { avoid: [0] }),
+  binary('atan2 [2,3], [3]', 'atan2', (a, b) => a.atan2(b), Math.atan2, { shape: S }, { shape: [3], avoid: [0], margin: 0.3 }),
+  binary('hypot [2,3], [2,1]', 'hypot', (a, b) => a.hypot(b), Math.hypot, { shape: S, avoid: [0] }, { shape: [2, 1], avoid: [0] }),
+  binary('copysign', 'copysign', (a, b) => a.copysign(b), copysign, { shape: S, avoid: [0] }, { shape: S, avoid: [0] }),
+  binary('logaddexp [2,3], [3]', 'logaddexp', (a, b) => a.logaddexp(b), logaddexp, { shape: S, lo: -4, hi: 4 }, { shape: [3], lo: -4, hi: 4 }),
+  binary('xlogy', 'xlogy', (a, b) => a.xlogy(b), (a, b) => a * Math.log(b), { shape: S }, { shape: S, lo: 0.2, hi: 3 }),
+  unary('atan2Scalar(-1.5)', 'atan2Scalar', (x) => x.atan2(-1.5), (v) => Math.atan2(v, -1.5)),
+  unary('hypotScalar(0.75)', 'hypotScalar', (x) => x.hypot(0.75), (v) => Math.hypot(v, 0.75)),
+  unary('copysignScalar(-2)', 'copysignScalar', (x) => x.copysign(-2), (v) => -Math.abs(v), { avoid: [0] }),
+  unary('logaddexpScalar(0.5)', 'logaddexpScalar', (x) => x.logaddexp(0.5), (v) => logaddexp(v, 0.5), { lo: -4, hi: 4 }),
+  unary('xlogyScalar(2.5)', 'xlogyScalar', (x) => x.xlogy(2.5), (v) => v * Math.log(2.5)),
+];
