@@ -12,9 +12,10 @@ import type { Device } from '../devices/device.js';
 import { coerce, kindOf, type DType, type Kind, type KindOf, type TypedArray } from '../ir/dtype.js';
 import { BINARY, isBinaryOp, type BinaryOp, type UnaryOp } from '../ir/elementwise.js';
 import { numel, type OpAttrs, type OpName, type ReduceOp } from '../ir/ops.js';
-import { normDim, normSlices, resolveReshape, type SliceSpec } from '../ir/shape.js';
+import { normDim, normDims, normSlices, resolveReshape, type SliceSpec } from '../ir/shape.js';
 import { track } from '../memory/tidy.js';
 import { formatTensor } from './format.js';
+import { anyAll, logsumexp, variance, withIndices, type Dims, type VarOptions } from './reductions.js';
 
 export interface TensorData<K extends Kind = Kind> {
   readonly shape: number[];
@@ -517,28 +518,47 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
 
   // ---- reductions -------------------------------------------------------------------------
 
-  private reduce<K2 extends Kind = K>(op: ReduceOp, dim: number | undefined | null, keepDims: boolean): Tensor<B, K2> {
+  private reduce<K2 extends Kind = K>(op: ReduceOp, dim: Dims, keepDims: boolean): Tensor<B, K2> {
+    if (dim !== null && typeof dim === 'object') return this.reduceDims<K2>(op, dim, keepDims);
     // A rank-0 tensor accepts dim 0 / -1 (as in PyTorch): that is the reduction over all.
     const d = dim === undefined || dim === null || this.rank === 0 ? null : normDim(op, dim, this.rank, this.shape);
     if (this.rank === 0 && dim !== undefined && dim !== null) normDim(op, dim, 0, this.shape);
     return this.un<K2>(op, { dim: d, keepDims });
   }
-  /** Sum along `dim` (all elements when omitted). Empty sums are 0. */
-  sum(dim?: number | null, keepDims = false): Tensor<B, K> {
+  /**
+   * Several dims at once (torch's `sum(dim=[0, 1])`; an empty list means all): a chain of one-dim
+   * reductions, largest dim first, so each pass reads only what the previous one left.
+   */
+  private reduceDims<K2 extends Kind>(op: ReduceOp, dims: readonly number[], keepDims: boolean): Tensor<B, K2> {
+    const ds = this.rank === 0 ? dims.map((d) => normDim(op, d, 0, this.shape)) : normDims(op, dims, this.rank, this.shape);
+    if (ds.length === 0 || ds.length >= this.rank) return this.reduce<K2>(op, null, keepDims);
+    let t: Tensor<B, Kind> = this;
+    for (const d of [...ds].reverse()) {
+      const next = t.reduce<Kind>(op, d, true);
+      if (t !== this) t.dispose();
+      t = next;
+    }
+    if (keepDims) return t as Tensor<B, K2>;
+    const out = t.reshape(this.shape.filter((_, i) => !ds.includes(i)));
+    t.dispose();
+    return out as Tensor<B, K2>;
+  }
+  /** Sum along `dim` (all elements when omitted; several dims as a list). Empty sums are 0. */
+  sum(dim?: Dims, keepDims = false): Tensor<B, K> {
     return this.reduce('sum', dim, keepDims);
   }
   /** Mean (floats only). Empty means are NaN. */
-  mean(this: Tensor<B, 'float'>, dim?: number | null, keepDims = false): Tensor<B, 'float'> {
+  mean(this: Tensor<B, 'float'>, dim?: Dims, keepDims = false): Tensor<B, 'float'> {
     return this.reduce('mean', dim, keepDims);
   }
   /** Max along a dim; NaN propagates. */
-  max(dim?: number | null, keepDims = false): Tensor<B, K> {
+  max(dim?: Dims, keepDims = false): Tensor<B, K> {
     return this.reduce('max', dim, keepDims);
   }
-  min(dim?: number | null, keepDims = false): Tensor<B, K> {
+  min(dim?: Dims, keepDims = false): Tensor<B, K> {
     return this.reduce('min', dim, keepDims);
   }
-  prod(dim?: number | null, keepDims = false): Tensor<B, K> {
+  prod(dim?: Dims, keepDims = false): Tensor<B, K> {
     return this.reduce('prod', dim, keepDims);
   }
   /** Index of the first maximum (NaN counts as the maximum), as int32. Over all elements: a flat index. */
@@ -547,6 +567,37 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   argmin(dim?: number | null, keepDims = false): Tensor<B, 'int'> {
     return this.reduce('argmin', dim, keepDims);
+  }
+  /** Max along `dim` with the index of each (the first maximum; a NaN counts as the maximum), as torch.max(dim). */
+  maxWithIndices(dim: number, keepDims = false): { values: Tensor<B, K>; indices: Tensor<B, 'int'> } {
+    return withIndices(this, 'max', dim, keepDims);
+  }
+  /** Min along `dim` with the index of each, as torch.min(dim). */
+  minWithIndices(dim: number, keepDims = false): { values: Tensor<B, K>; indices: Tensor<B, 'int'> } {
+    return withIndices(this, 'min', dim, keepDims);
+  }
+  /** Variance over `dim` (all when omitted) with Bessel's `correction` (default 1, torch.var); divides by max(0, n - correction). */
+  var(this: Tensor<B, 'float'>, dim?: Dims, options: VarOptions = {}): Tensor<B, 'float'> {
+    return variance(this, dim, options);
+  }
+  /** Standard deviation: the square root of var() with the same options. */
+  std(this: Tensor<B, 'float'>, dim?: Dims, options: VarOptions = {}): Tensor<B, 'float'> {
+    const v = variance(this, dim, options);
+    const out = v.sqrt();
+    v.dispose();
+    return out;
+  }
+  /** log(sum(exp(x))) over `dim`, stable (the max is taken out first; all -inf gives -inf). */
+  logsumexp(this: Tensor<B, 'float'>, dim: Dims, keepDims = false): Tensor<B, 'float'> {
+    return logsumexp(this, dim, keepDims);
+  }
+  /** Whether any element is true (non-zero; NaN counts as true) over `dim` (all when omitted). Empty: false. */
+  any(dim?: Dims, keepDims = false): Tensor<B, 'bool'> {
+    return anyAll(this, 'any', dim, keepDims);
+  }
+  /** Whether every element is true (non-zero) over `dim` (all when omitted). Empty: true. */
+  all(dim?: Dims, keepDims = false): Tensor<B, 'bool'> {
+    return anyAll(this, 'all', dim, keepDims);
   }
   /** Numerically stable softmax along `dim` (default: the last). */
   softmax(this: Tensor<B, 'float'>, dim = -1): Tensor<B, 'float'> {

@@ -23,6 +23,36 @@ const softplus = (x: number, beta: number, threshold: number) => (x * beta > thr
 const logaddexp = (a: number, b: number) => Math.max(a, b) + Math.log1p(Math.exp(-Math.abs(a - b)));
 const copysign = (a: number, b: number) => (b < 0 ? -Math.abs(a) : Math.abs(a));
 
+/** Reduces `a` over `dims` with `f` over each group's values (row-major), keeping reduced dims as 1 when `keep`. */
+function reduceDims(a: R.Arr, dims: readonly number[], keep: boolean, f: (v: number[]) => number): R.Arr {
+  const kept = a.shape.map((d, i) => (dims.includes(i) ? 1 : d));
+  const groups = new Map<number, number[]>();
+  const strides = kept.map((_, i) => kept.slice(i + 1).reduce((p, q) => p * q, 1));
+  for (let i = 0; i < a.data.length; i++) {
+    let rem = i;
+    let key = 0;
+    for (let d = a.shape.length - 1; d >= 0; d--) {
+      const q = rem % a.shape[d]!;
+      rem = Math.floor(rem / a.shape[d]!);
+      if (!dims.includes(d)) key += q * strides[d]!;
+    }
+    const g = groups.get(key) ?? [];
+    g.push(a.data[i]!);
+    groups.set(key, g);
+  }
+  const data = Array.from({ length: R.size(kept) }, (_, k) => f(groups.get(k) ?? []));
+  return R.arr(keep ? kept : a.shape.filter((_, i) => !dims.includes(i)), data);
+}
+
+const variance = (c: number) => (v: number[]) => {
+  const m = v.reduce((s, x) => s + x, 0) / v.length;
+  return v.reduce((s, x) => s + (x - m) ** 2, 0) / (v.length - c);
+};
+const lse = (v: number[]) => {
+  const m = Math.max(...v);
+  return m + Math.log(v.reduce((s, x) => s + Math.exp(x - m), 0));
+};
+
 export const OPS_CASES: readonly Case[] = [
   unary('floor', 'floor', (x) => x.floor().add(x), (v) => Math.floor(v) + v, { avoid: INTEGERS }),
   unary('ceil', 'ceil', (x) => x.ceil().mul(x), (v) => Math.ceil(v) * v, { avoid: INTEGERS }),
@@ -56,4 +86,27 @@ export const OPS_CASES: readonly Case[] = [
   unary('copysignScalar(-2)', 'copysignScalar', (x) => x.copysign(-2), (v) => -Math.abs(v), { avoid: [0] }),
   unary('logaddexpScalar(0.5)', 'logaddexpScalar', (x) => x.logaddexp(0.5), (v) => logaddexp(v, 0.5), { lo: -4, hi: 4 }),
   unary('xlogyScalar(2.5)', 'xlogyScalar', (x) => x.xlogy(2.5), (v) => v * Math.log(2.5)),
+  // ---- reductions built from the primitive ones
+  { name: 'sum dims [0, 2]', op: 'sum', floats: [{ shape: [2, 3, 4] }], run: ([x]) => x!.sum([0, 2]), ref: ([x]) => reduceDims(x!, [0, 2], false, (v) => v.reduce((s, y) => s + y, 0)) },
+  { name: 'mean dims [1, 2] keepDims', op: 'mean', floats: [{ shape: [2, 3, 4] }], run: ([x]) => x!.mean([1, 2], true), ref: ([x]) => reduceDims(x!, [1, 2], true, (v) => v.reduce((s, y) => s + y, 0) / v.length) },
+  { name: 'max dims [0, 1]', op: 'max', floats: [{ shape: [3, 2, 2] }], run: ([x]) => x!.max([0, 1]), ref: ([x]) => reduceDims(x!, [0, 1], false, (v) => Math.max(...v)) },
+  { name: 'var dim 1 (correction 1)', op: 'mean', floats: [{ shape: [3, 4] }], run: ([x]) => x!.var(1), ref: ([x]) => reduceDims(x!, [1], false, variance(1)) },
+  { name: 'var all (correction 0)', op: 'mean', floats: [{ shape: [3, 4] }], run: ([x]) => x!.var(null, { correction: 0 }), ref: ([x]) => reduceDims(x!, [0, 1], false, variance(0)) },
+  { name: 'std dims [0, 2] keepDims', op: 'sqrt', floats: [{ shape: [2, 3, 3] }], run: ([x]) => x!.std([0, 2], { keepDims: true }), ref: ([x]) => reduceDims(x!, [0, 2], true, (v) => Math.sqrt(variance(1)(v))) },
+  { name: 'logsumexp dim 1', op: 'exp', floats: [{ shape: [3, 4], lo: -3, hi: 3 }], run: ([x]) => x!.logsumexp(1), ref: ([x]) => reduceDims(x!, [1], false, lse) },
+  { name: 'logsumexp dims [0, 1] keepDims', op: 'exp', floats: [{ shape: [2, 3] }], run: ([x]) => x!.logsumexp([0, 1], true), ref: ([x]) => reduceDims(x!, [0, 1], true, lse) },
+  {
+    name: 'maxWithIndices values (the gradient goes to the index)',
+    op: 'gather',
+    floats: [{ shape: [3, 4] }],
+    run: ([x]) => x!.maxWithIndices(1).values,
+    ref: ([x]) => reduceDims(x!, [1], false, (v) => Math.max(...v)),
+  },
+  {
+    name: 'minWithIndices values keepDims',
+    op: 'gather',
+    floats: [{ shape: [3, 4] }],
+    run: ([x]) => x!.minWithIndices(0, true).values,
+    ref: ([x]) => reduceDims(x!, [0], true, (v) => Math.min(...v)),
+  },
 ];
