@@ -34,6 +34,11 @@ function requireSameDType(op: string, metas: readonly Meta[]): DType {
   return d;
 }
 
+/** A dim already resolved by the tensor API (0 <= dim < rank) that a foreign record might not respect. */
+function checkDim(op: string, dim: number, shape: readonly number[]): void {
+  if (!Number.isInteger(dim) || dim < 0 || dim >= shape.length) throw new ShapeError(`dim ${dim} is out of range for a tensor of rank ${shape.length}`, { op, shapes: [shape] });
+}
+
 function isReduce(op: string): op is ReduceOp {
   return (REDUCE_OPS as readonly string[]).includes(op);
 }
@@ -197,6 +202,36 @@ export function inferOutputs<N extends OpName>(op: N, inputs: readonly Meta[], a
     }
     case 'transfer':
       return [{ shape: a!.shape, dtype: a!.dtype }];
+    case 'cumsum':
+    case 'cumprod': {
+      if (kindOf(a!.dtype) === 'bool') throw kindsError(op, [a!.dtype], ['float', 'int']);
+      checkDim(op, (attrs as OpAttrs['cumsum']).dim, a!.shape);
+      return [{ shape: a!.shape, dtype: a!.dtype }];
+    }
+    case 'flip': {
+      const { dims } = attrs as OpAttrs['flip'];
+      for (const d of dims) checkDim(op, d, a!.shape);
+      if (new Set(dims).size !== dims.length) throw new ShapeError(`dims [${dims.join(', ')}] list a dim twice`, { op, shapes: [a!.shape], hint: 'list each dim once' });
+      return [{ shape: a!.shape, dtype: a!.dtype }];
+    }
+    case 'roll': {
+      const { shifts, dims } = attrs as OpAttrs['roll'];
+      if (shifts.length !== dims.length) throw new ArgumentError(`${shifts.length} shifts for ${dims.length} dims`, { op, hint: 'give one shift per dim' });
+      for (const d of dims) checkDim(op, d, a!.shape);
+      if (shifts.some((v) => !Number.isInteger(v))) throw new ArgumentError(`shifts [${shifts.join(', ')}] must be integers`, { op });
+      return [{ shape: a!.shape, dtype: a!.dtype }];
+    }
+    case 'tril':
+    case 'triu': {
+      if (a!.shape.length < 2) throw new ShapeError(`needs a tensor of rank >= 2, got rank ${a!.shape.length}`, { op, shapes: [a!.shape], hint: 'the last two dims are the matrix' });
+      if (!Number.isInteger((attrs as OpAttrs['tril']).diagonal)) throw new ArgumentError(`diagonal must be an integer, got ${(attrs as OpAttrs['tril']).diagonal}`, { op });
+      return [{ shape: a!.shape, dtype: a!.dtype }];
+    }
+    case 'argsort': {
+      if (kindOf(a!.dtype) === 'bool') throw kindsError(op, [a!.dtype], ['float', 'int']);
+      checkDim(op, (attrs as OpAttrs['argsort']).dim, a!.shape);
+      return [{ shape: a!.shape, dtype: 'int32' }];
+    }
   }
   throw new ArgumentError(`unknown op '${String(op)}'`, { op: String(op) });
 }

@@ -25,9 +25,14 @@ export interface KernelGroups<K> {
   readonly scatterAdd: K;
   readonly indexSelect: K;
   readonly matmul: K;
+  /** cumsum and cumprod. */
+  readonly scan: K;
+  /** flip, roll, tril and triu: copies whose source index is a function of the output index. */
+  readonly reorder: K;
+  readonly argsort: K;
 }
 
-type Listed = UnaryOp | ParamUnaryOp | BinaryOp | ScalarOp | ReduceOp | 'full' | 'arange' | 'random' | 'clamp' | 'where' | 'cast' | 'copy' | 'cat' | 'sliceAssign' | 'gather' | 'scatterAdd' | 'indexSelect' | 'softmax' | 'logSoftmax' | 'matmul';
+type Listed = UnaryOp | ParamUnaryOp | BinaryOp | ScalarOp | ReduceOp | 'full' | 'arange' | 'random' | 'clamp' | 'where' | 'cast' | 'copy' | 'cat' | 'sliceAssign' | 'gather' | 'scatterAdd' | 'indexSelect' | 'softmax' | 'logSoftmax' | 'matmul' | 'cumsum' | 'cumprod' | 'flip' | 'roll' | 'tril' | 'triu' | 'argsort';
 /** A new op in the vocabulary that kernelTable does not place is a compile error here. */
 const exhaustive: [Exclude<KernelOp, Listed>] extends [never] ? true : never = true;
 void exhaustive;
@@ -50,6 +55,13 @@ export function kernelTable<K>(g: KernelGroups<K>): Record<KernelOp, K> {
     softmax: g.softmax,
     logSoftmax: g.softmax,
     matmul: g.matmul,
+    cumsum: g.scan,
+    cumprod: g.scan,
+    flip: g.reorder,
+    roll: g.reorder,
+    tril: g.reorder,
+    triu: g.reorder,
+    argsort: g.argsort,
   };
   for (const op of UNARY_OPS) table[op] = ew;
   for (const op of PARAM_UNARY_OPS) table[op] = ew;

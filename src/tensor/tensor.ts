@@ -15,6 +15,7 @@ import { numel, type OpAttrs, type OpName, type ReduceOp } from '../ir/ops.js';
 import { normDim, normDims, normSlices, resolveReshape, type SliceSpec } from '../ir/shape.js';
 import { track } from '../memory/tidy.js';
 import { formatTensor } from './format.js';
+import { rollArgs, rollFlat, sortWithIndices, topk } from './ordering.js';
 import { anyAll, logsumexp, variance, withIndices, type Dims, type VarOptions } from './reductions.js';
 
 export interface TensorData<K extends Kind = Kind> {
@@ -614,6 +615,62 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     const r = v.un<'float'>(op, { dim: 0 });
     v.dispose();
     return r.squeezeOwned(0);
+  }
+
+  // ---- scans, orderings, triangles ----------------------------------------------------------
+
+  /** Inclusive cumulative sum along `dim` (ints wrap at 32 bits). */
+  cumsum(dim: number): Tensor<B, K> {
+    return this.alongDim('cumsum', dim, (d) => ({ dim: d }));
+  }
+  /** Inclusive cumulative product along `dim`. */
+  cumprod(dim: number): Tensor<B, K> {
+    return this.alongDim('cumprod', dim, (d) => ({ dim: d }));
+  }
+  /** Runs a one-dim op; a rank-0 tensor runs as shape [1] (dim 0 or -1, as torch). */
+  private alongDim<N extends 'cumsum' | 'cumprod' | 'argsort', K2 extends Kind = K>(op: N, dim: number, attrs: (d: number) => OpAttrs[N]): Tensor<B, K2> {
+    const d = normDim(op, dim, this.rank, this.shape);
+    if (this.rank > 0) return this.un<K2>(op, attrs(d));
+    const v = this.reshape([1]);
+    const r = v.un<K2>(op, attrs(0));
+    v.dispose();
+    return r.squeezeOwned(0);
+  }
+  /** Reverses the order of the elements along each of `dims` (a copy, as torch.flip). */
+  flip(dims: number | readonly number[]): Tensor<B, K> {
+    const list = typeof dims === 'number' ? [dims] : dims;
+    const ds = list.map((d) => normDim('flip', d, this.rank, this.shape));
+    if (new Set(ds).size !== ds.length) throw new ShapeError(`dims [${list.join(', ')}] list a dim twice`, { op: 'flip', shapes: [this.shape], hint: 'list each dim once' });
+    return this.rank === 0 ? this.clone() : this.un('flip', { dims: ds });
+  }
+  /**
+   * Rotates the elements along `dims` by `shifts` (torch.roll): out[i] = x[i - shift], wrapping.
+   * Without dims the tensor is rolled as if flattened, then given its shape back.
+   */
+  roll(shifts: number | readonly number[], dims?: number | readonly number[]): Tensor<B, K> {
+    if (dims === undefined) return rollFlat(this, shifts);
+    const args = rollArgs(this.shape, shifts, dims);
+    return this.rank === 0 ? this.clone() : this.un('roll', args);
+  }
+  /** The lower triangle of the last two dims (col - row <= diagonal), zeros above; batched over leading dims. */
+  tril(diagonal = 0): Tensor<B, K> {
+    return this.un('tril', { diagonal });
+  }
+  /** The upper triangle of the last two dims (col - row >= diagonal), zeros below. */
+  triu(diagonal = 0): Tensor<B, K> {
+    return this.un('triu', { diagonal });
+  }
+  /** The int32 positions that sort each line along `dim` (stable; NaN last, or first when descending), as torch.argsort(stable=True). */
+  argsort(dim = -1, descending = false): Tensor<B, 'int'> {
+    return this.alongDim<'argsort', 'int'>('argsort', dim, (d) => ({ dim: d, descending }));
+  }
+  /** Sorted values and their positions along `dim` (torch.sort, stable). */
+  sort(dim = -1, descending = false): { values: Tensor<B, K>; indices: Tensor<B, 'int'> } {
+    return sortWithIndices(this, dim, descending);
+  }
+  /** The k largest (or smallest) elements along `dim`, sorted, with their positions (torch.topk; NaN counts as the largest). */
+  topk(k: number, dim = -1, largest = true): { values: Tensor<B, K>; indices: Tensor<B, 'int'> } {
+    return topk(this, k, dim, largest);
   }
 
   // ---- matmul ---------------------------------------------------------------------------

@@ -53,6 +53,29 @@ const lse = (v: number[]) => {
   return m + Math.log(v.reduce((s, x) => s + Math.exp(x - m), 0));
 };
 
+/** `f` applied to each line along `dim` of a rank-2 array. */
+function lines(a: R.Arr, dim: number, f: (line: number[]) => number[]): R.Arr {
+  const [r, c] = [a.shape[0]!, a.shape[1]!];
+  const out = new Float64Array(a.data.length);
+  const outer = dim === 0 ? c : r;
+  const n = dim === 0 ? r : c;
+  const at = (o: number, k: number) => (dim === 0 ? k * c + o : o * c + k);
+  for (let o = 0; o < outer; o++) {
+    const line = Array.from({ length: n }, (_, k) => a.data[at(o, k)]!);
+    f(line).forEach((v, k) => (out[at(o, k)] = v));
+  }
+  return { shape: a.shape, data: out };
+}
+const cumsum = (l: number[]) => {
+  let s = 0;
+  return l.map((v) => (s += v));
+};
+const cumprod = (l: number[]) => {
+  let p = 1;
+  return l.map((v) => (p *= v));
+};
+const sorted = (desc: boolean) => (l: number[]) => [...l].sort((a, b) => (desc ? b - a : a - b));
+
 export const OPS_CASES: readonly Case[] = [
   unary('floor', 'floor', (x) => x.floor().add(x), (v) => Math.floor(v) + v, { avoid: INTEGERS }),
   unary('ceil', 'ceil', (x) => x.ceil().mul(x), (v) => Math.ceil(v) * v, { avoid: INTEGERS }),
@@ -109,4 +132,22 @@ export const OPS_CASES: readonly Case[] = [
     run: ([x]) => x!.minWithIndices(0, true).values,
     ref: ([x]) => reduceDims(x!, [0], true, (v) => Math.min(...v)),
   },
+  // ---- scans, reorderings, sorting
+  { name: 'cumsum dim 1', op: 'cumsum', floats: [{ shape: [3, 4] }], run: ([x]) => x!.cumsum(1), ref: ([x]) => lines(x!, 1, cumsum) },
+  { name: 'cumsum dim 0', op: 'cumsum', floats: [{ shape: [3, 4] }], run: ([x]) => x!.cumsum(0), ref: ([x]) => lines(x!, 0, cumsum) },
+  { name: 'cumprod dim 1', op: 'cumprod', floats: [{ shape: [3, 4], lo: 0.5, hi: 1.5 }], run: ([x]) => x!.cumprod(1), ref: ([x]) => lines(x!, 1, cumprod) },
+  {
+    name: 'cumprod with zeros (none, one, two per row)',
+    op: 'cumprod',
+    floats: [{ shape: [3, 4], values: [1.5, -0.5, 2, 0.75, 1.2, 0, -1.5, 2, 0.5, 0, 3, 0] }],
+    run: ([x]) => x!.cumprod(1),
+    ref: ([x]) => lines(x!, 1, cumprod),
+  },
+  { name: 'cumprod dim 0 with a zero first', op: 'cumprod', floats: [{ shape: [3, 2], values: [0, 1.5, 2, -1, 0.5, 2] }], run: ([x]) => x!.cumprod(0), ref: ([x]) => lines(x!, 0, cumprod) },
+  { name: 'flip dims [0, 1]', op: 'flip', floats: [{ shape: [2, 3] }], run: ([x]) => x!.flip([0, 1]).mul(x!), ref: ([x]) => R.zip(R.build([2, 3], ([i, j]) => x!.data[(1 - i!) * 3 + (2 - j!)]!), x!, (a, b) => a * b) },
+  { name: 'roll shift 1 dim 1', op: 'roll', floats: [{ shape: [2, 3] }], run: ([x]) => x!.roll(1, 1).mul(x!), ref: ([x]) => R.zip(R.build([2, 3], ([i, j]) => x!.data[i! * 3 + ((j! + 2) % 3)]!), x!, (a, b) => a * b) },
+  { name: 'tril diagonal 0', op: 'tril', floats: [{ shape: [3, 3] }], run: ([x]) => x!.tril().exp(), ref: ([x]) => R.build([3, 3], ([i, j]) => (j! <= i! ? Math.exp(x!.data[i! * 3 + j!]!) : 1)) },
+  { name: 'triu diagonal 1', op: 'triu', floats: [{ shape: [3, 4] }], run: ([x]) => x!.triu(1).square(), ref: ([x]) => R.build([3, 4], ([i, j]) => (j! - i! >= 1 ? x!.data[i! * 4 + j!]! ** 2 : 0)) },
+  { name: 'sort values (gather at the order)', op: 'gather', floats: [{ shape: [3, 4] }], run: ([x]) => x!.sort(1).values.mul(x!), ref: ([x]) => R.zip(lines(x!, 1, sorted(false)), x!, (a, b) => a * b) },
+  { name: 'topk values k 2', op: 'gather', floats: [{ shape: [2, 5] }], run: ([x]) => x!.topk(2).values, ref: ([x]) => R.build([2, 2], ([i, j]) => sorted(true)(Array.from(x!.data.slice(i! * 5, i! * 5 + 5)))[j!]!) },
 ];

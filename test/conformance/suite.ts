@@ -11,6 +11,7 @@ import { creationCases } from './cases/creation.js';
 import { elementwiseCases } from './cases/elementwise.js';
 import { mathCases } from './cases/math.js';
 import { matmulCases } from './cases/matmul.js';
+import { orderingCases } from './cases/ordering.js';
 import { reduceCases } from './cases/reduce.js';
 import { reductionCases } from './cases/reductions.js';
 import { shapeCases } from './cases/shape.js';
@@ -22,7 +23,7 @@ export { runCase, compare, ConformanceError } from './harness.js';
 
 /** Every case, in a stable order, with unique names. */
 export function conformanceCases(): Case[] {
-  const cases = [...elementwiseCases(), ...reduceCases(), ...matmulCases(), ...shapeCases(), ...creationCases(), ...specialCases(), ...mathCases(), ...reductionCases()];
+  const cases = [...elementwiseCases(), ...reduceCases(), ...matmulCases(), ...shapeCases(), ...creationCases(), ...specialCases(), ...mathCases(), ...reductionCases(), ...orderingCases()];
   const seen = new Set<string>();
   for (const c of cases) {
     if (seen.has(c.name)) throw new Error(`conformance: duplicate case name '${c.name}'`);

@@ -8,6 +8,7 @@ import { INDEXING_GRADS } from './indexing.js';
 import { MATMUL_GRAD } from './matmul.js';
 import { MOVEMENT_GRADS } from './movement.js';
 import { REDUCE_GRADS } from './reduce.js';
+import { REORDER_GRADS } from './reorder.js';
 import { NONE, type GradEntry } from './rule.js';
 import { SCALAR_GRADS } from './scalar.js';
 import { SELECT_GRADS } from './select.js';
@@ -30,6 +31,7 @@ export const GRADS: { readonly [N in OpName]: GradEntry<N> } = {
   ...SOFTMAX_GRADS,
   ...SELECT_GRADS,
   matmul: MATMUL_GRAD,
+  ...REORDER_GRADS,
 };
 
 export function gradOf<N extends OpName>(op: N): GradEntry<N> {
