@@ -56,7 +56,47 @@ export const UNARY = {
   isNan: { kinds: F, out: 'bool', js: 'a !== a ? 1 : 0', wgsl: 'sy_isnan(a)' },
   isInf: { kinds: F, out: 'bool', js: 'a === Infinity || a === -Infinity ? 1 : 0', wgsl: 'sy_isinf(a)' },
   logicalNot: { kinds: B, out: 'bool', js: 'a ? 0 : 1', wgsl: 'select(1u, 0u, a != 0u)' },
+  // Rounding: ints pass through. round is half to even (torch.round; WGSL's round() is specified so).
+  floor: { kinds: FI, out: 'same', js: 'Math.floor(a)', jsInt: 'a', wgsl: 'floor(a)', wgslInt: 'a' },
+  ceil: { kinds: FI, out: 'same', js: 'Math.ceil(a)', jsInt: 'a', wgsl: 'ceil(a)', wgslInt: 'a' },
+  round: { kinds: FI, out: 'same', js: 'rint(a)', jsInt: 'a', wgsl: 'round(a)', wgslInt: 'a' },
+  trunc: { kinds: FI, out: 'same', js: 'Math.trunc(a)', jsInt: 'a', wgsl: 'trunc(a)', wgslInt: 'a' },
+  // x - trunc(x), as torch.frac (so frac(inf) is NaN).
+  frac: { kinds: F, out: 'same', js: 'a - Math.trunc(a)', wgsl: 'a - trunc(a)' },
+  tan: { kinds: F, out: 'same', js: 'Math.tan(a)', wgsl: 'sy_tan(a)' },
+  asin: { kinds: F, out: 'same', js: 'Math.asin(a)', wgsl: 'sy_asin(a)' },
+  acos: { kinds: F, out: 'same', js: 'Math.acos(a)', wgsl: 'sy_acos(a)' },
+  atan: { kinds: F, out: 'same', js: 'Math.atan(a)', wgsl: 'sy_atan(a)' },
+  sinh: { kinds: F, out: 'same', js: 'Math.sinh(a)', wgsl: 'sy_sinh(a)' },
+  cosh: { kinds: F, out: 'same', js: 'Math.cosh(a)', wgsl: 'sy_cosh(a)' },
+  asinh: { kinds: F, out: 'same', js: 'Math.asinh(a)', wgsl: 'sy_asinh(a)' },
+  acosh: { kinds: F, out: 'same', js: 'Math.acosh(a)', wgsl: 'sy_acosh(a)' },
+  exp2: { kinds: F, out: 'same', js: 'Math.pow(2, a)', wgsl: 'sy_exp2(a)' },
+  expm1: { kinds: F, out: 'same', js: 'Math.expm1(a)', wgsl: 'sy_expm1(a)' },
+  log2: { kinds: F, out: 'same', js: 'Math.log2(a)', wgsl: 'sy_log2(a)' },
+  log10: { kinds: F, out: 'same', js: 'Math.log10(a)', wgsl: 'sy_log(a) * 0.4342944819032518' },
+  // x * sigmoid(x) as torch computes it, x / (1 + exp(-x)): silu(-inf) is NaN there too.
+  silu: { kinds: F, out: 'same', js: 'a / (1 + Math.exp(-a))', wgsl: 'a * sy_sigmoid(a)' },
 } as const satisfies Record<string, UnarySpec>;
+
+/**
+ * Unary float ops with parameters (attrs named by `params`, read by the expressions as p0, p1),
+ * so an activation with a slope or threshold is still one generated kernel.
+ */
+export interface ParamUnarySpec {
+  readonly params: readonly string[];
+  readonly js: string;
+  readonly wgsl: string;
+}
+
+export const UNARY_PARAM = {
+  // torch.nn.functional.leaky_relu: x > 0 ? x : x * slope (NaN stays NaN).
+  leakyRelu: { params: ['slope'], js: 'a > 0 ? a : a * p0', wgsl: 'select(a * p0, a, a > 0.0)' },
+  // torch.nn.functional.elu: x > 0 ? x : alpha * (exp(x) - 1).
+  elu: { params: ['alpha'], js: 'a > 0 ? a : p0 * Math.expm1(a)', wgsl: 'select(p0 * sy_expm1(a), a, a > 0.0)' },
+  // torch.nn.functional.softplus: linear above the threshold (on x * beta), log1p(exp(x * beta)) / beta below.
+  softplus: { params: ['beta', 'threshold'], js: 'a * p0 > p1 ? a : Math.log1p(Math.exp(a * p0)) / p0', wgsl: 'select(sy_log1p(exp(a * p0)) / p0, a, a * p0 > p1)' },
+} as const satisfies Record<string, ParamUnarySpec>;
 
 export const BINARY = {
   add: { kinds: FI, out: 'same', js: 'a + b', jsInt: '(a + b) | 0', wgsl: 'a + b', wgslInt: 'a + b' },
@@ -77,17 +117,39 @@ export const BINARY = {
   lowerEqual: { kinds: FI, out: 'bool', js: 'a <= b ? 1 : 0', wgsl: 'select(0u, 1u, a <= b)' },
   logicalAnd: { kinds: B, out: 'bool', js: 'a && b ? 1 : 0', wgsl: 'select(0u, 1u, a != 0u && b != 0u)' },
   logicalOr: { kinds: B, out: 'bool', js: 'a || b ? 1 : 0', wgsl: 'select(0u, 1u, a != 0u || b != 0u)' },
+  // C99 atan2 / hypot (hypot(inf, NaN) is inf), as torch.
+  atan2: { kinds: F, out: 'same', js: 'Math.atan2(a, b)', wgsl: 'sy_atan2(a, b)' },
+  hypot: { kinds: F, out: 'same', js: 'Math.hypot(a, b)', wgsl: 'sy_hypot(a, b)' },
+  // |a| with the sign of b (-0 counts as negative).
+  copysign: { kinds: F, out: 'same', js: 'copysign(a, b)', wgsl: 'sy_copysign(a, b)' },
+  // log(exp(a) + exp(b)) without overflow; logaddexp(-inf, -inf) is -inf.
+  logaddexp: { kinds: F, out: 'same', js: 'logaddexp(a, b)', wgsl: 'sy_logaddexp(a, b)' },
+  // a * log(b), 0 where a == 0 unless b is NaN (torch.xlogy).
+  xlogy: { kinds: F, out: 'same', js: 'b !== b ? NaN : a === 0 ? 0 : a * Math.log(b)', wgsl: 'sy_xlogy(a, b)' },
 } as const satisfies Record<string, BinarySpec>;
 
 export type UnaryOp = keyof typeof UNARY;
+export type ParamUnaryOp = keyof typeof UNARY_PARAM;
+/** The attrs of a parameterised unary op: one number per name in its `params`. */
+export type ParamUnaryAttrs<K extends ParamUnaryOp> = { readonly [P in (typeof UNARY_PARAM)[K]['params'][number]]: number };
 export type BinaryOp = keyof typeof BINARY;
 export type ScalarOp = `${BinaryOp}Scalar`;
 
 export const UNARY_OPS = Object.keys(UNARY) as UnaryOp[];
 export const BINARY_OPS = Object.keys(BINARY) as BinaryOp[];
+export const PARAM_UNARY_OPS = Object.keys(UNARY_PARAM) as ParamUnaryOp[];
 
 export function isUnaryOp(op: string): op is UnaryOp {
   return Object.prototype.hasOwnProperty.call(UNARY, op);
+}
+export function isParamUnaryOp(op: string): op is ParamUnaryOp {
+  return Object.prototype.hasOwnProperty.call(UNARY_PARAM, op);
+}
+/** The values p0, p1 of a parameterised unary op's attrs, in the order of its `params`. */
+export function paramValues(op: ParamUnaryOp, attrs: { readonly [K in ParamUnaryOp]: ParamUnaryAttrs<K> }[ParamUnaryOp]): [number, number] {
+  const named: Readonly<Record<string, number>> = attrs;
+  const names: readonly string[] = UNARY_PARAM[op].params;
+  return [named[names[0] ?? ''] ?? 0, named[names[1] ?? ''] ?? 0];
 }
 export function isBinaryOp(op: string): op is BinaryOp {
   return Object.prototype.hasOwnProperty.call(BINARY, op);

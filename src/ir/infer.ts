@@ -5,7 +5,7 @@
  */
 import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import { kindOf, type DType } from './dtype.js';
-import { BINARY, UNARY, isBinaryOp, isScalarOp, isUnaryOp, scalarBase } from './elementwise.js';
+import { BINARY, UNARY, isBinaryOp, isParamUnaryOp, isScalarOp, isUnaryOp, scalarBase } from './elementwise.js';
 import { REDUCE_OPS, numel, type OpAttrs, type OpName, type ReduceOp } from './ops.js';
 
 /** An op with its attributes, discriminated by `op` (a record without ids and metas). */
@@ -41,6 +41,11 @@ function isReduceCall(call: OpCall): call is Extract<OpCall, { op: ReduceOp }> {
   return (REDUCE_OPS as readonly string[]).includes(call.op);
 }
 
+/** A dim already resolved by the tensor API (0 <= dim < rank) that a foreign record might not respect. */
+function checkDim(op: string, dim: number, shape: readonly number[]): void {
+  if (!Number.isInteger(dim) || dim < 0 || dim >= shape.length) throw new ShapeError(`dim ${dim} is out of range for a tensor of rank ${shape.length}`, { op, shapes: [shape] });
+}
+
 type Family = 'unary' | 'binary' | 'scalar' | 'other';
 /** Each op's family, found once (the checks are string work, and this runs for every op). */
 const FAMILY = new Map<string, Family>();
@@ -61,6 +66,10 @@ export function inferOutputs(call: OpCall, inputs: readonly Meta[]): Meta[] {
     const spec = UNARY[op];
     if (!(spec.kinds as readonly string[]).includes(kindOf(a!.dtype))) throw kindsError(op, [a!.dtype], spec.kinds);
     return [{ shape: a!.shape, dtype: spec.out === 'bool' ? 'bool' : a!.dtype }];
+  }
+  if (isParamUnaryOp(op)) {
+    if (a!.dtype !== 'float32') throw kindsError(op, [a!.dtype], ['float']);
+    return [{ shape: a!.shape, dtype: a!.dtype }];
   }
   if (family === 'binary' && isBinaryOp(op)) {
     const spec = BINARY[op];
@@ -210,6 +219,36 @@ export function inferOutputs(call: OpCall, inputs: readonly Meta[]): Meta[] {
     }
     case 'transfer':
       return [{ shape: a!.shape, dtype: a!.dtype }];
+    case 'cumsum':
+    case 'cumprod': {
+      if (kindOf(a!.dtype) === 'bool') throw kindsError(op, [a!.dtype], ['float', 'int']);
+      checkDim(op, call.attrs.dim, a!.shape);
+      return [{ shape: a!.shape, dtype: a!.dtype }];
+    }
+    case 'flip': {
+      const { dims } = call.attrs;
+      for (const d of dims) checkDim(op, d, a!.shape);
+      if (new Set(dims).size !== dims.length) throw new ShapeError(`dims [${dims.join(', ')}] list a dim twice`, { op, shapes: [a!.shape], hint: 'list each dim once' });
+      return [{ shape: a!.shape, dtype: a!.dtype }];
+    }
+    case 'roll': {
+      const { shifts, dims } = call.attrs;
+      if (shifts.length !== dims.length) throw new ArgumentError(`${shifts.length} shifts for ${dims.length} dims`, { op, hint: 'give one shift per dim' });
+      for (const d of dims) checkDim(op, d, a!.shape);
+      if (shifts.some((v) => !Number.isInteger(v))) throw new ArgumentError(`shifts [${shifts.join(', ')}] must be integers`, { op });
+      return [{ shape: a!.shape, dtype: a!.dtype }];
+    }
+    case 'tril':
+    case 'triu': {
+      if (a!.shape.length < 2) throw new ShapeError(`needs a tensor of rank >= 2, got rank ${a!.shape.length}`, { op, shapes: [a!.shape], hint: 'the last two dims are the matrix' });
+      if (!Number.isInteger(call.attrs.diagonal)) throw new ArgumentError(`diagonal must be an integer, got ${call.attrs.diagonal}`, { op });
+      return [{ shape: a!.shape, dtype: a!.dtype }];
+    }
+    case 'argsort': {
+      if (kindOf(a!.dtype) === 'bool') throw kindsError(op, [a!.dtype], ['float', 'int']);
+      checkDim(op, call.attrs.dim, a!.shape);
+      return [{ shape: a!.shape, dtype: 'int32' }];
+    }
   }
   throw new ArgumentError(`unknown op '${String(op)}'`, { op: String(op) });
 }

@@ -3,7 +3,7 @@
  * whole elementwise table, one reduction kernel, ...) and gets a table with an entry for every
  * op it must run. Ops the executors handle themselves (views, host data, transfers) have none.
  */
-import { BINARY_OPS, UNARY_OPS, type BinaryOp, type ScalarOp, type UnaryOp } from './elementwise.js';
+import { BINARY_OPS, PARAM_UNARY_OPS, UNARY_OPS, type BinaryOp, type ParamUnaryOp, type ScalarOp, type UnaryOp } from './elementwise.js';
 import { REDUCE_OPS, type OpName, type ReduceOp } from './ops.js';
 
 /** Ops an executor handles itself: views (no kernel, no copy), host data, transfers. */
@@ -11,7 +11,7 @@ export type ExecutorOp = 'reshape' | 'permute' | 'slice' | 'expand' | 'fromData'
 export type KernelOp = Exclude<OpName, ExecutorOp>;
 
 export interface KernelGroups<K> {
-  /** Unary, binary and scalar ops of the table, plus clamp, where, cast and copy. */
+  /** Unary (plain and parameterised), binary and scalar ops of the table, plus clamp, where, cast and copy. */
   readonly elementwise: K;
   readonly reduce: K;
   /** softmax and logSoftmax. */
@@ -25,9 +25,14 @@ export interface KernelGroups<K> {
   readonly scatterAdd: K;
   readonly indexSelect: K;
   readonly matmul: K;
+  /** cumsum and cumprod. */
+  readonly scan: K;
+  /** flip, roll, tril and triu: copies whose source index is a function of the output index. */
+  readonly reorder: K;
+  readonly argsort: K;
 }
 
-type Listed = UnaryOp | BinaryOp | ScalarOp | ReduceOp | 'full' | 'arange' | 'random' | 'clamp' | 'where' | 'cast' | 'copy' | 'cat' | 'sliceAssign' | 'gather' | 'scatterAdd' | 'indexSelect' | 'softmax' | 'logSoftmax' | 'matmul';
+type Listed = UnaryOp | ParamUnaryOp | BinaryOp | ScalarOp | ReduceOp | 'full' | 'arange' | 'random' | 'clamp' | 'where' | 'cast' | 'copy' | 'cat' | 'sliceAssign' | 'gather' | 'scatterAdd' | 'indexSelect' | 'softmax' | 'logSoftmax' | 'matmul' | 'cumsum' | 'cumprod' | 'flip' | 'roll' | 'tril' | 'triu' | 'argsort';
 /** A new op in the vocabulary that kernelTable does not place is a compile error here. */
 const exhaustive: [Exclude<KernelOp, Listed>] extends [never] ? true : never = true;
 void exhaustive;
@@ -50,8 +55,16 @@ export function kernelTable<K>(g: KernelGroups<K>): Record<KernelOp, K> {
     softmax: g.softmax,
     logSoftmax: g.softmax,
     matmul: g.matmul,
+    cumsum: g.scan,
+    cumprod: g.scan,
+    flip: g.reorder,
+    roll: g.reorder,
+    tril: g.reorder,
+    triu: g.reorder,
+    argsort: g.argsort,
   };
   for (const op of UNARY_OPS) table[op] = ew;
+  for (const op of PARAM_UNARY_OPS) table[op] = ew;
   for (const op of BINARY_OPS) {
     table[op] = ew;
     table[`${op}Scalar`] = ew;

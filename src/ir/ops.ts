@@ -5,7 +5,7 @@
  * `structuredClone` and JSON (no typed arrays, no functions, no class instances).
  */
 import type { DType } from './dtype.js';
-import type { BinaryOp, ScalarOp, UnaryOp } from './elementwise.js';
+import type { BinaryOp, ParamUnaryAttrs, ParamUnaryOp, ScalarOp, UnaryOp } from './elementwise.js';
 
 export interface TensorMeta {
   readonly id: number;
@@ -62,11 +62,23 @@ export type OpAttrs = {
   softmax: { readonly dim: number };
   logSoftmax: { readonly dim: number };
   matmul: Record<string, never>;
+  // scans along a dim (inclusive)
+  cumsum: { readonly dim: number };
+  cumprod: { readonly dim: number };
+  // copies that reorder or mask elements
+  flip: { readonly dims: readonly number[] };
+  /** out[..., i, ...] = x[..., (i - shift) mod n, ...] along each listed dim. */
+  roll: { readonly shifts: readonly number[]; readonly dims: readonly number[] };
+  /** Keeps the elements with col - row <= diagonal (tril) / >= diagonal (triu) of the last two dims; zeros elsewhere. */
+  tril: { readonly diagonal: number };
+  triu: { readonly diagonal: number };
+  /** int32 positions that sort each line along `dim` (stable; NaN last ascending, first descending). */
+  argsort: { readonly dim: number; readonly descending: boolean };
   // cross-device transfer (the router's bridge); `to` is the destination device key
   transfer: { readonly from: string; readonly to: string };
 } & { readonly [K in UnaryOp]: Record<string, never> } & { readonly [K in BinaryOp]: Record<string, never> } & {
   readonly [K in ScalarOp]: { readonly scalar: number };
-} & { readonly [K in ReduceOp]: ReduceAttrs };
+} & { readonly [K in ReduceOp]: ReduceAttrs } & { readonly [K in ParamUnaryOp]: ParamUnaryAttrs<K> };
 
 export type OpName = keyof OpAttrs;
 

@@ -38,6 +38,16 @@ export function normDim(op: string, dim: number, rank: number, shape: readonly n
   return dim < 0 ? dim + Math.max(n, 1) : dim;
 }
 
+/** Several dims of one reduction: each resolved, none twice, sorted ascending. */
+export function normDims(op: string, dims: readonly number[], rank: number, shape: readonly number[]): number[] {
+  const out = dims.map((d) => normDim(op, d, rank, shape));
+  const twice = out.find((d, i) => out.indexOf(d) !== i);
+  if (twice !== undefined) {
+    throw new ShapeError(`dim ${twice} appears more than once in [${dims.join(', ')}]`, { op, shapes: [shape], hint: 'list each dim once' });
+  }
+  return out.sort((a, b) => a - b);
+}
+
 export function sameShape(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((d, i) => d === b[i]);
 }

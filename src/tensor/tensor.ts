@@ -13,10 +13,12 @@ import { buildCreation, buildOp, buildTransfer, type Built } from '../ir/builder
 import { coerce, kindOf, type DType, type Kind, type KindOf, type TypedArray } from '../ir/dtype.js';
 import { BINARY, isBinaryOp, type BinaryOp, type UnaryOp } from '../ir/elementwise.js';
 import { numel, type OpAttrs, type OpName, type ReduceOp } from '../ir/ops.js';
-import { normDim, normSlices, resolveReshape, type SliceSpec } from '../ir/shape.js';
+import { normDim, normDims, normSlices, resolveReshape, type SliceSpec } from '../ir/shape.js';
 import { track } from '../memory/tidy.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import { formatTensor } from './format.js';
+import { rollArgs, rollFlat, sortWithIndices, topk } from './ordering.js';
+import { anyAll, logsumexp, variance, withIndices, type Dims, type VarOptions } from './reductions.js';
 
 export interface TensorData<K extends Kind = Kind> {
   readonly shape: number[];
@@ -384,6 +386,114 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     return this.bin(op, other);
   }
 
+  // ---- rounding, trigonometry, activations (torch's edge semantics) ------------------------
+
+  /** Rounds down; ints are returned unchanged. */
+  floor(): Tensor<B, K> {
+    return this.un('floor');
+  }
+  ceil(): Tensor<B, K> {
+    return this.un('ceil');
+  }
+  /** Rounds half to even (torch.round); with `decimals`, round(x * 10^d) / 10^d as torch does. */
+  round(decimals = 0): Tensor<B, K> {
+    if (!Number.isInteger(decimals)) throw new ArgumentError(`decimals must be an integer, got ${decimals}`, { op: 'round' });
+    if (decimals === 0 || this.dtype !== 'float32') return this.un('round');
+    const f = 10 ** Math.abs(decimals);
+    const scaled = decimals > 0 ? this.mul(f) : this.div(f);
+    const r = scaled.un<K>('round');
+    scaled.dispose();
+    const out = decimals > 0 ? r.div(f) : r.mul(f);
+    r.dispose();
+    return out;
+  }
+  /** Rounds toward zero. */
+  trunc(): Tensor<B, K> {
+    return this.un('trunc');
+  }
+  /** x - trunc(x) (the sign of x; frac(inf) is NaN). */
+  frac(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('frac');
+  }
+  tan(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('tan');
+  }
+  asin(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('asin');
+  }
+  acos(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('acos');
+  }
+  atan(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('atan');
+  }
+  sinh(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('sinh');
+  }
+  cosh(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('cosh');
+  }
+  asinh(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('asinh');
+  }
+  acosh(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('acosh');
+  }
+  /** 2^x. */
+  exp2(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('exp2');
+  }
+  /** exp(x) - 1, accurate near 0. */
+  expm1(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('expm1');
+  }
+  log2(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('log2');
+  }
+  log10(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('log10');
+  }
+  /** x * sigmoid(x) (swish). */
+  silu(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('silu');
+  }
+  /** log(1 + exp(beta x)) / beta, and x itself where beta x > threshold (torch.nn.functional.softplus). */
+  softplus(this: Tensor<B, 'float'>, beta = 1, threshold = 20): Tensor<B, 'float'> {
+    if (!Number.isFinite(beta) || beta === 0) throw new ArgumentError(`beta must be a finite non-zero number, got ${beta}`, { op: 'softplus' });
+    if (Number.isNaN(threshold)) throw new ArgumentError('threshold must be a number, got NaN', { op: 'softplus' });
+    return this.un('softplus', { beta, threshold });
+  }
+  /** x for x > 0, else x * negativeSlope. */
+  leakyRelu(this: Tensor<B, 'float'>, negativeSlope = 0.01): Tensor<B, 'float'> {
+    if (!Number.isFinite(negativeSlope)) throw new ArgumentError(`negativeSlope must be finite, got ${negativeSlope}`, { op: 'leakyRelu' });
+    return this.un('leakyRelu', { slope: negativeSlope });
+  }
+  /** x for x > 0, else alpha * (exp(x) - 1). */
+  elu(this: Tensor<B, 'float'>, alpha = 1): Tensor<B, 'float'> {
+    if (!Number.isFinite(alpha)) throw new ArgumentError(`alpha must be finite, got ${alpha}`, { op: 'elu' });
+    return this.un('elu', { alpha });
+  }
+  /** atan2(this, other): the angle of the point (other, this), C99 signs and infinities. */
+  atan2(this: Tensor<B, 'float'>, other: Operand<B, 'float'>): Tensor<B, 'float'> {
+    return this.bin('atan2', other);
+  }
+  /** sqrt(this^2 + other^2) without overflow; an infinity wins over NaN. */
+  hypot(this: Tensor<B, 'float'>, other: Operand<B, 'float'>): Tensor<B, 'float'> {
+    return this.bin('hypot', other);
+  }
+  /** |this| with the sign of other (-0 counts as negative). */
+  copysign(this: Tensor<B, 'float'>, other: Operand<B, 'float'>): Tensor<B, 'float'> {
+    return this.bin('copysign', other);
+  }
+  /** log(exp(this) + exp(other)), stable for large magnitudes. */
+  logaddexp(this: Tensor<B, 'float'>, other: Operand<B, 'float'>): Tensor<B, 'float'> {
+    return this.bin('logaddexp', other);
+  }
+  /** this * log(other), with 0 where this is 0 (unless other is NaN). */
+  xlogy(this: Tensor<B, 'float'>, other: Operand<B, 'float'>): Tensor<B, 'float'> {
+    return this.bin('xlogy', other);
+  }
+
   // ---- casts ----------------------------------------------------------------------------
 
   /** float -> int truncates toward zero (NaN -> 0); anything -> bool is `x != 0`; bool -> number is 0/1. */
@@ -434,28 +544,47 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
 
   // ---- reductions -------------------------------------------------------------------------
 
-  private reduce<K2 extends Kind = K>(op: ReduceOp, dim: number | undefined | null, keepDims: boolean): Tensor<B, K2> {
+  private reduce<K2 extends Kind = K>(op: ReduceOp, dim: Dims, keepDims: boolean): Tensor<B, K2> {
+    if (dim !== null && typeof dim === 'object') return this.reduceDims<K2>(op, dim, keepDims);
     // A rank-0 tensor accepts dim 0 / -1 (as in PyTorch): that is the reduction over all.
     const d = dim === undefined || dim === null || this.rank === 0 ? null : normDim(op, dim, this.rank, this.shape);
     if (this.rank === 0 && dim !== undefined && dim !== null) normDim(op, dim, 0, this.shape);
     return this.un<K2>(op, { dim: d, keepDims });
   }
-  /** Sum along `dim` (all elements when omitted). Empty sums are 0. */
-  sum(dim?: number | null, keepDims = false): Tensor<B, K> {
+  /**
+   * Several dims at once (torch's `sum(dim=[0, 1])`; an empty list means all): a chain of one-dim
+   * reductions, largest dim first, so each pass reads only what the previous one left.
+   */
+  private reduceDims<K2 extends Kind>(op: ReduceOp, dims: readonly number[], keepDims: boolean): Tensor<B, K2> {
+    const ds = this.rank === 0 ? dims.map((d) => normDim(op, d, 0, this.shape)) : normDims(op, dims, this.rank, this.shape);
+    if (ds.length === 0 || ds.length >= this.rank) return this.reduce<K2>(op, null, keepDims);
+    let t: Tensor<B, Kind> = this;
+    for (const d of [...ds].reverse()) {
+      const next = t.reduce<Kind>(op, d, true);
+      if (t !== this) t.dispose();
+      t = next;
+    }
+    if (keepDims) return t as Tensor<B, K2>;
+    const out = t.reshape(this.shape.filter((_, i) => !ds.includes(i)));
+    t.dispose();
+    return out as Tensor<B, K2>;
+  }
+  /** Sum along `dim` (all elements when omitted; several dims as a list). Empty sums are 0. */
+  sum(dim?: Dims, keepDims = false): Tensor<B, K> {
     return this.reduce('sum', dim, keepDims);
   }
   /** Mean (floats only). Empty means are NaN. */
-  mean(this: Tensor<B, 'float'>, dim?: number | null, keepDims = false): Tensor<B, 'float'> {
+  mean(this: Tensor<B, 'float'>, dim?: Dims, keepDims = false): Tensor<B, 'float'> {
     return this.reduce('mean', dim, keepDims);
   }
   /** Max along a dim; NaN propagates. */
-  max(dim?: number | null, keepDims = false): Tensor<B, K> {
+  max(dim?: Dims, keepDims = false): Tensor<B, K> {
     return this.reduce('max', dim, keepDims);
   }
-  min(dim?: number | null, keepDims = false): Tensor<B, K> {
+  min(dim?: Dims, keepDims = false): Tensor<B, K> {
     return this.reduce('min', dim, keepDims);
   }
-  prod(dim?: number | null, keepDims = false): Tensor<B, K> {
+  prod(dim?: Dims, keepDims = false): Tensor<B, K> {
     return this.reduce('prod', dim, keepDims);
   }
   /** Index of the first maximum (NaN counts as the maximum), as int32. Over all elements: a flat index. */
@@ -464,6 +593,37 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   argmin(dim?: number | null, keepDims = false): Tensor<B, 'int'> {
     return this.reduce('argmin', dim, keepDims);
+  }
+  /** Max along `dim` with the index of each (the first maximum; a NaN counts as the maximum), as torch.max(dim). */
+  maxWithIndices(dim: number, keepDims = false): { values: Tensor<B, K>; indices: Tensor<B, 'int'> } {
+    return withIndices(this, 'max', dim, keepDims);
+  }
+  /** Min along `dim` with the index of each, as torch.min(dim). */
+  minWithIndices(dim: number, keepDims = false): { values: Tensor<B, K>; indices: Tensor<B, 'int'> } {
+    return withIndices(this, 'min', dim, keepDims);
+  }
+  /** Variance over `dim` (all when omitted) with Bessel's `correction` (default 1, torch.var); divides by max(0, n - correction). */
+  var(this: Tensor<B, 'float'>, dim?: Dims, options: VarOptions = {}): Tensor<B, 'float'> {
+    return variance(this, dim, options);
+  }
+  /** Standard deviation: the square root of var() with the same options. */
+  std(this: Tensor<B, 'float'>, dim?: Dims, options: VarOptions = {}): Tensor<B, 'float'> {
+    const v = variance(this, dim, options);
+    const out = v.sqrt();
+    v.dispose();
+    return out;
+  }
+  /** log(sum(exp(x))) over `dim`, stable (the max is taken out first; all -inf gives -inf). */
+  logsumexp(this: Tensor<B, 'float'>, dim: Dims, keepDims = false): Tensor<B, 'float'> {
+    return logsumexp(this, dim, keepDims);
+  }
+  /** Whether any element is true (non-zero; NaN counts as true) over `dim` (all when omitted). Empty: false. */
+  any(dim?: Dims, keepDims = false): Tensor<B, 'bool'> {
+    return anyAll(this, 'any', dim, keepDims);
+  }
+  /** Whether every element is true (non-zero) over `dim` (all when omitted). Empty: true. */
+  all(dim?: Dims, keepDims = false): Tensor<B, 'bool'> {
+    return anyAll(this, 'all', dim, keepDims);
   }
   /** Numerically stable softmax along `dim` (default: the last). */
   softmax(this: Tensor<B, 'float'>, dim = -1): Tensor<B, 'float'> {
@@ -480,6 +640,62 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     const r = v.un<'float'>(op, { dim: 0 });
     v.dispose();
     return r.squeezeOwned(0);
+  }
+
+  // ---- scans, orderings, triangles ----------------------------------------------------------
+
+  /** Inclusive cumulative sum along `dim` (ints wrap at 32 bits). */
+  cumsum(dim: number): Tensor<B, K> {
+    return this.alongDim('cumsum', dim, (d) => ({ dim: d }));
+  }
+  /** Inclusive cumulative product along `dim`. */
+  cumprod(dim: number): Tensor<B, K> {
+    return this.alongDim('cumprod', dim, (d) => ({ dim: d }));
+  }
+  /** Runs a one-dim op; a rank-0 tensor runs as shape [1] (dim 0 or -1, as torch). */
+  private alongDim<N extends 'cumsum' | 'cumprod' | 'argsort', K2 extends Kind = K>(op: N, dim: number, attrs: (d: number) => OpAttrs[N]): Tensor<B, K2> {
+    const d = normDim(op, dim, this.rank, this.shape);
+    if (this.rank > 0) return this.un<K2>(op, attrs(d));
+    const v = this.reshape([1]);
+    const r = v.un<K2>(op, attrs(0));
+    v.dispose();
+    return r.squeezeOwned(0);
+  }
+  /** Reverses the order of the elements along each of `dims` (a copy, as torch.flip). */
+  flip(dims: number | readonly number[]): Tensor<B, K> {
+    const list = typeof dims === 'number' ? [dims] : dims;
+    const ds = list.map((d) => normDim('flip', d, this.rank, this.shape));
+    if (new Set(ds).size !== ds.length) throw new ShapeError(`dims [${list.join(', ')}] list a dim twice`, { op: 'flip', shapes: [this.shape], hint: 'list each dim once' });
+    return this.rank === 0 ? this.clone() : this.un('flip', { dims: ds });
+  }
+  /**
+   * Rotates the elements along `dims` by `shifts` (torch.roll): out[i] = x[i - shift], wrapping.
+   * Without dims the tensor is rolled as if flattened, then given its shape back.
+   */
+  roll(shifts: number | readonly number[], dims?: number | readonly number[]): Tensor<B, K> {
+    if (dims === undefined) return rollFlat(this, shifts);
+    const args = rollArgs(this.shape, shifts, dims);
+    return this.rank === 0 ? this.clone() : this.un('roll', args);
+  }
+  /** The lower triangle of the last two dims (col - row <= diagonal), zeros above; batched over leading dims. */
+  tril(diagonal = 0): Tensor<B, K> {
+    return this.un('tril', { diagonal });
+  }
+  /** The upper triangle of the last two dims (col - row >= diagonal), zeros below. */
+  triu(diagonal = 0): Tensor<B, K> {
+    return this.un('triu', { diagonal });
+  }
+  /** The int32 positions that sort each line along `dim` (stable; NaN last, or first when descending), as torch.argsort(stable=True). */
+  argsort(dim = -1, descending = false): Tensor<B, 'int'> {
+    return this.alongDim<'argsort', 'int'>('argsort', dim, (d) => ({ dim: d, descending }));
+  }
+  /** Sorted values and their positions along `dim` (torch.sort, stable). */
+  sort(dim = -1, descending = false): { values: Tensor<B, K>; indices: Tensor<B, 'int'> } {
+    return sortWithIndices(this, dim, descending);
+  }
+  /** The k largest (or smallest) elements along `dim`, sorted, with their positions (torch.topk; NaN counts as the largest). */
+  topk(k: number, dim = -1, largest = true): { values: Tensor<B, K>; indices: Tensor<B, 'int'> } {
+    return topk(this, k, dim, largest);
   }
 
   // ---- matmul ---------------------------------------------------------------------------

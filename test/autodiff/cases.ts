@@ -8,6 +8,7 @@ import type { Device } from '../../src/devices/device.js';
 import type { OpName } from '../../src/ir/ops.js';
 import { fromData } from '../../src/tensor/creation.js';
 import { Tensor } from '../../src/tensor/tensor.js';
+import { OPS_CASES } from './cases-ops.js';
 import * as R from './ref64.js';
 
 export type AD = Autodiff<Backend>;
@@ -259,6 +260,7 @@ export const CASES: readonly Case[] = [
     ref: ([x]) => R.map(R.where(R.arr([3], [0, 1, 0]), R.arr([], [0.5]), x!), (v) => v * v),
   },
   { name: 'cast float32 -> float32', op: 'cast', floats: [{ shape: S }], run: ([x]) => x!.cast('float32').exp(), ref: ([x]) => R.map(x!, Math.exp) },
+  ...OPS_CASES,
 ];
 
 /** A seeded generator (mulberry32), so every run checks the same inputs. */

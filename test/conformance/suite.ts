@@ -9,8 +9,11 @@
  */
 import { creationCases } from './cases/creation.js';
 import { elementwiseCases } from './cases/elementwise.js';
+import { mathCases } from './cases/math.js';
 import { matmulCases } from './cases/matmul.js';
+import { orderingCases } from './cases/ordering.js';
 import { reduceCases } from './cases/reduce.js';
+import { reductionCases } from './cases/reductions.js';
 import { shapeCases } from './cases/shape.js';
 import { specialCases } from './cases/special.js';
 import type { Case } from './harness.js';
@@ -20,7 +23,7 @@ export { runCase, compare, ConformanceError } from './harness.js';
 
 /** Every case, in a stable order, with unique names. */
 export function conformanceCases(): Case[] {
-  const cases = [...elementwiseCases(), ...reduceCases(), ...matmulCases(), ...shapeCases(), ...creationCases(), ...specialCases()];
+  const cases = [...elementwiseCases(), ...reduceCases(), ...matmulCases(), ...shapeCases(), ...creationCases(), ...specialCases(), ...mathCases(), ...reductionCases(), ...orderingCases()];
   const seen = new Set<string>();
   for (const c of cases) {
     if (seen.has(c.name)) throw new Error(`conformance: duplicate case name '${c.name}'`);

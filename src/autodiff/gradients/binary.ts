@@ -61,4 +61,45 @@ export const BINARY_GRADS: { readonly [N in BinaryOp]: GradEntry<N> } = {
   lowerEqual: NONE,
   logicalAnd: NONE,
   logicalOr: NONE,
+  atan2: {
+    saveInputs: [0, 1],
+    backward: (c) => {
+      const a = c.input(0);
+      const b = c.input(1);
+      const r2 = a.square().add(b.square());
+      return both(c, () => c.dy.mul(b).div(r2), () => c.dy.mul(a).div(r2).neg());
+    },
+  },
+  hypot: {
+    saveInputs: [0, 1],
+    saveOutput: true,
+    backward: (c) => both(c, () => c.dy.mul(c.input(0)).div(c.output()), () => c.dy.mul(c.input(1)).div(c.output())),
+  },
+  // y / a (the sign flip), 0 where a == 0; nothing flows to the sign source (torch).
+  copysign: {
+    saveInputs: [0],
+    saveOutput: true,
+    backward: (c) => {
+      const a = c.input(0);
+      return both(c, () => c.dy.mul(c.output().div(a).where(a.notEqual(0), 0)), () => c.dy.mul(0));
+    },
+  },
+  // d/da = exp(a) / (exp(a) + exp(b)) = sigmoid(a - b)
+  logaddexp: {
+    saveInputs: [0, 1],
+    backward: (c) => {
+      const a = c.input(0);
+      const b = c.input(1);
+      return both(c, () => c.dy.mul(a.sub(b).sigmoid()), () => c.dy.mul(b.sub(a).sigmoid()));
+    },
+  },
+  // d/da = xlogy(a != 0, b), d/db = a / b (torch)
+  xlogy: {
+    saveInputs: [0, 1],
+    backward: (c) => {
+      const a = c.input(0);
+      const b = c.input(1);
+      return both(c, () => c.dy.mul(a.notEqual(0).cast('float32').xlogy(b)), () => c.dy.mul(a).div(b));
+    },
+  },
 };

@@ -8,11 +8,12 @@ import { INDEXING_GRADS } from './indexing.js';
 import { MATMUL_GRAD } from './matmul.js';
 import { MOVEMENT_GRADS } from './movement.js';
 import { REDUCE_GRADS } from './reduce.js';
+import { REORDER_GRADS } from './reorder.js';
 import { NONE, type GradEntry } from './rule.js';
 import { SCALAR_GRADS } from './scalar.js';
 import { SELECT_GRADS } from './select.js';
 import { SOFTMAX_GRADS } from './softmax.js';
-import { UNARY_GRADS } from './unary.js';
+import { PARAM_UNARY_GRADS, UNARY_GRADS } from './unary.js';
 
 export const GRADS: { readonly [N in OpName]: GradEntry<N> } = {
   // creation ops have no inputs to differentiate
@@ -21,6 +22,7 @@ export const GRADS: { readonly [N in OpName]: GradEntry<N> } = {
   arange: NONE,
   random: NONE,
   ...UNARY_GRADS,
+  ...PARAM_UNARY_GRADS,
   ...BINARY_GRADS,
   ...SCALAR_GRADS,
   ...REDUCE_GRADS,
@@ -29,6 +31,7 @@ export const GRADS: { readonly [N in OpName]: GradEntry<N> } = {
   ...SOFTMAX_GRADS,
   ...SELECT_GRADS,
   matmul: MATMUL_GRAD,
+  ...REORDER_GRADS,
 };
 
 export function gradOf<N extends OpName>(op: N): GradEntry<N> {

@@ -39,4 +39,22 @@ export const SCALAR_GRADS: { readonly [N in ScalarOp]: GradEntry<N> } = {
   lowerEqualScalar: NONE,
   logicalAndScalar: NONE,
   logicalOrScalar: NONE,
+  atan2Scalar: {
+    saveInputs: [0],
+    backward: (c) => {
+      const s = c.attrs.scalar;
+      return [c.dy.mul(s).div(c.input(0).square().add(s * s))];
+    },
+  },
+  hypotScalar: { saveInputs: [0], saveOutput: true, backward: (c) => [c.dy.mul(c.input(0)).div(c.output())] },
+  copysignScalar: {
+    saveInputs: [0],
+    saveOutput: true,
+    backward: (c) => {
+      const x = c.input(0);
+      return [c.dy.mul(c.output().div(x).where(x.notEqual(0), 0))];
+    },
+  },
+  logaddexpScalar: { saveInputs: [0], backward: (c) => [c.dy.mul(c.input(0).sub(c.attrs.scalar).sigmoid())] },
+  xlogyScalar: { saveInputs: [0], backward: (c) => [c.dy.mul(c.input(0).notEqual(0).cast('float32').xlogy(c.attrs.scalar))] },
 };

@@ -1,5 +1,5 @@
 /** Gradients of the unary elementwise ops. */
-import type { UnaryOp } from '../../ir/elementwise.js';
+import type { ParamUnaryOp, UnaryOp } from '../../ir/elementwise.js';
 import { NONE, type FloatT, type GradContext, type GradEntry, type GradRule } from './rule.js';
 
 const TWO_OVER_SQRT_PI = 2 / Math.sqrt(Math.PI);
@@ -44,4 +44,47 @@ export const UNARY_GRADS: { readonly [N in UnaryOp]: GradEntry<N> } = {
   isNan: NONE,
   isInf: NONE,
   logicalNot: NONE,
+  // Piecewise constant: zero gradients (torch), not cuts.
+  floor: { backward: (c) => [c.dy.mul(0)] },
+  ceil: { backward: (c) => [c.dy.mul(0)] },
+  round: { backward: (c) => [c.dy.mul(0)] },
+  trunc: { backward: (c) => [c.dy.mul(0)] },
+  frac: { backward: (c) => [c.dy] },
+  tan: ofOutput((dy, y) => dy.mul(y.square().add(1))),
+  asin: ofInput((dy, x) => dy.mul(x.square().neg().add(1).rsqrt())),
+  acos: ofInput((dy, x) => dy.mul(x.square().neg().add(1).rsqrt()).neg()),
+  atan: ofInput((dy, x) => dy.div(x.square().add(1))),
+  sinh: ofInput((dy, x) => dy.mul(x.cosh())),
+  cosh: ofInput((dy, x) => dy.mul(x.sinh())),
+  asinh: ofInput((dy, x) => dy.mul(x.square().add(1).rsqrt())),
+  acosh: ofInput((dy, x) => dy.mul(x.square().sub(1).rsqrt())),
+  exp2: ofOutput((dy, y) => dy.mul(y).mul(Math.LN2)),
+  expm1: ofOutput((dy, y) => dy.mul(y.add(1))),
+  log2: ofInput((dy, x) => dy.div(x.mul(Math.LN2))),
+  log10: ofInput((dy, x) => dy.div(x.mul(Math.LN10))),
+  // d/dx x s(x) = s(x) (1 + x (1 - s(x))), torch's silu_backward
+  silu: ofInput((dy, x) => {
+    const s = x.sigmoid();
+    return dy.mul(s.mul(x.mul(s.neg().add(1)).add(1)));
+  }),
+};
+
+/** The parameterised activations; at 0 each takes torch's branch (leakyRelu: slope, elu: alpha). */
+export const PARAM_UNARY_GRADS: { readonly [N in ParamUnaryOp]: GradEntry<N> } = {
+  leakyRelu: { saveInputs: [0], backward: (c) => [c.dy.where(c.input(0).greater(0), c.dy.mul(c.attrs.slope))] },
+  elu: {
+    saveInputs: [0],
+    backward: (c) => {
+      const x = c.input(0);
+      return [c.dy.where(x.greater(0), c.dy.mul(x.exp().mul(c.attrs.alpha)))];
+    },
+  },
+  // Below the threshold: d/dx log1p(exp(beta x)) / beta = sigmoid(beta x).
+  softplus: {
+    saveInputs: [0],
+    backward: (c) => {
+      const z = c.input(0).mul(c.attrs.beta);
+      return [c.dy.where(z.greater(c.attrs.threshold), c.dy.mul(z.sigmoid()))];
+    },
+  },
 };

@@ -3,12 +3,12 @@
  * arity) compiles once into a loop with the expression inlined, with a contiguous fast path and
  * a strided, broadcasting path that walks the last dim in an inner loop.
  */
-import { BINARY, UNARY, isBinaryOp, isScalarOp, isUnaryOp, scalarBase } from '../../../ir/elementwise.js';
+import { BINARY, UNARY, UNARY_PARAM, isBinaryOp, isParamUnaryOp, isScalarOp, isUnaryOp, paramValues, scalarBase } from '../../../ir/elementwise.js';
 import type { DType } from '../../../ir/dtype.js';
 import { numel, type OpAttrs, type OpName, type OpRecord } from '../../../ir/ops.js';
 import type { View } from '../view.js';
 import { erf } from './erf.js';
-import { fpow, frem } from './float-math.js';
+import { copysign, fpow, frem, logaddexp, rint } from './float-math.js';
 import { ipow } from './ipow.js';
 import type { CpuKernel } from './kernel.js';
 import { alignedStrides, sameAsContiguous } from './strided.js';
@@ -16,6 +16,8 @@ import { alignedStrides, sameAsContiguous } from './strided.js';
 type Loop = (out: View['data'], inputs: readonly View[], strides: readonly (readonly number[])[], shape: readonly number[], contiguous: boolean, lo: number, hi: number, p0: number, p1: number) => void;
 
 const cache = new Map<string, Loop>();
+/** The helpers the table's JS expressions may call by name. */
+const HELPERS = { erf, ipow, fpow, frem, rint, copysign, logaddexp };
 const VARS = ['a', 'b', 'c'];
 
 function compile(expr: string, arity: number): Loop {
@@ -56,7 +58,7 @@ return function loop(O, V, S, shape, contiguous, lo, hi, p0, p1) {
     }
   }
 };`;
-  const loop = new Function('erf', 'ipow', 'fpow', 'frem', src)(erf, ipow, fpow, frem) as Loop;
+  const loop = new Function(...Object.keys(HELPERS), src)(...Object.values(HELPERS)) as Loop;
   cache.set(key, loop);
   return loop;
 }
@@ -78,6 +80,10 @@ export function elementwiseOf(record: OpRecord): { expr: string; arity: number; 
   const op = record.op;
   const dt = record.inputs[0]?.dtype ?? 'float32';
   if (isUnaryOp(op)) return { expr: pick(UNARY[op], dt), arity: 1, p0: 0, p1: 0 };
+  if (isParamUnaryOp(op)) {
+    const [p0, p1] = paramValues(op, record.attrs as OpAttrs[typeof op]);
+    return { expr: UNARY_PARAM[op].js, arity: 1, p0, p1 };
+  }
   if (isBinaryOp(op)) return { expr: pick(BINARY[op], dt), arity: 2, p0: 0, p1: 0 };
   if (isScalarOp(op)) {
     const s = (record.attrs as OpAttrs['addScalar']).scalar;

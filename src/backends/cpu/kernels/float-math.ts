@@ -12,3 +12,21 @@ export function fpow(a: number, b: number): number {
   if (a === -1 && (b === Infinity || b === -Infinity)) return 1;
   return Math.pow(a, b);
 }
+
+/** Round half to even (torch.round); Math.round rounds halves up. */
+export function rint(a: number): number {
+  const r = Math.round(a);
+  return r - a === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+/** |a| with the sign of b, -0 counting as negative. (A NaN's sign bit does not survive into a JS number: NaN reads as positive.) */
+export function copysign(a: number, b: number): number {
+  const m = Math.abs(a);
+  return b < 0 || Object.is(b, -0) ? -m : m;
+}
+
+/** torch.logaddexp: log(exp(a) + exp(b)) from the larger argument; equal infinities return themselves. */
+export function logaddexp(a: number, b: number): number {
+  if (a === b && (a === Infinity || a === -Infinity)) return a;
+  return Math.max(a, b) + Math.log1p(Math.exp(-Math.abs(a - b)));
+}

@@ -4,12 +4,15 @@
  */
 import type { OpName } from '../../../ir/ops.js';
 import { kernelTable, type KernelOp } from '../../../ir/kernel-table.js';
+import { argsortKernel } from './argsort.js';
 import { arangeKernel, fullKernel, randomKernel } from './creation.js';
 import { elementwiseKernel } from './elementwise.js';
 import { catKernel, gatherKernel, indexSelectKernel, scatterAddKernel, sliceAssignKernel } from './indexing.js';
 import type { CpuKernel } from './kernel.js';
 import { matmulKernel } from './matmul.js';
 import { reduceKernel } from './reduce.js';
+import { reorderKernel } from './reorder.js';
+import { scanKernel } from './scan.js';
 import { softmaxKernel } from './softmax.js';
 
 export type { ExecutorOp, KernelOp } from '../../../ir/kernel-table.js';
@@ -27,6 +30,9 @@ export const KERNELS: Record<KernelOp, CpuKernel> = kernelTable<CpuKernel>({
   scatterAdd: scatterAddKernel,
   indexSelect: indexSelectKernel,
   matmul: matmulKernel,
+  scan: scanKernel,
+  reorder: reorderKernel,
+  argsort: argsortKernel,
 });
 
 export function kernelFor(op: OpName): CpuKernel | undefined {

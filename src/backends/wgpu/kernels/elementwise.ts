@@ -3,7 +3,7 @@
  * the expression comes from the table in src/ir/elementwise.ts, the read mode of each input
  * from its layout.
  */
-import { BINARY, UNARY, isBinaryOp, isScalarOp, isUnaryOp, scalarBase } from '../../../ir/elementwise.js';
+import { BINARY, UNARY, UNARY_PARAM, isBinaryOp, isParamUnaryOp, isScalarOp, isUnaryOp, paramValues, scalarBase } from '../../../ir/elementwise.js';
 import type { DType } from '../../../ir/dtype.js';
 import { contiguousStrides, numel, type OpAttrs, type OpName, type OpRecord } from '../../../ir/ops.js';
 import type { GpuContext } from '../context.js';
@@ -39,6 +39,10 @@ export function elementwiseExpr(record: OpRecord): Expr | undefined {
   const op = record.op;
   const dt = record.inputs[0]?.dtype ?? 'float32';
   if (isUnaryOp(op)) return { expr: pick(UNARY[op], dt), scalars: [] };
+  if (isParamUnaryOp(op)) {
+    const [p0, p1] = paramValues(op, record.attrs as OpAttrs[typeof op]);
+    return { expr: UNARY_PARAM[op].wgsl, scalars: [{ type: 'f32', value: p0 }, { type: 'f32', value: p1 }] };
+  }
   if (isBinaryOp(op)) return { expr: pick(BINARY[op], dt), scalars: [] };
   if (isScalarOp(op)) {
     const s = (record.attrs as OpAttrs['addScalar']).scalar;

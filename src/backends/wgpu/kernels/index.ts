@@ -3,6 +3,7 @@
  * handled by the executor as a view, host data or transfer) is a compile error.
  */
 import { kernelTable as groupTable, type KernelOp } from '../../../ir/kernel-table.js';
+import { argsortKernel } from './argsort.js';
 import { catKernel, sliceAssignKernel } from './copy.js';
 import { arangeKernel, fullKernel, randomKernel } from './creation.js';
 import { elementwiseKernel } from './elementwise.js';
@@ -10,6 +11,8 @@ import { gatherKernel, indexSelectKernel, scatterAddKernel } from './indexing.js
 import type { GpuKernel } from './kernel.js';
 import { matmulKernel, type MatmulConfig } from './matmul.js';
 import { reduceKernel } from './reduce.js';
+import { reorderKernel } from './reorder.js';
+import { scanKernel } from './scan.js';
 import { softmaxKernel } from './softmax.js';
 
 export type { ExecutorOp, KernelOp } from '../../../ir/kernel-table.js';
@@ -30,5 +33,8 @@ export function kernelTable(matmul: MatmulConfig): KernelTable {
     scatterAdd: scatterAddKernel,
     indexSelect: indexSelectKernel,
     matmul: matmulKernel(matmul),
+    scan: scanKernel,
+    reorder: reorderKernel,
+    argsort: argsortKernel,
   });
 }

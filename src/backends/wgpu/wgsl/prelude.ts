@@ -222,6 +222,125 @@ fn sy_erf(x: f32) -> f32 {
 }
 `;
 
+const MATH = /* wgsl */ `
+// |a| with b's sign bit (also for -0 and NaN).
+fn sy_copysign(a: f32, b: f32) -> f32 { return bitcast<f32>((bitcast<u32>(a) & 0x7fffffffu) | (bitcast<u32>(b) & 0x80000000u)); }
+fn sy_tan(x: f32) -> f32 { let sc = sy_sincos(x); return sc.x / sc.y; }
+// Cephes atanf for x >= 0: reduced by pi/2 above tan(3pi/8) and by pi/4 above tan(pi/8).
+fn sy_atan_pos(x: f32) -> f32 {
+  var y0 = 0.0;
+  var r = x;
+  if (x > 2.414213562373095) { y0 = 1.5707963267948966; r = -1.0 / x; }
+  else if (x > 0.4142135623730950) { y0 = 0.7853981633974483; r = (x - 1.0) / (x + 1.0); }
+  let z = r * r;
+  return y0 + ((((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z - 3.33329491539e-1) * z * r + r);
+}
+fn sy_atan(x: f32) -> f32 {
+  if (sy_nan_b(x)) { return x; }
+  return sy_copysign(sy_atan_pos(abs(x)), x);
+}
+// C99 atan2, signed zeros and infinities included.
+fn sy_atan2(y: f32, x: f32) -> f32 {
+  if (sy_nan_b(x) || sy_nan_b(y)) { return sy_nan(); }
+  let xneg = (bitcast<u32>(x) & 0x80000000u) != 0u;
+  if (y == 0.0) { return select(y, sy_copysign(3.141592653589793, y), xneg); }
+  if (sy_inf_b(x)) {
+    var r = select(0.0, 3.141592653589793, xneg);
+    if (sy_inf_b(y)) { r = select(0.7853981633974483, 2.356194490192345, xneg); }
+    return sy_copysign(r, y);
+  }
+  if (sy_inf_b(y) || x == 0.0) { return sy_copysign(1.5707963267948966, y); }
+  var r = sy_atan_pos(abs(y) / abs(x));
+  if (xneg) { r = 3.141592653589793 - r; }
+  return sy_copysign(r, y);
+}
+// asin and acos through atan2; (1 - x)(1 + x) keeps 1 - x^2 exact near |x| = 1.
+fn sy_asin(x: f32) -> f32 { return sy_atan2(x, sy_sqrt((1.0 - x) * (1.0 + x))); }
+fn sy_acos(x: f32) -> f32 { return sy_atan2(sy_sqrt((1.0 - x) * (1.0 + x)), x); }
+fn sy_exp2(x: f32) -> f32 {
+  if (sy_nan_b(x)) { return x; }
+  return exp2(x);
+}
+// Kahan's expm1 near 0: (u - 1) * x / log(u) cancels the rounding of u = exp(x).
+fn sy_expm1(x: f32) -> f32 {
+  if (sy_nan_b(x)) { return x; }
+  if (x < -17.0) { return -1.0; }
+  let u = exp(x);
+  // Away from 0 the subtraction loses nothing (and (u - 1) * x could overflow).
+  if (abs(x) > 0.5) { return u - 1.0; }
+  if (u == 1.0) { return x; }
+  return (u - 1.0) * x / sy_log(u);
+}
+// log2 as exponent + log2 of the mantissa, so powers of two are exact.
+fn sy_log2(x0: f32) -> f32 {
+  if (sy_nan_b(x0) || x0 < 0.0) { return sy_nan(); }
+  if (x0 == 0.0) { return -sy_inf(); }
+  if (sy_inf_b(x0)) { return x0; }
+  var x = x0;
+  var k = 0;
+  if (x < 1.17549435e-38) { x = x * 33554432.0; k = -25; }
+  let bits = bitcast<u32>(x);
+  k = k + i32((bits >> 23u) & 0xffu) - 127;
+  var m = bitcast<f32>((bits & 0x007fffffu) | 0x3f800000u);
+  if (m > 1.41421356) { m = m * 0.5; k = k + 1; }
+  return f32(k) + sy_log(m) * 1.4426950408889634;
+}
+// sinh near 0 from expm1 (no cancellation); past 88, exp(|x| / 2)^2 / 2 so that exp does not overflow first.
+fn sy_sinh(x: f32) -> f32 {
+  if (sy_nan_b(x)) { return x; }
+  let a = abs(x);
+  var r: f32;
+  if (a < 1.0) { let t = sy_expm1(a); r = 0.5 * (t + t / (t + 1.0)); }
+  else if (a < 88.0) { let e = exp(a); r = 0.5 * (e - 1.0 / e); }
+  else { let h = exp(0.5 * a); r = (0.5 * h) * h; }
+  return sy_copysign(r, x);
+}
+fn sy_cosh(x: f32) -> f32 {
+  if (sy_nan_b(x)) { return x; }
+  let a = abs(x);
+  if (a < 88.0) { let e = exp(a); return 0.5 * (e + 1.0 / e); }
+  let h = exp(0.5 * a);
+  return (0.5 * h) * h;
+}
+// asinh(x) = log1p(|x| + x^2 / (1 + sqrt(1 + x^2))); log(2|x|) past 4096, where x^2 + 1 rounds to x^2.
+fn sy_asinh(x: f32) -> f32 {
+  if (sy_nan_b(x)) { return x; }
+  let a = abs(x);
+  var r: f32;
+  if (a > 4096.0) { r = sy_log(a) + 0.6931471805599453; }
+  else { let a2 = a * a; r = sy_log1p(a + a2 / (1.0 + sy_sqrt(1.0 + a2))); }
+  return sy_copysign(r, x);
+}
+// acosh(1 + t) = log1p(t + sqrt(2t + t^2)).
+fn sy_acosh(x: f32) -> f32 {
+  if (sy_nan_b(x) || x < 1.0) { return sy_nan(); }
+  if (x > 4096.0) { return sy_log(x) + 0.6931471805599453; }
+  let t = x - 1.0;
+  return sy_log1p(t + sy_sqrt(2.0 * t + t * t));
+}
+// C99 hypot: an infinity wins over NaN; the larger magnitude is factored out.
+fn sy_hypot(a: f32, b: f32) -> f32 {
+  if (sy_inf_b(a) || sy_inf_b(b)) { return sy_inf(); }
+  if (sy_nan_b(a) || sy_nan_b(b)) { return sy_nan(); }
+  let x = abs(a);
+  let y = abs(b);
+  let m = max(x, y);
+  if (m == 0.0) { return 0.0; }
+  let r = min(x, y) / m;
+  return m * sqrt(1.0 + r * r);
+}
+fn sy_logaddexp(a: f32, b: f32) -> f32 {
+  if (sy_nan_b(a) || sy_nan_b(b)) { return sy_nan(); }
+  if (sy_inf_b(a) && a == b) { return a; }
+  return max(a, b) + sy_log1p(exp(-abs(a - b)));
+}
+fn sy_xlogy(a: f32, b: f32) -> f32 {
+  if (sy_nan_b(b)) { return sy_nan(); }
+  if (a == 0.0) { return 0.0; }
+  return a * sy_log(b);
+}
+`;
+
 const RANDOM = /* wgsl */ `
 ${RANDOM_WGSL}
 // Box-Muller over stream positions (p, p + 1), as randomNormal in src/ir/random.ts.
@@ -233,5 +352,5 @@ fn sy_normal(seed: u32, p: u32) -> f32 {
 `;
 
 /** Every helper; Tint drops the ones a shader does not reach. */
-export const PRELUDE = [SPECIALS, INTEGER, LOGS, TRIG].join('\n');
+export const PRELUDE = [SPECIALS, INTEGER, LOGS, TRIG, MATH].join('\n');
 export const RANDOM_PRELUDE = RANDOM;

@@ -1,0 +1,153 @@
+/**
+ * Gradient checks for the rounding, trigonometric, hyperbolic and activation ops and the binary
+ * atan2, hypot, copysign, logaddexp, xlogy (with their scalar forms). Forwards in float64 from
+ * Math; inputs are drawn away from kinks and poles.
+ */
+import type { OpName } from '../../src/ir/ops.js';
+import type { Case, F, FloatSpec } from './cases.js';
+import * as R from './ref64.js';
+
+const S = [2, 3];
+
+function unary(name: string, op: OpName, call: (x: F) => F, f: (x: number) => number, spec: Partial<FloatSpec> = {}): Case {
+  return { name, op, floats: [{ shape: S, lo: -2, hi: 2, ...spec }], run: ([x]) => call(x!), ref: ([x]) => R.map(x!, f) };
+}
+
+function binary(name: string, op: OpName, call: (x: F, y: F) => F, f: (a: number, b: number) => number, a: FloatSpec, b: FloatSpec): Case {
+  return { name, op, floats: [a, b], run: ([x, y]) => call(x!, y!), ref: ([x, y]) => R.zip(x!, y!, f) };
+}
+
+const INTEGERS = [-3, -2, -1, 0, 1, 2, 3];
+const HALVES = [-2.5, -1.5, -0.5, 0.5, 1.5, 2.5];
+const softplus = (x: number, beta: number, threshold: number) => (x * beta > threshold ? x : Math.log1p(Math.exp(x * beta)) / beta);
+const logaddexp = (a: number, b: number) => Math.max(a, b) + Math.log1p(Math.exp(-Math.abs(a - b)));
+const copysign = (a: number, b: number) => (b < 0 ? -Math.abs(a) : Math.abs(a));
+
+/** Reduces `a` over `dims` with `f` over each group's values (row-major), keeping reduced dims as 1 when `keep`. */
+function reduceDims(a: R.Arr, dims: readonly number[], keep: boolean, f: (v: number[]) => number): R.Arr {
+  const kept = a.shape.map((d, i) => (dims.includes(i) ? 1 : d));
+  const groups = new Map<number, number[]>();
+  const strides = kept.map((_, i) => kept.slice(i + 1).reduce((p, q) => p * q, 1));
+  for (let i = 0; i < a.data.length; i++) {
+    let rem = i;
+    let key = 0;
+    for (let d = a.shape.length - 1; d >= 0; d--) {
+      const q = rem % a.shape[d]!;
+      rem = Math.floor(rem / a.shape[d]!);
+      if (!dims.includes(d)) key += q * strides[d]!;
+    }
+    const g = groups.get(key) ?? [];
+    g.push(a.data[i]!);
+    groups.set(key, g);
+  }
+  const data = Array.from({ length: R.size(kept) }, (_, k) => f(groups.get(k) ?? []));
+  return R.arr(keep ? kept : a.shape.filter((_, i) => !dims.includes(i)), data);
+}
+
+const variance = (c: number) => (v: number[]) => {
+  const m = v.reduce((s, x) => s + x, 0) / v.length;
+  return v.reduce((s, x) => s + (x - m) ** 2, 0) / (v.length - c);
+};
+const lse = (v: number[]) => {
+  const m = Math.max(...v);
+  return m + Math.log(v.reduce((s, x) => s + Math.exp(x - m), 0));
+};
+
+/** `f` applied to each line along `dim` of a rank-2 array. */
+function lines(a: R.Arr, dim: number, f: (line: number[]) => number[]): R.Arr {
+  const [r, c] = [a.shape[0]!, a.shape[1]!];
+  const out = new Float64Array(a.data.length);
+  const outer = dim === 0 ? c : r;
+  const n = dim === 0 ? r : c;
+  const at = (o: number, k: number) => (dim === 0 ? k * c + o : o * c + k);
+  for (let o = 0; o < outer; o++) {
+    const line = Array.from({ length: n }, (_, k) => a.data[at(o, k)]!);
+    f(line).forEach((v, k) => (out[at(o, k)] = v));
+  }
+  return { shape: a.shape, data: out };
+}
+const cumsum = (l: number[]) => {
+  let s = 0;
+  return l.map((v) => (s += v));
+};
+const cumprod = (l: number[]) => {
+  let p = 1;
+  return l.map((v) => (p *= v));
+};
+const sorted = (desc: boolean) => (l: number[]) => [...l].sort((a, b) => (desc ? b - a : a - b));
+
+export const OPS_CASES: readonly Case[] = [
+  unary('floor', 'floor', (x) => x.floor().add(x), (v) => Math.floor(v) + v, { avoid: INTEGERS }),
+  unary('ceil', 'ceil', (x) => x.ceil().mul(x), (v) => Math.ceil(v) * v, { avoid: INTEGERS }),
+  unary('round', 'round', (x) => x.round().mul(x), (v) => Math.round(v) * v, { avoid: HALVES }),
+  unary('trunc', 'trunc', (x) => x.trunc().add(x.square()), (v) => Math.trunc(v) + v * v, { avoid: INTEGERS }),
+  unary('frac', 'frac', (x) => x.frac(), (v) => v - Math.trunc(v), { avoid: INTEGERS }),
+  unary('tan', 'tan', (x) => x.tan(), Math.tan, { lo: -1.3, hi: 1.3 }),
+  unary('asin', 'asin', (x) => x.asin(), Math.asin, { lo: -0.9, hi: 0.9 }),
+  unary('acos', 'acos', (x) => x.acos(), Math.acos, { lo: -0.9, hi: 0.9 }),
+  unary('atan', 'atan', (x) => x.atan(), Math.atan, { lo: -4, hi: 4 }),
+  unary('sinh', 'sinh', (x) => x.sinh(), Math.sinh),
+  unary('cosh', 'cosh', (x) => x.cosh(), Math.cosh),
+  unary('asinh', 'asinh', (x) => x.asinh(), Math.asinh, { lo: -4, hi: 4 }),
+  unary('acosh', 'acosh', (x) => x.acosh(), Math.acosh, { lo: 1.2, hi: 4 }),
+  unary('exp2', 'exp2', (x) => x.exp2(), (v) => 2 ** v),
+  unary('expm1', 'expm1', (x) => x.expm1(), Math.expm1),
+  unary('log2', 'log2', (x) => x.log2(), Math.log2, { lo: 0.2, hi: 4 }),
+  unary('log10', 'log10', (x) => x.log10(), Math.log10, { lo: 0.2, hi: 4 }),
+  unary('silu', 'silu', (x) => x.silu(), (v) => v / (1 + Math.exp(-v)), { lo: -4, hi: 4 }),
+  unary('softplus', 'softplus', (x) => x.softplus(), (v) => softplus(v, 1, 20), { lo: -4, hi: 4 }),
+  unary('softplus(beta 2, threshold 3) across the threshold', 'softplus', (x) => x.softplus(2, 3), (v) => softplus(v, 2, 3), { lo: -3, hi: 3, avoid: [1.5] }),
+  unary('leakyRelu', 'leakyRelu', (x) => x.leakyRelu(0.1), (v) => (v > 0 ? v : 0.1 * v), { avoid: [0] }),
+  unary('elu', 'elu', (x) => x.elu(0.7), (v) => (v > 0 ? v : 0.7 * Math.expm1(v)), { avoid: [0] }),
+  binary('atan2 [2,3], [3]', 'atan2', (a, b) => a.atan2(b), Math.atan2, { shape: S }, { shape: [3], avoid: [0], margin: 0.3 }),
+  binary('hypot [2,3], [2,1]', 'hypot', (a, b) => a.hypot(b), Math.hypot, { shape: S, avoid: [0] }, { shape: [2, 1], avoid: [0] }),
+  binary('copysign', 'copysign', (a, b) => a.copysign(b), copysign, { shape: S, avoid: [0] }, { shape: S, avoid: [0] }),
+  binary('logaddexp [2,3], [3]', 'logaddexp', (a, b) => a.logaddexp(b), logaddexp, { shape: S, lo: -4, hi: 4 }, { shape: [3], lo: -4, hi: 4 }),
+  binary('xlogy', 'xlogy', (a, b) => a.xlogy(b), (a, b) => a * Math.log(b), { shape: S }, { shape: S, lo: 0.2, hi: 3 }),
+  unary('atan2Scalar(-1.5)', 'atan2Scalar', (x) => x.atan2(-1.5), (v) => Math.atan2(v, -1.5)),
+  unary('hypotScalar(0.75)', 'hypotScalar', (x) => x.hypot(0.75), (v) => Math.hypot(v, 0.75)),
+  unary('copysignScalar(-2)', 'copysignScalar', (x) => x.copysign(-2), (v) => -Math.abs(v), { avoid: [0] }),
+  unary('logaddexpScalar(0.5)', 'logaddexpScalar', (x) => x.logaddexp(0.5), (v) => logaddexp(v, 0.5), { lo: -4, hi: 4 }),
+  unary('xlogyScalar(2.5)', 'xlogyScalar', (x) => x.xlogy(2.5), (v) => v * Math.log(2.5)),
+  // ---- reductions built from the primitive ones
+  { name: 'sum dims [0, 2]', op: 'sum', floats: [{ shape: [2, 3, 4] }], run: ([x]) => x!.sum([0, 2]), ref: ([x]) => reduceDims(x!, [0, 2], false, (v) => v.reduce((s, y) => s + y, 0)) },
+  { name: 'mean dims [1, 2] keepDims', op: 'mean', floats: [{ shape: [2, 3, 4] }], run: ([x]) => x!.mean([1, 2], true), ref: ([x]) => reduceDims(x!, [1, 2], true, (v) => v.reduce((s, y) => s + y, 0) / v.length) },
+  { name: 'max dims [0, 1]', op: 'max', floats: [{ shape: [3, 2, 2] }], run: ([x]) => x!.max([0, 1]), ref: ([x]) => reduceDims(x!, [0, 1], false, (v) => Math.max(...v)) },
+  { name: 'var dim 1 (correction 1)', op: 'mean', floats: [{ shape: [3, 4] }], run: ([x]) => x!.var(1), ref: ([x]) => reduceDims(x!, [1], false, variance(1)) },
+  { name: 'var all (correction 0)', op: 'mean', floats: [{ shape: [3, 4] }], run: ([x]) => x!.var(null, { correction: 0 }), ref: ([x]) => reduceDims(x!, [0, 1], false, variance(0)) },
+  { name: 'std dims [0, 2] keepDims', op: 'sqrt', floats: [{ shape: [2, 3, 3] }], run: ([x]) => x!.std([0, 2], { keepDims: true }), ref: ([x]) => reduceDims(x!, [0, 2], true, (v) => Math.sqrt(variance(1)(v))) },
+  { name: 'logsumexp dim 1', op: 'exp', floats: [{ shape: [3, 4], lo: -3, hi: 3 }], run: ([x]) => x!.logsumexp(1), ref: ([x]) => reduceDims(x!, [1], false, lse) },
+  { name: 'logsumexp dims [0, 1] keepDims', op: 'exp', floats: [{ shape: [2, 3] }], run: ([x]) => x!.logsumexp([0, 1], true), ref: ([x]) => reduceDims(x!, [0, 1], true, lse) },
+  {
+    name: 'maxWithIndices values (the gradient goes to the index)',
+    op: 'gather',
+    floats: [{ shape: [3, 4] }],
+    run: ([x]) => x!.maxWithIndices(1).values,
+    ref: ([x]) => reduceDims(x!, [1], false, (v) => Math.max(...v)),
+  },
+  {
+    name: 'minWithIndices values keepDims',
+    op: 'gather',
+    floats: [{ shape: [3, 4] }],
+    run: ([x]) => x!.minWithIndices(0, true).values,
+    ref: ([x]) => reduceDims(x!, [0], true, (v) => Math.min(...v)),
+  },
+  // ---- scans, reorderings, sorting
+  { name: 'cumsum dim 1', op: 'cumsum', floats: [{ shape: [3, 4] }], run: ([x]) => x!.cumsum(1), ref: ([x]) => lines(x!, 1, cumsum) },
+  { name: 'cumsum dim 0', op: 'cumsum', floats: [{ shape: [3, 4] }], run: ([x]) => x!.cumsum(0), ref: ([x]) => lines(x!, 0, cumsum) },
+  { name: 'cumprod dim 1', op: 'cumprod', floats: [{ shape: [3, 4], lo: 0.5, hi: 1.5 }], run: ([x]) => x!.cumprod(1), ref: ([x]) => lines(x!, 1, cumprod) },
+  {
+    name: 'cumprod with zeros (none, one, two per row)',
+    op: 'cumprod',
+    floats: [{ shape: [3, 4], values: [1.5, -0.5, 2, 0.75, 1.2, 0, -1.5, 2, 0.5, 0, 3, 0] }],
+    run: ([x]) => x!.cumprod(1),
+    ref: ([x]) => lines(x!, 1, cumprod),
+  },
+  { name: 'cumprod dim 0 with a zero first', op: 'cumprod', floats: [{ shape: [3, 2], values: [0, 1.5, 2, -1, 0.5, 2] }], run: ([x]) => x!.cumprod(0), ref: ([x]) => lines(x!, 0, cumprod) },
+  { name: 'flip dims [0, 1]', op: 'flip', floats: [{ shape: [2, 3] }], run: ([x]) => x!.flip([0, 1]).mul(x!), ref: ([x]) => R.zip(R.build([2, 3], ([i, j]) => x!.data[(1 - i!) * 3 + (2 - j!)]!), x!, (a, b) => a * b) },
+  { name: 'roll shift 1 dim 1', op: 'roll', floats: [{ shape: [2, 3] }], run: ([x]) => x!.roll(1, 1).mul(x!), ref: ([x]) => R.zip(R.build([2, 3], ([i, j]) => x!.data[i! * 3 + ((j! + 2) % 3)]!), x!, (a, b) => a * b) },
+  { name: 'tril diagonal 0', op: 'tril', floats: [{ shape: [3, 3] }], run: ([x]) => x!.tril().exp(), ref: ([x]) => R.build([3, 3], ([i, j]) => (j! <= i! ? Math.exp(x!.data[i! * 3 + j!]!) : 1)) },
+  { name: 'triu diagonal 1', op: 'triu', floats: [{ shape: [3, 4] }], run: ([x]) => x!.triu(1).square(), ref: ([x]) => R.build([3, 4], ([i, j]) => (j! - i! >= 1 ? x!.data[i! * 4 + j!]! ** 2 : 0)) },
+  { name: 'sort values (gather at the order)', op: 'gather', floats: [{ shape: [3, 4] }], run: ([x]) => x!.sort(1).values.mul(x!), ref: ([x]) => R.zip(lines(x!, 1, sorted(false)), x!, (a, b) => a * b) },
+  { name: 'topk values k 2', op: 'gather', floats: [{ shape: [2, 5] }], run: ([x]) => x!.topk(2).values, ref: ([x]) => R.build([2, 2], ([i, j]) => sorted(true)(Array.from(x!.data.slice(i! * 5, i! * 5 + 5)))[j!]!) },
+];
