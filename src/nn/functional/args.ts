@@ -1,0 +1,69 @@
+/** Argument parsing shared by the convolution and pooling functionals: pairs, paddings, checks. */
+import { ArgumentError, DTypeError, ShapeError } from '../../errors.js';
+import type { Backend } from '../../backends/backend.js';
+import type { Tensor } from '../../tensor/tensor.js';
+
+/** One number for both spatial dims, or [height, width]. */
+export type Pair = number | readonly [number, number];
+
+/** Per-dim zero padding, or 'same' (output size = input size, stride 1) / 'valid' (no padding). */
+export type Padding2d = Pair | 'same' | 'valid';
+export type Padding1d = number | 'same' | 'valid';
+
+/** A normalised padding: [top, bottom, left, right] (asymmetric only for 'same' with even kernels). */
+export type Pads = readonly [number, number, number, number];
+
+export function pair(op: string, name: string, v: Pair, min: number): [number, number] {
+  const p: [number, number] = typeof v === 'number' ? [v, v] : [v[0], v[1]];
+  if (!Array.isArray(v) && typeof v !== 'number') throw new ArgumentError(`${name} must be a number or a pair, got ${String(v)}`, { op });
+  for (const x of p) {
+    if (!Number.isInteger(x) || x < min) {
+      throw new ArgumentError(`${name} must be ${min === 0 ? 'a non-negative' : 'a positive'} integer (or a pair of them), got ${JSON.stringify(v)}`, { op });
+    }
+  }
+  return p;
+}
+
+/**
+ * Padding as [top, bottom, left, right]. 'same' puts the odd pixel at the bottom / right, as
+ * PyTorch does, and needs stride 1 (PyTorch refuses it for strided convolutions too).
+ */
+export function pads(op: string, padding: Padding2d, kernel: readonly [number, number], stride: readonly [number, number], dilation: readonly [number, number]): Pads {
+  if (padding === 'valid') return [0, 0, 0, 0];
+  if (padding === 'same') {
+    if (stride[0] !== 1 || stride[1] !== 1) {
+      throw new ArgumentError(`padding 'same' needs stride 1, got stride [${stride.join(', ')}]`, { op, hint: "give the padding as numbers for a strided convolution (see the README's nn section)" });
+    }
+    const th = dilation[0] * (kernel[0] - 1);
+    const tw = dilation[1] * (kernel[1] - 1);
+    return [Math.floor(th / 2), th - Math.floor(th / 2), Math.floor(tw / 2), tw - Math.floor(tw / 2)];
+  }
+  if (typeof padding === 'string') {
+    throw new ArgumentError(`unknown padding mode '${String(padding)}'`, { op, hint: "padding is a number, a pair [h, w], 'same' or 'valid'" });
+  }
+  const [ph, pw] = pair(op, 'padding', padding, 0);
+  return [ph, ph, pw, pw];
+}
+
+/** Output length of a sliding window: floor (or ceil) of (size + pads - span) / stride, plus one. */
+export function outLength(size: number, padBefore: number, padAfter: number, kernel: number, stride: number, dilation: number, ceil = false): number {
+  const span = dilation * (kernel - 1) + 1;
+  const room = size + padBefore + padAfter - span;
+  if (room < 0) return 0;
+  let n = (ceil ? Math.ceil(room / stride) : Math.floor(room / stride)) + 1;
+  // With ceil, the last window must start inside the input or its leading padding (PyTorch's rule).
+  if (ceil && (n - 1) * stride >= size + padBefore) n--;
+  return n;
+}
+
+export function checkFloat<B extends Backend>(op: string, ...tensors: Array<Tensor<B> | undefined>): void {
+  for (const t of tensors) {
+    if (t && t.dtype !== 'float32') throw new DTypeError(`takes float32 tensors, got ${t.dtype}`, { op, dtypes: [t.dtype], hint: 'cast with .cast("float32") first' });
+  }
+}
+
+export function checkRank<B extends Backend>(op: string, name: string, t: Tensor<B>, ranks: readonly number[], layout: string, others: ReadonlyArray<readonly number[]> = []): void {
+  if (!ranks.includes(t.rank)) {
+    throw new ShapeError(`${name} must be ${layout} (rank ${ranks.join(' or ')}), got rank ${t.rank}`, { op, shapes: [t.shape, ...others] });
+  }
+}

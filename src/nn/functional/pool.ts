@@ -1,0 +1,184 @@
+/**
+ * Pooling (torch.nn.functional.max_pool2d / avg_pool2d / adaptive_avg_pool2d and the 1-D forms):
+ * windows gathered by one `indexSelect` (windows.ts) and reduced; adaptive average pooling is
+ * two matmuls with averaging matrices (its windows are separable).
+ */
+import type { Backend } from '../../backends/backend.js';
+import { ArgumentError, ShapeError } from '../../errors.js';
+import { tidy } from '../../memory/tidy.js';
+import { fromData } from '../../tensor/creation.js';
+import type { Tensor } from '../../tensor/tensor.js';
+import { checkFloat, checkRank, outLength, pair, type Pair } from './args.js';
+import { unfold, windowTable, type WindowSpec } from './windows.js';
+
+type F<B extends Backend> = Tensor<B, 'float'>;
+
+export interface MaxPool2dOptions {
+  /** Default: the kernel size. */
+  stride?: Pair;
+  /** Implicit -Infinity padding per side (at most half the kernel). Default 0. */
+  padding?: Pair;
+  dilation?: Pair;
+  /** Round the output size up (windows may then hang over the end). Default false. */
+  ceilMode?: boolean;
+}
+
+export interface AvgPool2dOptions {
+  stride?: Pair;
+  /** Implicit zero padding per side (at most half the kernel). Default 0. */
+  padding?: Pair;
+  ceilMode?: boolean;
+  /** Count the padding in the divisor (PyTorch's default, true). */
+  countIncludePad?: boolean;
+  /** Divide every window by this instead. */
+  divisorOverride?: number;
+}
+
+export interface Pool1dOptions {
+  stride?: number;
+  padding?: number;
+  ceilMode?: boolean;
+}
+
+interface Geometry {
+  readonly spec: WindowSpec;
+  readonly batched: boolean;
+}
+
+function geometry<B extends Backend>(op: string, x: F<B>, kernelSize: Pair, stride: Pair | undefined, padding: Pair, dilation: Pair, ceilMode: boolean): Geometry {
+  checkFloat(op, x);
+  checkRank(op, 'the input', x, [3, 4], '[N, C, H, W] or [C, H, W]');
+  const kernel = pair(op, 'kernelSize', kernelSize, 1);
+  const s = pair(op, 'stride', stride ?? kernel, 1);
+  const d = pair(op, 'dilation', dilation, 1);
+  const [ph, pw] = pair(op, 'padding', padding, 0);
+  if (ph > Math.floor(kernel[0] / 2) || pw > Math.floor(kernel[1] / 2)) {
+    throw new ArgumentError(`padding [${ph}, ${pw}] must be at most half the kernel [${kernel.join(', ')}]`, { op, hint: 'pad the input explicitly for more' });
+  }
+  const [h, w] = x.shape.slice(-2) as [number, number];
+  const outH = outLength(h, ph, ph, kernel[0], s[0], d[0], ceilMode);
+  const outW = outLength(w, pw, pw, kernel[1], s[1], d[1], ceilMode);
+  if (outH < 1 || outW < 1) {
+    throw new ShapeError(`the window ${kernel.join('x')} (dilation ${d.join('x')}) is larger than the padded input ${h + 2 * ph}x${w + 2 * pw}`, { op, shapes: [x.shape], hint: 'use a smaller kernel, or pad the input' });
+  }
+  return { spec: { inH: h, inW: w, kernel, stride: s, dilation: d, pads: [ph, ph, pw, pw], outH, outW }, batched: x.rank === 4 };
+}
+
+/** Runs `f` on the input as [N, C, H, W] and gives the result the input's batching back. */
+function batchedRun<B extends Backend>(x: F<B>, batched: boolean, f: (x4: F<B>) => F<B>): F<B> {
+  if (batched) return f(x);
+  return tidy(() => f(x.unsqueeze(0)).squeeze(0));
+}
+
+/** torch.nn.functional.max_pool2d. NaN propagates; a gradient is shared evenly by tied maxima. */
+export function maxPool2d<B extends Backend>(x: F<B>, kernelSize: Pair, options: MaxPool2dOptions = {}): F<B> {
+  return maxPool('maxPool2d', x, kernelSize, options);
+}
+
+function maxPool<B extends Backend>(op: string, x: F<B>, kernelSize: Pair, options: MaxPool2dOptions): F<B> {
+  const { spec, batched } = geometry(op, x, kernelSize, options.stride, options.padding ?? 0, options.dilation ?? 1, options.ceilMode ?? false);
+  const k = spec.kernel[0] * spec.kernel[1];
+  return batchedRun(x, batched, (x4) =>
+    tidy(() => {
+      const [n, c] = x4.shape as [number, number];
+      return unfold(x4, windowTable(spec), k, -Infinity).max(2).reshape([n, c, spec.outH, spec.outW]);
+    }),
+  );
+}
+
+/** PyTorch's divisor per window: the window clipped to the padded input, or to the input without `countIncludePad`. */
+function divisors(spec: WindowSpec, countIncludePad: boolean): Float32Array {
+  const out = new Float32Array(spec.outH * spec.outW);
+  const [kh, kw] = spec.kernel;
+  const [ph, , pw] = spec.pads;
+  for (let oy = 0; oy < spec.outH; oy++) {
+    for (let ox = 0; ox < spec.outW; ox++) {
+      let h0 = oy * spec.stride[0] - ph;
+      let w0 = ox * spec.stride[1] - pw;
+      let h1 = Math.min(h0 + kh, spec.inH + ph);
+      let w1 = Math.min(w0 + kw, spec.inW + pw);
+      const poolSize = (h1 - h0) * (w1 - w0);
+      h0 = Math.max(h0, 0);
+      w0 = Math.max(w0, 0);
+      h1 = Math.min(h1, spec.inH);
+      w1 = Math.min(w1, spec.inW);
+      out[oy * spec.outW + ox] = countIncludePad ? poolSize : (h1 - h0) * (w1 - w0);
+    }
+  }
+  return out;
+}
+
+/** torch.nn.functional.avg_pool2d. */
+export function avgPool2d<B extends Backend>(x: F<B>, kernelSize: Pair, options: AvgPool2dOptions = {}): F<B> {
+  return avgPool('avgPool2d', x, kernelSize, options);
+}
+
+function avgPool<B extends Backend>(op: string, x: F<B>, kernelSize: Pair, options: AvgPool2dOptions): F<B> {
+  const { spec, batched } = geometry(op, x, kernelSize, options.stride, options.padding ?? 0, 1, options.ceilMode ?? false);
+  const k = spec.kernel[0] * spec.kernel[1];
+  const override = options.divisorOverride;
+  if (override !== undefined && !(override > 0)) throw new ArgumentError(`divisorOverride must be positive, got ${override}`, { op });
+  const div = override === undefined ? divisors(spec, options.countIncludePad ?? true) : undefined;
+  const uniform = override ?? (div!.every((v) => v === div![0]) ? div![0]! : undefined);
+  return batchedRun(x, batched, (x4) =>
+    tidy(() => {
+      const [n, c] = x4.shape as [number, number];
+      const sums = unfold(x4, windowTable(spec), k, 0).sum(2).reshape([n, c, spec.outH, spec.outW]);
+      if (uniform !== undefined) return sums.div(uniform);
+      return sums.div(fromData(x4.backend, div!, { shape: [spec.outH, spec.outW], device: x4.device }));
+    }),
+  );
+}
+
+/** [out, size]: row i averages the window [floor(i size / out), ceil((i + 1) size / out)). */
+function averagingMatrix(size: number, out: number): Float32Array {
+  const m = new Float32Array(out * size);
+  for (let i = 0; i < out; i++) {
+    const start = Math.floor((i * size) / out);
+    const end = Math.ceil(((i + 1) * size) / out);
+    for (let j = start; j < end; j++) m[i * size + j] = 1 / (end - start);
+  }
+  return m;
+}
+
+/** torch.nn.functional.adaptive_avg_pool2d: any input size to `outputSize` (null keeps that dim). */
+export function adaptiveAvgPool2d<B extends Backend>(x: F<B>, outputSize: number | readonly [number | null, number | null]): F<B> {
+  const op = 'adaptiveAvgPool2d';
+  checkFloat(op, x);
+  checkRank(op, 'the input', x, [3, 4], '[N, C, H, W] or [C, H, W]');
+  const [h, w] = x.shape.slice(-2) as [number, number];
+  const size = typeof outputSize === 'number' ? [outputSize, outputSize] : [outputSize[0] ?? h, outputSize[1] ?? w];
+  const [oh, ow] = pair(op, 'outputSize', size as [number, number], 1);
+  if (h === 0 || w === 0) throw new ShapeError(`the input has an empty spatial dim (${h}x${w})`, { op, shapes: [x.shape] });
+  return tidy(() => {
+    const rows = fromData(x.backend, averagingMatrix(h, oh), { shape: [oh, h], device: x.device });
+    const cols = fromData(x.backend, averagingMatrix(w, ow), { shape: [ow, w], device: x.device });
+    return rows.matmul(x).matmul(cols.transpose());
+  });
+}
+
+/** torch.nn.functional.max_pool1d: x [N, C, L] or [C, L]. */
+export function maxPool1d<B extends Backend>(x: F<B>, kernelSize: number, options: Pool1dOptions & { dilation?: number } = {}): F<B> {
+  checkRank('maxPool1d', 'the input', x, [2, 3], '[N, C, L] or [C, L]');
+  return tidy(() =>
+    maxPool('maxPool1d', x.unsqueeze(-2), [1, kernelSize], {
+      stride: [1, options.stride ?? kernelSize],
+      padding: [0, options.padding ?? 0],
+      dilation: [1, options.dilation ?? 1],
+      ceilMode: options.ceilMode ?? false,
+    }).squeeze(-2),
+  );
+}
+
+/** torch.nn.functional.avg_pool1d: x [N, C, L] or [C, L]. */
+export function avgPool1d<B extends Backend>(x: F<B>, kernelSize: number, options: Pool1dOptions & { countIncludePad?: boolean } = {}): F<B> {
+  checkRank('avgPool1d', 'the input', x, [2, 3], '[N, C, L] or [C, L]');
+  return tidy(() =>
+    avgPool('avgPool1d', x.unsqueeze(-2), [1, kernelSize], {
+      stride: [1, options.stride ?? kernelSize],
+      padding: [0, options.padding ?? 0],
+      ceilMode: options.ceilMode ?? false,
+      countIncludePad: options.countIncludePad ?? true,
+    }).squeeze(-2),
+  );
+}

@@ -1,0 +1,132 @@
+/**
+ * Sliding windows as one gather. A window table lists, for every kernel offset k and output
+ * position p, the flat input position it reads (or the pad slot, one past the end). `unfold`
+ * appends the pad slot to the flattened input and selects the table with `indexSelect`, so a
+ * convolution or a pool is one gather plus a matmul or a reduction, and autodiff differentiates
+ * it through the gather's own rule.
+ */
+import type { Backend } from '../../backends/backend.js';
+import { fromData, full } from '../../tensor/creation.js';
+import { Tensor } from '../../tensor/tensor.js';
+import type { Pads } from './args.js';
+
+export interface WindowSpec {
+  readonly inH: number;
+  readonly inW: number;
+  readonly kernel: readonly [number, number];
+  readonly stride: readonly [number, number];
+  readonly dilation: readonly [number, number];
+  readonly pads: Pads;
+  readonly outH: number;
+  readonly outW: number;
+}
+
+export interface WindowTable {
+  /** [K * P]: kernel-offset-major; values in [0, inH * inW], where inH * inW is the pad slot. */
+  readonly index: Int32Array;
+  /** Whether some entry reads the pad slot. */
+  readonly padded: boolean;
+}
+
+const CACHE_SIZE = 64;
+const cache = new Map<string, WindowTable>();
+
+function cached(key: string, make: () => WindowTable): WindowTable {
+  const hit = cache.get(key);
+  if (hit) {
+    // Refresh its place (a Map iterates in insertion order: the first key is the oldest).
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const t = make();
+  cache.set(key, t);
+  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  return t;
+}
+
+function keyOf(kind: string, s: WindowSpec): string {
+  return `${kind}:${s.inH},${s.inW}:${s.kernel.join(',')}:${s.stride.join(',')}:${s.dilation.join(',')}:${s.pads.join(',')}:${s.outH},${s.outW}`;
+}
+
+/** The windows of a convolution or pool: output (oy, ox), offset (ki, kj) reads (oy*s - top + ki*d, ...). */
+export function windowTable(s: WindowSpec): WindowTable {
+  return cached(keyOf('conv', s), () => {
+    const [kh, kw] = s.kernel;
+    const P = s.outH * s.outW;
+    const slot = s.inH * s.inW;
+    const index = new Int32Array(kh * kw * P);
+    let padded = false;
+    for (let ki = 0; ki < kh; ki++) {
+      for (let kj = 0; kj < kw; kj++) {
+        const base = (ki * kw + kj) * P;
+        for (let oy = 0; oy < s.outH; oy++) {
+          const iy = oy * s.stride[0] - s.pads[0] + ki * s.dilation[0];
+          for (let ox = 0; ox < s.outW; ox++) {
+            const ix = ox * s.stride[1] - s.pads[2] + kj * s.dilation[1];
+            const inside = iy >= 0 && iy < s.inH && ix >= 0 && ix < s.inW;
+            if (!inside) padded = true;
+            index[base + oy * s.outW + ox] = inside ? iy * s.inW + ix : slot;
+          }
+        }
+      }
+    }
+    return { index, padded };
+  });
+}
+
+/**
+ * The windows of a transposed convolution: output (oy, ox) receives input (iy, ix) through offset
+ * (ki, kj) when oy = iy*s - top + ki*d; every other pairing reads the pad slot (a zero).
+ */
+export function transposedWindowTable(s: WindowSpec): WindowTable {
+  return cached(keyOf('transposed', s), () => {
+    const [kh, kw] = s.kernel;
+    const P = s.outH * s.outW;
+    const slot = s.inH * s.inW;
+    const index = new Int32Array(kh * kw * P);
+    let padded = false;
+    const source = (o: number, pad: number, k: number, d: number, stride: number, size: number): number => {
+      const t = o + pad - k * d;
+      if (t < 0 || t % stride !== 0) return -1;
+      const i = t / stride;
+      return i < size ? i : -1;
+    };
+    for (let ki = 0; ki < kh; ki++) {
+      for (let kj = 0; kj < kw; kj++) {
+        const base = (ki * kw + kj) * P;
+        for (let oy = 0; oy < s.outH; oy++) {
+          const iy = source(oy, s.pads[0], ki, s.dilation[0], s.stride[0], s.inH);
+          for (let ox = 0; ox < s.outW; ox++) {
+            const ix = source(ox, s.pads[2], kj, s.dilation[1], s.stride[1], s.inW);
+            const inside = iy >= 0 && ix >= 0;
+            if (!inside) padded = true;
+            index[base + oy * s.outW + ox] = inside ? iy * s.inW + ix : slot;
+          }
+        }
+      }
+    }
+    return { index, padded };
+  });
+}
+
+/**
+ * x [N, C, H, W] -> [N, C, K, P]: every window's values, kernel offset by kernel offset
+ * (`padValue` where a window reads outside the input).
+ */
+export function unfold<B extends Backend>(x: Tensor<B, 'float'>, table: WindowTable, kernelSize: number, padValue: number): Tensor<B, 'float'> {
+  const [n, c, h, w] = x.shape as [number, number, number, number];
+  const flat = x.reshape([n, c, h * w]);
+  const owned: Array<Tensor<B>> = [flat];
+  let source = flat;
+  if (table.padded) {
+    const slot = full(x.backend, [n, c, 1], padValue, { device: x.device });
+    source = Tensor.cat([flat, slot], 2);
+    owned.push(slot, source);
+  }
+  const index = fromData(x.backend, table.index, { device: x.device });
+  const cols = source.indexSelect(2, index);
+  const out = cols.reshape([n, c, kernelSize, table.index.length / kernelSize]);
+  for (const t of [...owned, index, cols]) t.dispose();
+  return out;
+}

@@ -1,0 +1,153 @@
+/** maxPool / avgPool / adaptiveAvgPool against direct float64 loops, with finite-difference gradients. */
+import { afterAll, describe, expect, it } from 'vitest';
+import { Autodiff } from '../../../src/autodiff/autodiff.js';
+import { Cpu } from '../../../src/backends/cpu/backend.js';
+import { ArgumentError, ShapeError } from '../../../src/errors.js';
+import { adaptiveAvgPool2d, avgPool1d, avgPool2d, maxPool1d, maxPool2d } from '../../../src/nn/functional/pool.js';
+import { fromData, zeros } from '../../../src/tensor/creation.js';
+import { makeWgpu } from '../../autodiff/backends.js';
+import { checkCase, type FnCase } from '../check.js';
+import { adaptiveAvgPool2dRef, pool2dRef, type Nd } from '../conv-ref.js';
+
+const cpu = new Autodiff(new Cpu({ threads: 0 }));
+const wgpuInner = await makeWgpu();
+const wgpu = wgpuInner ? new Autodiff(wgpuInner) : undefined;
+afterAll(async () => {
+  await cpu.close();
+  await wgpuInner?.close();
+});
+
+const as2d = (t: Nd): Nd => ({ shape: [t.shape[0]!, t.shape[1]!, 1, t.shape[2]!], data: t.data });
+const as1d = (t: Nd): Nd => ({ shape: [t.shape[0]!, t.shape[1]!, t.shape[3]!], data: t.data });
+
+const CASES: FnCase[] = [
+  {
+    name: 'maxPool2d 2x2',
+    shapes: [[2, 3, 6, 6]],
+    run: ([x]) => maxPool2d(x!, 2),
+    ref: ([x]) => pool2dRef(x!, 'max', { kernel: [2, 2] }),
+  },
+  {
+    name: 'maxPool2d 3x3, stride 2, padding 1',
+    shapes: [[1, 2, 7, 8]],
+    run: ([x]) => maxPool2d(x!, 3, { stride: 2, padding: 1 }),
+    ref: ([x]) => pool2dRef(x!, 'max', { kernel: [3, 3], stride: [2, 2], padding: [1, 1] }),
+  },
+  {
+    name: 'maxPool2d ceilMode',
+    shapes: [[1, 1, 5, 7]],
+    run: ([x]) => maxPool2d(x!, 2, { ceilMode: true }),
+    ref: ([x]) => pool2dRef(x!, 'max', { kernel: [2, 2], ceilMode: true }),
+  },
+  {
+    name: 'maxPool2d dilation 2, kernel [3, 2], stride 1',
+    shapes: [[1, 2, 7, 6]],
+    run: ([x]) => maxPool2d(x!, [3, 2], { dilation: 2, stride: 1 }),
+    ref: ([x]) => pool2dRef(x!, 'max', { kernel: [3, 2], dilation: [2, 2], stride: [1, 1] }),
+  },
+  {
+    name: 'maxPool2d unbatched',
+    shapes: [[2, 4, 4]],
+    run: ([x]) => maxPool2d(x!, 2),
+    ref: ([x]) => {
+      const y = pool2dRef({ shape: [1, ...x!.shape], data: x!.data }, 'max', { kernel: [2, 2] });
+      return { shape: y.shape.slice(1), data: y.data };
+    },
+  },
+  {
+    name: 'avgPool2d 2x2',
+    shapes: [[2, 2, 4, 6]],
+    run: ([x]) => avgPool2d(x!, 2),
+    ref: ([x]) => pool2dRef(x!, 'avg', { kernel: [2, 2] }),
+  },
+  {
+    name: 'avgPool2d 3x3, stride 2, padding 1 (padding counted)',
+    shapes: [[1, 2, 7, 6]],
+    run: ([x]) => avgPool2d(x!, 3, { stride: 2, padding: 1 }),
+    ref: ([x]) => pool2dRef(x!, 'avg', { kernel: [3, 3], stride: [2, 2], padding: [1, 1] }),
+  },
+  {
+    name: 'avgPool2d countIncludePad false',
+    shapes: [[1, 2, 7, 6]],
+    run: ([x]) => avgPool2d(x!, 3, { stride: 2, padding: 1, countIncludePad: false }),
+    ref: ([x]) => pool2dRef(x!, 'avg', { kernel: [3, 3], stride: [2, 2], padding: [1, 1], countIncludePad: false }),
+  },
+  {
+    name: 'avgPool2d ceilMode with padding (the overhang is not counted)',
+    shapes: [[1, 1, 6, 6]],
+    run: ([x]) => avgPool2d(x!, 3, { stride: 2, padding: 1, ceilMode: true }),
+    ref: ([x]) => pool2dRef(x!, 'avg', { kernel: [3, 3], stride: [2, 2], padding: [1, 1], ceilMode: true }),
+  },
+  {
+    name: 'avgPool2d divisorOverride',
+    shapes: [[1, 1, 4, 4]],
+    run: ([x]) => avgPool2d(x!, 2, { divisorOverride: 3 }),
+    ref: ([x]) => pool2dRef(x!, 'avg', { kernel: [2, 2], divisorOverride: 3 }),
+  },
+  {
+    name: 'adaptiveAvgPool2d 7x5 -> 3x2',
+    shapes: [[2, 2, 7, 5]],
+    run: ([x]) => adaptiveAvgPool2d(x!, [3, 2]),
+    ref: ([x]) => adaptiveAvgPool2dRef(x!, 3, 2),
+  },
+  {
+    name: 'adaptiveAvgPool2d global (1)',
+    shapes: [[2, 3, 4, 5]],
+    run: ([x]) => adaptiveAvgPool2d(x!, 1),
+    ref: ([x]) => adaptiveAvgPool2dRef(x!, 1, 1),
+  },
+  {
+    name: 'adaptiveAvgPool2d upwards 3x3 -> 5x4, and null keeps a dim',
+    shapes: [[1, 2, 3, 3]],
+    run: ([x]) => adaptiveAvgPool2d(adaptiveAvgPool2d(x!, [5, null]), [null, 4]),
+    ref: ([x]) => adaptiveAvgPool2dRef(x!, 5, 4),
+  },
+  {
+    name: 'maxPool1d kernel 3, stride 2, padding 1',
+    shapes: [[2, 2, 9]],
+    run: ([x]) => maxPool1d(x!, 3, { stride: 2, padding: 1 }),
+    ref: ([x]) => as1d(pool2dRef(as2d(x!), 'max', { kernel: [1, 3], stride: [1, 2], padding: [0, 1] })),
+  },
+  {
+    name: 'avgPool1d kernel 2',
+    shapes: [[2, 2, 7]],
+    run: ([x]) => avgPool1d(x!, 2),
+    ref: ([x]) => as1d(pool2dRef(as2d(x!), 'avg', { kernel: [1, 2] })),
+  },
+];
+
+describe('pooling on autodiff<cpu>', () => {
+  it.each(CASES.map((c, i) => [c.name, c, i] as const))('%s', async (_name, c, i) => {
+    await checkCase(cpu, c, 200 + i);
+  });
+
+  it('maxPool2d propagates NaN and ignores -Infinity padding', async () => {
+    const x = fromData(cpu, [[[[NaN, 1], [2, 3]]]]);
+    expect(Array.from((await maxPool2d(x, 2).toData()).values)).toEqual([NaN]);
+    const y = fromData(cpu, [[[[-5, -6], [-7, -8]]]]);
+    expect(Array.from((await maxPool2d(y, 2, { stride: 1, padding: 1 }).toData()).values)).toEqual([-5, -5, -6, -5, -5, -6, -7, -7, -8]);
+  });
+});
+
+describe.runIf(wgpu !== undefined)('pooling on autodiff<wgpu>', () => {
+  for (const i of [1, 7, 10]) {
+    it(CASES[i]!.name, async () => {
+      await checkCase(wgpu!, CASES[i]!, 200 + i);
+    });
+  }
+});
+
+describe('pooling errors', () => {
+  const t = (shape: number[]) => zeros(cpu, shape);
+  it('a window larger than the input, too much padding, bad arguments', () => {
+    expect(() => maxPool2d(t([1, 1, 2, 2]), 3)).toThrow(ShapeError);
+    expect(() => maxPool2d(t([1, 1, 2, 2]), 3)).toThrow(/maxPool2d: the window 3x3 .* larger than the padded input 2x2; shapes: \[1, 1, 2, 2\]/);
+    expect(() => avgPool2d(t([1, 1, 6, 6]), 2, { padding: 2 })).toThrow(ArgumentError);
+    expect(() => avgPool2d(t([1, 1, 6, 6]), 2, { padding: 2 })).toThrow(/at most half the kernel/);
+    expect(() => maxPool2d(t([1, 1, 6, 6]), 0)).toThrow(ArgumentError);
+    expect(() => maxPool2d(t([6, 6]), 2)).toThrow(/maxPool2d: the input must be \[N, C, H, W\] or \[C, H, W\]/);
+    expect(() => maxPool1d(t([1, 1, 2]), 3)).toThrow(/maxPool1d/);
+    expect(() => avgPool2d(t([1, 1, 4, 4]), 2, { divisorOverride: 0 })).toThrow(ArgumentError);
+    expect(() => adaptiveAvgPool2d(t([1, 1, 4, 4]), 0)).toThrow(ArgumentError);
+  });
+});
