@@ -14,7 +14,7 @@ import { BINARY, isBinaryOp, type BinaryOp, type UnaryOp } from '../ir/elementwi
 import { numel, type OpAttrs, type OpName, type ReduceOp } from '../ir/ops.js';
 import { normDim, normSlices, resolveReshape, type SliceSpec } from '../ir/shape.js';
 import { track } from '../memory/tidy.js';
-import { formatTensor } from './format.js';
+import { formatSummary, summarize, type Summary } from './format.js';
 
 export interface TensorData<K extends Kind = Kind> {
   readonly shape: number[];
@@ -31,6 +31,9 @@ interface Held {
 
 const finalizer = new FinalizationRegistry<Held>(({ backend, handle }) => backend.release(handle));
 
+/** Node's hook for `console.log` / `util.inspect` (a registered symbol: no import of node:util). */
+const inspectSymbol: unique symbol = Symbol.for('nodejs.util.inspect.custom');
+
 /** A tensor or a plain number (scalar operand). */
 export type Operand<B extends Backend, K extends Kind> = Tensor<B, K> | number;
 
@@ -38,8 +41,10 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   readonly backend: B;
   readonly handle: Handle;
   private disposed = false;
+  /** What the last read fetched, summarised for printing (values never change once computed). */
+  private shown: Summary | undefined;
 
-  /** @internal Use the creation functions (`fromData`, `zeros`, ...) or ops. */
+  /** Not for users: tensors come from the creation functions (`fromData`, `zeros`, ...) and ops. */
   constructor(backend: B, handle: Handle) {
     this.backend = backend;
     this.handle = handle;
@@ -157,6 +162,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   async toData(): Promise<TensorData<K>> {
     const h = this.live('toData');
     const values = await this.backend.read(h);
+    this.shown = summarize(h.shape, values);
     return { shape: [...h.shape], dtype: h.dtype, values } as unknown as TensorData<K>;
   }
 
@@ -181,8 +187,20 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
 
   /** Prints like PyTorch. */
   async format(): Promise<string> {
-    const { values } = await this.toData();
-    return formatTensor(this.handle.shape, this.dtype, values, this.device.key);
+    await this.toData();
+    return formatSummary(this.shown!, this.handle.shape, this.dtype, this.device.key);
+  }
+
+  /**
+   * What `console.log(t)` prints in Node: shape, dtype and device, and the values (as `format()`)
+   * once a read has fetched them; reading is asynchronous, so printing never waits.
+   */
+  [inspectSymbol](): string {
+    const h = this.handle;
+    const head = `Tensor(shape=[${h.shape.join(', ')}], dtype=${h.dtype}, device=${h.device.key}${this.requiresGrad ? ', requiresGrad' : ''})`;
+    if (this.disposed) return `${head} (disposed)`;
+    if (!this.shown) return `${head} (values not read yet: await t.format() or t.toData())`;
+    return `${head}\n${formatSummary(this.shown, h.shape, h.dtype, h.device.key)}`;
   }
 
   // ---- elementwise binary (broadcasting) --------------------------------------------------

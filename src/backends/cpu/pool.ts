@@ -2,13 +2,14 @@
  * The worker pool (Piscina, loaded lazily so that inline-only use and browsers never start
  * threads). Each task gets a slot in a shared flag array that its worker raises when done.
  */
+import { importNodeModule, isNode } from '../../platform.js';
 import type { PoolTask } from './worker.js';
 
 /** Cores, without a static import of node:os (browsers load this module too). */
 const cores: number = await (async () => {
   const nav = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator;
-  if (typeof process === 'undefined' || !process.versions?.node) return nav?.hardwareConcurrency ?? 1;
-  const os = await import('node:os');
+  if (!isNode()) return nav?.hardwareConcurrency ?? 1;
+  const os = await importNodeModule<typeof import('node:os')>('node:os');
   return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
 })();
 
@@ -33,7 +34,7 @@ export class CpuPool {
 
   private start(): Promise<PiscinaLike> {
     if (!this.piscina) {
-      this.piscina = Promise.all([import('piscina'), import('node:url')]).then(([{ Piscina }, { fileURLToPath }]) => {
+      this.piscina = Promise.all([importNodeModule<typeof import('piscina')>('piscina'), importNodeModule<typeof import('node:url')>('node:url')]).then(([{ Piscina }, { fileURLToPath }]) => {
         const url = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
         // Running from TypeScript sources (tests, tsx): workers load the same sources through tsx.
         const execArgv = url.pathname.endsWith('.ts') ? ['--import', 'tsx'] : [];

@@ -12,14 +12,15 @@ import type { Executor } from '../../scheduler/executor.js';
 import { LocalBackend } from '../backend.js';
 import { defaultAdapterSource, type AdapterSource, type RequestAdapter } from './adapter.js';
 import { WgpuExecutor } from './executor.js';
-import type { MatmulKind } from './kernels/matmul.js';
-import type { GpuStorage } from './storage.js';
-import type { MatmulTile } from './wgsl/matmul.js';
+import type { MatmulKind, MatmulTile } from './wgsl/matmul.js';
 
 export interface WgpuOptions {
   /** The device `zeros(wgpu, ...)` and friends use when none is given (default WgpuDevice.Default). */
   device?: WgpuDevice;
-  /** Where adapters come from (default: navigator.gpu, or Dawn in Node). Tests inject one here. */
+  /**
+   * @internal Where adapters come from (default: navigator.gpu, or Dawn in Node). Tests inject
+   * one here; kept out of the published types so they need no WebGPU type declarations.
+   */
   requestAdapter?: RequestAdapter;
   /** Dispatches per command buffer before a submit (default 128). */
   batchSize?: number;
@@ -29,7 +30,17 @@ export interface WgpuOptions {
   matmulTile?: MatmulTile;
 }
 
-export class Wgpu extends LocalBackend<WgpuDevice, GpuStorage> {
+/** The adapter behind a device, as `GPUAdapterInfo` describes it (a plain copy). */
+export interface AdapterInfo {
+  readonly vendor: string;
+  readonly architecture: string;
+  readonly device: string;
+  readonly description: string;
+}
+
+// The storage type stays opaque (unknown) in the class's declared types, so the published
+// declarations never name WebGPU types and type-check without @webgpu/types or the DOM lib.
+export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
   readonly name = 'wgpu';
   private readonly executors = new Map<string, WgpuExecutor>();
   private readonly source: AdapterSource | undefined;
@@ -70,15 +81,16 @@ export class Wgpu extends LocalBackend<WgpuDevice, GpuStorage> {
   }
 
   /** The adapter behind an initialised device: vendor, architecture, description. */
-  async adapterInfo(device: WgpuDevice = this.defaultDev): Promise<GPUAdapterInfo> {
-    return (await this.exec(device).ready()).adapterInfo;
+  async adapterInfo(device: WgpuDevice = this.defaultDev): Promise<AdapterInfo> {
+    const { vendor, architecture, device: name, description } = (await this.exec(device).ready()).adapterInfo;
+    return { vendor, architecture, device: name, description };
   }
 
   defaultDevice(): WgpuDevice {
     return this.defaultDev;
   }
 
-  /** The executor of a device (tests and benchmarks reach the GPU context through it). */
+  /** @internal The executor of a device (tests and benchmarks reach the GPU context through it). */
   exec(device: WgpuDevice): WgpuExecutor {
     let e = this.executors.get(device.key);
     if (!e) {
@@ -89,7 +101,7 @@ export class Wgpu extends LocalBackend<WgpuDevice, GpuStorage> {
     return e;
   }
 
-  protected executor(device: WgpuDevice): Executor<GpuStorage> {
+  protected executor(device: WgpuDevice): Executor<unknown> {
     return this.exec(device);
   }
 
