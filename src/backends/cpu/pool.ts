@@ -19,9 +19,9 @@ const SLOTS = 4096;
 
 export class CpuPool {
   readonly size: number;
-  readonly flags = new Int32Array(new SharedArrayBuffer(SLOTS * 4));
+  readonly flags: Int32Array;
   /** Per-op chunk counters for work stealing (indexed by the op's first flag slot). */
-  readonly counters = new Int32Array(new SharedArrayBuffer(SLOTS * 4));
+  readonly counters: Int32Array;
   private readonly freeSlots: number[] = Array.from({ length: SLOTS }, (_, i) => SLOTS - 1 - i);
   private piscina: Promise<PiscinaLike> | undefined;
   /** Set once started, so tasks are posted synchronously (a blocked main thread can then wait for them). */
@@ -30,6 +30,11 @@ export class CpuPool {
 
   constructor(size?: number) {
     this.size = Math.max(0, size ?? cores);
+    // Shared memory only when there are workers to share it with: without cross-origin
+    // isolation a page has no SharedArrayBuffer, and the CPU backend runs inline there.
+    const words = (): Int32Array => (this.size > 0 ? new Int32Array(new SharedArrayBuffer(SLOTS * 4)) : new Int32Array(SLOTS));
+    this.flags = words();
+    this.counters = words();
   }
 
   private start(): Promise<PiscinaLike> {
