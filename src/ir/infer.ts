@@ -7,7 +7,7 @@ import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import { kindOf, type DType } from './dtype.js';
 import { BINARY, UNARY, isBinaryOp, isScalarOp, isUnaryOp, scalarBase } from './elementwise.js';
 import { REDUCE_OPS, numel, type OpAttrs, type OpName, type ReduceOp } from './ops.js';
-import { broadcastShapes, resolveReshape, sameShape, sliceShape } from './shape.js';
+import { broadcastShapes, checkSize, resolveReshape, sameShape, sliceShape } from './shape.js';
 
 export interface Meta {
   readonly shape: readonly number[];
@@ -38,7 +38,14 @@ function isReduce(op: string): op is ReduceOp {
   return (REDUCE_OPS as readonly string[]).includes(op);
 }
 
+/** Output metas of an op, checked at the call; none may hold more elements than a tensor can. */
 export function inferOutputs<N extends OpName>(op: N, inputs: readonly Meta[], attrs: OpAttrs[N]): Meta[] {
+  const outputs = inferMetas(op, inputs, attrs);
+  for (const m of outputs) checkSize(op, m.shape, m.dtype);
+  return outputs;
+}
+
+function inferMetas<N extends OpName>(op: N, inputs: readonly Meta[], attrs: OpAttrs[N]): Meta[] {
   const a = inputs[0];
   if (isUnaryOp(op)) {
     const spec = UNARY[op];

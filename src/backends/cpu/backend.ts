@@ -4,6 +4,7 @@
  */
 import { CpuDevice } from '../../devices/cpu.js';
 import { ArgumentError } from '../../errors.js';
+import { checkOptions, show } from '../../ir/validate.js';
 import { isNode } from '../../platform.js';
 import type { Device } from '../../devices/device.js';
 import type { MemoryInfo } from '../../memory/info.js';
@@ -40,6 +41,10 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
 
   constructor(options: CpuOptions = {}) {
     super();
+    checkOptions('Cpu', options);
+    if (options.device !== undefined && !(CpuDevice.is(options.device) && typeof options.device.key === 'string')) {
+      throw new ArgumentError(`device must be a CPU device tag (CpuDevice.Cpu, CpuDevice.named('cpu:1')), got ${show(options.device)}`, { op: 'Cpu' });
+    }
     if (options.threads !== undefined && !(Number.isInteger(options.threads) && options.threads >= 0)) {
       throw new ArgumentError(`threads must be an integer >= 0, got ${String(options.threads)}`, { op: 'Cpu', hint: '0 runs every op inline; omit it for one thread per core' });
     }

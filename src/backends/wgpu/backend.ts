@@ -6,6 +6,8 @@
  */
 import type { Device } from '../../devices/device.js';
 import { WgpuDevice } from '../../devices/wgpu.js';
+import { ArgumentError } from '../../errors.js';
+import { checkInteger, checkOptions, show } from '../../ir/validate.js';
 import type { MemoryInfo } from '../../memory/info.js';
 import { registerMemoryReporter } from '../../memory/info.js';
 import type { Executor } from '../../scheduler/executor.js';
@@ -52,6 +54,14 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
 
   constructor(options: WgpuOptions = {}) {
     super();
+    checkOptions('Wgpu', options);
+    if (options.device !== undefined && !WgpuDevice.is(options.device)) {
+      throw new ArgumentError(`device must be a WgpuDevice tag (WgpuDevice.Default, DiscreteGpu(i), ...), got ${show(options.device)}`, { op: 'Wgpu' });
+    }
+    if (options.batchSize !== undefined) checkInteger('Wgpu', 'batchSize', options.batchSize, 1);
+    if (options.matmul !== undefined && options.matmul !== 'tiled' && options.matmul !== 'naive') {
+      throw new ArgumentError(`matmul must be 'tiled' or 'naive', got ${show(options.matmul)}`, { op: 'Wgpu' });
+    }
     this.defaultDev = options.device ?? WgpuDevice.Default;
     if (options.requestAdapter) this.requestAdapter = options.requestAdapter;
     else {
