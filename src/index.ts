@@ -18,7 +18,7 @@ export type { CpuOptions } from './backends/cpu/backend.js';
 export { WgpuDevice } from './devices/wgpu.js';
 export type { WgpuDeviceKind } from './devices/wgpu.js';
 export { Wgpu } from './backends/wgpu/backend.js';
-export type { WgpuOptions } from './backends/wgpu/backend.js';
+export type { WgpuOptions, AdapterInfo } from './backends/wgpu/backend.js';
 export { Tensor } from './tensor/tensor.js';
 export type { TensorData, NestedArray, FloatTensor, IntTensor, BoolTensor } from './tensor/tensor.js';
 export { fromData, full, zeros, ones, fullLike, arange, random, Distribution } from './tensor/creation.js';

@@ -6,14 +6,7 @@
 import { Cpu } from '../../src/backends/cpu/backend.js';
 import { Wgpu } from '../../src/backends/wgpu/backend.js';
 import { fromData, type Backend } from '../../src/index.js';
-
-export interface BrowserResult {
-  readonly backend: string;
-  readonly adapter: string;
-  readonly shape: number[];
-  readonly values: number[];
-  readonly error?: string;
-}
+import { BIG, bigEntry, type BrowserResult } from './result.js';
 
 declare global {
   interface Window {
@@ -40,8 +33,10 @@ async function run(which: string): Promise<BrowserResult> {
   const a = fromData(backend, [[1, 2, 3], [4, 5, 6]]);
   const b = fromData(backend, [[7, 8], [9, 10], [11, 12]]);
   const { shape, values } = await a.matmul(b).toData();
+  const grid = (salt: number) => Array.from({ length: BIG }, (_, i) => Array.from({ length: BIG }, (_, j) => bigEntry(i, j, salt)));
+  const big = await fromData(backend, grid(1)).matmul(fromData(backend, grid(2))).toData();
   await close();
-  return { backend: backend.name, adapter, shape, values: Array.from(values) };
+  return { backend: backend.name, adapter, shape, values: Array.from(values), isolated: globalThis.crossOriginIsolated === true, big: Array.from(big.values) };
 }
 
 const which = new URLSearchParams(location.search).get('backend') ?? 'wgpu';
@@ -53,7 +48,7 @@ run(which).then(
   },
   (e: unknown) => {
     const error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-    window.__switchyard = { backend: which, adapter: 'none', shape: [], values: [], error };
+    window.__switchyard = { backend: which, adapter: 'none', shape: [], values: [], isolated: globalThis.crossOriginIsolated === true, big: [], error };
     document.getElementById('out')!.textContent = error;
   },
 );

@@ -13,7 +13,7 @@ export class Gradients implements Disposable {
   private readonly byId = new Map<number, FloatTensor>();
   private disposed = false;
 
-  /** @internal Built by the tape; `entries` are handed over (the container owns them). */
+  /** Built by the tape (not by users); `entries` are handed over (the container owns them). */
   constructor(entries: Iterable<readonly [number, FloatTensor]> = []) {
     for (const [id, t] of entries) this.byId.set(id, t);
     track(this);

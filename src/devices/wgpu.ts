@@ -1,3 +1,5 @@
+import { ArgumentError } from '../errors.js';
+import { show } from '../ir/validate.js';
 import type { Device } from './device.js';
 
 /** How a WebGPU device tag picks its adapter. */
@@ -23,7 +25,7 @@ function tag(kind: WgpuDeviceKind, index: number, key: string, name?: string): W
 }
 
 function checkIndex(what: string, i: number): number {
-  if (!Number.isInteger(i) || i < 0) throw new RangeError(`WgpuDevice.${what}(${i}): the index must be an integer >= 0`);
+  if (typeof i !== 'number' || !Number.isSafeInteger(i) || i < 0) throw new ArgumentError(`WgpuDevice.${what}(${show(i)}): the index must be an integer >= 0`, { op: 'WgpuDevice' });
   return i;
 }
 
@@ -43,10 +45,10 @@ export const WgpuDevice = {
   Cpu: tag('cpu', 0, 'wgpu:cpu'),
   /** The first adapter whose name contains `name` (case-insensitive). */
   byName(name: string): WgpuDevice {
-    if (name.length === 0) throw new RangeError('WgpuDevice.byName: the name must not be empty');
+    if (typeof name !== 'string' || name.length === 0) throw new ArgumentError(`WgpuDevice.byName(${show(name)}): the name must be a non-empty string`, { op: 'WgpuDevice' });
     return tag('name', 0, `wgpu:name:${name}`, name);
   },
   is(d: Device): d is WgpuDevice {
-    return d.backend === 'wgpu';
+    return d !== null && typeof d === 'object' && d.backend === 'wgpu';
   },
 } as const;

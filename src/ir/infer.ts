@@ -7,10 +7,10 @@ import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import { kindOf, type DType } from './dtype.js';
 import { BINARY, UNARY, isBinaryOp, isParamUnaryOp, isScalarOp, isUnaryOp, scalarBase } from './elementwise.js';
 import { REDUCE_OPS, numel, type OpAttrs, type OpName, type ReduceOp } from './ops.js';
+import { broadcastShapes, checkSize, resolveReshape, sameShape, sliceShape } from './shape.js';
 
 /** An op with its attributes, discriminated by `op` (a record without ids and metas). */
 export type OpCall = { [K in OpName]: { readonly op: K; readonly attrs: OpAttrs[K] } }[OpName];
-import { broadcastShapes, resolveReshape, sameShape, sliceShape } from './shape.js';
 
 export interface Meta {
   readonly shape: readonly number[];
@@ -58,7 +58,14 @@ function familyOf(op: string): Family {
   return f;
 }
 
+/** Output metas of an op, checked at the call; none may hold more elements than a tensor can. */
 export function inferOutputs(call: OpCall, inputs: readonly Meta[]): Meta[] {
+  const outputs = inferMetas(call, inputs);
+  for (const m of outputs) checkSize(call.op, m.shape, m.dtype);
+  return outputs;
+}
+
+function inferMetas(call: OpCall, inputs: readonly Meta[]): Meta[] {
   const op = call.op;
   const a = inputs[0];
   const family = familyOf(op);

@@ -9,7 +9,8 @@ import type { Device } from '../devices/device.js';
 import { allocTyped, coerce, type DType, type Kind, type KindOf, type TypedArray } from '../ir/dtype.js';
 import type { DistributionSpec } from '../ir/ops.js';
 import { checkShape } from '../ir/shape.js';
-import { Tensor, type NestedArray } from './tensor.js';
+import { MAX_ELEMENTS, MAX_RANK, checkBackend, checkDType, checkDevice, checkNumber, checkOptions, show } from '../ir/validate.js';
+import { Tensor, checkTensor, type NestedArray } from './tensor.js';
 
 export interface CreateOptions<D extends DType = DType> {
   device?: Device;
@@ -18,8 +19,15 @@ export interface CreateOptions<D extends DType = DType> {
 
 type DeviceOf<B extends Backend> = ReturnType<B['defaultDevice']>;
 
-function deviceFor<B extends Backend>(backend: B, device: Device | undefined): DeviceOf<B> {
-  return (device ?? backend.defaultDevice()) as DeviceOf<B>;
+function deviceFor<B extends Backend>(op: string, backend: B, device: unknown): DeviceOf<B> {
+  return (device === undefined ? backend.defaultDevice() : checkDevice(op, device)) as DeviceOf<B>;
+}
+
+/** The options every creation function takes: an object with a known dtype (or none) and a device tag (or none). */
+function creationOptions(op: string, options: unknown, fallback: DType): { dtype: DType; device: unknown; explicitDType: boolean; shape: unknown } {
+  const o = checkOptions(op, options);
+  const explicitDType = o['dtype'] !== undefined;
+  return { dtype: explicitDType ? checkDType(op, o['dtype']) : fallback, device: o['device'], explicitDType, shape: o['shape'] };
 }
 
 /** Distributions for `random` (Burn's `Distribution`). */
@@ -27,47 +35,82 @@ export const Distribution = {
   /** Uniform in [0, 1). */
   Default: { kind: 'default' } as DistributionSpec,
   Uniform(low: number, high: number): DistributionSpec {
+    checkNumber('random', 'Uniform low', low, true);
+    checkNumber('random', 'Uniform high', high, true);
     if (!(low <= high)) throw new ArgumentError(`Uniform(${low}, ${high}) needs low <= high`, { op: 'random' });
     return { kind: 'uniform', low, high };
   },
   Normal(mean: number, std: number): DistributionSpec {
+    checkNumber('random', 'Normal mean', mean, true);
+    checkNumber('random', 'Normal std', std, true);
     if (!(std >= 0)) throw new ArgumentError(`Normal(${mean}, ${std}) needs std >= 0`, { op: 'random' });
     return { kind: 'normal', mean, std };
   },
   /** 1 with probability p, else 0 (as float32). */
   Bernoulli(p: number): DistributionSpec {
+    checkNumber('random', 'Bernoulli p', p);
     if (!(p >= 0 && p <= 1)) throw new ArgumentError(`Bernoulli(${p}) needs 0 <= p <= 1`, { op: 'random' });
     return { kind: 'bernoulli', p };
   },
 } as const;
 
-function inferShape(data: NestedArray, shape: number[] = []): number[] {
-  if (Array.isArray(data)) {
-    shape.push(data.length);
-    if (data.length > 0) inferShape(data[0] as NestedArray, shape);
+/** A distribution as `Distribution` builds it (a hand-written one from untyped code is checked the same way). */
+function checkDistribution(d: unknown): DistributionSpec {
+  const kind = d !== null && typeof d === 'object' ? (d as { kind?: unknown }).kind : undefined;
+  const o = d as Record<string, unknown>;
+  switch (kind) {
+    case 'default':
+      return Distribution.Default;
+    case 'uniform':
+      return Distribution.Uniform(o['low'] as number, o['high'] as number);
+    case 'normal':
+      return Distribution.Normal(o['mean'] as number, o['std'] as number);
+    case 'bernoulli':
+      return Distribution.Bernoulli(o['p'] as number);
+    default:
+      throw new ArgumentError(`unknown distribution ${show(d)}`, { op: 'random', hint: 'use Distribution.Default, Uniform(lo, hi), Normal(mean, std) or Bernoulli(p)' });
+  }
+}
+
+/** The shape of nested arrays, from their first entries (iteratively: deep nesting is an error, not a stack overflow). */
+function inferShape(data: unknown): number[] {
+  const shape: number[] = [];
+  let d = data;
+  while (Array.isArray(d)) {
+    if (shape.length === MAX_RANK) throw new ArgumentError(`nested arrays deeper than ${MAX_RANK} levels: tensors have at most ${MAX_RANK} dims`, { op: 'fromData' });
+    shape.push(d.length);
+    if (d.length === 0) break;
+    d = d[0];
   }
   return shape;
 }
 
-function flattenInto(data: NestedArray, shape: readonly number[], dim: number, out: number[]): void {
+function flattenInto(data: unknown, shape: readonly number[], dim: number, out: number[]): void {
   if (dim === shape.length) {
     if (Array.isArray(data)) throw new ArgumentError('ragged nested array: elements nest deeper than the first', { op: 'fromData' });
-    out.push(typeof data === 'boolean' ? (data ? 1 : 0) : (data as number));
+    if (typeof data === 'boolean') out.push(data ? 1 : 0);
+    else if (typeof data === 'number') out.push(data);
+    else throw new ArgumentError(`values must be numbers or booleans, got ${show(data)}`, { op: 'fromData' });
     return;
   }
   if (!Array.isArray(data) || data.length !== shape[dim]) {
     throw new ArgumentError(`ragged nested array: dim ${dim} should have ${shape[dim]} entries`, { op: 'fromData', hint: 'every row must have the same length' });
   }
-  for (const d of data as readonly NestedArray[]) flattenInto(d, shape, dim + 1, out);
+  for (const d of data as readonly unknown[]) flattenInto(d, shape, dim + 1, out);
 }
 
-function firstLeaf(data: NestedArray): number | boolean | undefined {
-  let d: NestedArray = data;
+function firstLeaf(data: unknown): unknown {
+  let d = data;
   while (Array.isArray(d)) {
     if (d.length === 0) return undefined;
-    d = d[0] as NestedArray;
+    d = d[0];
   }
-  return d as number | boolean;
+  return d;
+}
+
+/** Typed arrays whose values are plain numbers (not BigInt64Array, not DataView). */
+function isNumberArray(v: unknown): v is ArrayLike<number> & ArrayBufferView {
+  return ArrayBuffer.isView(v) && !(v instanceof DataView) && !(v instanceof BigInt64Array) && !(v instanceof BigUint64Array);
 }
 
 export type FromDataInput = NestedArray | TypedArray;
@@ -83,39 +126,50 @@ export function fromData<B extends Backend, T extends FromDataInput, D extends D
   data: T,
   options: { device?: Device; dtype?: D; shape?: readonly number[] } = {},
 ): Tensor<B, D extends DType ? KindOf<D> : DefaultKind<T>> {
+  const b = checkBackend('fromData', backend);
+  const opts = checkOptions('fromData', options);
   let flat: ArrayLike<number>;
   let shape: number[];
-  let dtype: DType;
-  if (ArrayBuffer.isView(data)) {
-    flat = data as TypedArray;
-    shape = options.shape ? [...options.shape] : [flat.length];
-    dtype = options.dtype ?? (data instanceof Int32Array ? 'int32' : data instanceof Uint8Array ? 'bool' : 'float32');
-  } else {
-    shape = options.shape ? [...options.shape] : inferShape(data as NestedArray);
+  let fallback: DType;
+  if (isNumberArray(data)) {
+    flat = data;
+    shape = [flat.length];
+    fallback = data instanceof Int32Array ? 'int32' : data instanceof Uint8Array ? 'bool' : 'float32';
+  } else if (Array.isArray(data) || typeof data === 'number' || typeof data === 'boolean') {
+    shape = inferShape(data);
     const out: number[] = [];
-    if (options.shape && Array.isArray(data)) {
-      const inner: number[] = [];
-      flattenInto(data as NestedArray, inferShape(data as NestedArray), 0, inner);
-      out.push(...inner);
-    } else flattenInto(data as NestedArray, shape, 0, out);
+    flattenInto(data, shape, 0, out);
     flat = out;
-    dtype = options.dtype ?? (typeof firstLeaf(data as NestedArray) === 'boolean' ? 'bool' : 'float32');
+    fallback = typeof firstLeaf(data) === 'boolean' ? 'bool' : 'float32';
+  } else {
+    throw new ArgumentError(`data must be nested arrays of numbers or booleans, or a typed array, got ${show(data)}`, { op: 'fromData' });
   }
-  checkShape('fromData', shape);
-  const n = shape.reduce((a, b) => a * b, 1);
+  const { dtype } = creationOptions('fromData', opts, fallback);
+  if (opts['shape'] !== undefined) shape = checkShape('fromData', opts['shape'], dtype);
+  else checkShape('fromData', shape, dtype);
+  const n = shape.reduce((a, c) => a * c, 1);
   if (flat.length !== n) {
     throw new ArgumentError(`${flat.length} values do not fill shape [${shape.join(', ')}] (${n} elements)`, { op: 'fromData' });
   }
+  const device = deviceFor('fromData', b, opts['device']);
   const payload = allocTyped(dtype, n);
   for (let i = 0; i < n; i++) payload[i] = coerce(dtype, flat[i]!);
-  return Tensor.upload(backend, payload, shape, dtype, deviceFor(backend, options.device)) as never;
+  return Tensor.upload(b, payload, shape, dtype, device) as never;
+}
+
+/** A creation value: a number (a boolean counts as 0 / 1). */
+function fillValue(op: string, value: unknown): number {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return checkNumber(op, 'value', value);
 }
 
 /** A tensor filled with `value`. Default dtype float32. */
 export function full<B extends Backend, D extends DType = 'float32'>(backend: B, shape: readonly number[], value: number, options: CreateOptions<D> = {}): Tensor<B, KindOf<D>> {
-  checkShape('full', shape);
-  const dtype = options.dtype ?? 'float32';
-  return Tensor.create(backend, 'full', { value: coerce(dtype, value) }, shape, dtype, deviceFor(backend, options.device)) as never;
+  const b = checkBackend('full', backend);
+  const { dtype, device } = creationOptions('full', options, 'float32');
+  const dims = checkShape('full', shape, dtype);
+  const v = coerce(dtype, fillValue('full', value));
+  return Tensor.create(b, 'full', { value: v }, dims, dtype, deviceFor('full', b, device)) as never;
 }
 
 export function zeros<B extends Backend, D extends DType = 'float32'>(backend: B, shape: readonly number[], options: CreateOptions<D> = {}): Tensor<B, KindOf<D>> {
@@ -128,6 +182,7 @@ export function ones<B extends Backend, D extends DType = 'float32'>(backend: B,
 
 /** A tensor like `t` (shape, dtype, device) filled with `value`. */
 export function fullLike<B extends Backend, K extends Kind>(t: Tensor<B, K>, value: number): Tensor<B, K> {
+  checkTensor('fullLike', 'the tensor', t);
   return full(t.backend, t.shape, value, { device: t.device, dtype: t.dtype }) as never;
 }
 
@@ -142,20 +197,32 @@ export function arange<B extends Backend, D extends DType = 'int32'>(
   step = 1,
   options: CreateOptions<D> = {},
 ): Tensor<B, KindOf<D>> {
-  const start = end === undefined ? 0 : startOrEnd;
-  const stop = end === undefined ? startOrEnd : end;
-  if (step === 0 || !Number.isFinite(step)) throw new ArgumentError('step must be a finite non-zero number', { op: 'arange' });
-  const dtype: DType = options.dtype ?? (Number.isInteger(start) && Number.isInteger(stop) && Number.isInteger(step) ? 'int32' : 'float32');
+  const b = checkBackend('arange', backend);
+  const start = end === undefined ? 0 : checkNumber('arange', 'start', startOrEnd, true);
+  const stop = checkNumber('arange', 'end', end === undefined ? startOrEnd : end, true);
+  checkNumber('arange', 'step', step, true);
+  if (step === 0) throw new ArgumentError('step must be a finite non-zero number', { op: 'arange' });
+  const inferred: DType = Number.isInteger(start) && Number.isInteger(stop) && Number.isInteger(step) ? 'int32' : 'float32';
+  const { dtype, device } = creationOptions('arange', options, inferred);
   if (dtype === 'bool') throw new DTypeError('arange makes numbers, not bools', { op: 'arange', dtypes: [dtype] });
   const n = Math.max(0, Math.ceil((stop - start) / step));
-  return Tensor.create(backend, 'arange', { start, step }, [n], dtype, deviceFor(backend, options.device)) as never;
+  if (n > MAX_ELEMENTS) checkShape('arange', [n], dtype);
+  if (dtype === 'int32' && n > 0) {
+    const last = start + (n - 1) * step;
+    if (![start, last].every((v) => Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31)) {
+      throw new ArgumentError(`int32 values from ${start} to ${last} do not fit int32`, { op: 'arange', hint: 'pass { dtype: "float32" }, or a smaller range' });
+    }
+  }
+  return Tensor.create(b, 'arange', { start, step }, [n], dtype, deviceFor('arange', b, device)) as never;
 }
 
 /** Random float32 values from a distribution, from the device's seedable counter-based stream. */
 export function random<B extends Backend>(backend: B, shape: readonly number[], distribution: DistributionSpec = Distribution.Default, options: { device?: Device } = {}): Tensor<B, 'float'> {
-  checkShape('random', shape);
-  const device = deviceFor(backend, options.device);
-  const n = shape.reduce((a, b) => a * b, 1);
-  const { seed, counter } = backend.randomStream(device, n);
-  return Tensor.create(backend, 'random', { distribution, seed, counter }, shape, 'float32', device) as never;
+  const b = checkBackend('random', backend);
+  const dims = checkShape('random', shape);
+  const dist = checkDistribution(distribution);
+  const device = deviceFor('random', b, checkOptions('random', options)['device']);
+  const n = dims.reduce((a, c) => a * c, 1);
+  const { seed, counter } = b.randomStream(device, n);
+  return Tensor.create(b, 'random', { distribution: dist, seed, counter }, dims, 'float32', device) as never;
 }

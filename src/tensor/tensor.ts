@@ -11,12 +11,13 @@ import { sameBackend, type Backend, type Handle } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import { buildCreation, buildOp, buildTransfer, type Built } from '../ir/builder.js';
 import { coerce, kindOf, type DType, type Kind, type KindOf, type TypedArray } from '../ir/dtype.js';
-import { BINARY, isBinaryOp, type BinaryOp, type UnaryOp } from '../ir/elementwise.js';
+import { BINARY, isBinaryOp, isUnaryOp, type BinaryOp, type UnaryOp } from '../ir/elementwise.js';
 import { numel, type OpAttrs, type OpName, type ReduceOp } from '../ir/ops.js';
-import { normDim, normDims, normSlices, resolveReshape, type SliceSpec } from '../ir/shape.js';
+import { broadcastShapes, checkSize, checkTargetShape, normDim, normDims, normSlices, resolveReshape, sameShape, type SliceSpec } from '../ir/shape.js';
+import { MAX_RANK, checkArray, checkBoolean, checkDType, checkDevice, checkInteger, checkNumber, show } from '../ir/validate.js';
 import { track } from '../memory/tidy.js';
 import { noGrad } from '../autodiff/grad-mode.js';
-import { formatTensor } from './format.js';
+import { formatSummary, summarize, type Summary } from './format.js';
 import { rollArgs, rollFlat, sortWithIndices, topk } from './ordering.js';
 import { anyAll, logsumexp, variance, withIndices, type Dims, type VarOptions } from './reductions.js';
 
@@ -33,17 +34,40 @@ interface Held {
   handle: Handle;
 }
 
-const finalizer = new FinalizationRegistry<Held>(({ backend, handle }) => backend.release(handle));
+const finalizer = new FinalizationRegistry<Held>(({ backend, handle }) => {
+  // A throw here would surface from the garbage collector as an uncaught error and end the process.
+  try {
+    backend.release(handle);
+  } catch {
+    /* the storage is already gone */
+  }
+});
+
+/** Node's hook for `console.log` / `util.inspect` (a registered symbol: no import of node:util). */
+const inspectSymbol: unique symbol = Symbol.for('nodejs.util.inspect.custom');
 
 /** A tensor or a plain number (scalar operand). */
 export type Operand<B extends Backend, K extends Kind> = Tensor<B, K> | number;
+
+/** A tensor argument (untyped callers may pass anything). */
+export function checkTensor<T>(op: string, name: string, v: T): T {
+  if (!(v instanceof Tensor)) throw new ArgumentError(`${name} must be a tensor, got ${show(v)}`, { op });
+  return v;
+}
+
+/** A scalar argument: a number (NaN and the infinities included). */
+function checkScalar(op: string, v: unknown): number {
+  return checkNumber(op, 'the scalar operand', v);
+}
 
 export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   readonly backend: B;
   readonly handle: Handle;
   private disposed = false;
+  /** What the last read fetched, summarised for printing (values never change once computed). */
+  private shown: Summary | undefined;
 
-  /** @internal Use the creation functions (`fromData`, `zeros`, ...) or ops. */
+  /** Not for users: tensors come from the creation functions (`fromData`, `zeros`, ...) and ops. */
   constructor(backend: B, handle: Handle) {
     this.backend = backend;
     this.handle = handle;
@@ -118,6 +142,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
 
   private bin<K2 extends Kind = K>(op: BinaryOp, other: Operand<B, Kind>): Tensor<B, K2> {
+    if (!(other instanceof Tensor)) checkNumber(op, 'the other operand (a tensor or a number)', other);
     if (typeof other === 'number') {
       const d = this.dtype;
       const predicate = BINARY[op].out === 'bool';
@@ -171,6 +196,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   async toData(): Promise<TensorData<K>> {
     const h = this.live('toData');
     const values = await this.backend.read(h);
+    this.shown = summarize(h.shape, values);
     return { shape: [...h.shape], dtype: h.dtype, values } as unknown as TensorData<K>;
   }
 
@@ -195,8 +221,20 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
 
   /** Prints like PyTorch. */
   async format(): Promise<string> {
-    const { values } = await this.toData();
-    return formatTensor(this.handle.shape, this.dtype, values, this.device.key);
+    await this.toData();
+    return formatSummary(this.shown!, this.handle.shape, this.dtype, this.device.key);
+  }
+
+  /**
+   * What `console.log(t)` prints in Node: shape, dtype and device, and the values (as `format()`)
+   * once a read has fetched them; reading is asynchronous, so printing never waits.
+   */
+  [inspectSymbol](): string {
+    const h = this.handle;
+    const head = `Tensor(shape=[${h.shape.join(', ')}], dtype=${h.dtype}, device=${h.device.key}${this.requiresGrad ? ', requiresGrad' : ''})`;
+    if (this.disposed) return `${head} (disposed)`;
+    if (!this.shown) return `${head} (values not read yet: await t.format() or t.toData())`;
+    return `${head}\n${formatSummary(this.shown, h.shape, h.dtype, h.device.key)}`;
   }
 
   // ---- elementwise binary (broadcasting) --------------------------------------------------
@@ -262,20 +300,29 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
 
   /** `cond ? this : other`, broadcasting all three (torch.where(cond, this, other)). */
   where(cond: Tensor<B, 'bool'>, other: Operand<B, K>): Tensor<B, K> {
-    const o = typeof other === 'number' ? this.scalarLike(other) : other;
-    return Tensor.run(this.backend, 'where', [cond, this, o], {})[0] as Tensor<B, K>;
+    checkTensor('where', 'the condition', cond);
+    if (typeof other !== 'number') return Tensor.run(this.backend, 'where', [cond, this, checkTensor('where', 'other', other)], {})[0] as Tensor<B, K>;
+    const o = this.scalarLike(checkScalar('where', other));
+    try {
+      return Tensor.run(this.backend, 'where', [cond, this, o], {})[0] as Tensor<B, K>;
+    } finally {
+      o.dispose();
+    }
   }
 
   /** Sets the elements where `mask` is true to `value` (mask broadcasts to this shape). */
   maskFill(mask: Tensor<B, 'bool'>, value: number): Tensor<B, K> {
-    const v = this.scalarLike(value);
-    const out = Tensor.run(this.backend, 'where', [mask, v, this], {})[0] as Tensor<B, K>;
-    v.dispose();
-    if (!out.handle.shape.every((d, i) => d === this.handle.shape[i]) || out.rank !== this.rank) {
-      out.dispose();
+    checkTensor('maskFill', 'the mask', mask);
+    checkScalar('maskFill', value);
+    if (!sameShape(broadcastShapes('maskFill', mask.shape, this.shape), this.shape)) {
       throw new ShapeError('the mask must broadcast to the tensor shape', { op: 'maskFill', shapes: [this.shape, mask.shape] });
     }
-    return out;
+    const v = this.scalarLike(value);
+    try {
+      return Tensor.run(this.backend, 'where', [mask, v, this], {})[0] as Tensor<B, K>;
+    } finally {
+      v.dispose();
+    }
   }
 
   /** A rank-0 tensor of this dtype on this device. */
@@ -365,8 +412,13 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** Clamps into [min, max]; either bound may be omitted. NaN stays NaN. */
   clamp(min?: number | null, max?: number | null): Tensor<B, K> {
-    const lo = min ?? -Infinity;
-    const hi = max ?? Infinity;
+    const bound = (name: string, v: unknown, open: number): number => {
+      if (v === null || v === undefined) return open;
+      if (typeof v !== 'number' || Number.isNaN(v)) throw new ArgumentError(`${name} must be a number or null, got ${show(v)}`, { op: 'clamp' });
+      return v;
+    };
+    const lo = bound('min', min, -Infinity);
+    const hi = bound('max', max, Infinity);
     if (this.dtype === 'int32') return this.un('clamp', { min: Math.max(Math.ceil(lo), -(2 ** 31)), max: Math.min(Math.floor(hi), 2 ** 31 - 1) });
     return this.un('clamp', { min: lo, max: hi });
   }
@@ -378,11 +430,12 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** Applies any unary op of the elementwise table by name. */
   unary(op: UnaryOp): Tensor<B, Kind> {
+    if (!isUnaryOp(op)) throw new ArgumentError(`unknown unary op ${show(op)}`, { op: 'unary', hint: 'UNARY_OPS lists them' });
     return this.un(op);
   }
   /** Applies any binary op of the elementwise table by name. */
   binary(op: BinaryOp, other: Operand<B, Kind>): Tensor<B, Kind> {
-    if (!isBinaryOp(op)) throw new ArgumentError(`unknown binary op '${String(op)}'`, { op: String(op) });
+    if (!isBinaryOp(op)) throw new ArgumentError(`unknown binary op ${show(op)}`, { op: 'binary', hint: 'BINARY_OPS lists them' });
     return this.bin(op, other);
   }
 
@@ -498,7 +551,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
 
   /** float -> int truncates toward zero (NaN -> 0); anything -> bool is `x != 0`; bool -> number is 0/1. */
   cast<D extends DType>(dtype: D): Tensor<B, KindOf<D>> {
-    return this.un('cast', { dtype });
+    return this.un('cast', { dtype: checkDType('cast', dtype) });
   }
   /** A copy with its own storage. */
   clone(): Tensor<B, K> {
@@ -510,6 +563,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
    * another device is an asynchronous 'transfer' op that a Router's bridge runs.
    */
   toDevice(device: ReturnType<B['defaultDevice']>): Tensor<B, K> {
+    checkDevice('toDevice', device);
     const h = this.live('toDevice');
     this.backend.checkDevice('toDevice', device);
     if (device.key === h.device.key) return this.reshape(h.shape);
@@ -545,6 +599,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   // ---- reductions -------------------------------------------------------------------------
 
   private reduce<K2 extends Kind = K>(op: ReduceOp, dim: Dims, keepDims: boolean): Tensor<B, K2> {
+    checkBoolean(op, 'keepDims', keepDims);
     if (dim !== null && typeof dim === 'object') return this.reduceDims<K2>(op, dim, keepDims);
     // A rank-0 tensor accepts dim 0 / -1 (as in PyTorch): that is the reduction over all.
     const d = dim === undefined || dim === null || this.rank === 0 ? null : normDim(op, dim, this.rank, this.shape);
@@ -637,9 +692,11 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     if (this.rank > 0) return this.un(op, { dim: d });
     // A scalar is a row of one: run it as shape [1].
     const v = this.reshape([1]);
-    const r = v.un<'float'>(op, { dim: 0 });
-    v.dispose();
-    return r.squeezeOwned(0);
+    try {
+      return v.un<'float'>(op, { dim: 0 }).squeezeOwned(0);
+    } finally {
+      v.dispose();
+    }
   }
 
   // ---- scans, orderings, triangles ----------------------------------------------------------
@@ -702,17 +759,22 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
 
   /** torch.matmul: batched with broadcast batch dims; 1-D operands are promoted and the added dim removed. */
   matmul(this: Tensor<B, 'float'>, other: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    checkTensor('matmul', 'the other operand', other);
     if (this.rank === 0 || other.rank === 0) {
       throw new ShapeError('matmul needs operands of rank >= 1', { op: 'matmul', shapes: [this.shape, other.shape], hint: 'use mul for scalars' });
     }
     const a = this.rank === 1 ? this.unsqueeze(0) : this;
-    const b = other.rank === 1 ? other.unsqueeze(1) : other;
-    let out = Tensor.run(this.backend, 'matmul', [a, b], {})[0] as Tensor<B, 'float'>;
-    if (this.rank === 1) out = out.squeezeOwned(-2);
-    if (other.rank === 1) out = out.squeezeOwned(-1);
-    if (a !== this) a.dispose();
-    if (b !== other) b.dispose();
-    return out;
+    let b: Tensor<B, 'float'> = other;
+    try {
+      if (other.rank === 1) b = other.unsqueeze(1);
+      let out = Tensor.run(this.backend, 'matmul', [a, b], {})[0] as Tensor<B, 'float'>;
+      if (this.rank === 1) out = out.squeezeOwned(-2);
+      if (other.rank === 1) out = out.squeezeOwned(-1);
+      return out;
+    } finally {
+      if (a !== this) a.dispose();
+      if (b !== other) b.dispose();
+    }
   }
 
   private squeezeOwned(dim: number): Tensor<B, K> {
@@ -725,7 +787,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
 
   /** One dim may be -1. A view when the layout allows, else a copy. */
   reshape(shape: readonly number[]): Tensor<B, K> {
-    return this.un('reshape', { shape: resolveReshape('reshape', this.shape, shape) });
+    return this.un('reshape', { shape: resolveReshape('reshape', this.shape, checkTargetShape('reshape', this.shape, shape, MAX_RANK)) });
   }
   flatten(startDim = 0, endDim = -1): Tensor<B, K> {
     if (this.rank === 0) return this.reshape([1]);
@@ -738,7 +800,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   /** Removes `dim` if it has size 1 (PyTorch: a no-op otherwise), or every size-1 dim. */
   squeeze(dim?: number): Tensor<B, K> {
     const sh = this.shape;
-    if (dim === undefined) return this.reshape(sh.filter((d) => d !== 1));
+    if (dim === undefined || dim === null) return this.reshape(sh.filter((d) => d !== 1));
     const d = normDim('squeeze', dim, this.rank, sh);
     return this.reshape(sh[d] === 1 ? sh.filter((_, i) => i !== d) : sh);
   }
@@ -749,6 +811,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     return this.reshape(sh);
   }
   permute(dims: readonly number[]): Tensor<B, K> {
+    checkArray('permute', 'dims', dims);
     if (dims.length !== this.rank) throw new ShapeError(`permute needs ${this.rank} dims, got ${dims.length}`, { op: 'permute', shapes: [this.shape] });
     return this.un('permute', { dims: dims.map((d) => normDim('permute', d, this.rank, this.shape)) });
   }
@@ -767,7 +830,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** Broadcasts size-1 dims to `shape` (-1 keeps a dim); new leading dims may be added. No copy. */
   expand(shape: readonly number[]): Tensor<B, K> {
-    return this.un('expand', { shape: [...shape] });
+    return this.un('expand', { shape: checkTargetShape('expand', this.shape, shape, MAX_RANK) });
   }
   /** Per dim: an index, a [start, end) pair (null for open ends, negatives count from the end), or { start, end, step }. Dims keep their rank. */
   slice(ranges: readonly SliceSpec[]): Tensor<B, K> {
@@ -775,14 +838,17 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** A copy of this tensor with the region `ranges` replaced by `value` (of the region's shape). */
   sliceAssign(ranges: readonly SliceSpec[], value: Tensor<B, K>): Tensor<B, K> {
+    checkTensor('sliceAssign', 'the value', value);
     const r = normSlices('sliceAssign', this.shape, ranges);
     return Tensor.run(this.backend, 'sliceAssign', [this, value], { ranges: r })[0] as Tensor<B, K>;
   }
   narrow(dim: number, start: number, length: number): Tensor<B, K> {
     const d = normDim('narrow', dim, this.rank, this.shape);
     const size = this.shape[d]!;
+    checkInteger('narrow', 'start', start);
+    checkInteger('narrow', 'length', length);
     const s = start < 0 ? start + size : start;
-    if (!Number.isInteger(length) || length < 0 || s < 0 || s + length > size) {
+    if (length < 0 || s < 0 || s + length > size) {
       throw new ShapeError(`narrow(${dim}, ${start}, ${length}) is out of range for a dim of size ${size}`, { op: 'narrow', shapes: [this.shape] });
     }
     const ranges: SliceSpec[] = this.shape.map(() => null);
@@ -795,12 +861,12 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     const n = this.shape[d]!;
     let sizes: number[];
     if (typeof size === 'number') {
-      if (!Number.isInteger(size) || size <= 0) throw new ArgumentError(`split size must be a positive integer, got ${size}`, { op: 'split' });
+      checkInteger('split', 'split size', size, 1);
       sizes = [];
       for (let at = 0; at < n; at += size) sizes.push(Math.min(size, n - at));
       if (n === 0) sizes.push(0);
     } else {
-      sizes = [...size];
+      sizes = checkArray('split', 'split sizes (a number or an array)', size).map((s) => checkInteger('split', 'each split size', s, 0));
       if (sizes.reduce((a, b) => a + b, 0) !== n || sizes.some((s) => !Number.isInteger(s) || s < 0)) {
         throw new ShapeError(`split sizes [${sizes.join(', ')}] do not add up to dim ${dim} of size ${n}`, { op: 'split', shapes: [this.shape] });
       }
@@ -821,29 +887,42 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** torch.Tensor.repeat: tiles the tensor `sizes[i]` times along dim i (sizes may add leading dims). */
   repeat(sizes: readonly number[]): Tensor<B, K> {
+    checkArray('repeat', 'sizes', sizes);
+    if (sizes.some((s) => typeof s !== 'number' || !Number.isSafeInteger(s) || s < 0)) throw new ArgumentError(`repeat sizes must be non-negative integers: [${sizes.map(show).join(', ')}]`, { op: 'repeat' });
     if (sizes.length < this.rank) throw new ShapeError('repeat needs at least one size per dim', { op: 'repeat', shapes: [this.shape, sizes] });
-    if (sizes.some((s) => !Number.isInteger(s) || s < 0)) throw new ArgumentError(`repeat sizes must be non-negative integers: [${sizes.join(', ')}]`, { op: 'repeat' });
+    if (sizes.length > MAX_RANK) throw new ShapeError(`repeat to rank ${sizes.length}: tensors have at most ${MAX_RANK} dims`, { op: 'repeat', shapes: [this.shape, sizes] });
     const src = [...new Array<number>(sizes.length - this.rank).fill(1), ...this.shape];
+    // The result's size first: the steps below make temporaries that an error would leak.
+    checkSize('repeat', src.map((d, i) => d * sizes[i]!), this.dtype);
     // [a, b] -> [1, a, 1, b] -> expand [r0, a, r1, b] -> reshape [r0 * a, r1 * b]
     const interleaved = src.flatMap((d) => [1, d]);
     const expanded = src.flatMap((d, i) => [sizes[i]!, d]);
-    const v = this.reshape(interleaved);
-    const e = v.expand(expanded);
-    const out = e.reshape(src.map((d, i) => d * sizes[i]!));
-    v.dispose();
-    e.dispose();
-    return out;
+    const v = this.un('reshape', { shape: interleaved });
+    try {
+      const e = v.un('expand', { shape: expanded });
+      try {
+        return e.un('reshape', { shape: src.map((d, i) => d * sizes[i]!) });
+      } finally {
+        e.dispose();
+      }
+    } finally {
+      v.dispose();
+    }
   }
   /** torch.gather: out[i][j] = this[index[i][j]][j] for dim 0 (and so on). Indices out of range fail the op. */
   gather(dim: number, index: Tensor<B, 'int'>): Tensor<B, K> {
+    checkTensor('gather', 'the index', index);
     return Tensor.run(this.backend, 'gather', [this, index], { dim: normDim('gather', dim, this.rank, this.shape) })[0] as Tensor<B, K>;
   }
   /** torch.scatter_add (out of place): out = this; out[index[i][j]][j] += values[i][j] for dim 0. */
   scatterAdd(dim: number, index: Tensor<B, 'int'>, values: Tensor<B, K>): Tensor<B, K> {
+    checkTensor('scatterAdd', 'the index', index);
+    checkTensor('scatterAdd', 'the values', values);
     return Tensor.run(this.backend, 'scatterAdd', [this, index, values], { dim: normDim('scatterAdd', dim, this.rank, this.shape) })[0] as Tensor<B, K>;
   }
   /** torch.index_select: picks the entries `indices` (1-D int32) along `dim`. */
   indexSelect(dim: number, indices: Tensor<B, 'int'>): Tensor<B, K> {
+    checkTensor('indexSelect', 'the indices', indices);
     return Tensor.run(this.backend, 'indexSelect', [this, indices], { dim: normDim('indexSelect', dim, this.rank, this.shape) })[0] as Tensor<B, K>;
   }
 
@@ -851,6 +930,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
 
   /** Concatenates along an existing dim. */
   static cat<B extends Backend, K extends Kind>(tensors: ReadonlyArray<Tensor<B, K>>, dim = 0): Tensor<B, K> {
+    for (const t of checkArray('cat', 'the tensors', tensors)) checkTensor('cat', 'each entry', t);
     const first = tensors[0];
     if (!first) throw new ArgumentError('cat needs at least one tensor', { op: 'cat' });
     for (const t of tensors) {
@@ -861,6 +941,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** Stacks along a new dim. */
   static stack<B extends Backend, K extends Kind>(tensors: ReadonlyArray<Tensor<B, K>>, dim = 0): Tensor<B, K> {
+    for (const t of checkArray('stack', 'the tensors', tensors)) checkTensor('stack', 'each entry', t);
     const first = tensors[0];
     if (!first) throw new ArgumentError('stack needs at least one tensor', { op: 'stack' });
     for (const t of tensors) {
@@ -869,14 +950,17 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
       }
     }
     const d = normDim('stack', dim, first.rank, first.shape, 1);
-    const parts = tensors.map((t) => t.unsqueeze(d));
-    const out = Tensor.cat(parts, d);
-    for (const p of parts) p.dispose();
-    return out;
+    const parts: Array<Tensor<B, K>> = [];
+    try {
+      for (const t of tensors) parts.push(t.unsqueeze(d));
+      return Tensor.cat(parts, d);
+    } finally {
+      for (const p of parts) p.dispose();
+    }
   }
   /** where(cond, x, y) as a function. */
   static where<B extends Backend, K extends Kind>(cond: Tensor<B, 'bool'>, x: Tensor<B, K>, y: Operand<B, K>): Tensor<B, K> {
-    return x.where(cond, y);
+    return checkTensor('where', 'x', x).where(cond, y);
   }
 }
 

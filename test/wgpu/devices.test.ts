@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { WgpuDevice } from '../../src/devices/wgpu.js';
+import { ArgumentError } from '../../src/errors.js';
 import { classifyAdapter } from '../../src/backends/wgpu/adapter.js';
 import { sizeClass } from '../../src/backends/wgpu/buffers.js';
 
@@ -23,9 +24,9 @@ describe('WgpuDevice tags', () => {
   });
 
   test('bad indices and empty names are rejected', () => {
-    expect(() => WgpuDevice.DiscreteGpu(-1)).toThrow(RangeError);
-    expect(() => WgpuDevice.IntegratedGpu(1.5)).toThrow(RangeError);
-    expect(() => WgpuDevice.byName('')).toThrow(RangeError);
+    expect(() => WgpuDevice.DiscreteGpu(-1)).toThrow(ArgumentError);
+    expect(() => WgpuDevice.IntegratedGpu(1.5)).toThrow(ArgumentError);
+    expect(() => WgpuDevice.byName('')).toThrow(ArgumentError);
   });
 
   test('adapters are classified from their info', () => {

@@ -14,6 +14,9 @@ describe('without an adapter', () => {
     expect((err as DeviceError).message).toContain('mesa-vulkan-drivers');
     expect((err as DeviceError).message).toContain('bookworm-backports');
     expect((err as DeviceError).devices).toEqual(['wgpu:default']);
+    // The hint sends users to what they have: the README (not a file the package does not ship).
+    expect((err as DeviceError).hint).toContain('README');
+    expect((err as DeviceError).message).not.toMatch(/\b(?!README)\w+\.md\b/);
   });
 
   test('a tensor can be created; reading it rejects (no hang), and later ops fail at once', async () => {

@@ -3,6 +3,9 @@
  * Piscina worker pool. `new Cpu()` starts no thread until an op is large enough for the pool.
  */
 import { CpuDevice } from '../../devices/cpu.js';
+import { ArgumentError } from '../../errors.js';
+import { checkOptions, show } from '../../ir/validate.js';
+import { isNode } from '../../platform.js';
 import type { Device } from '../../devices/device.js';
 import type { MemoryInfo } from '../../memory/info.js';
 import type { Runtime } from '../../runtime/runtime.js';
@@ -40,8 +43,20 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
 
   constructor(options: CpuOptions = {}) {
     super(options.runtime);
+    checkOptions('Cpu', options);
+    if (options.device !== undefined && !(CpuDevice.is(options.device) && typeof options.device.key === 'string')) {
+      throw new ArgumentError(`device must be a CPU device tag (CpuDevice.Cpu, CpuDevice.named('cpu:1')), got ${show(options.device)}`, { op: 'Cpu' });
+    }
+    if (options.threads !== undefined && !(Number.isInteger(options.threads) && options.threads >= 0)) {
+      throw new ArgumentError(`threads must be an integer >= 0, got ${String(options.threads)}`, { op: 'Cpu', hint: '0 runs every op inline; omit it for one thread per core' });
+    }
+    if (options.inlineThreshold !== undefined && !(typeof options.inlineThreshold === 'number' && options.inlineThreshold >= 0)) {
+      throw new ArgumentError(`inlineThreshold must be a number >= 0, got ${String(options.inlineThreshold)}`, { op: 'Cpu' });
+    }
+    // Worker threads need Node and SharedArrayBuffer. Elsewhere (browsers) every op runs inline,
+    // on plain ArrayBuffer memory where SharedArrayBuffer is missing (no cross-origin isolation).
     const shared = typeof SharedArrayBuffer !== 'undefined';
-    this.pool = new CpuPool(shared ? options.threads : 0);
+    this.pool = new CpuPool(shared && isNode() ? options.threads : 0);
     const allocator = options.allocator ?? (shared ? new SharedPoolAllocator() : new PlainAllocator());
     this.device = options.device ?? CpuDevice.Cpu;
     this.exec = new CpuExecutor(allocator, this.pool, { inlineThreshold: options.inlineThreshold ?? DEFAULT_INLINE_THRESHOLD }, this.device.key);

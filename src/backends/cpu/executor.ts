@@ -2,7 +2,7 @@
  * Runs op records on the CPU: views without copies, small kernels inline on the calling
  * thread, large ones split into ranges across the worker pool over shared memory.
  */
-import { KernelError } from '../../errors.js';
+import { ArgumentError, KernelError } from '../../errors.js';
 import { allocTyped, type TypedArray } from '../../ir/dtype.js';
 import { numel, type OpRecord } from '../../ir/ops.js';
 import type { MemoryInfo } from '../../memory/info.js';
@@ -24,6 +24,26 @@ const CHUNKS_PER_TASK = 4;
 const RUN_MS = 30_000;
 /** How often a blocked main thread looks for a dead worker. */
 const WAIT_SLICE_MS = 2;
+
+/**
+ * Out-of-range indices fail gather / indexSelect / scatterAdd with the kernels' ArgumentError
+ * before any work starts, inline or on the pool alike (a worker's error loses its class on the
+ * way back).
+ */
+function checkIndices(record: OpRecord, inputs: readonly CpuStorage[]): void {
+  if (record.op !== 'gather' && record.op !== 'indexSelect' && record.op !== 'scatterAdd') return;
+  const { dim } = record.attrs;
+  const size = record.inputs[0]!.shape[dim]!;
+  const idx = inputs[1]!.view;
+  let bad: number | undefined;
+  forEachOffset(idx, (p) => {
+    const i = idx.data[p]!;
+    if (bad === undefined && (i < 0 || i >= size)) bad = i;
+  });
+  if (bad !== undefined) {
+    throw new ArgumentError(`index ${bad} is out of range for dim ${dim} of size ${size}`, { op: record.op, hint: `indices along dim ${dim} must be in [0, ${size - 1}]` });
+  }
+}
 
 export class CpuExecutor implements Executor<CpuStorage> {
   readonly host = true;
@@ -75,6 +95,7 @@ export class CpuExecutor implements Executor<CpuStorage> {
     }
     const kernel = kernelFor(record.op);
     if (!kernel) throw new KernelError(`no CPU kernel for op '${record.op}'`, { op: record.op });
+    checkIndices(record, inputs);
     const outputs = record.outputs.map((m) => this.fresh(m));
     const inViews = inputs.map((s) => s.view);
     const outViews = outputs.map((s) => s.view);

@@ -2,13 +2,14 @@
  * The worker pool (Piscina, loaded lazily so that inline-only use and browsers never start
  * threads). Each task gets a slot in a shared flag array that its worker raises when done.
  */
+import { importNodeModule, isNode } from '../../platform.js';
 import type { PoolTask } from './worker.js';
 
 /** Cores, without a static import of node:os (browsers load this module too). */
 const cores: number = await (async () => {
   const nav = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator;
-  if (typeof process === 'undefined' || !process.versions?.node) return nav?.hardwareConcurrency ?? 1;
-  const os = await import('node:os');
+  if (!isNode()) return nav?.hardwareConcurrency ?? 1;
+  const os = await importNodeModule<typeof import('node:os')>('node:os');
   return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
 })();
 
@@ -18,11 +19,11 @@ const SLOTS = 4096;
 
 export class CpuPool {
   readonly size: number;
-  readonly flags = new Int32Array(new SharedArrayBuffer(SLOTS * 4));
+  readonly flags: Int32Array;
   /** Per-op chunk counters for work stealing (indexed by the op's first flag slot). */
-  readonly counters = new Int32Array(new SharedArrayBuffer(SLOTS * 4));
+  readonly counters: Int32Array;
   /** Per-op count of finished chunks (same index): a blocked main thread waits on it. */
-  readonly finished = new Int32Array(new SharedArrayBuffer(SLOTS * 4));
+  readonly finished: Int32Array;
   private readonly freeSlots: number[] = Array.from({ length: SLOTS }, (_, i) => SLOTS - 1 - i);
   private piscina: Promise<PiscinaLike> | undefined;
   /** Set once started, so tasks are posted synchronously (a blocked main thread can then wait for them). */
@@ -31,11 +32,17 @@ export class CpuPool {
 
   constructor(size?: number) {
     this.size = Math.max(0, size ?? cores);
+    // Shared memory only when there are workers to share it with: without cross-origin
+    // isolation a page has no SharedArrayBuffer, and the CPU backend runs inline there.
+    const words = (): Int32Array => (this.size > 0 ? new Int32Array(new SharedArrayBuffer(SLOTS * 4)) : new Int32Array(SLOTS));
+    this.flags = words();
+    this.counters = words();
+    this.finished = words();
   }
 
   private start(): Promise<PiscinaLike> {
     if (!this.piscina) {
-      this.piscina = Promise.all([import('piscina'), import('node:url')]).then(([{ Piscina }, { fileURLToPath }]) => {
+      this.piscina = Promise.all([importNodeModule<typeof import('piscina')>('piscina'), importNodeModule<typeof import('node:url')>('node:url')]).then(([{ Piscina }, { fileURLToPath }]) => {
         const url = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
         // Running from TypeScript sources (tests, tsx): workers load the same sources through tsx.
         const execArgv = url.pathname.endsWith('.ts') ? ['--import', 'tsx'] : [];

@@ -5,6 +5,7 @@
  * power preference and the fallback flag (and, under Dawn, by the adapter names Dawn reports).
  */
 import type { WgpuDevice, WgpuDeviceKind } from '../../devices/wgpu.js';
+import { importNodeModule, isNode } from '../../platform.js';
 
 /** The injection point: tests pass one that returns null to simulate a machine without an adapter. */
 export type RequestAdapter = (device: WgpuDevice) => Promise<GPUAdapter | null>;
@@ -20,7 +21,7 @@ export type AdapterClass = Exclude<WgpuDeviceKind, 'default' | 'name'> | 'unknow
 /** What the hint of a missing adapter says to do. */
 export const INSTALL_HINT =
   'install a Vulkan driver for your GPU; on a machine without one, the software adapter lavapipe: ' +
-  'apt-get install -y -t bookworm-backports mesa-vulkan-drivers (Debian bookworm-backports; see DEVELOPERS.md), ' +
+  'apt-get install -y -t bookworm-backports mesa-vulkan-drivers (Debian bookworm-backports; see the README, section WebGPU), ' +
   'or run on the Cpu backend';
 
 /** Sorts an adapter into the tag kinds from what `GPUAdapterInfo` tells (there is no type field). */
@@ -38,20 +39,12 @@ function adapterText(a: GPUAdapter): string {
   return `${i.vendor} ${i.architecture} ${i.device} ${i.description}`.toLowerCase();
 }
 
-function isNode(): boolean {
-  const p = (globalThis as { process?: { versions?: { node?: string } } }).process;
-  return typeof p?.versions?.node === 'string';
-}
-
 interface DawnModule {
   create(options: string[]): GPU;
 }
 
-async function loadDawn(): Promise<DawnModule> {
-  // A specifier in a variable keeps bundlers from following it into the browser build.
-  const specifier = 'webgpu';
-  const mod = (await import(/* @vite-ignore */ specifier)) as DawnModule;
-  return mod;
+function loadDawn(): Promise<DawnModule> {
+  return importNodeModule<DawnModule>('webgpu');
 }
 
 function browserGpu(): GPU | undefined {
@@ -70,36 +63,42 @@ async function dawnAdapterNames(dawn: DawnModule): Promise<string[]> {
   }
 }
 
+/**
+ * Dawn instances shared by every open Wgpu backend of the process. Dawn enumerates adapters,
+ * and on some Vulkan drivers (lavapipe, some NVIDIA releases) prints two "artificially reduced"
+ * limit notices from native code, once per instance: sharing keeps that to once per process.
+ * Dropped when the last source is released (a referenced instance keeps Node alive).
+ */
+interface SharedInstances {
+  refs: number;
+  base: Promise<GPU | undefined> | undefined;
+  /** Instances per adapter name, made once; adapters are requested afresh each time (a device consumes its adapter). */
+  named: Promise<GPU[]> | undefined;
+}
+let shared: SharedInstances | undefined;
+
 /** The default source: navigator.gpu in browsers, Dawn in Node. */
 export function defaultAdapterSource(): AdapterSource {
-  const instances: GPU[] = [];
-  let base: Promise<GPU | undefined> | undefined;
+  const instances = (shared ??= { refs: 0, base: undefined, named: undefined });
+  instances.refs++;
+  let released = false;
 
-  const baseGpu = (): Promise<GPU | undefined> => {
-    base ??= (async () => {
+  const baseGpu = (): Promise<GPU | undefined> =>
+    (instances.base ??= (async () => {
       const g = browserGpu();
       if (g) return g;
       if (!isNode()) return undefined;
-      const gpu = (await loadDawn()).create([]);
-      instances.push(gpu);
-      return gpu;
-    })();
-    return base;
-  };
+      return (await loadDawn()).create([]);
+    })());
 
-  // Dawn instances per adapter name, made once; adapters are requested afresh each time
-  // (an adapter is consumed by the device made from it).
-  let named: Promise<GPU[]> | undefined;
-  const namedGpus = (): Promise<GPU[]> => {
-    named ??= (async () => {
+  const namedGpus = (): Promise<GPU[]> =>
+    (instances.named ??= (async () => {
       if (browserGpu() || !isNode()) return [];
       const dawn = await loadDawn();
-      const gpus = (await dawnAdapterNames(dawn)).map((name) => dawn.create([`adapter=${name}`]));
-      instances.push(...gpus);
-      return gpus;
-    })();
-    return named;
-  };
+      // With one adapter the base instance already reaches it: no second instance (and notice).
+      const names = await dawnAdapterNames(dawn);
+      return names.length > 1 ? names.map((name) => dawn.create([`adapter=${name}`])) : [];
+    })());
 
   const listAll = async (): Promise<GPUAdapter[]> => {
     const found: GPUAdapter[] = [];
@@ -145,9 +144,12 @@ export function defaultAdapterSource(): AdapterSource {
   return {
     requestAdapter,
     release() {
-      instances.length = 0;
-      base = undefined;
-      named = undefined;
+      if (released) return;
+      released = true;
+      if (--instances.refs > 0) return;
+      instances.base = undefined;
+      instances.named = undefined;
+      if (shared === instances) shared = undefined;
     },
   };
 }

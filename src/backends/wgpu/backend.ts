@@ -6,6 +6,8 @@
  */
 import type { Device } from '../../devices/device.js';
 import { WgpuDevice } from '../../devices/wgpu.js';
+import { ArgumentError } from '../../errors.js';
+import { checkInteger, checkOptions, show } from '../../ir/validate.js';
 import type { MemoryInfo } from '../../memory/info.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { Executor } from '../../scheduler/executor.js';
@@ -13,14 +15,15 @@ import { parseInnerDevice } from '../../router/parse.js';
 import { LocalBackend } from '../local.js';
 import { defaultAdapterSource, type AdapterSource, type RequestAdapter } from './adapter.js';
 import { WgpuExecutor } from './executor.js';
-import type { MatmulKind } from './kernels/matmul.js';
-import type { GpuStorage } from './storage.js';
-import type { MatmulTile } from './wgsl/matmul.js';
+import type { MatmulKind, MatmulTile } from './wgsl/matmul.js';
 
 export interface WgpuOptions {
   /** The device `zeros(wgpu, ...)` and friends use when none is given (default WgpuDevice.Default). */
   device?: WgpuDevice;
-  /** Where adapters come from (default: navigator.gpu, or Dawn in Node). Tests inject one here. */
+  /**
+   * @internal Where adapters come from (default: navigator.gpu, or Dawn in Node). Tests inject
+   * one here; kept out of the published types so they need no WebGPU type declarations.
+   */
   requestAdapter?: RequestAdapter;
   /** Dispatches per command buffer before a submit (default 128). */
   batchSize?: number;
@@ -32,7 +35,17 @@ export interface WgpuOptions {
   runtime?: Runtime;
 }
 
-export class Wgpu extends LocalBackend<WgpuDevice, GpuStorage> {
+/** The adapter behind a device, as `GPUAdapterInfo` describes it (a plain copy). */
+export interface AdapterInfo {
+  readonly vendor: string;
+  readonly architecture: string;
+  readonly device: string;
+  readonly description: string;
+}
+
+// The storage type stays opaque (unknown) in the class's declared types, so the published
+// declarations never name WebGPU types and type-check without @webgpu/types or the DOM lib.
+export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
   readonly name = 'wgpu';
   private readonly executors = new Map<string, WgpuExecutor>();
   private readonly source: AdapterSource | undefined;
@@ -44,6 +57,14 @@ export class Wgpu extends LocalBackend<WgpuDevice, GpuStorage> {
 
   constructor(options: WgpuOptions = {}) {
     super(options.runtime);
+    checkOptions('Wgpu', options);
+    if (options.device !== undefined && !WgpuDevice.is(options.device)) {
+      throw new ArgumentError(`device must be a WgpuDevice tag (WgpuDevice.Default, DiscreteGpu(i), ...), got ${show(options.device)}`, { op: 'Wgpu' });
+    }
+    if (options.batchSize !== undefined) checkInteger('Wgpu', 'batchSize', options.batchSize, 1);
+    if (options.matmul !== undefined && options.matmul !== 'tiled' && options.matmul !== 'naive') {
+      throw new ArgumentError(`matmul must be 'tiled' or 'naive', got ${show(options.matmul)}`, { op: 'Wgpu' });
+    }
     this.defaultDev = options.device ?? WgpuDevice.Default;
     if (options.requestAdapter) this.requestAdapter = options.requestAdapter;
     else {
@@ -73,15 +94,16 @@ export class Wgpu extends LocalBackend<WgpuDevice, GpuStorage> {
   }
 
   /** The adapter behind an initialised device: vendor, architecture, description. */
-  async adapterInfo(device: WgpuDevice = this.defaultDev): Promise<GPUAdapterInfo> {
-    return (await this.exec(device).ready()).adapterInfo;
+  async adapterInfo(device: WgpuDevice = this.defaultDev): Promise<AdapterInfo> {
+    const { vendor, architecture, device: name, description } = (await this.exec(device).ready()).adapterInfo;
+    return { vendor, architecture, device: name, description };
   }
 
   defaultDevice(): WgpuDevice {
     return this.defaultDev;
   }
 
-  /** The executor of a device (tests and benchmarks reach the GPU context through it). */
+  /** @internal The executor of a device (tests and benchmarks reach the GPU context through it). */
   exec(device: WgpuDevice): WgpuExecutor {
     let e = this.executors.get(device.key);
     if (!e) {
@@ -92,7 +114,7 @@ export class Wgpu extends LocalBackend<WgpuDevice, GpuStorage> {
     return e;
   }
 
-  protected executor(device: WgpuDevice): Executor<GpuStorage> {
+  protected executor(device: WgpuDevice): Executor<unknown> {
     return this.exec(device);
   }
 

@@ -104,7 +104,11 @@ export class GpuContext {
 
   static async create(adapter: GPUAdapter, options: ContextOptions): Promise<GpuContext> {
     const requiredLimits: Record<string, number> = {};
-    for (const k of LIMITS) requiredLimits[k] = adapter.limits[k];
+    // Only limits this adapter reports (browsers differ); asking for a missing one is a TypeError.
+    for (const k of LIMITS) {
+      const v = k in adapter.limits ? adapter.limits[k] : undefined;
+      if (typeof v === 'number') requiredLimits[k] = v;
+    }
     const device = await adapter.requestDevice({ requiredLimits, label: `switchyard ${options.deviceKey}` });
     return new GpuContext(device, adapter.info, options);
   }

@@ -4,11 +4,11 @@ import { numel, type OpRecord } from '../../../ir/ops.js';
 import type { GpuContext } from '../context.js';
 import type { Layout } from '../storage.js';
 import { Params } from '../wgsl/common.js';
-import { DEFAULT_TILE, matmulProgram, tileSize, type MatmulTile } from '../wgsl/matmul.js';
+import { DEFAULT_TILE, matmulProgram, tileSize, type MatmulKind, type MatmulTile } from '../wgsl/matmul.js';
 import { NAIVE_TILE, naiveMatmulProgram } from '../wgsl/naive-matmul.js';
 import { freshStorage, type GpuKernel, type RawStorage } from './kernel.js';
 
-export type MatmulKind = 'tiled' | 'naive';
+export type { MatmulKind };
 
 export interface MatmulConfig {
   readonly kind: MatmulKind;

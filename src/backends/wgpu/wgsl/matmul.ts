@@ -10,6 +10,9 @@
  */
 import { header, type Program } from './common.js';
 
+/** Which matmul program runs: the register-blocked one, or the 16 x 16 baseline (for benchmarks). */
+export type MatmulKind = 'tiled' | 'naive';
+
 export interface MatmulTile {
   readonly wx: number;
   readonly wy: number;

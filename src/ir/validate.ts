@@ -1,0 +1,90 @@
+/**
+ * Argument checks for the public API. TypeScript callers get most of this from the types;
+ * these run for everyone (plain JavaScript passes anything), so a bad argument is a typed
+ * Switchyard error at the call that names the op, the argument and what was given.
+ */
+import type { Backend } from '../backends/backend.js';
+import type { Device } from '../devices/device.js';
+import { ArgumentError, DTypeError } from '../errors.js';
+import { DTYPES, type DType } from './dtype.js';
+
+/** The most dims a tensor may have: every kernel of every backend handles this many. */
+export const MAX_RANK = 12;
+/** The most elements a tensor may hold (WGSL indexes with u32; the largest typed array in V8). */
+export const MAX_ELEMENTS = 2 ** 32 - 1;
+
+/** A short description of a value for messages: `NaN`, `"3" (a string)`, `an object`. */
+export function show(v: unknown): string {
+  if (typeof v === 'number' || typeof v === 'boolean' || v === null || v === undefined) return String(v);
+  if (typeof v === 'string') return `${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}...` : v)} (a string)`;
+  if (typeof v === 'bigint') return `${v}n (a bigint)`;
+  if (Array.isArray(v)) return `an array of ${v.length}`;
+  if (typeof v === 'function') return 'a function';
+  if (typeof v === 'symbol') return 'a symbol';
+  const name = (v as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === 'string' && name !== 'Object' ? `a ${name}` : 'an object';
+}
+
+/** An integer in [min, max] (a safe integer: never NaN, a fraction or beyond 2^53). */
+export function checkInteger(op: string, name: string, v: unknown, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) {
+    const range = min === Number.MIN_SAFE_INTEGER ? (max === Number.MAX_SAFE_INTEGER ? '' : ` <= ${max}`) : max === Number.MAX_SAFE_INTEGER ? ` >= ${min}` : ` in [${min}, ${max}]`;
+    throw new ArgumentError(`${name} must be an integer${range}, got ${show(v)}`, { op });
+  }
+  return v;
+}
+
+/** A number; `finite` also rules out NaN and the infinities. */
+export function checkNumber(op: string, name: string, v: unknown, finite = false): number {
+  if (typeof v !== 'number' || (finite && !Number.isFinite(v))) {
+    throw new ArgumentError(`${name} must be a ${finite ? 'finite ' : ''}number, got ${show(v)}`, { op });
+  }
+  return v;
+}
+
+export function checkBoolean(op: string, name: string, v: unknown): boolean {
+  if (typeof v !== 'boolean') throw new ArgumentError(`${name} must be true or false, got ${show(v)}`, { op });
+  return v;
+}
+
+export function isDType(v: unknown): v is DType {
+  return typeof v === 'string' && (DTYPES as readonly string[]).includes(v);
+}
+
+export function checkDType(op: string, v: unknown): DType {
+  if (!isDType(v)) {
+    throw new DTypeError(`unknown dtype ${show(v)}`, { op, dtypes: [String(v)], hint: `Switchyard has ${DTYPES.join(', ')}; see the README, section The API` });
+  }
+  return v;
+}
+
+/** An options argument: undefined or a plain object. */
+export function checkOptions(op: string, v: unknown): Record<string, unknown> {
+  if (v === undefined) return {};
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new ArgumentError(`options must be an object, got ${show(v)}`, { op });
+  return v as Record<string, unknown>;
+}
+
+/** An array (of anything): what a shape, a dim list or a tensor list must be. */
+export function checkArray(op: string, name: string, v: unknown): readonly unknown[] {
+  if (!Array.isArray(v)) throw new ArgumentError(`${name} must be an array, got ${show(v)}`, { op });
+  return v;
+}
+
+/** A backend object (Cpu, Wgpu, Router, Autodiff...): what creation functions take first. */
+export function checkBackend<B extends Backend>(op: string, v: B): B {
+  const o = v as unknown as Partial<Record<keyof Backend, unknown>> | null;
+  if (o === null || typeof o !== 'object' || typeof o.submit !== 'function' || typeof o.defaultDevice !== 'function') {
+    throw new ArgumentError(`the first argument must be a backend (new Cpu(), await Wgpu.create(), a Router...), got ${show(v)}`, { op });
+  }
+  return v;
+}
+
+/** A device tag ({ backend, key }, as CpuDevice / WgpuDevice / MultiDevice make); whose it is, the backend checks. */
+export function checkDevice(op: string, v: unknown): Device {
+  const o = v as { backend?: unknown; key?: unknown } | null;
+  if (o === null || typeof o !== 'object' || typeof o.backend !== 'string' || typeof o.key !== 'string') {
+    throw new ArgumentError(`device must be a device tag such as CpuDevice.Cpu or WgpuDevice.Default, got ${show(v)}`, { op });
+  }
+  return o as Device;
+}
