@@ -47,6 +47,11 @@ export abstract class LocalBackend<D extends Device, S> implements Backend<D> {
     this.runtime.scheduler.submit(record, this.executor(device));
   }
 
+  /** Resolves when every op submitted so far has finished. */
+  protected flush(): Promise<void> {
+    return this.runtime.scheduler.flush();
+  }
+
   read(t: TensorRef): Promise<TypedArray> {
     return this.runtime.scheduler.use(t.id, 'toData', (storage, ex) => ex.read(storage));
   }

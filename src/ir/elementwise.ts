@@ -4,6 +4,7 @@
  * (`erf`, ...) are provided by each code generator's prelude.
  */
 import type { Kind } from './dtype.js';
+import type { OpRecord } from './ops.js';
 
 export interface UnarySpec {
   /** Kinds the op accepts. */
@@ -156,6 +157,13 @@ export function isBinaryOp(op: string): op is BinaryOp {
 }
 export function isScalarOp(op: string): op is ScalarOp {
   return op.endsWith('Scalar') && isBinaryOp(op.slice(0, -'Scalar'.length));
+}
+/** Record-level guards: narrow a record (and so its attrs) by its op's family. */
+export function isScalarRecord(r: OpRecord): r is OpRecord<ScalarOp> {
+  return isScalarOp(r.op);
+}
+export function isParamUnaryRecord(r: OpRecord): r is OpRecord<ParamUnaryOp> {
+  return isParamUnaryOp(r.op);
 }
 export function scalarBase(op: ScalarOp): BinaryOp {
   return op.slice(0, -'Scalar'.length) as BinaryOp;

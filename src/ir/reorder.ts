@@ -1,13 +1,13 @@
 /** Index maps of flip and roll, shared by the CPU and WebGPU kernels. */
-import type { OpAttrs, OpRecord } from './ops.js';
+import type { OpRecord } from './ops.js';
 
 /** Per dim: whether the coordinate is reversed, and what is added (mod n) otherwise. */
 export function coordinateMaps(record: OpRecord<'flip' | 'roll' | 'tril' | 'triu'>, shape: readonly number[]): { flips: boolean[]; adds: number[] } {
   const flips = shape.map(() => false);
   const adds = shape.map(() => 0);
-  if (record.op === 'flip') for (const d of (record.attrs as OpAttrs['flip']).dims) flips[d] = true;
+  if (record.op === 'flip') for (const d of record.attrs.dims) flips[d] = true;
   if (record.op === 'roll') {
-    const { shifts, dims } = record.attrs as OpAttrs['roll'];
+    const { shifts, dims } = record.attrs;
     dims.forEach((d, k) => {
       const n = shape[d]!;
       // out[i] = x[i - shift]: add n - (shift mod n), kept in [0, n). Repeated dims add up (torch).

@@ -177,7 +177,7 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
 
   /** Waits for queued work, then closes every inner backend (the router owns them). */
   async close(): Promise<void> {
-    await this.runtime.scheduler.flush();
+    // Each inner backend waits for its queued work before it closes.
     for (const b of this.backends) await b.close();
   }
 

@@ -89,7 +89,7 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
 
   /** Waits for queued work, then stops the worker threads. */
   async close(): Promise<void> {
-    await this.runtime.scheduler.flush();
+    await this.flush();
     this.runtime.memory.unregister(this.device.key, this.exec);
     await this.pool.close();
   }

@@ -135,7 +135,7 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
 
   /** Waits for queued work, then releases every device, so a Node process can exit by itself. */
   async close(): Promise<void> {
-    await this.runtime.scheduler.flush();
+    await this.flush();
     for (const e of this.executors.values()) {
       e.close();
       this.runtime.memory.unregister(e.deviceKey, e);

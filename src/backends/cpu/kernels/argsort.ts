@@ -1,5 +1,5 @@
 /** argsort along a dim, one line per work unit: a stable sort of positions (NaN above +inf; ties by position). */
-import { numel, type OpAttrs, type OpRecord } from '../../../ir/ops.js';
+import { numel, type OpRecord } from '../../../ir/ops.js';
 import type { View } from '../view.js';
 import type { CpuKernel } from './kernel.js';
 import { rowBase } from './reduce.js';
@@ -7,7 +7,7 @@ import { rowBase } from './reduce.js';
 function runArgsort(record: OpRecord<'argsort'>, inputs: readonly View[], outputs: readonly View[], lo: number, hi: number): void {
   const x = inputs[0]!;
   const out = outputs[0]!.data;
-  const { dim, descending } = record.attrs as OpAttrs['argsort'];
+  const { dim, descending } = record.attrs;
   const n = x.shape[dim]!;
   const s = x.stride[dim]!;
   const inner = x.shape.slice(dim + 1).reduce((a, b) => a * b, 1);
@@ -40,12 +40,12 @@ function runArgsort(record: OpRecord<'argsort'>, inputs: readonly View[], output
 export const argsortKernel: CpuKernel<'argsort'> = {
   units: (r) => {
     const shape = r.inputs[0]!.shape;
-    const n = shape[(r.attrs as OpAttrs['argsort']).dim]!;
+    const n = shape[r.attrs.dim]!;
     return n === 0 ? 0 : numel(shape) / n;
   },
   cost: (r) => {
     const shape = r.inputs[0]!.shape;
-    const n = shape[(r.attrs as OpAttrs['argsort']).dim]!;
+    const n = shape[r.attrs.dim]!;
     return numel(shape) * Math.max(1, Math.log2(Math.max(n, 1))) * 4;
   },
   run: runArgsort,

@@ -1,21 +1,21 @@
 /** full, arange, random: kernels with no inputs, split by output element. */
 import { randomNormal, randomUnit } from '../../../ir/random.js';
-import { numel, type OpAttrs, type OpRecord } from '../../../ir/ops.js';
+import { numel, type OpRecord } from '../../../ir/ops.js';
 import type { View } from '../view.js';
 import type { CpuKernel } from './kernel.js';
 
 function runFull(record: OpRecord<'full'>, _in: readonly View[], outputs: readonly View[], lo: number, hi: number): void {
-  outputs[0]!.data.fill((record.attrs as OpAttrs['full']).value, lo, hi);
+  outputs[0]!.data.fill(record.attrs.value, lo, hi);
 }
 
 function runArange(record: OpRecord<'arange'>, _in: readonly View[], outputs: readonly View[], lo: number, hi: number): void {
-  const { start, step } = record.attrs as OpAttrs['arange'];
+  const { start, step } = record.attrs;
   const out = outputs[0]!.data;
   for (let i = lo; i < hi; i++) out[i] = start + i * step;
 }
 
 function runRandom(record: OpRecord<'random'>, _in: readonly View[], outputs: readonly View[], lo: number, hi: number): void {
-  const { distribution: d, seed, counter } = record.attrs as OpAttrs['random'];
+  const { distribution: d, seed, counter } = record.attrs;
   const out = outputs[0]!.data;
   switch (d.kind) {
     case 'default':

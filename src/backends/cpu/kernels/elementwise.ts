@@ -3,9 +3,9 @@
  * arity) compiles once into a loop with the expression inlined, with a contiguous fast path and
  * a strided, broadcasting path that walks the last dim in an inner loop.
  */
-import { BINARY, UNARY, UNARY_PARAM, isBinaryOp, isParamUnaryOp, isScalarOp, isUnaryOp, paramValues, scalarBase } from '../../../ir/elementwise.js';
+import { BINARY, UNARY, UNARY_PARAM, isBinaryOp, isParamUnaryOp, isParamUnaryRecord, isScalarRecord, isScalarOp, isUnaryOp, paramValues, scalarBase } from '../../../ir/elementwise.js';
 import type { DType } from '../../../ir/dtype.js';
-import { numel, type OpAttrs, type OpName, type OpRecord } from '../../../ir/ops.js';
+import { numel, type OpName, type OpRecord } from '../../../ir/ops.js';
 import type { View } from '../view.js';
 import { erf } from './erf.js';
 import { copysign, fpow, frem, logaddexp, rint } from './float-math.js';
@@ -80,23 +80,25 @@ export function elementwiseOf(record: OpRecord): { expr: string; arity: number; 
   const op = record.op;
   const dt = record.inputs[0]?.dtype ?? 'float32';
   if (isUnaryOp(op)) return { expr: pick(UNARY[op], dt), arity: 1, p0: 0, p1: 0 };
-  if (isParamUnaryOp(op)) {
-    const [p0, p1] = paramValues(op, record.attrs as OpAttrs[typeof op]);
+  if (isParamUnaryRecord(record)) {
+    const op = record.op;
+    const [p0, p1] = paramValues(op, record.attrs);
     return { expr: UNARY_PARAM[op].js, arity: 1, p0, p1 };
   }
   if (isBinaryOp(op)) return { expr: pick(BINARY[op], dt), arity: 2, p0: 0, p1: 0 };
-  if (isScalarOp(op)) {
-    const s = (record.attrs as OpAttrs['addScalar']).scalar;
+  if (isScalarRecord(record)) {
+    const op = record.op;
+    const s = record.attrs.scalar;
     // The scalar operand is the parameter p0 in place of `b`.
     return { expr: pick(BINARY[scalarBase(op)], dt).replace(/\bb\b/g, 'p0'), arity: 1, p0: s, p1: 0 };
   }
   switch (op) {
     case 'clamp': {
-      const { min, max } = record.attrs as OpAttrs['clamp'];
+      const { min, max } = record.attrs;
       return { expr: 'a < p0 ? p0 : a > p1 ? p1 : a', arity: 1, p0: min, p1: max };
     }
     case 'cast':
-      return { expr: castExpr(dt, (record.attrs as OpAttrs['cast']).dtype), arity: 1, p0: 0, p1: 0 };
+      return { expr: castExpr(dt, record.attrs.dtype), arity: 1, p0: 0, p1: 0 };
     case 'copy':
       return { expr: 'a', arity: 1, p0: 0, p1: 0 };
     case 'where':

@@ -1,6 +1,6 @@
 /** gather, scatterAdd, indexSelect: index-driven copies; out-of-range indices fail the op. */
 import { ArgumentError } from '../../../errors.js';
-import { contiguousStrides, numel, type OpAttrs, type OpRecord } from '../../../ir/ops.js';
+import { contiguousStrides, numel, type OpRecord } from '../../../ir/ops.js';
 import type { View } from '../view.js';
 import type { CpuKernel } from './kernel.js';
 import { forEachOffset, offsetOf } from './strided.js';
@@ -14,7 +14,7 @@ function checkIndex(op: string, i: number, size: number, dim: number): void {
 function runGather(record: OpRecord<'gather'>, inputs: readonly View[], outputs: readonly View[], lo: number, hi: number): void {
   const [x, idx] = inputs as [View, View];
   const out = outputs[0]!.data;
-  const { dim } = record.attrs as OpAttrs['gather'];
+  const { dim } = record.attrs;
   const shape = idx.shape;
   const size = x.shape[dim]!;
   for (let o = lo; o < hi; o++) {
@@ -41,7 +41,7 @@ function runGather(record: OpRecord<'gather'>, inputs: readonly View[], outputs:
 function runIndexSelect(record: OpRecord<'indexSelect'>, inputs: readonly View[], outputs: readonly View[], lo: number, hi: number): void {
   const [x, idx] = inputs as [View, View];
   const out = outputs[0]!;
-  const { dim } = record.attrs as OpAttrs['indexSelect'];
+  const { dim } = record.attrs;
   const size = x.shape[dim]!;
   const shape = out.shape;
   for (let o = lo; o < hi; o++) {
@@ -64,7 +64,7 @@ function runIndexSelect(record: OpRecord<'indexSelect'>, inputs: readonly View[]
 function runScatterAdd(record: OpRecord<'scatterAdd'>, inputs: readonly View[], outputs: readonly View[]): void {
   const [x, idx, src] = inputs as [View, View, View];
   const out = outputs[0]!;
-  const { dim } = record.attrs as OpAttrs['scatterAdd'];
+  const { dim } = record.attrs;
   const isInt = out.data instanceof Int32Array;
   forEachOffset(x, (p, i) => (out.data[i] = x.data[p]!));
   const os = contiguousStrides(out.shape);
@@ -92,7 +92,7 @@ function runScatterAdd(record: OpRecord<'scatterAdd'>, inputs: readonly View[], 
 
 function runCat(record: OpRecord<'cat'>, inputs: readonly View[], outputs: readonly View[], lo: number, hi: number): void {
   const out = outputs[0]!;
-  const { dim } = record.attrs as OpAttrs['cat'];
+  const { dim } = record.attrs;
   const os = contiguousStrides(out.shape);
   let at = 0;
   for (let t = 0; t < inputs.length; t++) {
@@ -109,7 +109,7 @@ function runCat(record: OpRecord<'cat'>, inputs: readonly View[], outputs: reado
 function runSliceAssign(record: OpRecord<'sliceAssign'>, inputs: readonly View[], outputs: readonly View[]): void {
   const [x, value] = inputs as [View, View];
   const out = outputs[0]!;
-  const { ranges } = record.attrs as OpAttrs['sliceAssign'];
+  const { ranges } = record.attrs;
   forEachOffset(x, (p, i) => (out.data[i] = x.data[p]!));
   const os = contiguousStrides(out.shape);
   const strides = ranges.map((r, d) => os[d]! * r.step);

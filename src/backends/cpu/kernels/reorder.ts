@@ -2,7 +2,7 @@
  * Copies whose source element is a function of the output index: flip and roll (per dim, a
  * reversed or rotated coordinate) and tril / triu (a zero outside the triangle).
  */
-import { numel, type OpAttrs, type OpRecord } from '../../../ir/ops.js';
+import { numel, type OpRecord } from '../../../ir/ops.js';
 import type { View } from '../view.js';
 import { coordinateMaps } from '../../../ir/reorder.js';
 import type { CpuKernel } from './kernel.js';
@@ -15,7 +15,7 @@ function runReorder(record: OpRecord<ReorderOp>, inputs: readonly View[], output
   const shape = x.shape;
   const r = shape.length;
   if (record.op === 'tril' || record.op === 'triu') {
-    const k = (record.attrs as OpAttrs['tril']).diagonal;
+    const k = record.attrs.diagonal;
     const rows = shape[r - 2]!;
     const cols = shape[r - 1]!;
     const lower = record.op === 'tril';

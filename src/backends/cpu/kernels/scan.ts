@@ -1,5 +1,5 @@
 /** Inclusive scans along a dim (cumsum, cumprod), one line per work unit. Floats accumulate in float64; ints wrap at 32 bits. */
-import { numel, type OpAttrs, type OpRecord } from '../../../ir/ops.js';
+import { numel, type OpRecord } from '../../../ir/ops.js';
 import type { View } from '../view.js';
 import type { CpuKernel } from './kernel.js';
 import { rowBase } from './reduce.js';
@@ -9,7 +9,7 @@ type ScanOp = 'cumsum' | 'cumprod';
 function runScan(record: OpRecord<ScanOp>, inputs: readonly View[], outputs: readonly View[], lo: number, hi: number): void {
   const x = inputs[0]!;
   const out = outputs[0]!.data;
-  const { dim } = record.attrs as OpAttrs['cumsum'];
+  const { dim } = record.attrs;
   const n = x.shape[dim]!;
   const s = x.stride[dim]!;
   const inner = x.shape.slice(dim + 1).reduce((a, b) => a * b, 1);
@@ -31,7 +31,7 @@ function runScan(record: OpRecord<ScanOp>, inputs: readonly View[], outputs: rea
 export const scanKernel: CpuKernel<ScanOp> = {
   units: (r) => {
     const shape = r.inputs[0]!.shape;
-    const n = shape[(r.attrs as OpAttrs['cumsum']).dim]!;
+    const n = shape[r.attrs.dim]!;
     return n === 0 ? 0 : numel(shape) / n;
   },
   cost: (r) => numel(r.inputs[0]!.shape),

@@ -1,5 +1,5 @@
 /** Stable softmax / logSoftmax along a dim: subtract the row max, sum exps in float64. */
-import { numel, type OpAttrs, type OpRecord } from '../../../ir/ops.js';
+import { numel, type OpRecord } from '../../../ir/ops.js';
 import type { View } from '../view.js';
 import type { CpuKernel } from './kernel.js';
 import { rowBase } from './reduce.js';
@@ -9,7 +9,7 @@ type SoftmaxOp = 'softmax' | 'logSoftmax';
 function runSoftmax(record: OpRecord<SoftmaxOp>, inputs: readonly View[], outputs: readonly View[], lo: number, hi: number): void {
   const x = inputs[0]!;
   const out = outputs[0]!.data;
-  const { dim } = record.attrs as OpAttrs['softmax'];
+  const { dim } = record.attrs;
   const n = x.shape[dim]!;
   const s = x.stride[dim]!;
   const inner = x.shape.slice(dim + 1).reduce((a, b) => a * b, 1);
@@ -42,7 +42,7 @@ function runSoftmax(record: OpRecord<SoftmaxOp>, inputs: readonly View[], output
 export const softmaxKernel: CpuKernel<SoftmaxOp> = {
   units: (r) => {
     const shape = r.inputs[0]!.shape;
-    const n = shape[(r.attrs as OpAttrs['softmax']).dim]!;
+    const n = shape[r.attrs.dim]!;
     return n === 0 ? 0 : numel(shape) / n;
   },
   cost: (r) => 4 * numel(r.inputs[0]!.shape),

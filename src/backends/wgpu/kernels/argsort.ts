@@ -1,5 +1,5 @@
 /** argsort: one bitonic network per line in shared memory up to 1024 elements, staged passes over padded buffers beyond. */
-import type { OpAttrs, OpRecord } from '../../../ir/ops.js';
+import type { OpRecord } from '../../../ir/ops.js';
 import { Params, grid } from '../wgsl/common.js';
 import { SORT_BLOCK, SORT_WORKGROUP, sortProgram, type SortMode } from '../wgsl/argsort.js';
 import { freshStorage, type GpuKernel } from './kernel.js';
@@ -16,7 +16,7 @@ export const argsortKernel: GpuKernel<'argsort'> = {
     const x = inputs[0]!;
     const meta = record.outputs[0]!;
     const out = freshStorage(ctx, meta.shape, meta.dtype);
-    const { dim, descending } = record.attrs as OpAttrs['argsort'];
+    const { dim, descending } = record.attrs;
     const P = nextPow2(x.shape[dim]!);
     const { p, rows, n, outer } = rowParams(x, dim, [P]);
     if (rows === 0) return [out];

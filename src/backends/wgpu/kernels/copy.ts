@@ -1,5 +1,5 @@
 /** Strided copies between layouts, and the data-movement ops built on them: cat and sliceAssign. */
-import { contiguousStrides, numel, type OpAttrs, type OpRecord } from '../../../ir/ops.js';
+import { contiguousStrides, numel, type OpRecord } from '../../../ir/ops.js';
 import type { GpuContext } from '../context.js';
 import { isContiguous, type GpuStorage, type Layout } from '../storage.js';
 import { Params, grid } from '../wgsl/common.js';
@@ -36,7 +36,7 @@ export const catKernel: GpuKernel<'cat'> = {
   run(ctx, record: OpRecord<'cat'>, inputs) {
     const meta = record.outputs[0]!;
     const out = freshStorage(ctx, meta.shape, meta.dtype);
-    const { dim } = record.attrs as OpAttrs['cat'];
+    const { dim } = record.attrs;
     const os = contiguousStrides(meta.shape);
     let at = 0;
     for (const s of inputs) {
@@ -51,7 +51,7 @@ export const sliceAssignKernel: GpuKernel<'sliceAssign'> = {
   run(ctx, record: OpRecord<'sliceAssign'>, inputs) {
     const [x, value] = inputs as readonly [GpuStorage, GpuStorage];
     const out = contiguousCopy(ctx, x);
-    const { ranges } = record.attrs as OpAttrs['sliceAssign'];
+    const { ranges } = record.attrs;
     const os = contiguousStrides(out.shape);
     const strides = ranges.map((r, d) => os[d]! * r.step);
     const offset = ranges.reduce((acc, r, d) => acc + r.start * os[d]!, 0);

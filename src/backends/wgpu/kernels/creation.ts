@@ -1,5 +1,5 @@
 /** full, arange, random: kernels with no inputs. */
-import { numel, type OpAttrs, type OpRecord } from '../../../ir/ops.js';
+import { numel, type OpRecord } from '../../../ir/ops.js';
 import type { GpuContext } from '../context.js';
 import { Params, grid, type Program } from '../wgsl/common.js';
 import { CREATE_WORKGROUP, arangeFloatProgram, arangeIntProgram, fillProgram, randomProgram } from '../wgsl/creation.js';
@@ -46,7 +46,7 @@ export const fullKernel: GpuKernel<'full'> = {
   run(ctx, record: OpRecord<'full'>) {
     const meta = record.outputs[0]!;
     const out = freshStorage(ctx, meta.shape, meta.dtype);
-    fill(ctx, out, (record.attrs as OpAttrs['full']).value);
+    fill(ctx, out, record.attrs.value);
     return [out];
   },
 };
@@ -55,7 +55,7 @@ export const arangeKernel: GpuKernel<'arange'> = {
   run(ctx, record: OpRecord<'arange'>) {
     const meta = record.outputs[0]!;
     const out = freshStorage(ctx, meta.shape, meta.dtype);
-    const { start, step } = record.attrs as OpAttrs['arange'];
+    const { start, step } = record.attrs;
     const p = new Params();
     p.u(numel(meta.shape));
     if (meta.dtype === 'int32' && !(Number.isInteger(start) && Number.isInteger(step))) {
@@ -83,7 +83,7 @@ export const randomKernel: GpuKernel<'random'> = {
   run(ctx, record: OpRecord<'random'>) {
     const meta = record.outputs[0]!;
     const out = freshStorage(ctx, meta.shape, meta.dtype);
-    const { distribution: d, seed, counter } = record.attrs as OpAttrs['random'];
+    const { distribution: d, seed, counter } = record.attrs;
     const p = new Params();
     p.u(numel(meta.shape));
     p.u(seed);

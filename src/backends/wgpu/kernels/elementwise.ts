@@ -3,9 +3,9 @@
  * the expression comes from the table in src/ir/elementwise.ts, the read mode of each input
  * from its layout.
  */
-import { BINARY, UNARY, UNARY_PARAM, isBinaryOp, isParamUnaryOp, isScalarOp, isUnaryOp, paramValues, scalarBase } from '../../../ir/elementwise.js';
+import { BINARY, UNARY, UNARY_PARAM, isBinaryOp, isParamUnaryOp, isParamUnaryRecord, isScalarRecord, isScalarOp, isUnaryOp, paramValues, scalarBase } from '../../../ir/elementwise.js';
 import type { DType } from '../../../ir/dtype.js';
-import { contiguousStrides, numel, type OpAttrs, type OpName, type OpRecord } from '../../../ir/ops.js';
+import { contiguousStrides, numel, type OpName, type OpRecord } from '../../../ir/ops.js';
 import type { GpuContext } from '../context.js';
 import { alignedStrides, type GpuStorage, type Layout } from '../storage.js';
 import { Params, grid } from '../wgsl/common.js';
@@ -39,23 +39,25 @@ export function elementwiseExpr(record: OpRecord): Expr | undefined {
   const op = record.op;
   const dt = record.inputs[0]?.dtype ?? 'float32';
   if (isUnaryOp(op)) return { expr: pick(UNARY[op], dt), scalars: [] };
-  if (isParamUnaryOp(op)) {
-    const [p0, p1] = paramValues(op, record.attrs as OpAttrs[typeof op]);
+  if (isParamUnaryRecord(record)) {
+    const op = record.op;
+    const [p0, p1] = paramValues(op, record.attrs);
     return { expr: UNARY_PARAM[op].wgsl, scalars: [{ type: 'f32', value: p0 }, { type: 'f32', value: p1 }] };
   }
   if (isBinaryOp(op)) return { expr: pick(BINARY[op], dt), scalars: [] };
-  if (isScalarOp(op)) {
-    const s = (record.attrs as OpAttrs['addScalar']).scalar;
+  if (isScalarRecord(record)) {
+    const op = record.op;
+    const s = record.attrs.scalar;
     return { expr: pick(BINARY[scalarBase(op)], dt).replace(/\bb\b/g, 'p0'), scalars: [{ type: scalarType(dt), value: s }] };
   }
   switch (op) {
     case 'clamp': {
-      const { min, max } = record.attrs as OpAttrs['clamp'];
+      const { min, max } = record.attrs;
       const t = scalarType(dt);
       return { expr: dt === 'int32' ? 'sy_iclamp(a, p0, p1)' : 'sy_clamp(a, p0, p1)', scalars: [{ type: t, value: min }, { type: t, value: max }] };
     }
     case 'cast':
-      return { expr: castExpr(dt, (record.attrs as OpAttrs['cast']).dtype), scalars: [] };
+      return { expr: castExpr(dt, record.attrs.dtype), scalars: [] };
     case 'copy':
       return { expr: 'a', scalars: [] };
     case 'where':

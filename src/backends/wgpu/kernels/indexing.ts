@@ -1,6 +1,6 @@
 /** gather, indexSelect, scatterAdd: index-driven copies; out-of-range indices fail the op (late, via flags). */
 import { ArgumentError } from '../../../errors.js';
-import { contiguousStrides, numel, type OpAttrs, type OpRecord } from '../../../ir/ops.js';
+import { contiguousStrides, numel, type OpRecord } from '../../../ir/ops.js';
 import type { GpuContext } from '../context.js';
 import type { GpuStorage } from '../storage.js';
 import { Params, grid } from '../wgsl/common.js';
@@ -19,7 +19,7 @@ export const gatherKernel: GpuKernel<'gather'> = {
     const [x, idx] = inputs as readonly [GpuStorage, GpuStorage];
     const meta = record.outputs[0]!;
     const out = freshStorage(ctx, meta.shape, meta.dtype);
-    const { dim } = record.attrs as OpAttrs['gather'];
+    const { dim } = record.attrs;
     const n = numel(meta.shape);
     if (n === 0) return [out];
     const size = x.shape[dim]!;
@@ -43,7 +43,7 @@ export const indexSelectKernel: GpuKernel<'indexSelect'> = {
     const [x, idx] = inputs as readonly [GpuStorage, GpuStorage];
     const meta = record.outputs[0]!;
     const out = freshStorage(ctx, meta.shape, meta.dtype);
-    const { dim } = record.attrs as OpAttrs['indexSelect'];
+    const { dim } = record.attrs;
     const n = numel(meta.shape);
     if (n === 0) return [out];
     const size = x.shape[dim]!;
@@ -68,7 +68,7 @@ export const scatterAddKernel: GpuKernel<'scatterAdd'> = {
   run(ctx, record: OpRecord<'scatterAdd'>, inputs) {
     const [x, idx, src] = inputs as readonly [GpuStorage, GpuStorage, GpuStorage];
     const out = contiguousCopy(ctx, x);
-    const { dim } = record.attrs as OpAttrs['scatterAdd'];
+    const { dim } = record.attrs;
     const m = idx.shape[dim]!;
     const count = numel(idx.shape);
     if (count === 0) return [out];

@@ -1,5 +1,5 @@
 /** flip, roll, tril and triu: one bitwise copy per output element from a computed source. */
-import { numel, type OpAttrs, type OpRecord } from '../../../ir/ops.js';
+import { numel, type OpRecord } from '../../../ir/ops.js';
 import { coordinateMaps } from '../../../ir/reorder.js';
 import { Params, grid } from '../wgsl/common.js';
 import { REORDER_WORKGROUP, reorderProgram } from '../wgsl/reorder.js';
@@ -22,7 +22,7 @@ export const reorderKernel: GpuKernel<ReorderOp> = {
       mode = 'triangle';
       p.u(x.shape[rank - 2]!);
       p.u(x.shape[rank - 1]!);
-      p.i((record.attrs as OpAttrs['tril']).diagonal);
+      p.i(record.attrs.diagonal);
       p.u(record.op === 'tril' ? 1 : 0);
       p.us(x.shape);
       p.us(x.strides);

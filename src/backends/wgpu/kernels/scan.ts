@@ -1,5 +1,5 @@
 /** cumsum / cumprod along a dim: a thread per row for short rows, a workgroup per row for long ones. */
-import { contiguousStrides, numel, type OpAttrs, type OpRecord } from '../../../ir/ops.js';
+import { contiguousStrides, numel, type OpRecord } from '../../../ir/ops.js';
 import { Params, grid } from '../wgsl/common.js';
 import { SCAN_WORKGROUP, scanProgram } from '../wgsl/scan.js';
 import { freshStorage, type GpuKernel } from './kernel.js';
@@ -30,7 +30,7 @@ export const scanKernel: GpuKernel<ScanOp> = {
     const x = inputs[0]!;
     const meta = record.outputs[0]!;
     const out = freshStorage(ctx, meta.shape, meta.dtype);
-    const { dim } = record.attrs as OpAttrs['cumsum'];
+    const { dim } = record.attrs;
     const { p, rows, n, outer } = rowParams(x, dim);
     if (rows === 0) return [out];
     const strategy = n >= 256 && rows < 4096 ? 'group' : 'thread';

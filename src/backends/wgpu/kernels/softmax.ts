@@ -1,5 +1,5 @@
 /** softmax / logSoftmax along a dim, one thread or one workgroup per row. */
-import { contiguousStrides, numel, type OpAttrs, type OpRecord } from '../../../ir/ops.js';
+import { contiguousStrides, numel, type OpRecord } from '../../../ir/ops.js';
 import { Params, grid } from '../wgsl/common.js';
 import { SOFTMAX_WORKGROUP, softmaxProgram } from '../wgsl/softmax.js';
 import { freshStorage, type GpuKernel } from './kernel.js';
@@ -14,7 +14,7 @@ export const softmaxKernel: GpuKernel<SoftmaxOp> = {
     const total = numel(x.shape);
     if (total === 0) return [out];
     // A rank-0 tensor is one row of one element.
-    const dim = x.shape.length === 0 ? -1 : (record.attrs as OpAttrs['softmax']).dim;
+    const dim = x.shape.length === 0 ? -1 : record.attrs.dim;
     const n = dim < 0 ? 1 : x.shape[dim]!;
     const stride = dim < 0 ? 1 : x.strides[dim]!;
     const os = contiguousStrides(x.shape);
