@@ -198,7 +198,8 @@ describe('an app that installed the tarball', () => {
       .join('\n');
     expect(code.length).toBeGreaterThan(1000);
     // Node-only code: piscina's internals, Dawn's binding, any static or literal import of a node: module.
-    for (const needle of ['kWorkerData', 'worker_threads', 'dawn.node']) expect(code).not.toContain(needle);
+    // (A name passed to process.getBuiltinModule at run time in Node bundles nothing, so module names alone are not checked.)
+    for (const needle of ['kWorkerData', 'dawn.node']) expect(code).not.toContain(needle);
     expect(code).not.toMatch(/from\s*["']node:|import\(\s*["']node:|require\(\s*["']/);
     expect(existsSync(join(out, 'index.html'))).toBe(true);
   });

@@ -3,7 +3,7 @@
  * arity) compiles once into a loop with the expression inlined, with a contiguous fast path and
  * a strided, broadcasting path that walks the last dim in an inner loop.
  */
-import { BINARY, UNARY, UNARY_PARAM, isBinaryOp, isParamUnaryOp, isParamUnaryRecord, isScalarRecord, isScalarOp, isUnaryOp, paramValues, scalarBase } from '../../../ir/elementwise.js';
+import { BINARY, UNARY, UNARY_PARAM, isBinaryOp, isParamUnaryOp, isParamUnaryRecord, isScalarRecord, isScalarOp, isUnaryOp, paramValues, scalarBase, type ScalarOp } from '../../../ir/elementwise.js';
 import type { DType } from '../../../ir/dtype.js';
 import { numel, type OpName, type OpRecord } from '../../../ir/ops.js';
 import type { View } from '../view.js';
@@ -69,6 +69,15 @@ function pick(spec: { js: string; jsInt?: string; jsBool?: string }, dtype: DTyp
   return spec.js;
 }
 
+/** A scalar op's expression: the binary one with the parameter p0 in place of `b` (memoised: it runs per op). */
+const scalarExprs = new Map<string, string>();
+function scalarExpr(op: ScalarOp, dt: DType): string {
+  const key = `${op}|${dt}`;
+  let e = scalarExprs.get(key);
+  if (e === undefined) scalarExprs.set(key, (e = pick(BINARY[scalarBase(op)], dt).replace(/\bb\b/g, 'p0')));
+  return e;
+}
+
 function castExpr(from: DType, to: DType): string {
   if (to === 'bool') return 'a !== 0 ? 1 : 0'; // NaN is truthy, as in PyTorch
   if (to === 'int32' && from === 'float32') return 'a | 0'; // truncates toward zero; NaN -> 0
@@ -90,7 +99,7 @@ export function elementwiseOf(record: OpRecord): { expr: string; arity: number; 
     const op = record.op;
     const s = record.attrs.scalar;
     // The scalar operand is the parameter p0 in place of `b`.
-    return { expr: pick(BINARY[scalarBase(op)], dt).replace(/\bb\b/g, 'p0'), arity: 1, p0: s, p1: 0 };
+    return { expr: scalarExpr(op, dt), arity: 1, p0: s, p1: 0 };
   }
   switch (op) {
     case 'clamp': {

@@ -3,7 +3,7 @@
  * the expression comes from the table in src/ir/elementwise.ts, the read mode of each input
  * from its layout.
  */
-import { BINARY, UNARY, UNARY_PARAM, isBinaryOp, isParamUnaryOp, isParamUnaryRecord, isScalarRecord, isScalarOp, isUnaryOp, paramValues, scalarBase } from '../../../ir/elementwise.js';
+import { BINARY, UNARY, UNARY_PARAM, isBinaryOp, isParamUnaryOp, isParamUnaryRecord, isScalarRecord, isScalarOp, isUnaryOp, paramValues, scalarBase, type ScalarOp } from '../../../ir/elementwise.js';
 import type { DType } from '../../../ir/dtype.js';
 import { contiguousStrides, numel, type OpName, type OpRecord } from '../../../ir/ops.js';
 import type { GpuContext } from '../context.js';
@@ -21,6 +21,15 @@ function pick(spec: { wgsl: string; wgslInt?: string; wgslBool?: string }, dtype
   if (dtype === 'int32') return spec.wgslInt ?? spec.wgsl;
   if (dtype === 'bool') return spec.wgslBool ?? spec.wgsl;
   return spec.wgsl;
+}
+
+/** A scalar op's expression: the binary one with the parameter p0 in place of `b` (memoised: it runs per op). */
+const scalarExprs = new Map<string, string>();
+function scalarExpr(op: ScalarOp, dt: DType): string {
+  const key = `${op}|${dt}`;
+  let e = scalarExprs.get(key);
+  if (e === undefined) scalarExprs.set(key, (e = pick(BINARY[scalarBase(op)], dt).replace(/\bb\b/g, 'p0')));
+  return e;
 }
 
 function scalarType(dtype: DType): ScalarType {
@@ -48,7 +57,7 @@ export function elementwiseExpr(record: OpRecord): Expr | undefined {
   if (isScalarRecord(record)) {
     const op = record.op;
     const s = record.attrs.scalar;
-    return { expr: pick(BINARY[scalarBase(op)], dt).replace(/\bb\b/g, 'p0'), scalars: [{ type: scalarType(dt), value: s }] };
+    return { expr: scalarExpr(op, dt), scalars: [{ type: scalarType(dt), value: s }] };
   }
   switch (op) {
     case 'clamp': {
