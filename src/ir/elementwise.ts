@@ -140,11 +140,17 @@ export const UNARY_OPS = Object.keys(UNARY) as UnaryOp[];
 export const BINARY_OPS = Object.keys(BINARY) as BinaryOp[];
 export const PARAM_UNARY_OPS = Object.keys(UNARY_PARAM) as ParamUnaryOp[];
 
+// Sets: these checks run for every op (shape inference, kernels), so they are one hash lookup each.
+const UNARY_SET: ReadonlySet<string> = new Set(Object.keys(UNARY));
+const PARAM_SET: ReadonlySet<string> = new Set(Object.keys(UNARY_PARAM));
+const BINARY_SET: ReadonlySet<string> = new Set(Object.keys(BINARY));
+const SCALAR_SET: ReadonlySet<string> = new Set(Object.keys(BINARY).map((op) => `${op}Scalar`));
+
 export function isUnaryOp(op: string): op is UnaryOp {
-  return Object.prototype.hasOwnProperty.call(UNARY, op);
+  return UNARY_SET.has(op);
 }
 export function isParamUnaryOp(op: string): op is ParamUnaryOp {
-  return Object.prototype.hasOwnProperty.call(UNARY_PARAM, op);
+  return PARAM_SET.has(op);
 }
 /** The values p0, p1 of a parameterised unary op's attrs, in the order of its `params`. */
 export function paramValues(op: ParamUnaryOp, attrs: { readonly [K in ParamUnaryOp]: ParamUnaryAttrs<K> }[ParamUnaryOp]): [number, number] {
@@ -153,10 +159,10 @@ export function paramValues(op: ParamUnaryOp, attrs: { readonly [K in ParamUnary
   return [named[names[0] ?? ''] ?? 0, named[names[1] ?? ''] ?? 0];
 }
 export function isBinaryOp(op: string): op is BinaryOp {
-  return Object.prototype.hasOwnProperty.call(BINARY, op);
+  return BINARY_SET.has(op);
 }
 export function isScalarOp(op: string): op is ScalarOp {
-  return op.endsWith('Scalar') && isBinaryOp(op.slice(0, -'Scalar'.length));
+  return SCALAR_SET.has(op);
 }
 /** Record-level guards: narrow a record (and so its attrs) by its op's family. */
 export function isScalarRecord(r: OpRecord): r is OpRecord<ScalarOp> {

@@ -24,11 +24,12 @@ function pick(spec: { wgsl: string; wgslInt?: string; wgslBool?: string }, dtype
 }
 
 /** A scalar op's expression: the binary one with the parameter p0 in place of `b` (memoised: it runs per op). */
-const scalarExprs = new Map<string, string>();
+const scalarExprs = new Map<ScalarOp, Map<DType, string>>();
 function scalarExpr(op: ScalarOp, dt: DType): string {
-  const key = `${op}|${dt}`;
-  let e = scalarExprs.get(key);
-  if (e === undefined) scalarExprs.set(key, (e = pick(BINARY[scalarBase(op)], dt).replace(/\bb\b/g, 'p0')));
+  let byType = scalarExprs.get(op);
+  if (!byType) scalarExprs.set(op, (byType = new Map()));
+  let e = byType.get(dt);
+  if (e === undefined) byType.set(dt, (e = pick(BINARY[scalarBase(op)], dt).replace(/\bb\b/g, 'p0')));
   return e;
 }
 
