@@ -49,15 +49,17 @@ async function interleave(cases: ReadonlyArray<readonly [string, () => Promise<n
 type R = Router<[Wgpu, Cpu]>;
 
 /** A chain of k matmuls x <- x a on `device`; `a` is row-stochastic-ish, so values stay bounded. Returns the ms to the result. */
-function chain(router: R, device: Device, n: number): (k: number) => Promise<number> {
+function chain(router: R, device: Device, n: number): (k: number, readAfter?: Promise<unknown>) => Promise<number> {
   const a = random(router, [n, n], Distribution.Uniform(0, 2 / n), { device });
-  return async (k) => {
+  return async (k, readAfter) => {
     const t0 = performance.now();
     const out = tidy(() => {
       let x: Tensor<R, 'float'> = a;
       for (let i = 0; i < k; i++) x = x.matmul(a);
       return x.sum();
     });
+    // Experiment: the result is read (a pending GPU readback) only after `readAfter` settles.
+    if (readAfter) await readAfter;
     await out.item();
     out.dispose();
     return performance.now() - t0;
@@ -82,8 +84,8 @@ async function calibrate(run: (k: number) => Promise<number>, ms: number): Promi
  * The largest matmul size (128 to 4096) whose single product takes at most 1/16 of the branch:
  * small enough on a software adapter, large enough that a fast GPU is not dispatch-bound.
  */
-async function gpuSize(router: R, device: Device, branchMs: number): Promise<[number, (k: number) => Promise<number>]> {
-  let best: [number, (k: number) => Promise<number>] | undefined;
+async function gpuSize(router: R, device: Device, branchMs: number): Promise<[number, (k: number, readAfter?: Promise<unknown>) => Promise<number>]> {
+  let best: [number, (k: number, readAfter?: Promise<unknown>) => Promise<number>] | undefined;
   for (let n = 128; n <= 4096; n *= 2) {
     const run = chain(router, device, n);
     await run(1);
@@ -108,7 +110,7 @@ interface OverlapResult {
   nGpu: number;
 }
 
-async function overlap(router: R, quick: boolean, nCpu: number): Promise<OverlapResult> {
+async function overlap(router: R, quick: boolean, nCpu: number, deferGpuRead: boolean): Promise<OverlapResult> {
   const [G, C] = [router.device(0, router.backends[0].defaultDevice()), router.device(1, CpuDevice.Cpu)];
   const cpuRun = chain(router, C, nCpu);
   const target = quick ? 150 : 400;
@@ -120,7 +122,10 @@ async function overlap(router: R, quick: boolean, nCpu: number): Promise<Overlap
   const ends: Array<[number, number]> = [];
   const both = async (): Promise<number> => {
     const t0 = performance.now();
-    const [c, g] = await Promise.all([cpuRun(kCpu), gpuRun(kGpu)]); // both chains are enqueued before either is awaited
+    // Both chains are enqueued before either is awaited; with --defer-gpu-read the GPU result is
+    // read only once the CPU branch is done (no readback pending while the CPU works).
+    const cpuDone = cpuRun(kCpu);
+    const [c, g] = await Promise.all([cpuDone, gpuRun(kGpu, deferGpuRead ? cpuDone : undefined)]);
     ends.push([c, g]);
     return performance.now() - t0;
   };
@@ -213,12 +218,14 @@ export async function main(args: readonly string[] = []): Promise<void> {
   // Two CPU op sizes: a long chain of small matmuls needs the main thread between every op
   // (dispatching pool tasks), a short chain of large ones hardly at all.
   const results: OverlapResult[] = [];
-  for (const n of quick ? [256] : [256, 512]) results.push(await overlap(router, quick, n));
+  const defer = args.includes('--defer-gpu-read');
+  if (defer) log('experiment: the GPU branch is read only after the CPU branch is done');
+  for (const n of quick ? [256] : [256, 512]) results.push(await overlap(router, quick, n, defer));
   log('router overhead');
   const rows = args.includes('--overlap-only') ? [] : await overhead(router, quick);
 
   const ms = (x: number): string => x.toFixed(1);
-  console.log(`\n### Overlap (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, pool of ${cpu.threads} threads, adapter '${adapter}')\n`);
+  console.log(`\n### Overlap (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, pool of ${cpu.threads} threads, adapter '${adapter}'${defer ? ', GPU read deferred until the CPU branch is done' : ''})\n`);
   console.log('| CPU branch (pool) | GPU branch (WebGPU) | T_cpu ms | T_gpu ms | T_both ms (CPU done, GPU done) | overlap |');
   console.log('| --- | --- | --- | --- | --- | --- |');
   for (const o of results) {

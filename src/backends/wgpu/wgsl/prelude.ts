@@ -285,22 +285,22 @@ fn sy_log2(x0: f32) -> f32 {
   if (m > 1.41421356) { m = m * 0.5; k = k + 1; }
   return f32(k) + sy_log(m) * 1.4426950408889634;
 }
-// sinh near 0 from expm1 (no cancellation); past 88, exp(|x| / 2)^2 / 2 so that exp does not overflow first.
+// sinh near 0 from expm1 (no cancellation); past 88, exp(|x| - ln 2), so that exp does not
+// overflow first (a product of two halves is reassociated by some drivers and overflows).
 fn sy_sinh(x: f32) -> f32 {
   if (sy_nan_b(x)) { return x; }
   let a = abs(x);
   var r: f32;
   if (a < 1.0) { let t = sy_expm1(a); r = 0.5 * (t + t / (t + 1.0)); }
   else if (a < 88.0) { let e = exp(a); r = 0.5 * (e - 1.0 / e); }
-  else { let h = exp(0.5 * a); r = (0.5 * h) * h; }
+  else { r = exp(a - 0.6931471805599453); }
   return sy_copysign(r, x);
 }
 fn sy_cosh(x: f32) -> f32 {
   if (sy_nan_b(x)) { return x; }
   let a = abs(x);
   if (a < 88.0) { let e = exp(a); return 0.5 * (e + 1.0 / e); }
-  let h = exp(0.5 * a);
-  return (0.5 * h) * h;
+  return exp(a - 0.6931471805599453);
 }
 // asinh(x) = log1p(|x| + x^2 / (1 + sqrt(1 + x^2))); log(2|x|) past 4096, where x^2 + 1 rounds to x^2.
 fn sy_asinh(x: f32) -> f32 {
@@ -326,7 +326,10 @@ fn sy_hypot(a: f32, b: f32) -> f32 {
   let y = abs(b);
   let m = max(x, y);
   if (m == 0.0) { return 0.0; }
-  let r = min(x, y) / m;
+  // Scale huge operands down before dividing: a fast reciprocal of a divisor past 2^126 is
+  // subnormal and flushes to zero on some GPUs (NVIDIA), which would make r 0.
+  let s = select(1.0, 5.421010862427522e-20, m > 1e30);
+  let r = (min(x, y) * s) / (m * s);
   return m * sqrt(1.0 + r * r);
 }
 fn sy_logaddexp(a: f32, b: f32) -> f32 {
