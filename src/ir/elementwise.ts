@@ -164,6 +164,14 @@ export function isBinaryOp(op: string): op is BinaryOp {
 export function isScalarOp(op: string): op is ScalarOp {
   return SCALAR_SET.has(op);
 }
+/** A binary expression with the scalar parameter p0 in place of `b` (memoised: kernels ask per op). */
+const scalarForms = new Map<string, string>();
+export function asScalarExpr(binaryExpr: string): string {
+  let e = scalarForms.get(binaryExpr);
+  if (e === undefined) scalarForms.set(binaryExpr, (e = binaryExpr.replace(/\bb\b/g, 'p0')));
+  return e;
+}
+
 /** Record-level guards: narrow a record (and so its attrs) by its op's family. */
 export function isScalarRecord(r: OpRecord): r is OpRecord<ScalarOp> {
   return isScalarOp(r.op);

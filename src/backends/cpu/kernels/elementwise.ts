@@ -3,7 +3,7 @@
  * arity) compiles once into a loop with the expression inlined, with a contiguous fast path and
  * a strided, broadcasting path that walks the last dim in an inner loop.
  */
-import { BINARY, UNARY, UNARY_PARAM, isBinaryOp, isParamUnaryOp, isParamUnaryRecord, isScalarRecord, isScalarOp, isUnaryOp, paramValues, scalarBase, type ScalarOp } from '../../../ir/elementwise.js';
+import { BINARY, UNARY, UNARY_PARAM, isBinaryOp, isParamUnaryOp, isParamUnaryRecord, isScalarRecord, isScalarOp, isUnaryOp, asScalarExpr, paramValues, scalarBase } from '../../../ir/elementwise.js';
 import type { DType } from '../../../ir/dtype.js';
 import { numel, type OpName, type OpRecord } from '../../../ir/ops.js';
 import type { View } from '../view.js';
@@ -69,15 +69,6 @@ function pick(spec: { js: string; jsInt?: string; jsBool?: string }, dtype: DTyp
   return spec.js;
 }
 
-/** A scalar op's expression: the binary one with the parameter p0 in place of `b` (memoised: it runs per op). */
-const scalarExprs = new Map<ScalarOp, Map<DType, string>>();
-function scalarExpr(op: ScalarOp, dt: DType): string {
-  let byType = scalarExprs.get(op);
-  if (!byType) scalarExprs.set(op, (byType = new Map()));
-  let e = byType.get(dt);
-  if (e === undefined) byType.set(dt, (e = pick(BINARY[scalarBase(op)], dt).replace(/\bb\b/g, 'p0')));
-  return e;
-}
 
 function castExpr(from: DType, to: DType): string {
   if (to === 'bool') return 'a !== 0 ? 1 : 0'; // NaN is truthy, as in PyTorch
@@ -100,7 +91,7 @@ export function elementwiseOf(record: OpRecord): { expr: string; arity: number; 
     const op = record.op;
     const s = record.attrs.scalar;
     // The scalar operand is the parameter p0 in place of `b`.
-    return { expr: scalarExpr(op, dt), arity: 1, p0: s, p1: 0 };
+    return { expr: asScalarExpr(pick(BINARY[scalarBase(op)], dt)), arity: 1, p0: s, p1: 0 };
   }
   switch (op) {
     case 'clamp': {

@@ -3,7 +3,7 @@
  * the expression comes from the table in src/ir/elementwise.ts, the read mode of each input
  * from its layout.
  */
-import { BINARY, UNARY, UNARY_PARAM, isBinaryOp, isParamUnaryOp, isParamUnaryRecord, isScalarRecord, isScalarOp, isUnaryOp, paramValues, scalarBase, type ScalarOp } from '../../../ir/elementwise.js';
+import { BINARY, UNARY, UNARY_PARAM, isBinaryOp, isParamUnaryOp, isParamUnaryRecord, isScalarRecord, isScalarOp, isUnaryOp, asScalarExpr, paramValues, scalarBase } from '../../../ir/elementwise.js';
 import type { DType } from '../../../ir/dtype.js';
 import { contiguousStrides, numel, type OpName, type OpRecord } from '../../../ir/ops.js';
 import type { GpuContext } from '../context.js';
@@ -23,15 +23,6 @@ function pick(spec: { wgsl: string; wgslInt?: string; wgslBool?: string }, dtype
   return spec.wgsl;
 }
 
-/** A scalar op's expression: the binary one with the parameter p0 in place of `b` (memoised: it runs per op). */
-const scalarExprs = new Map<ScalarOp, Map<DType, string>>();
-function scalarExpr(op: ScalarOp, dt: DType): string {
-  let byType = scalarExprs.get(op);
-  if (!byType) scalarExprs.set(op, (byType = new Map()));
-  let e = byType.get(dt);
-  if (e === undefined) byType.set(dt, (e = pick(BINARY[scalarBase(op)], dt).replace(/\bb\b/g, 'p0')));
-  return e;
-}
 
 function scalarType(dtype: DType): ScalarType {
   return dtype === 'float32' ? 'f32' : dtype === 'int32' ? 'i32' : 'u32';
@@ -58,7 +49,7 @@ export function elementwiseExpr(record: OpRecord): Expr | undefined {
   if (isScalarRecord(record)) {
     const op = record.op;
     const s = record.attrs.scalar;
-    return { expr: scalarExpr(op, dt), scalars: [{ type: scalarType(dt), value: s }] };
+    return { expr: asScalarExpr(pick(BINARY[scalarBase(op)], dt)), scalars: [{ type: scalarType(dt), value: s }] };
   }
   switch (op) {
     case 'clamp': {
