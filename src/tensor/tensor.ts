@@ -11,6 +11,7 @@ import type { Backend, Handle } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import { coerce, kindOf, type DType, type Kind, type KindOf, type TypedArray } from '../ir/dtype.js';
 import { BINARY, isBinaryOp, isUnaryOp, type BinaryOp, type UnaryOp } from '../ir/elementwise.js';
+import type { KindsOf } from '../ir/kinds.js';
 import { numel, type OpAttrs, type OpName, type ReduceOp } from '../ir/ops.js';
 import { broadcastShapes, checkSize, checkTargetShape, normDim, normSlices, resolveReshape, sameShape, type SliceSpec } from '../ir/shape.js';
 import { MAX_RANK, checkArray, checkBoolean, checkDType, checkDevice, checkInteger, checkNumber, show } from '../ir/validate.js';
@@ -44,6 +45,9 @@ const inspectSymbol: unique symbol = Symbol.for('nodejs.util.inspect.custom');
 
 /** A tensor or a plain number (scalar operand). */
 export type Operand<B extends Backend, K extends Kind> = Tensor<B, K> | number;
+
+/** A tensor of a kind `op` accepts (from the op tables in src/ir/kinds.ts): the `this` type of each op method. */
+export type Accepting<B extends Backend, Op extends string> = Tensor<B, KindsOf<Op>>;
 
 /** A tensor argument (untyped callers may pass anything). */
 export function checkTensor<T>(op: string, name: string, v: T): T {
@@ -225,62 +229,62 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
 
   // ---- elementwise binary (broadcasting) --------------------------------------------------
 
-  add(other: Operand<B, K>): Tensor<B, K> {
+  add(this: Accepting<B, 'add'>, other: Operand<B, K>): Tensor<B, K> {
     return this.bin('add', other);
   }
-  sub(other: Operand<B, K>): Tensor<B, K> {
+  sub(this: Accepting<B, 'sub'>, other: Operand<B, K>): Tensor<B, K> {
     return this.bin('sub', other);
   }
-  mul(other: Operand<B, K>): Tensor<B, K> {
+  mul(this: Accepting<B, 'mul'>, other: Operand<B, K>): Tensor<B, K> {
     return this.bin('mul', other);
   }
   /** True division for floats; floor division for int32 (x / 0 gives 0). */
-  div(other: Operand<B, K>): Tensor<B, K> {
+  div(this: Accepting<B, 'div'>, other: Operand<B, K>): Tensor<B, K> {
     return this.bin('div', other);
   }
-  pow(other: Operand<B, K>): Tensor<B, K> {
+  pow(this: Accepting<B, 'pow'>, other: Operand<B, K>): Tensor<B, K> {
     return this.bin('pow', other);
   }
   /** Python-style modulo: the result has the sign of the divisor (torch.remainder). */
-  remainder(other: Operand<B, K>): Tensor<B, K> {
+  remainder(this: Accepting<B, 'remainder'>, other: Operand<B, K>): Tensor<B, K> {
     return this.bin('remainder', other);
   }
   /** Elementwise max; NaN wins. */
-  maximum(other: Operand<B, K>): Tensor<B, K> {
+  maximum(this: Accepting<B, 'maximum'>, other: Operand<B, K>): Tensor<B, K> {
     return this.bin('maximum', other);
   }
   /** Elementwise min; NaN wins. */
-  minimum(other: Operand<B, K>): Tensor<B, K> {
+  minimum(this: Accepting<B, 'minimum'>, other: Operand<B, K>): Tensor<B, K> {
     return this.bin('minimum', other);
   }
 
   // ---- comparisons (bool results; NaN compares unequal to everything) ---------------------
 
-  equal(other: Operand<B, K>): Tensor<B, 'bool'> {
+  equal(this: Accepting<B, 'equal'>, other: Operand<B, K>): Tensor<B, 'bool'> {
     return this.bin('equal', other);
   }
-  notEqual(other: Operand<B, K>): Tensor<B, 'bool'> {
+  notEqual(this: Accepting<B, 'notEqual'>, other: Operand<B, K>): Tensor<B, 'bool'> {
     return this.bin('notEqual', other);
   }
-  greater(other: Operand<B, K>): Tensor<B, 'bool'> {
+  greater(this: Accepting<B, 'greater'>, other: Operand<B, K>): Tensor<B, 'bool'> {
     return this.bin('greater', other);
   }
-  greaterEqual(other: Operand<B, K>): Tensor<B, 'bool'> {
+  greaterEqual(this: Accepting<B, 'greaterEqual'>, other: Operand<B, K>): Tensor<B, 'bool'> {
     return this.bin('greaterEqual', other);
   }
-  lower(other: Operand<B, K>): Tensor<B, 'bool'> {
+  lower(this: Accepting<B, 'lower'>, other: Operand<B, K>): Tensor<B, 'bool'> {
     return this.bin('lower', other);
   }
-  lowerEqual(other: Operand<B, K>): Tensor<B, 'bool'> {
+  lowerEqual(this: Accepting<B, 'lowerEqual'>, other: Operand<B, K>): Tensor<B, 'bool'> {
     return this.bin('lowerEqual', other);
   }
-  logicalAnd(this: Tensor<B, 'bool'>, other: Tensor<B, 'bool'>): Tensor<B, 'bool'> {
+  logicalAnd(this: Accepting<B, 'logicalAnd'>, other: Tensor<B, 'bool'>): Tensor<B, 'bool'> {
     return this.bin('logicalAnd', other);
   }
-  logicalOr(this: Tensor<B, 'bool'>, other: Tensor<B, 'bool'>): Tensor<B, 'bool'> {
+  logicalOr(this: Accepting<B, 'logicalOr'>, other: Tensor<B, 'bool'>): Tensor<B, 'bool'> {
     return this.bin('logicalOr', other);
   }
-  logicalNot(this: Tensor<B, 'bool'>): Tensor<B, 'bool'> {
+  logicalNot(this: Accepting<B, 'logicalNot'>): Tensor<B, 'bool'> {
     return this.un('logicalNot');
   }
 
@@ -325,67 +329,76 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
 
   // ---- unary ----------------------------------------------------------------------------
 
-  neg(): Tensor<B, K> {
+  neg(this: Accepting<B, 'neg'>): Tensor<B, K> {
     return this.un('neg');
   }
-  abs(): Tensor<B, K> {
+  abs(this: Accepting<B, 'abs'>): Tensor<B, K> {
     return this.un('abs');
   }
-  exp(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  exp(this: Accepting<B, 'exp'>): Tensor<B, 'float'> {
     return this.un('exp');
   }
-  log(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  log(this: Accepting<B, 'log'>): Tensor<B, 'float'> {
     return this.un('log');
   }
-  log1p(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  log1p(this: Accepting<B, 'log1p'>): Tensor<B, 'float'> {
     return this.un('log1p');
   }
-  sqrt(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  sqrt(this: Accepting<B, 'sqrt'>): Tensor<B, 'float'> {
     return this.un('sqrt');
   }
-  rsqrt(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  rsqrt(this: Accepting<B, 'rsqrt'>): Tensor<B, 'float'> {
     return this.un('rsqrt');
   }
-  sin(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  sin(this: Accepting<B, 'sin'>): Tensor<B, 'float'> {
     return this.un('sin');
   }
-  cos(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  cos(this: Accepting<B, 'cos'>): Tensor<B, 'float'> {
     return this.un('cos');
   }
-  tanh(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  tanh(this: Accepting<B, 'tanh'>): Tensor<B, 'float'> {
     return this.un('tanh');
   }
-  erf(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  erf(this: Accepting<B, 'erf'>): Tensor<B, 'float'> {
     return this.un('erf');
   }
-  sigmoid(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  sigmoid(this: Accepting<B, 'sigmoid'>): Tensor<B, 'float'> {
     return this.un('sigmoid');
   }
-  relu(): Tensor<B, K> {
+  relu(this: Accepting<B, 'relu'>): Tensor<B, K> {
     return this.un('relu');
   }
   /** The exact (erf) GELU. */
-  gelu(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  gelu(this: Accepting<B, 'gelu'>): Tensor<B, 'float'> {
     return this.un('gelu');
   }
-  recip(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  recip(this: Accepting<B, 'recip'>): Tensor<B, 'float'> {
     return this.un('recip');
   }
-  square(): Tensor<B, K> {
+  square(this: Accepting<B, 'square'>): Tensor<B, K> {
     return this.un('square');
   }
   /** -1, 0 or 1 (NaN stays NaN). */
-  sign(): Tensor<B, K> {
+  sign(this: Accepting<B, 'sign'>): Tensor<B, K> {
     return this.un('sign');
   }
-  isNan(this: Tensor<B, 'float'>): Tensor<B, 'bool'> {
+  isNan(this: Accepting<B, 'isNan'>): Tensor<B, 'bool'> {
     return this.un('isNan');
   }
-  isInf(this: Tensor<B, 'float'>): Tensor<B, 'bool'> {
+  isInf(this: Accepting<B, 'isInf'>): Tensor<B, 'bool'> {
     return this.un('isInf');
   }
   /** Clamps into [min, max]; either bound may be omitted. NaN stays NaN. */
-  clamp(min?: number | null, max?: number | null): Tensor<B, K> {
+  clamp(this: Accepting<B, 'clamp'>, min?: number | null, max?: number | null): Tensor<B, K> {
+    return this.clampTo(min, max);
+  }
+  clampMin(this: Accepting<B, 'clamp'>, min: number): Tensor<B, K> {
+    return this.clampTo(min, null);
+  }
+  clampMax(this: Accepting<B, 'clamp'>, max: number): Tensor<B, K> {
+    return this.clampTo(null, max);
+  }
+  private clampTo<K2 extends Kind = K>(min: unknown, max: unknown): Tensor<B, K2> {
     const bound = (name: string, v: unknown, open: number): number => {
       if (v === null || v === undefined) return open;
       if (typeof v !== 'number' || Number.isNaN(v)) throw new ArgumentError(`${name} must be a number or null, got ${show(v)}`, { op: 'clamp' });
@@ -395,12 +408,6 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     const hi = bound('max', max, Infinity);
     if (this.dtype === 'int32') return this.un('clamp', { min: Math.max(Math.ceil(lo), -(2 ** 31)), max: Math.min(Math.floor(hi), 2 ** 31 - 1) });
     return this.un('clamp', { min: lo, max: hi });
-  }
-  clampMin(min: number): Tensor<B, K> {
-    return this.clamp(min, null);
-  }
-  clampMax(max: number): Tensor<B, K> {
-    return this.clamp(null, max);
   }
   /** Applies any unary op of the elementwise table by name. */
   unary(op: UnaryOp): Tensor<B, Kind> {
@@ -471,35 +478,35 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     return this.un<K2>(op, { dim: d, keepDims });
   }
   /** Sum along `dim` (all elements when omitted). Empty sums are 0. */
-  sum(dim?: number | null, keepDims = false): Tensor<B, K> {
+  sum(this: Accepting<B, 'sum'>, dim?: number | null, keepDims = false): Tensor<B, K> {
     return this.reduce('sum', dim, keepDims);
   }
   /** Mean (floats only). Empty means are NaN. */
-  mean(this: Tensor<B, 'float'>, dim?: number | null, keepDims = false): Tensor<B, 'float'> {
+  mean(this: Accepting<B, 'mean'>, dim?: number | null, keepDims = false): Tensor<B, 'float'> {
     return this.reduce('mean', dim, keepDims);
   }
   /** Max along a dim; NaN propagates. */
-  max(dim?: number | null, keepDims = false): Tensor<B, K> {
+  max(this: Accepting<B, 'max'>, dim?: number | null, keepDims = false): Tensor<B, K> {
     return this.reduce('max', dim, keepDims);
   }
-  min(dim?: number | null, keepDims = false): Tensor<B, K> {
+  min(this: Accepting<B, 'min'>, dim?: number | null, keepDims = false): Tensor<B, K> {
     return this.reduce('min', dim, keepDims);
   }
-  prod(dim?: number | null, keepDims = false): Tensor<B, K> {
+  prod(this: Accepting<B, 'prod'>, dim?: number | null, keepDims = false): Tensor<B, K> {
     return this.reduce('prod', dim, keepDims);
   }
   /** Index of the first maximum (NaN counts as the maximum), as int32. Over all elements: a flat index. */
-  argmax(dim?: number | null, keepDims = false): Tensor<B, 'int'> {
+  argmax(this: Accepting<B, 'argmax'>, dim?: number | null, keepDims = false): Tensor<B, 'int'> {
     return this.reduce('argmax', dim, keepDims);
   }
-  argmin(dim?: number | null, keepDims = false): Tensor<B, 'int'> {
+  argmin(this: Accepting<B, 'argmin'>, dim?: number | null, keepDims = false): Tensor<B, 'int'> {
     return this.reduce('argmin', dim, keepDims);
   }
   /** Numerically stable softmax along `dim` (default: the last). */
-  softmax(this: Tensor<B, 'float'>, dim = -1): Tensor<B, 'float'> {
+  softmax(this: Accepting<B, 'softmax'>, dim = -1): Tensor<B, 'float'> {
     return this.softmaxLike('softmax', dim);
   }
-  logSoftmax(this: Tensor<B, 'float'>, dim = -1): Tensor<B, 'float'> {
+  logSoftmax(this: Accepting<B, 'logSoftmax'>, dim = -1): Tensor<B, 'float'> {
     return this.softmaxLike('logSoftmax', dim);
   }
   private softmaxLike(this: Tensor<B, 'float'>, op: 'softmax' | 'logSoftmax', dim: number): Tensor<B, 'float'> {
@@ -517,7 +524,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   // ---- matmul ---------------------------------------------------------------------------
 
   /** torch.matmul: batched with broadcast batch dims; 1-D operands are promoted and the added dim removed. */
-  matmul(this: Tensor<B, 'float'>, other: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  matmul(this: Accepting<B, 'matmul'>, other: Tensor<B, 'float'>): Tensor<B, 'float'> {
     checkTensor('matmul', 'the other operand', other);
     if (this.rank === 0 || other.rank === 0) {
       throw new ShapeError('matmul needs operands of rank >= 1', { op: 'matmul', shapes: [this.shape, other.shape], hint: 'use mul for scalars' });
@@ -674,7 +681,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     return Tensor.run(this.backend, 'gather', [this, index], { dim: normDim('gather', dim, this.rank, this.shape) })[0] as Tensor<B, K>;
   }
   /** torch.scatter_add (out of place): out = this; out[index[i][j]][j] += values[i][j] for dim 0. */
-  scatterAdd(dim: number, index: Tensor<B, 'int'>, values: Tensor<B, K>): Tensor<B, K> {
+  scatterAdd(this: Accepting<B, 'scatterAdd'>, dim: number, index: Tensor<B, 'int'>, values: Tensor<B, K>): Tensor<B, K> {
     checkTensor('scatterAdd', 'the index', index);
     checkTensor('scatterAdd', 'the values', values);
     return Tensor.run(this.backend, 'scatterAdd', [this, index, values], { dim: normDim('scatterAdd', dim, this.rank, this.shape) })[0] as Tensor<B, K>;
