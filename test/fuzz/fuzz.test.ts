@@ -1,8 +1,9 @@
 /**
  * The fuzzer: fast-check drives every public op (Tensor methods, Tensor.cat / stack / where,
  * fullLike and the creation functions) with random shapes, dims, indices, dtypes and argument
- * kinds, typed and untyped, on the CPU backend (inline and on its worker pool), a Router of two
- * CPU devices, and (on lavapipe: fewer runs) WebGPU and a Router of WebGPU and CPU. See
+ * kinds, typed and untyped, on the CPU backend (inline and on its worker pool), Autodiff over it,
+ * a Router of two CPU devices, and (on lavapipe: fewer runs) WebGPU and a Router of WebGPU and
+ * CPU. See
  * runner.ts for what each call must satisfy.
  *
  * Fixed seed and bounded count here; `FUZZ_RUNS=5000 npx vitest run test/fuzz` runs longer
@@ -10,6 +11,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, describe, it } from 'vitest';
+import { Autodiff } from '../../src/autodiff/autodiff.js';
 import { Cpu } from '../../src/backends/cpu/backend.js';
 import { Wgpu } from '../../src/backends/wgpu/backend.js';
 import { CpuDevice } from '../../src/devices/cpu.js';
@@ -45,8 +47,10 @@ describe('fuzzing every public op', () => {
   const b = new Cpu({ threads: 0, device: CpuDevice.named('cpu:fuzz-b') });
   const router = new Router([a, b]);
   const pooled = new Cpu({ threads: 2, inlineThreshold: 0, device: CpuDevice.named('cpu:fuzz-pool') });
+  const taped = new Cpu({ threads: 0, device: CpuDevice.named('cpu:fuzz-autodiff') });
+  const ad = new Autodiff(taped);
   afterAll(async () => {
-    await Promise.all([cpu.close(), other.close(), router.close(), pooled.close()]);
+    await Promise.all([cpu.close(), other.close(), router.close(), pooled.close(), ad.close()]);
   });
 
   it('on the CPU backend (inline)', async () => {
@@ -55,6 +59,10 @@ describe('fuzzing every public op', () => {
 
   it('on the CPU backend with every op on its worker pool', async () => {
     await fuzz({ name: 'cpu pool', backend: pooled, foreign: other, otherDevice: undefined, live: () => pooled.memory().tensors }, runs(0.25));
+  });
+
+  it('on Autodiff over the CPU backend', async () => {
+    await fuzz({ name: 'autodiff<cpu>', backend: ad, foreign: other, otherDevice: undefined, live: () => taped.memory().tensors }, runs(0.25));
   });
 
   it('on a Router of two CPU devices', async () => {
