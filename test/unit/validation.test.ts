@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Cpu } from '../../src/backends/cpu/backend.js';
 import { CpuDevice } from '../../src/devices/cpu.js';
 import { WgpuDevice } from '../../src/devices/wgpu.js';
-import { ArgumentError, DTypeError, DeviceError, ShapeError, SwitchyardError } from '../../src/errors.js';
+import { ArgumentError, DTypeError, DeviceError, KernelError, ShapeError, SwitchyardError } from '../../src/errors.js';
 import { arange, fromData, full, ones, random, zeros } from '../../src/tensor/creation.js';
 import { Tensor } from '../../src/tensor/tensor.js';
 
@@ -76,6 +76,24 @@ describe('shapes and sizes are checked at the call', () => {
     const col = zeros(cpu, [2 ** 17, 1]);
     const row = zeros(cpu, [1, 2 ** 17]);
     expectError(() => col.add(row), ShapeError, /17179869184 elements/);
+  });
+
+  it('memory the runtime cannot allocate is a KernelError naming the bytes, not a bare RangeError', async () => {
+    const refusing = new Cpu({
+      threads: 0,
+      device: CpuDevice.named('cpu:refusing'),
+      allocator: {
+        alloc: () => {
+          throw new RangeError('Array buffer allocation failed');
+        },
+        free: () => undefined,
+        stats: () => ({ liveBytes: 0, pooledBytes: 0, liveBuffers: 0 }),
+      },
+    });
+    const e = await zeros(refusing, [1000, 1000]).toData().catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(KernelError);
+    expect((e as Error).message).toMatch(/could not allocate 4000000 bytes for a float32 tensor of shape \[1000, 1000\]/);
+    await refusing.close();
   });
 
   it('ranks beyond 12 are rejected everywhere', () => {
