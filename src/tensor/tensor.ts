@@ -411,12 +411,12 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** Applies any unary op of the elementwise table by name. */
   unary(op: UnaryOp): Tensor<B, Kind> {
-    if (!isUnaryOp(op)) throw new ArgumentError(`unknown unary op ${show(op)}`, { op: 'unary', hint: 'UNARY_OPS lists them' });
+    if (typeof op !== 'string' || !isUnaryOp(op)) throw new ArgumentError(`unknown unary op ${show(op)}`, { op: 'unary', hint: 'UNARY_OPS lists them' });
     return this.un(op);
   }
   /** Applies any binary op of the elementwise table by name. */
   binary(op: BinaryOp, other: Operand<B, Kind>): Tensor<B, Kind> {
-    if (!isBinaryOp(op)) throw new ArgumentError(`unknown binary op ${show(op)}`, { op: 'binary', hint: 'BINARY_OPS lists them' });
+    if (typeof op !== 'string' || !isBinaryOp(op)) throw new ArgumentError(`unknown binary op ${show(op)}`, { op: 'binary', hint: 'BINARY_OPS lists them' });
     return this.bin(op, other);
   }
 
@@ -646,7 +646,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** Splits into `chunks` pieces along `dim` (torch.chunk: pieces of ceil(n / chunks)). */
   chunk(chunks: number, dim = 0): Array<Tensor<B, K>> {
-    if (!Number.isInteger(chunks) || chunks <= 0) throw new ArgumentError(`chunks must be a positive integer, got ${chunks}`, { op: 'chunk' });
+    checkInteger('chunk', 'chunks', chunks, 1);
     const d = normDim('chunk', dim, this.rank, this.shape);
     const n = this.shape[d]!;
     return this.split(Math.max(1, Math.ceil(n / chunks)), d);

@@ -38,7 +38,7 @@ const dtypeArb = fc.constantFrom(...DTYPES);
 export const wild = fc.oneof(
   fc.constantFrom<unknown>(NaN, Infinity, -Infinity, 0.5, -1.5, 1e308, 2 ** 53, -(2 ** 31) - 1, 2 ** 32, -0, 1e-300),
   fc.constantFrom<unknown>('1', '', 'float64', null, undefined, true, false, {}, [], [1, 'a'], [[1], [2, 3]], 10n, new Date(0)),
-  fc.constant<unknown>(() => 1),
+  fc.constantFrom<unknown>(() => 1, Symbol('s'), Object.create(null), { valueOf: () => 3 }, { toString: () => { throw new Error('toString'); } }),
   fc.double(),
   fc.integer({ min: -100, max: 100 }),
 );

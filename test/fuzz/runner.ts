@@ -81,10 +81,13 @@ function describeCall(call: Call): string {
     if (a.t === 'tensor') return `${a.mode === 'ok' ? '' : a.mode + ' '}${a.dtype}[${a.shape.join(',')}]`;
     if (a.t === 'tensors') return `[${a.items.map(arg).join(', ')}]`;
     if (a.t === 'device') return `device:${a.which}`;
+    if (typeof a.v === 'function') return 'fn';
+    if (typeof a.v === 'symbol') return 'symbol';
+    if (typeof a.v === 'bigint') return `${a.v}n`;
     try {
-      return typeof a.v === 'function' ? 'fn' : typeof a.v === 'bigint' ? `${a.v}n` : (JSON.stringify(a.v) ?? String(a.v));
+      return JSON.stringify(a.v, (_, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)) ?? typeof a.v;
     } catch {
-      return String(a.v);
+      return typeof a.v;
     }
   };
   const head = call.kind === 'method' ? `${arg(call.receiver!)}.${call.op}` : call.kind === 'static' ? `Tensor.${call.op}` : `${call.op}(backend, `;
