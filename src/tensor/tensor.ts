@@ -221,7 +221,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
    */
   [inspectSymbol](): string {
     const h = this.handle;
-    const head = `Tensor(shape=[${h.shape.join(', ')}], dtype=${h.dtype}, device=${h.device.key}${this.requiresGrad ? ', requiresGrad' : ''})`;
+    const head = `Tensor(shape=[${h.shape.join(', ')}], dtype=${h.dtype}, device=${h.device.key}${!this.disposed && this.requiresGrad ? ', requiresGrad' : ''})`;
     if (this.disposed) return `${head} (disposed)`;
     if (!this.shown) return `${head} (values not read yet: await t.format() or t.toData())`;
     return `${head}\n${formatSummary(this.shown, h.shape, h.dtype, h.device.key)}`;
