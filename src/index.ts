@@ -22,6 +22,7 @@ export type { WgpuOptions, AdapterInfo } from './backends/wgpu/backend.js';
 export { Tensor } from './tensor/tensor.js';
 export type { TensorData, NestedArray, FloatTensor, IntTensor, BoolTensor } from './tensor/tensor.js';
 export { fromData, full, zeros, ones, fullLike, arange, random, Distribution } from './tensor/creation.js';
+export { MAX_RANK, MAX_ELEMENTS } from './ir/validate.js';
 export { tidy, keep } from './memory/tidy.js';
 export type { MemoryInfo } from './memory/info.js';
 export { memory } from './memory/info.js';

@@ -31,10 +31,11 @@ export interface BinarySpec {
   readonly wgslBool?: string;
 }
 
-const F: readonly Kind[] = ['float'];
-const FI: readonly Kind[] = ['float', 'int'];
-const FIB: readonly Kind[] = ['float', 'int', 'bool'];
-const B: readonly Kind[] = ['bool'];
+// Literal tuples: the Tensor methods' types are derived from these kinds (src/ir/kinds.ts).
+const F = ['float'] as const satisfies readonly Kind[];
+const FI = ['float', 'int'] as const satisfies readonly Kind[];
+const FIB = ['float', 'int', 'bool'] as const satisfies readonly Kind[];
+const B = ['bool'] as const satisfies readonly Kind[];
 
 export const UNARY = {
   neg: { kinds: FI, out: 'same', js: '-a', jsInt: '(-a) | 0', wgsl: '-a', wgslInt: '-a' },

@@ -6,6 +6,7 @@
 import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import { kindOf, type DType } from './dtype.js';
 import { BINARY, UNARY, isBinaryOp, isParamUnaryOp, isScalarOp, isUnaryOp, scalarBase } from './elementwise.js';
+import { OP_KINDS, type KindLimitedOp } from './kinds.js';
 import { REDUCE_OPS, numel, type OpAttrs, type OpName, type ReduceOp } from './ops.js';
 import { broadcastShapes, checkSize, resolveReshape, sameShape, sliceShape } from './shape.js';
 
@@ -23,6 +24,12 @@ function kindsError(op: string, dtypes: DType[], allowed: readonly string[]): DT
     dtypes,
     hint: allowed.includes('float') ? 'cast the input with .cast("float32")' : `cast the input to one of: ${allowed.join(', ')}`,
   });
+}
+
+/** The kinds table (src/ir/kinds.ts) decides: the Tensor methods' types come from it too. */
+function requireKinds(op: KindLimitedOp, dtypes: DType[]): void {
+  const kinds: readonly string[] = OP_KINDS[op];
+  if (!dtypes.every((d) => kinds.includes(kindOf(d)))) throw kindsError(op, dtypes, OP_KINDS[op]);
 }
 
 function requireSameDType(op: string, metas: readonly Meta[]): DType {
@@ -91,9 +98,7 @@ function inferMetas(call: OpCall, inputs: readonly Meta[]): Meta[] {
   }
   if (isReduceCall(call)) {
     const { dim, keepDims } = call.attrs;
-    const k = kindOf(a!.dtype);
-    if (k === 'bool') throw kindsError(op, [a!.dtype], ['float', 'int']);
-    if (op === 'mean' && k !== 'float') throw kindsError(op, [a!.dtype], ['float']);
+    requireKinds(call.op, [a!.dtype]);
     const shape = a!.shape;
     const empty = dim === null ? numel(shape) === 0 : shape[dim] === 0;
     if (empty && (op === 'max' || op === 'min' || op === 'argmax' || op === 'argmin')) {
@@ -110,8 +115,7 @@ function inferMetas(call: OpCall, inputs: readonly Meta[]): Meta[] {
     case 'random':
       throw new ArgumentError('creation ops have no inputs to infer from', { op });
     case 'clamp': {
-      const k = kindOf(a!.dtype);
-      if (k === 'bool') throw kindsError(op, [a!.dtype], ['float', 'int']);
+      requireKinds(call.op, [a!.dtype]);
       const { min, max } = call.attrs;
       if (min > max) throw new ArgumentError(`min ${min} is greater than max ${max}`, { op });
       return [{ shape: a!.shape, dtype: a!.dtype }];
@@ -192,7 +196,7 @@ function inferMetas(call: OpCall, inputs: readonly Meta[]): Meta[] {
       const [x, idx, src] = inputs as [Meta, Meta, Meta];
       if (idx.dtype !== 'int32') throw new DTypeError('indices must be int32', { op, dtypes: [idx.dtype], hint: 'cast the indices with .cast("int32")' });
       requireSameDType(op, [x, src]);
-      if (kindOf(x.dtype) === 'bool') throw kindsError(op, [x.dtype], ['float', 'int']);
+      requireKinds(call.op, [x.dtype]);
       if (!sameShape(idx.shape, src.shape) || idx.shape.length !== x.shape.length || idx.shape.some((v, i) => i !== dim && v > x.shape[i]!)) {
         throw new ShapeError('indices and values must have one shape, of the input rank, no dim larger than the input (except dim)', { op, shapes: [x.shape, idx.shape, src.shape] });
       }
@@ -207,12 +211,12 @@ function inferMetas(call: OpCall, inputs: readonly Meta[]): Meta[] {
     }
     case 'softmax':
     case 'logSoftmax':
-      if (a!.dtype !== 'float32') throw kindsError(op, [a!.dtype], ['float']);
+      requireKinds(call.op, [a!.dtype]);
       return [{ shape: a!.shape, dtype: a!.dtype }];
     case 'matmul': {
       const [x, y] = inputs as [Meta, Meta];
       requireSameDType(op, [x, y]);
-      if (x.dtype !== 'float32') throw kindsError(op, [x.dtype, y.dtype], ['float']);
+      requireKinds(call.op, [x.dtype, y.dtype]);
       if (x.shape.length < 2 || y.shape.length < 2) throw new ShapeError('the IR matmul takes rank >= 2 inputs', { op, shapes: [x.shape, y.shape] });
       const m = x.shape[x.shape.length - 2]!;
       const k = x.shape[x.shape.length - 1]!;

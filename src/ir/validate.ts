@@ -53,7 +53,7 @@ export function isDType(v: unknown): v is DType {
 
 export function checkDType(op: string, v: unknown): DType {
   if (!isDType(v)) {
-    throw new DTypeError(`unknown dtype ${show(v)}`, { op, dtypes: [String(v)], hint: `Switchyard has ${DTYPES.join(', ')}; see the README, section The API` });
+    throw new DTypeError(`unknown dtype ${show(v)}`, { op, dtypes: [show(v)], hint: `Switchyard has ${DTYPES.join(', ')}; see the README, section The API` });
   }
   return v;
 }

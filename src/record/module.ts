@@ -7,26 +7,52 @@ import { ArgumentError } from '../errors.js';
 import type { Module } from '../nn/module.js';
 import { asParamId, newParamId } from '../nn/param.js';
 import type { ModuleRecord, ParamRecord } from '../nn/record.js';
-import { decodeSafetensors, encodeSafetensors, type SafeTensor } from './safetensors.js';
+import { show } from '../ir/validate.js';
+import { asBytes, decodeSafetensors, duplicateKey, encodeSafetensors, type SafeTensor } from './safetensors.js';
 
 const IDS_KEY = 'switchyard.param_ids';
 
 /** A module record as safetensors bytes. */
 export function recordToSafetensors(record: ModuleRecord, metadata: Readonly<Record<string, string>> = {}): Uint8Array {
-  const tensors: Record<string, SafeTensor> = {};
-  const ids: Record<string, string> = {};
+  if (metadata === null || typeof metadata !== 'object') throw new ArgumentError(`metadata must be an object of strings, got ${show(metadata)}`, { op: 'recordToSafetensors' });
+  // No prototype: a parameter named '__proto__' stays an entry.
+  const tensors = Object.create(null) as Record<string, SafeTensor>;
+  const ids = Object.create(null) as Record<string, string>;
   for (const [name, p] of Object.entries(record.params)) {
     tensors[name] = { dtype: 'float32', shape: p.shape, data: p.data };
     ids[name] = p.id;
   }
-  return encodeSafetensors(tensors, { ...metadata, [IDS_KEY]: JSON.stringify(ids) });
+  const meta = Object.assign(Object.create(null) as Record<string, string>, metadata);
+  meta[IDS_KEY] = JSON.stringify(ids);
+  return encodeSafetensors(tensors, meta);
+}
+
+/** The ParamIds in a file's metadata: a JSON object of parameter name to a non-empty string. */
+function paramIds(text: string | undefined): Readonly<Record<string, string>> {
+  const ids = Object.create(null) as Record<string, string>;
+  if (text === undefined) return ids;
+  const fail = (what: string) => new ArgumentError(`metadata '${IDS_KEY}' ${what}`, { op: 'safetensorsToRecord', hint: 'it maps parameter names to ids, as saveModule writes it; remove the entry to load with fresh ids' });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw fail(`is not JSON (${e instanceof Error ? e.message : String(e)})`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw fail(`must be a JSON object, got ${show(parsed)}`);
+  const twice = duplicateKey(text);
+  if (twice !== undefined) throw fail(`names '${twice}' twice`);
+  for (const [name, id] of Object.entries(parsed as Record<string, unknown>)) {
+    if (typeof id !== 'string' || id.length === 0) throw fail(`gives '${name}' the id ${show(id)}: ids are non-empty strings`);
+    ids[name] = id;
+  }
+  return ids;
 }
 
 /** A module record from safetensors bytes (from us, or any writer: missing ids are made fresh). */
-export function safetensorsToRecord(bytes: Uint8Array): ModuleRecord {
-  const { tensors, metadata } = decodeSafetensors(bytes);
-  const ids = metadata[IDS_KEY] ? (JSON.parse(metadata[IDS_KEY]) as Record<string, string>) : {};
-  const params: Record<string, ParamRecord> = {};
+export function safetensorsToRecord(bytes: Uint8Array | ArrayBuffer): ModuleRecord {
+  const { tensors, metadata } = decodeSafetensors(asBytes('safetensorsToRecord', bytes));
+  const ids = paramIds(metadata[IDS_KEY]);
+  const params = Object.create(null) as Record<string, ParamRecord>;
   for (const [name, t] of Object.entries(tensors)) {
     if (!(t.data instanceof Float32Array)) {
       throw new ArgumentError(`tensor '${name}' is ${t.dtype}; module parameters are float32`, { op: 'safetensorsToRecord' });
@@ -40,6 +66,6 @@ export async function saveModule<B extends Backend>(module: Module<B>, metadata?
   return recordToSafetensors(await module.toRecord(), metadata);
 }
 
-export function loadModule<B extends Backend, M extends Module<B>>(module: M, bytes: Uint8Array, options?: { strict?: boolean }): M {
+export function loadModule<B extends Backend, M extends Module<B>>(module: M, bytes: Uint8Array | ArrayBuffer, options?: { strict?: boolean }): M {
   return module.fromRecord(safetensorsToRecord(bytes), options);
 }

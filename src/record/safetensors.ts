@@ -6,6 +6,7 @@
  */
 import { ArgumentError } from '../errors.js';
 import type { DType, TypedArray } from '../ir/dtype.js';
+import { isDType, show } from '../ir/validate.js';
 
 export interface SafeTensor {
   readonly dtype: DType;
@@ -34,12 +35,36 @@ function numel(shape: readonly number[]): number {
   return shape.reduce((a, b) => a * b, 1);
 }
 
+/** A plain object with no prototype: a key such as '__proto__' is then an ordinary entry. */
+function dictionary<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+const WRITE_ARRAYS: Record<DType, { new (n: number): TypedArray }> = { float32: Float32Array, int32: Int32Array, bool: Uint8Array };
+
+function checkTensorEntry(name: string, t: unknown): SafeTensor {
+  if (!isObject(t)) throw fail(`tensor '${name}' must be { dtype, shape, data }, got ${show(t)}`);
+  const { dtype, shape, data } = t;
+  if (!isDType(dtype)) throw fail(`tensor '${name}' has dtype ${show(dtype)} (float32, int32 or bool)`);
+  if (!Array.isArray(shape) || !shape.every((d) => Number.isSafeInteger(d) && (d as number) >= 0)) throw fail(`tensor '${name}' has a bad shape ${show(shape)}`);
+  if (!(data instanceof WRITE_ARRAYS[dtype])) throw fail(`tensor '${name}' of dtype ${dtype} needs its data as a ${WRITE_ARRAYS[dtype].name}, got ${show(data)}`);
+  return t as unknown as SafeTensor;
+}
+
 /** Serialises tensors (and string metadata) to safetensors bytes. */
 export function encodeSafetensors(tensors: Readonly<Record<string, SafeTensor>>, metadata: Readonly<Record<string, string>> = {}): Uint8Array {
+  if (!isObject(tensors)) throw fail(`tensors must be an object of name to { dtype, shape, data }, got ${show(tensors)}`);
+  if (!isObject(metadata)) throw fail(`metadata must be an object of strings, got ${show(metadata)}`);
+  for (const [k, v] of Object.entries(metadata)) if (typeof v !== 'string') throw fail(`metadata '${k}' must be a string, got ${show(v)}`);
+  for (const [name, t] of Object.entries(tensors)) checkTensorEntry(name, t);
   // Wider dtypes first, then by name (as the reference writer), so every tensor stays aligned.
   const names = Object.keys(tensors).sort((a, b) => tensors[b]!.data.BYTES_PER_ELEMENT - tensors[a]!.data.BYTES_PER_ELEMENT || (a < b ? -1 : a > b ? 1 : 0));
-  const header: Record<string, unknown> = {};
-  if (Object.keys(metadata).length > 0) header.__metadata__ = metadata;
+  const header = dictionary<unknown>();
+  if (Object.keys(metadata).length > 0) header['__metadata__'] = metadata;
   let offset = 0;
   for (const name of names) {
     if (name === '__metadata__') throw fail("'__metadata__' is reserved and cannot name a tensor");
@@ -91,6 +116,43 @@ interface Entry {
   end: number;
 }
 
+/**
+ * The first key that appears twice in one object of a valid JSON text, or undefined
+ * (JSON.parse keeps the last one silently; a checkpoint with two 'weight' entries is corrupt).
+ */
+export function duplicateKey(text: string): string | undefined {
+  // One entry per open container: the keys seen in an object, null for an array.
+  const open: Array<Set<string> | null> = [];
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      const keys = open[open.length - 1];
+      if (expectKey && keys) {
+        const key = JSON.parse(text.slice(i, j + 1)) as string;
+        if (keys.has(key)) return key;
+        keys.add(key);
+        expectKey = false;
+      }
+      i = j;
+    } else if (c === '{') {
+      open.push(new Set());
+      expectKey = true;
+    } else if (c === '[') {
+      open.push(null);
+      expectKey = false;
+    } else if (c === '}' || c === ']') {
+      open.pop();
+      expectKey = false;
+    } else if (c === ',') {
+      expectKey = (open[open.length - 1] ?? null) !== null;
+    }
+  }
+  return undefined;
+}
+
 function parseHeader(bytes: Uint8Array): { entries: Entry[]; metadata: Record<string, string>; dataStart: number } {
   if (bytes.length < 8) throw fail(`${bytes.length} bytes cannot hold the 8-byte header length`);
   const n = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigUint64(0, true);
@@ -98,13 +160,17 @@ function parseHeader(bytes: Uint8Array): { entries: Entry[]; metadata: Record<st
   const size = Number(n);
   if (8 + size > bytes.length) throw fail(`the header claims ${size} bytes but the file has ${bytes.length - 8} after the length`);
   let header: unknown;
+  let text: string;
   try {
-    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + size)));
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + size));
+    header = JSON.parse(text);
   } catch (e) {
     throw fail(`the header is not UTF-8 JSON (${e instanceof Error ? e.message : String(e)})`);
   }
   if (header === null || typeof header !== 'object' || Array.isArray(header)) throw fail('the header must be a JSON object');
-  const metadata: Record<string, string> = {};
+  const twice = duplicateKey(text);
+  if (twice !== undefined) throw fail(`the header has the key '${twice}' twice in one object`, 'each tensor and metadata key appears once');
+  const metadata = dictionary<string>();
   const entries: Entry[] = [];
   for (const [name, value] of Object.entries(header as Record<string, unknown>)) {
     if (name === '__metadata__') {
@@ -192,11 +258,23 @@ function decodeEntry(view: DataView, at: number, e: Entry): SafeTensor {
   }
 }
 
-/** Parses safetensors bytes, checking the header against the data (never reads out of bounds). */
-export function decodeSafetensors(bytes: Uint8Array): SafetensorsFile {
-  const { entries, metadata, dataStart } = parseHeader(bytes);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const tensors: Record<string, SafeTensor> = {};
+/** Bytes as the readers take them: a Uint8Array (a Node Buffer is one) or an ArrayBuffer. */
+export function asBytes(op: string, bytes: unknown): Uint8Array {
+  if (bytes instanceof Uint8Array) return bytes;
+  if (bytes instanceof ArrayBuffer) return new Uint8Array(bytes);
+  throw new ArgumentError(`expected the file's bytes as a Uint8Array or an ArrayBuffer, got ${show(bytes)}`, { op });
+}
+
+/**
+ * Parses safetensors bytes, checking the header against the data (never reads out of bounds).
+ * Tensors and metadata come back in objects without a prototype, so any key (even
+ * '__proto__') is an ordinary entry.
+ */
+export function decodeSafetensors(bytes: Uint8Array | ArrayBuffer): SafetensorsFile {
+  const data = asBytes('safetensors', bytes);
+  const { entries, metadata, dataStart } = parseHeader(data);
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const tensors = dictionary<SafeTensor>();
   for (const e of entries) tensors[e.name] = decodeEntry(view, dataStart + e.begin, e);
   return { tensors, metadata };
 }

@@ -92,7 +92,7 @@ export function anyAll<B extends Backend>(x: Tensor<B, Kind>, which: 'any' | 'al
   return squeezeOwned(out, dims, keepDims);
 }
 
-export function withIndices<B extends Backend, K extends Kind>(x: Tensor<B, K>, which: 'max' | 'min', dim: number, keepDims: boolean): { values: Tensor<B, K>; indices: Tensor<B, 'int'> } {
+export function withIndices<B extends Backend, K extends 'float' | 'int'>(x: Tensor<B, K>, which: 'max' | 'min', dim: number, keepDims: boolean): { values: Tensor<B, K>; indices: Tensor<B, 'int'> } {
   const op = which === 'max' ? 'maxWithIndices' : 'minWithIndices';
   if (x.rank === 0) {
     normDim(op, dim, 0, x.shape);

@@ -12,6 +12,7 @@ import type { Device } from '../devices/device.js';
 import { buildCreation, buildOp, buildTransfer, type Built } from '../ir/builder.js';
 import { coerce, kindOf, type DType, type Kind, type KindOf, type TypedArray } from '../ir/dtype.js';
 import { BINARY, isBinaryOp, isUnaryOp, type BinaryOp, type UnaryOp } from '../ir/elementwise.js';
+import type { KindsOf } from '../ir/kinds.js';
 import { numel, type OpAttrs, type OpName, type ReduceOp } from '../ir/ops.js';
 import { broadcastShapes, checkSize, checkTargetShape, normDim, normDims, normSlices, resolveReshape, sameShape, type SliceSpec } from '../ir/shape.js';
 import { MAX_RANK, checkArray, checkBoolean, checkDType, checkDevice, checkInteger, checkNumber, show } from '../ir/validate.js';
@@ -48,6 +49,9 @@ const inspectSymbol: unique symbol = Symbol.for('nodejs.util.inspect.custom');
 
 /** A tensor or a plain number (scalar operand). */
 export type Operand<B extends Backend, K extends Kind> = Tensor<B, K> | number;
+
+/** A tensor of a kind `op` accepts (from the op tables in src/ir/kinds.ts): the `this` type of each op method. */
+export type Accepting<B extends Backend, Op extends string> = Tensor<B, KindsOf<Op>>;
 
 /** A tensor argument (untyped callers may pass anything). */
 export function checkTensor<T>(op: string, name: string, v: T): T {
@@ -231,7 +235,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
    */
   [inspectSymbol](): string {
     const h = this.handle;
-    const head = `Tensor(shape=[${h.shape.join(', ')}], dtype=${h.dtype}, device=${h.device.key}${this.requiresGrad ? ', requiresGrad' : ''})`;
+    const head = `Tensor(shape=[${h.shape.join(', ')}], dtype=${h.dtype}, device=${h.device.key}${!this.disposed && this.requiresGrad ? ', requiresGrad' : ''})`;
     if (this.disposed) return `${head} (disposed)`;
     if (!this.shown) return `${head} (values not read yet: await t.format() or t.toData())`;
     return `${head}\n${formatSummary(this.shown, h.shape, h.dtype, h.device.key)}`;
@@ -239,62 +243,62 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
 
   // ---- elementwise binary (broadcasting) --------------------------------------------------
 
-  add(other: Operand<B, K>): Tensor<B, K> {
+  add(this: Accepting<B, 'add'>, other: Operand<B, K>): Tensor<B, K> {
     return this.bin('add', other);
   }
-  sub(other: Operand<B, K>): Tensor<B, K> {
+  sub(this: Accepting<B, 'sub'>, other: Operand<B, K>): Tensor<B, K> {
     return this.bin('sub', other);
   }
-  mul(other: Operand<B, K>): Tensor<B, K> {
+  mul(this: Accepting<B, 'mul'>, other: Operand<B, K>): Tensor<B, K> {
     return this.bin('mul', other);
   }
   /** True division for floats; floor division for int32 (x / 0 gives 0). */
-  div(other: Operand<B, K>): Tensor<B, K> {
+  div(this: Accepting<B, 'div'>, other: Operand<B, K>): Tensor<B, K> {
     return this.bin('div', other);
   }
-  pow(other: Operand<B, K>): Tensor<B, K> {
+  pow(this: Accepting<B, 'pow'>, other: Operand<B, K>): Tensor<B, K> {
     return this.bin('pow', other);
   }
   /** Python-style modulo: the result has the sign of the divisor (torch.remainder). */
-  remainder(other: Operand<B, K>): Tensor<B, K> {
+  remainder(this: Accepting<B, 'remainder'>, other: Operand<B, K>): Tensor<B, K> {
     return this.bin('remainder', other);
   }
   /** Elementwise max; NaN wins. */
-  maximum(other: Operand<B, K>): Tensor<B, K> {
+  maximum(this: Accepting<B, 'maximum'>, other: Operand<B, K>): Tensor<B, K> {
     return this.bin('maximum', other);
   }
   /** Elementwise min; NaN wins. */
-  minimum(other: Operand<B, K>): Tensor<B, K> {
+  minimum(this: Accepting<B, 'minimum'>, other: Operand<B, K>): Tensor<B, K> {
     return this.bin('minimum', other);
   }
 
   // ---- comparisons (bool results; NaN compares unequal to everything) ---------------------
 
-  equal(other: Operand<B, K>): Tensor<B, 'bool'> {
+  equal(this: Accepting<B, 'equal'>, other: Operand<B, K>): Tensor<B, 'bool'> {
     return this.bin('equal', other);
   }
-  notEqual(other: Operand<B, K>): Tensor<B, 'bool'> {
+  notEqual(this: Accepting<B, 'notEqual'>, other: Operand<B, K>): Tensor<B, 'bool'> {
     return this.bin('notEqual', other);
   }
-  greater(other: Operand<B, K>): Tensor<B, 'bool'> {
+  greater(this: Accepting<B, 'greater'>, other: Operand<B, K>): Tensor<B, 'bool'> {
     return this.bin('greater', other);
   }
-  greaterEqual(other: Operand<B, K>): Tensor<B, 'bool'> {
+  greaterEqual(this: Accepting<B, 'greaterEqual'>, other: Operand<B, K>): Tensor<B, 'bool'> {
     return this.bin('greaterEqual', other);
   }
-  lower(other: Operand<B, K>): Tensor<B, 'bool'> {
+  lower(this: Accepting<B, 'lower'>, other: Operand<B, K>): Tensor<B, 'bool'> {
     return this.bin('lower', other);
   }
-  lowerEqual(other: Operand<B, K>): Tensor<B, 'bool'> {
+  lowerEqual(this: Accepting<B, 'lowerEqual'>, other: Operand<B, K>): Tensor<B, 'bool'> {
     return this.bin('lowerEqual', other);
   }
-  logicalAnd(this: Tensor<B, 'bool'>, other: Tensor<B, 'bool'>): Tensor<B, 'bool'> {
+  logicalAnd(this: Accepting<B, 'logicalAnd'>, other: Tensor<B, 'bool'>): Tensor<B, 'bool'> {
     return this.bin('logicalAnd', other);
   }
-  logicalOr(this: Tensor<B, 'bool'>, other: Tensor<B, 'bool'>): Tensor<B, 'bool'> {
+  logicalOr(this: Accepting<B, 'logicalOr'>, other: Tensor<B, 'bool'>): Tensor<B, 'bool'> {
     return this.bin('logicalOr', other);
   }
-  logicalNot(this: Tensor<B, 'bool'>): Tensor<B, 'bool'> {
+  logicalNot(this: Accepting<B, 'logicalNot'>): Tensor<B, 'bool'> {
     return this.un('logicalNot');
   }
 
@@ -351,67 +355,76 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
 
   // ---- unary ----------------------------------------------------------------------------
 
-  neg(): Tensor<B, K> {
+  neg(this: Accepting<B, 'neg'>): Tensor<B, K> {
     return this.un('neg');
   }
-  abs(): Tensor<B, K> {
+  abs(this: Accepting<B, 'abs'>): Tensor<B, K> {
     return this.un('abs');
   }
-  exp(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  exp(this: Accepting<B, 'exp'>): Tensor<B, 'float'> {
     return this.un('exp');
   }
-  log(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  log(this: Accepting<B, 'log'>): Tensor<B, 'float'> {
     return this.un('log');
   }
-  log1p(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  log1p(this: Accepting<B, 'log1p'>): Tensor<B, 'float'> {
     return this.un('log1p');
   }
-  sqrt(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  sqrt(this: Accepting<B, 'sqrt'>): Tensor<B, 'float'> {
     return this.un('sqrt');
   }
-  rsqrt(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  rsqrt(this: Accepting<B, 'rsqrt'>): Tensor<B, 'float'> {
     return this.un('rsqrt');
   }
-  sin(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  sin(this: Accepting<B, 'sin'>): Tensor<B, 'float'> {
     return this.un('sin');
   }
-  cos(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  cos(this: Accepting<B, 'cos'>): Tensor<B, 'float'> {
     return this.un('cos');
   }
-  tanh(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  tanh(this: Accepting<B, 'tanh'>): Tensor<B, 'float'> {
     return this.un('tanh');
   }
-  erf(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  erf(this: Accepting<B, 'erf'>): Tensor<B, 'float'> {
     return this.un('erf');
   }
-  sigmoid(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  sigmoid(this: Accepting<B, 'sigmoid'>): Tensor<B, 'float'> {
     return this.un('sigmoid');
   }
-  relu(): Tensor<B, K> {
+  relu(this: Accepting<B, 'relu'>): Tensor<B, K> {
     return this.un('relu');
   }
   /** The exact (erf) GELU. */
-  gelu(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  gelu(this: Accepting<B, 'gelu'>): Tensor<B, 'float'> {
     return this.un('gelu');
   }
-  recip(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  recip(this: Accepting<B, 'recip'>): Tensor<B, 'float'> {
     return this.un('recip');
   }
-  square(): Tensor<B, K> {
+  square(this: Accepting<B, 'square'>): Tensor<B, K> {
     return this.un('square');
   }
   /** -1, 0 or 1 (NaN stays NaN). */
-  sign(): Tensor<B, K> {
+  sign(this: Accepting<B, 'sign'>): Tensor<B, K> {
     return this.un('sign');
   }
-  isNan(this: Tensor<B, 'float'>): Tensor<B, 'bool'> {
+  isNan(this: Accepting<B, 'isNan'>): Tensor<B, 'bool'> {
     return this.un('isNan');
   }
-  isInf(this: Tensor<B, 'float'>): Tensor<B, 'bool'> {
+  isInf(this: Accepting<B, 'isInf'>): Tensor<B, 'bool'> {
     return this.un('isInf');
   }
   /** Clamps into [min, max]; either bound may be omitted. NaN stays NaN. */
-  clamp(min?: number | null, max?: number | null): Tensor<B, K> {
+  clamp(this: Accepting<B, 'clamp'>, min?: number | null, max?: number | null): Tensor<B, K> {
+    return this.clampTo(min, max);
+  }
+  clampMin(this: Accepting<B, 'clamp'>, min: number): Tensor<B, K> {
+    return this.clampTo(min, null);
+  }
+  clampMax(this: Accepting<B, 'clamp'>, max: number): Tensor<B, K> {
+    return this.clampTo(null, max);
+  }
+  private clampTo<K2 extends Kind = K>(min: unknown, max: unknown): Tensor<B, K2> {
     const bound = (name: string, v: unknown, open: number): number => {
       if (v === null || v === undefined) return open;
       if (typeof v !== 'number' || Number.isNaN(v)) throw new ArgumentError(`${name} must be a number or null, got ${show(v)}`, { op: 'clamp' });
@@ -422,20 +435,14 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     if (this.dtype === 'int32') return this.un('clamp', { min: Math.max(Math.ceil(lo), -(2 ** 31)), max: Math.min(Math.floor(hi), 2 ** 31 - 1) });
     return this.un('clamp', { min: lo, max: hi });
   }
-  clampMin(min: number): Tensor<B, K> {
-    return this.clamp(min, null);
-  }
-  clampMax(max: number): Tensor<B, K> {
-    return this.clamp(null, max);
-  }
   /** Applies any unary op of the elementwise table by name. */
   unary(op: UnaryOp): Tensor<B, Kind> {
-    if (!isUnaryOp(op)) throw new ArgumentError(`unknown unary op ${show(op)}`, { op: 'unary', hint: 'UNARY_OPS lists them' });
+    if (typeof op !== 'string' || !isUnaryOp(op)) throw new ArgumentError(`unknown unary op ${show(op)}`, { op: 'unary', hint: 'UNARY_OPS lists them' });
     return this.un(op);
   }
   /** Applies any binary op of the elementwise table by name. */
   binary(op: BinaryOp, other: Operand<B, Kind>): Tensor<B, Kind> {
-    if (!isBinaryOp(op)) throw new ArgumentError(`unknown binary op ${show(op)}`, { op: 'binary', hint: 'BINARY_OPS lists them' });
+    if (typeof op !== 'string' || !isBinaryOp(op)) throw new ArgumentError(`unknown binary op ${show(op)}`, { op: 'binary', hint: 'BINARY_OPS lists them' });
     return this.bin(op, other);
   }
 
@@ -453,10 +460,10 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     if (!Number.isInteger(decimals)) throw new ArgumentError(`decimals must be an integer, got ${decimals}`, { op: 'round' });
     if (decimals === 0 || this.dtype !== 'float32') return this.un('round');
     const f = 10 ** Math.abs(decimals);
-    const scaled = decimals > 0 ? this.mul(f) : this.div(f);
+    const scaled = decimals > 0 ? this.un<K>('mulScalar', { scalar: f }) : this.un<K>('divScalar', { scalar: f });
     const r = scaled.un<K>('round');
     scaled.dispose();
-    const out = decimals > 0 ? r.div(f) : r.mul(f);
+    const out = decimals > 0 ? r.un<K>('divScalar', { scalar: f }) : r.un<K>('mulScalar', { scalar: f });
     r.dispose();
     return out;
   }
@@ -625,36 +632,36 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     return out as Tensor<B, K2>;
   }
   /** Sum along `dim` (all elements when omitted; several dims as a list). Empty sums are 0. */
-  sum(dim?: Dims, keepDims = false): Tensor<B, K> {
+  sum(this: Accepting<B, 'sum'>, dim?: Dims, keepDims = false): Tensor<B, K> {
     return this.reduce('sum', dim, keepDims);
   }
   /** Mean (floats only). Empty means are NaN. */
-  mean(this: Tensor<B, 'float'>, dim?: Dims, keepDims = false): Tensor<B, 'float'> {
+  mean(this: Accepting<B, 'mean'>, dim?: Dims, keepDims = false): Tensor<B, 'float'> {
     return this.reduce('mean', dim, keepDims);
   }
   /** Max along a dim; NaN propagates. */
-  max(dim?: Dims, keepDims = false): Tensor<B, K> {
+  max(this: Accepting<B, 'max'>, dim?: Dims, keepDims = false): Tensor<B, K> {
     return this.reduce('max', dim, keepDims);
   }
-  min(dim?: Dims, keepDims = false): Tensor<B, K> {
+  min(this: Accepting<B, 'min'>, dim?: Dims, keepDims = false): Tensor<B, K> {
     return this.reduce('min', dim, keepDims);
   }
-  prod(dim?: Dims, keepDims = false): Tensor<B, K> {
+  prod(this: Accepting<B, 'prod'>, dim?: Dims, keepDims = false): Tensor<B, K> {
     return this.reduce('prod', dim, keepDims);
   }
   /** Index of the first maximum (NaN counts as the maximum), as int32. Over all elements: a flat index. */
-  argmax(dim?: number | null, keepDims = false): Tensor<B, 'int'> {
+  argmax(this: Accepting<B, 'argmax'>, dim?: number | null, keepDims = false): Tensor<B, 'int'> {
     return this.reduce('argmax', dim, keepDims);
   }
-  argmin(dim?: number | null, keepDims = false): Tensor<B, 'int'> {
+  argmin(this: Accepting<B, 'argmin'>, dim?: number | null, keepDims = false): Tensor<B, 'int'> {
     return this.reduce('argmin', dim, keepDims);
   }
   /** Max along `dim` with the index of each (the first maximum; a NaN counts as the maximum), as torch.max(dim). */
-  maxWithIndices(dim: number, keepDims = false): { values: Tensor<B, K>; indices: Tensor<B, 'int'> } {
+  maxWithIndices<K2 extends KindsOf<'max'>>(this: Tensor<B, K2>, dim: number, keepDims = false): { values: Tensor<B, K2>; indices: Tensor<B, 'int'> } {
     return withIndices(this, 'max', dim, keepDims);
   }
   /** Min along `dim` with the index of each, as torch.min(dim). */
-  minWithIndices(dim: number, keepDims = false): { values: Tensor<B, K>; indices: Tensor<B, 'int'> } {
+  minWithIndices<K2 extends KindsOf<'min'>>(this: Tensor<B, K2>, dim: number, keepDims = false): { values: Tensor<B, K2>; indices: Tensor<B, 'int'> } {
     return withIndices(this, 'min', dim, keepDims);
   }
   /** Variance over `dim` (all when omitted) with Bessel's `correction` (default 1, torch.var); divides by max(0, n - correction). */
@@ -681,10 +688,10 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     return anyAll(this, 'all', dim, keepDims);
   }
   /** Numerically stable softmax along `dim` (default: the last). */
-  softmax(this: Tensor<B, 'float'>, dim = -1): Tensor<B, 'float'> {
+  softmax(this: Accepting<B, 'softmax'>, dim = -1): Tensor<B, 'float'> {
     return this.softmaxLike('softmax', dim);
   }
-  logSoftmax(this: Tensor<B, 'float'>, dim = -1): Tensor<B, 'float'> {
+  logSoftmax(this: Accepting<B, 'logSoftmax'>, dim = -1): Tensor<B, 'float'> {
     return this.softmaxLike('logSoftmax', dim);
   }
   private softmaxLike(this: Tensor<B, 'float'>, op: 'softmax' | 'logSoftmax', dim: number): Tensor<B, 'float'> {
@@ -758,7 +765,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   // ---- matmul ---------------------------------------------------------------------------
 
   /** torch.matmul: batched with broadcast batch dims; 1-D operands are promoted and the added dim removed. */
-  matmul(this: Tensor<B, 'float'>, other: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  matmul(this: Accepting<B, 'matmul'>, other: Tensor<B, 'float'>): Tensor<B, 'float'> {
     checkTensor('matmul', 'the other operand', other);
     if (this.rank === 0 || other.rank === 0) {
       throw new ShapeError('matmul needs operands of rank >= 1', { op: 'matmul', shapes: [this.shape, other.shape], hint: 'use mul for scalars' });
@@ -880,7 +887,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** Splits into `chunks` pieces along `dim` (torch.chunk: pieces of ceil(n / chunks)). */
   chunk(chunks: number, dim = 0): Array<Tensor<B, K>> {
-    if (!Number.isInteger(chunks) || chunks <= 0) throw new ArgumentError(`chunks must be a positive integer, got ${chunks}`, { op: 'chunk' });
+    checkInteger('chunk', 'chunks', chunks, 1);
     const d = normDim('chunk', dim, this.rank, this.shape);
     const n = this.shape[d]!;
     return this.split(Math.max(1, Math.ceil(n / chunks)), d);
@@ -915,7 +922,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     return Tensor.run(this.backend, 'gather', [this, index], { dim: normDim('gather', dim, this.rank, this.shape) })[0] as Tensor<B, K>;
   }
   /** torch.scatter_add (out of place): out = this; out[index[i][j]][j] += values[i][j] for dim 0. */
-  scatterAdd(dim: number, index: Tensor<B, 'int'>, values: Tensor<B, K>): Tensor<B, K> {
+  scatterAdd(this: Accepting<B, 'scatterAdd'>, dim: number, index: Tensor<B, 'int'>, values: Tensor<B, K>): Tensor<B, K> {
     checkTensor('scatterAdd', 'the index', index);
     checkTensor('scatterAdd', 'the values', values);
     return Tensor.run(this.backend, 'scatterAdd', [this, index, values], { dim: normDim('scatterAdd', dim, this.rank, this.shape) })[0] as Tensor<B, K>;

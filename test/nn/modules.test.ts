@@ -130,7 +130,21 @@ describe('Module', () => {
     expect(() => wrong.fromRecord(rec)).toThrow(ShapeError);
     const bigger = new Sequential(new Linear(ad, 4, 3), new Relu(), new Linear(ad, 3, 2), new Linear(ad, 2, 2));
     expect(() => bigger.fromRecord(rec)).toThrow(ArgumentError);
-    expect(() => bigger.fromRecord(rec, { strict: false })).not.toThrow();
+    // Not strict: the parameters the record has are loaded (values and ids); the rest keep theirs.
+    const before = await Promise.all(bigger.params().map((p) => vals(p.value)));
+    const extraIds = bigger.layers[3]!.params().map((p) => p.id);
+    bigger.fromRecord(rec, { strict: false });
+    for (const [name, p] of bigger.namedParams()) {
+      const r = rec.params[name];
+      if (r) {
+        expect(p.id, name).toBe(r.id);
+        expect(await vals(p.value), name).toEqual(Array.from(r.data));
+      }
+    }
+    expect(bigger.layers[3]!.params().map((p) => p.id)).toEqual(extraIds);
+    const after = await Promise.all(bigger.params().map((p) => vals(p.value)));
+    expect(after.slice(-2)).toEqual(before.slice(-2));
+    expect(Object.keys(rec.params).length).toBe(4);
   });
 
   describe('across devices', () => {
@@ -156,14 +170,18 @@ describe('Module', () => {
       expect(await vals(f.weight.value)).toEqual(await vals(m.weight.value));
     });
 
-    it('toDevice(d) moves in place, keeping ids and leaves', () => {
+    it('toDevice(d) moves in place, keeping ids and leaves', async () => {
       const m = new Linear(ar, 3, 2, { device: onA });
       const ids = m.params().map((p) => p.id);
       m.toDevice(onB);
       expect(m.params().map((p) => p.id)).toEqual(ids);
       expect(m.params().every((p) => p.value.device.key === onB.key && p.value.requiresGrad)).toBe(true);
-      const grads = m.forward(fromData(ar, [[1, 1, 1]], { device: onB })).sum().backward();
-      expect(m.weight.value.grad(grads)).toBeDefined();
+      const grads = m.forward(fromData(ar, [[1, 2, 3]], { device: onB })).sum().backward();
+      // d sum(x W + b) / dW = x^T 1 (each row of W gets its input), d/db = 1: computed on B.
+      const gw = m.weight.value.grad(grads);
+      expect(gw?.device.key).toBe(onB.key);
+      expect(await vals(gw)).toEqual([1, 1, 2, 2, 3, 3]);
+      expect(await vals(m.bias!.value.grad(grads))).toEqual([1, 1]);
     });
   });
 });

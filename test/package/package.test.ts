@@ -44,6 +44,11 @@ import { inspect } from 'node:util';
 ${MATMUL}
 console.log(inspect(c).split('\\n')[0]);
 await cpu.close();
+// The worker pool from the installed package (its worker file and piscina): every op on the pool.
+const pool = new Cpu({ threads: 2, inlineThreshold: 0 });
+const p = fromData(pool, [[1, 2, 3], [4, 5, 6]]).matmul(fromData(pool, [[7, 8], [9, 10], [11, 12]]));
+console.log(JSON.stringify(await p.toArray()));
+await pool.close();
 `,
   'cjs.cjs': `let message = 'no error';
 try {
@@ -149,11 +154,12 @@ describe('the packed tarball', () => {
 });
 
 describe('an app that installed the tarball', () => {
-  test('imports it from plain ESM JavaScript and runs a matmul', async () => {
+  test('imports it from plain ESM JavaScript and runs a matmul, inline and on the worker pool', async () => {
     const { stdout } = await node('esm.mjs');
-    const [values, inspected] = stdout.trim().split('\n');
+    const [values, inspected, pooled] = stdout.trim().split('\n');
     expect(JSON.parse(values!)).toEqual(reference());
     expect(inspected).toBe('Tensor(shape=[2, 2], dtype=float32, device=cpu)');
+    expect(JSON.parse(pooled!)).toEqual(reference());
   });
 
   test('require() says the package is ES modules only; import() from CommonJS works', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { Wgpu } from '../../src/backends/wgpu/backend.js';
-import { ArgumentError, KernelError, fromData } from '../../src/index.js';
+import { ArgumentError, KernelError, fromData, zeros } from '../../src/index.js';
 import { describeGpu } from './gpu.js';
 
 describeGpu('failed GPU work', () => {
@@ -30,6 +30,20 @@ describeGpu('failed GPU work', () => {
     await expect(x.indexSelect(0, fromData(w, Int32Array.from([2]))).toData()).rejects.toBeInstanceOf(ArgumentError);
     const idx = fromData(w, Int32Array.from([-1, 0]), { shape: [1, 2] });
     await expect(x.scatterAdd(0, idx, fromData(w, [[1, 1]])).toData()).rejects.toBeInstanceOf(ArgumentError);
+  });
+
+  test("a tensor past the adapter's largest binding fails with a KernelError naming the bytes and the limit; the device goes on", async () => {
+    const limit = (await w.exec(w.defaultDevice()).ready()).maxBinding;
+    const n = Math.floor(limit / 4) + 1; // one float32 past the limit
+    // An adapter whose binding holds more than a tensor can: the call already says so.
+    if (n > 2 ** 32 - 1) {
+      expect(() => zeros(w, [n])).toThrow(/at most 4294967295/);
+      return;
+    }
+    const err = await zeros(w, [n]).toData().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(KernelError);
+    expect((err as KernelError).message).toContain(`a tensor of ${n * 4} bytes exceeds this adapter's largest storage binding (${limit} bytes)`);
+    expect(Array.from((await fromData(w, [1, 2]).add(1).toData()).values)).toEqual([2, 3]);
   });
 
   test('a lost device fails reads of its tensors and later ops with a KernelError', async () => {

@@ -48,10 +48,10 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
       throw new ArgumentError(`device must be a CPU device tag (CpuDevice.Cpu, CpuDevice.named('cpu:1')), got ${show(options.device)}`, { op: 'Cpu' });
     }
     if (options.threads !== undefined && !(Number.isInteger(options.threads) && options.threads >= 0)) {
-      throw new ArgumentError(`threads must be an integer >= 0, got ${String(options.threads)}`, { op: 'Cpu', hint: '0 runs every op inline; omit it for one thread per core' });
+      throw new ArgumentError(`threads must be an integer >= 0, got ${show(options.threads)}`, { op: 'Cpu', hint: '0 runs every op inline; omit it for one thread per core' });
     }
     if (options.inlineThreshold !== undefined && !(typeof options.inlineThreshold === 'number' && options.inlineThreshold >= 0)) {
-      throw new ArgumentError(`inlineThreshold must be a number >= 0, got ${String(options.inlineThreshold)}`, { op: 'Cpu' });
+      throw new ArgumentError(`inlineThreshold must be a number >= 0, got ${show(options.inlineThreshold)}`, { op: 'Cpu' });
     }
     // Worker threads need Node and SharedArrayBuffer. Elsewhere (browsers) every op runs inline,
     // on plain ArrayBuffer memory where SharedArrayBuffer is missing (no cross-origin isolation).

@@ -3,7 +3,7 @@
  * thread, large ones split into ranges across the worker pool over shared memory.
  */
 import { ArgumentError, KernelError } from '../../errors.js';
-import { allocTyped, type TypedArray } from '../../ir/dtype.js';
+import { allocTyped, bytesPerElement, type TypedArray } from '../../ir/dtype.js';
 import { numel, type OpRecord } from '../../ir/ops.js';
 import type { MemoryInfo } from '../../memory/info.js';
 import type { ExecOptions, ExecResult, Executor, PendingResult } from '../../scheduler/executor.js';
@@ -60,7 +60,18 @@ export class CpuExecutor implements Executor<CpuStorage> {
 
   private fresh(meta: OpRecord['outputs'][number]): CpuStorage {
     const n = numel(meta.shape);
-    const data = this.allocator.alloc(meta.dtype, n);
+    let data: TypedArray;
+    try {
+      data = this.allocator.alloc(meta.dtype, n);
+    } catch (e) {
+      // V8 throws a bare RangeError ('Array buffer allocation failed') when memory runs out.
+      const bytes = n * bytesPerElement(meta.dtype);
+      throw new KernelError(`could not allocate ${bytes} bytes for a ${meta.dtype} tensor of shape [${meta.shape.join(', ')}] (${this.memory().bytes} bytes already live on ${this.deviceKey})`, {
+        op: 'alloc',
+        cause: e,
+        hint: 'the process is out of memory: free tensors (dispose, tidy) or split the work into smaller tensors',
+      });
+    }
     this.liveStorages++;
     return { buffer: { data, refs: 1 }, view: makeView(data, meta.shape), dtype: meta.dtype };
   }
