@@ -15,6 +15,7 @@ import { numel, type OpAttrs, type OpName, type ReduceOp } from '../ir/ops.js';
 import { normDim, normDims, normSlices, resolveReshape, type SliceSpec } from '../ir/shape.js';
 import { track } from '../memory/tidy.js';
 import { formatTensor } from './format.js';
+import { oneHot, pad, type PadMode } from './layout.js';
 import { rollArgs, rollFlat, sortWithIndices, topk } from './ordering.js';
 import { anyAll, logsumexp, variance, withIndices, type Dims, type VarOptions } from './reductions.js';
 
@@ -671,6 +672,19 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   /** The k largest (or smallest) elements along `dim`, sorted, with their positions (torch.topk; NaN counts as the largest). */
   topk(k: number, dim = -1, largest = true): { values: Tensor<B, K>; indices: Tensor<B, 'int'> } {
     return topk(this, k, dim, largest);
+  }
+
+  /**
+   * Pads with `pads` = [lastBefore, lastAfter, secondLastBefore, ...] (torch.nn.functional.pad's
+   * order). 'constant' fills with `value` (negative pads crop); 'reflect' mirrors without repeating
+   * the edge (pads < size); 'replicate' repeats the edge; 'circular' wraps (pads <= size).
+   */
+  pad(pads: readonly number[], mode: PadMode = 'constant', value = 0): Tensor<B, K> {
+    return pad(this, pads, mode, value);
+  }
+  /** One-hot rows for int32 class indices: shape [...this.shape, numClasses] (torch.nn.functional.one_hot). */
+  oneHot<D extends 'int32' | 'float32' = 'int32'>(this: Tensor<B, 'int'>, numClasses: number, dtype?: D): Tensor<B, KindOf<D>> {
+    return oneHot(this, numClasses, dtype);
   }
 
   // ---- matmul ---------------------------------------------------------------------------
