@@ -48,8 +48,9 @@ export function scaledDotProductAttention<B extends Backend>(q: Tensor<B, 'float
   if (attnMask) {
     const batch = broadcastShapes(OP, q.shape.slice(0, -2), k.shape.slice(0, -2));
     const scoreShape = [...batch, L, S];
-    const joined = broadcastShapes(OP, scoreShape, attnMask.shape);
-    if (joined.length !== scoreShape.length || joined.some((d, i) => d !== scoreShape[i])) {
+    const m = attnMask.shape;
+    const off = scoreShape.length - m.length;
+    if (off < 0 || m.some((d, i) => d !== 1 && d !== scoreShape[off + i])) {
       throw new ShapeError(`the mask must broadcast to the scores' shape [${scoreShape.join(', ')}]`, { op: OP, shapes: [attnMask.shape, scoreShape] });
     }
   }
