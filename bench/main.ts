@@ -15,6 +15,7 @@ const BENCHES: Record<string, string> = {
   cpu: 'matmul / GELU / scheduler overhead: Switchyard inline vs pool beside TensorFlow.js cpu and wasm; inline threshold sweep',
   wgpu: 'WebGPU backend figures and their baselines',
   overlap: 'CPU and GPU work overlapping through the router',
+  ops: 'scans, sorts, composite reductions, padding, activations, attention: Switchyard CPU (inline, pool; --wgpu) beside TensorFlow.js cpu',
 };
 
 type BenchModule = { main?: unknown; default?: unknown };

@@ -1,8 +1,70 @@
-/** argsort along a dim, one line per work unit: a stable sort of positions (NaN above +inf; ties by position). */
+/**
+ * argsort along a dim, one line per work unit. Each value becomes an order-preserving unsigned
+ * 32-bit key (NaN above +inf, -0 equal to 0; inverted for descending), then positions are
+ * sorted by key with a stable sort: insertion for short lines, an LSD radix sort (four 8-bit
+ * passes) for the rest. Stability gives ties in position order, as torch.sort(stable=True).
+ */
 import { numel, type OpAttrs, type OpRecord } from '../../../ir/ops.js';
 import type { View } from '../view.js';
 import type { CpuKernel } from './kernel.js';
 import { rowBase } from './reduce.js';
+
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+/** An unsigned key that orders like the float value. */
+function floatKey(v: number): number {
+  if (v !== v) return 0xffffffff;
+  f32[0] = v === 0 ? 0 : v;
+  const b = u32[0]!;
+  return b & 0x80000000 ? ~b >>> 0 : (b | 0x80000000) >>> 0;
+}
+
+const SHORT = 48;
+
+/** Sorts `order[0..n)` by `keys` (stable), using `k2` / `o2` as scratch. */
+function sortByKey(keys: Uint32Array, order: Uint32Array, k2: Uint32Array, o2: Uint32Array, n: number, counts: Uint32Array): void {
+  if (n < SHORT) {
+    for (let i = 1; i < n; i++) {
+      const k = keys[i]!;
+      const o = order[i]!;
+      let j = i - 1;
+      while (j >= 0 && keys[j]! > k) {
+        keys[j + 1] = keys[j]!;
+        order[j + 1] = order[j]!;
+        j--;
+      }
+      keys[j + 1] = k;
+      order[j + 1] = o;
+    }
+    return;
+  }
+  let ka = keys;
+  let oa = order;
+  let kb = k2;
+  let ob = o2;
+  for (let shift = 0; shift < 32; shift += 8) {
+    counts.fill(0);
+    for (let i = 0; i < n; i++) counts[(ka[i]! >>> shift) & 255]!++;
+    // A pass where every key has the same digit changes nothing.
+    if (counts[(ka[0]! >>> shift) & 255] === n) continue;
+    let sum = 0;
+    for (let d = 0; d < 256; d++) {
+      const c = counts[d]!;
+      counts[d] = sum;
+      sum += c;
+    }
+    for (let i = 0; i < n; i++) {
+      const k = ka[i]!;
+      const at = counts[(k >>> shift) & 255]!++;
+      kb[at] = k;
+      ob[at] = oa[i]!;
+    }
+    [ka, kb] = [kb, ka];
+    [oa, ob] = [ob, oa];
+  }
+  if (oa !== order) order.set(oa.subarray(0, n));
+}
 
 function runArgsort(record: OpRecord<'argsort'>, inputs: readonly View[], outputs: readonly View[], lo: number, hi: number): void {
   const x = inputs[0]!;
@@ -11,28 +73,22 @@ function runArgsort(record: OpRecord<'argsort'>, inputs: readonly View[], output
   const n = x.shape[dim]!;
   const s = x.stride[dim]!;
   const inner = x.shape.slice(dim + 1).reduce((a, b) => a * b, 1);
-  const keys = new Float64Array(n);
-  const order = new Int32Array(n);
-  const sign = descending ? -1 : 1;
-  // NaN sorts above +inf: the comparison key is (isNaN, value), then the position.
-  const cmp = (i: number, j: number): number => {
-    const a = keys[i]!;
-    const b = keys[j]!;
-    const na = a !== a;
-    const nb = b !== b;
-    let c = 0;
-    if (na || nb) c = na === nb ? 0 : na ? 1 : -1;
-    else c = a < b ? -1 : a > b ? 1 : 0;
-    return sign * c || i - j;
-  };
+  const isInt = x.data instanceof Int32Array;
+  const keys = new Uint32Array(n);
+  const order = new Uint32Array(n);
+  const k2 = new Uint32Array(n);
+  const o2 = new Uint32Array(n);
+  const counts = new Uint32Array(256);
   for (let row = lo; row < hi; row++) {
     const p = rowBase(x, dim, row);
     const ob = Math.floor(row / inner) * n * inner + (row % inner);
     for (let j = 0; j < n; j++) {
-      keys[j] = x.data[p + j * s]!;
+      const v = x.data[p + j * s]!;
+      const k = isInt ? (v ^ 0x80000000) >>> 0 : floatKey(v);
+      keys[j] = descending ? ~k >>> 0 : k;
       order[j] = j;
     }
-    order.sort(cmp);
+    sortByKey(keys, order, k2, o2, n, counts);
     for (let j = 0; j < n; j++) out[ob + j * inner] = order[j]!;
   }
 }
@@ -43,10 +99,6 @@ export const argsortKernel: CpuKernel<'argsort'> = {
     const n = shape[(r.attrs as OpAttrs['argsort']).dim]!;
     return n === 0 ? 0 : numel(shape) / n;
   },
-  cost: (r) => {
-    const shape = r.inputs[0]!.shape;
-    const n = shape[(r.attrs as OpAttrs['argsort']).dim]!;
-    return numel(shape) * Math.max(1, Math.log2(Math.max(n, 1))) * 4;
-  },
+  cost: (r) => 8 * numel(r.inputs[0]!.shape),
   run: runArgsort,
 };
