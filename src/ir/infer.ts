@@ -202,6 +202,14 @@ export function inferOutputs<N extends OpName>(op: N, inputs: readonly Meta[], a
     }
     case 'transfer':
       return [{ shape: a!.shape, dtype: a!.dtype }];
+    case 'var': {
+      const { dim, keepDims, correction } = attrs as OpAttrs['var'];
+      if (a!.dtype !== 'float32') throw kindsError(op, [a!.dtype], ['float']);
+      if (dim !== null) checkDim(op, dim, a!.shape);
+      if (!Number.isFinite(correction)) throw new ArgumentError(`correction must be a finite number, got ${correction}`, { op });
+      const shape = a!.shape;
+      return [{ shape: dim === null ? (keepDims ? shape.map(() => 1) : []) : keepDims ? shape.map((d, i) => (i === dim ? 1 : d)) : shape.filter((_, i) => i !== dim), dtype: a!.dtype }];
+    }
     case 'cumsum':
     case 'cumprod': {
       if (kindOf(a!.dtype) === 'bool') throw kindsError(op, [a!.dtype], ['float', 'int']);

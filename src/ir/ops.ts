@@ -62,6 +62,8 @@ export type OpAttrs = {
   softmax: { readonly dim: number };
   logSoftmax: { readonly dim: number };
   matmul: Record<string, never>;
+  /** Variance along one dim (null: all elements), divided by max(0, n - correction); two passes over each row. */
+  var: { readonly dim: number | null; readonly keepDims: boolean; readonly correction: number };
   // scans along a dim (inclusive)
   cumsum: { readonly dim: number };
   cumprod: { readonly dim: number };

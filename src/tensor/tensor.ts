@@ -17,7 +17,7 @@ import { track } from '../memory/tidy.js';
 import { formatTensor } from './format.js';
 import { oneHot, pad, type PadMode } from './layout.js';
 import { rollArgs, rollFlat, sortWithIndices, topk } from './ordering.js';
-import { anyAll, logsumexp, variance, withIndices, type Dims, type VarOptions } from './reductions.js';
+import { anyAll, logsumexp, varianceArgs, withIndices, type Dims, type VarOptions } from './reductions.js';
 
 export interface TensorData<K extends Kind = Kind> {
   readonly shape: number[];
@@ -580,11 +580,24 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** Variance over `dim` (all when omitted) with Bessel's `correction` (default 1, torch.var); divides by max(0, n - correction). */
   var(this: Tensor<B, 'float'>, dim?: Dims, options: VarOptions = {}): Tensor<B, 'float'> {
-    return variance(this, dim, options);
+    const { dims, correction, keepDims } = varianceArgs(this.shape, dim, options);
+    if (dims.length === this.rank) return this.un('var', { dim: null, keepDims, correction });
+    if (dims.length === 1) return this.un('var', { dim: dims[0]!, keepDims, correction });
+    // Several dims: moved last and merged (a view when the layout allows), then one kernel.
+    const kept = this.shape.map((_, i) => i).filter((i) => !dims.includes(i));
+    const moved = this.permute([...kept, ...dims]);
+    const merged = moved.reshape([...kept.map((i) => this.shape[i]!), dims.reduce((n, d) => n * this.shape[d]!, 1)]);
+    const v = merged.un<'float'>('var', { dim: kept.length, keepDims: false, correction });
+    moved.dispose();
+    merged.dispose();
+    if (!keepDims) return v;
+    const out = v.reshape(this.shape.map((d, i) => (dims.includes(i) ? 1 : d)));
+    v.dispose();
+    return out;
   }
   /** Standard deviation: the square root of var() with the same options. */
   std(this: Tensor<B, 'float'>, dim?: Dims, options: VarOptions = {}): Tensor<B, 'float'> {
-    const v = variance(this, dim, options);
+    const v = this.var(dim, options);
     const out = v.sqrt();
     v.dispose();
     return out;
