@@ -235,6 +235,14 @@ export function inferOutputs<N extends OpName>(op: N, inputs: readonly Meta[], a
       if (!Number.isInteger((attrs as OpAttrs['tril']).diagonal)) throw new ArgumentError(`diagonal must be an integer, got ${(attrs as OpAttrs['tril']).diagonal}`, { op });
       return [{ shape: a!.shape, dtype: a!.dtype }];
     }
+    case 'argtopk': {
+      const { dim, k } = attrs as OpAttrs['argtopk'];
+      if (kindOf(a!.dtype) === 'bool') throw kindsError(op, [a!.dtype], ['float', 'int']);
+      checkDim(op, dim, a!.shape);
+      const size = a!.shape[dim]!;
+      if (!Number.isInteger(k) || k < 0 || k > size) throw new ShapeError(`k = ${k} is not in [0, ${size}] for dim ${dim}`, { op, shapes: [a!.shape] });
+      return [{ shape: a!.shape.map((d, i) => (i === dim ? k : d)), dtype: 'int32' }];
+    }
     case 'argsort': {
       if (kindOf(a!.dtype) === 'bool') throw kindsError(op, [a!.dtype], ['float', 'int']);
       checkDim(op, (attrs as OpAttrs['argsort']).dim, a!.shape);

@@ -16,7 +16,7 @@ import { normDim, normDims, normSlices, resolveReshape, type SliceSpec } from '.
 import { track } from '../memory/tidy.js';
 import { formatTensor } from './format.js';
 import { oneHot, pad, type PadMode } from './layout.js';
-import { rollArgs, rollFlat, sortWithIndices, topk } from './ordering.js';
+import { rollArgs, rollFlat, sortWithIndices, topk, topkDim } from './ordering.js';
 import { anyAll, logsumexp, varianceArgs, withIndices, type Dims, type VarOptions } from './reductions.js';
 
 export interface TensorData<K extends Kind = Kind> {
@@ -677,6 +677,14 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   /** The int32 positions that sort each line along `dim` (stable; NaN last, or first when descending), as torch.argsort(stable=True). */
   argsort(dim = -1, descending = false): Tensor<B, 'int'> {
     return this.alongDim<'argsort', 'int'>('argsort', dim, (d) => ({ dim: d, descending }));
+  }
+  /** The int32 positions of the k largest (or smallest) elements along `dim`, in order: topk's indices alone. */
+  argtopk(k: number, dim = -1, largest = true): Tensor<B, 'int'> {
+    const d = topkDim(this.shape, k, dim);
+    if (this.rank > 0) return this.un('argtopk', { dim: d, k, largest });
+    const r = topk(this, k, d, largest);
+    r.values.dispose();
+    return r.indices;
   }
   /** Sorted values and their positions along `dim` (torch.sort, stable). */
   sort(dim = -1, descending = false): { values: Tensor<B, K>; indices: Tensor<B, 'int'> } {
