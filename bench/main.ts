@@ -16,6 +16,7 @@ const BENCHES: Record<string, string> = {
   wgpu: 'WebGPU backend figures and their baselines',
   overlap: 'CPU and GPU work overlapping through the router',
   overhead: 'per-op overhead of a tiny add: bare Cpu, Router, Autodiff<Router>',
+  ops: 'scans, sorts, composite reductions, padding, activations, attention: Switchyard CPU (inline, pool; --wgpu) beside TensorFlow.js cpu',
 };
 
 type BenchModule = { main?: unknown; default?: unknown };

@@ -230,6 +230,14 @@ function inferMetas(call: OpCall, inputs: readonly Meta[]): Meta[] {
     }
     case 'transfer':
       return [{ shape: a!.shape, dtype: a!.dtype }];
+    case 'var': {
+      const { dim, keepDims, correction } = call.attrs;
+      if (a!.dtype !== 'float32') throw kindsError(op, [a!.dtype], ['float']);
+      if (dim !== null) checkDim(op, dim, a!.shape);
+      if (!Number.isFinite(correction)) throw new ArgumentError(`correction must be a finite number, got ${correction}`, { op });
+      const shape = a!.shape;
+      return [{ shape: dim === null ? (keepDims ? shape.map(() => 1) : []) : keepDims ? shape.map((d, i) => (i === dim ? 1 : d)) : shape.filter((_, i) => i !== dim), dtype: a!.dtype }];
+    }
     case 'cumsum':
     case 'cumprod': {
       if (kindOf(a!.dtype) === 'bool') throw kindsError(op, [a!.dtype], ['float', 'int']);
@@ -254,6 +262,14 @@ function inferMetas(call: OpCall, inputs: readonly Meta[]): Meta[] {
       if (a!.shape.length < 2) throw new ShapeError(`needs a tensor of rank >= 2, got rank ${a!.shape.length}`, { op, shapes: [a!.shape], hint: 'the last two dims are the matrix' });
       if (!Number.isInteger(call.attrs.diagonal)) throw new ArgumentError(`diagonal must be an integer, got ${call.attrs.diagonal}`, { op });
       return [{ shape: a!.shape, dtype: a!.dtype }];
+    }
+    case 'argtopk': {
+      const { dim, k } = call.attrs;
+      if (kindOf(a!.dtype) === 'bool') throw kindsError(op, [a!.dtype], ['float', 'int']);
+      checkDim(op, dim, a!.shape);
+      const size = a!.shape[dim]!;
+      if (!Number.isInteger(k) || k < 0 || k > size) throw new ShapeError(`k = ${k} is not in [0, ${size}] for dim ${dim}`, { op, shapes: [a!.shape] });
+      return [{ shape: a!.shape.map((d, i) => (i === dim ? k : d)), dtype: 'int32' }];
     }
     case 'argsort': {
       if (kindOf(a!.dtype) === 'bool') throw kindsError(op, [a!.dtype], ['float', 'int']);

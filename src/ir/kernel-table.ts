@@ -25,14 +25,17 @@ export interface KernelGroups<K> {
   readonly scatterAdd: K;
   readonly indexSelect: K;
   readonly matmul: K;
+  /** var (mean and squared deviations of each row, in one kernel). */
+  readonly variance: K;
   /** cumsum and cumprod. */
   readonly scan: K;
   /** flip, roll, tril and triu: copies whose source index is a function of the output index. */
   readonly reorder: K;
+  /** argsort and argtopk. */
   readonly argsort: K;
 }
 
-type Listed = UnaryOp | ParamUnaryOp | BinaryOp | ScalarOp | ReduceOp | 'full' | 'arange' | 'random' | 'clamp' | 'where' | 'cast' | 'copy' | 'cat' | 'sliceAssign' | 'gather' | 'scatterAdd' | 'indexSelect' | 'softmax' | 'logSoftmax' | 'matmul' | 'cumsum' | 'cumprod' | 'flip' | 'roll' | 'tril' | 'triu' | 'argsort';
+type Listed = UnaryOp | ParamUnaryOp | BinaryOp | ScalarOp | ReduceOp | 'full' | 'arange' | 'random' | 'clamp' | 'where' | 'cast' | 'copy' | 'cat' | 'sliceAssign' | 'gather' | 'scatterAdd' | 'indexSelect' | 'softmax' | 'logSoftmax' | 'matmul' | 'var' | 'cumsum' | 'cumprod' | 'flip' | 'roll' | 'tril' | 'triu' | 'argsort' | 'argtopk';
 /** A new op in the vocabulary that kernelTable does not place is a compile error here. */
 const exhaustive: [Exclude<KernelOp, Listed>] extends [never] ? true : never = true;
 void exhaustive;
@@ -55,6 +58,7 @@ export function kernelTable<K>(g: KernelGroups<K>): Record<KernelOp, K> {
     softmax: g.softmax,
     logSoftmax: g.softmax,
     matmul: g.matmul,
+    var: g.variance,
     cumsum: g.scan,
     cumprod: g.scan,
     flip: g.reorder,
@@ -62,6 +66,7 @@ export function kernelTable<K>(g: KernelGroups<K>): Record<KernelOp, K> {
     tril: g.reorder,
     triu: g.reorder,
     argsort: g.argsort,
+    argtopk: g.argsort,
   };
   for (const op of UNARY_OPS) table[op] = ew;
   for (const op of PARAM_UNARY_OPS) table[op] = ew;

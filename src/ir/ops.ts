@@ -62,6 +62,8 @@ export type OpAttrs = {
   softmax: { readonly dim: number };
   logSoftmax: { readonly dim: number };
   matmul: Record<string, never>;
+  /** Variance along one dim (null: all elements), divided by max(0, n - correction); two passes over each row. */
+  var: { readonly dim: number | null; readonly keepDims: boolean; readonly correction: number };
   // scans along a dim (inclusive)
   cumsum: { readonly dim: number };
   cumprod: { readonly dim: number };
@@ -74,6 +76,8 @@ export type OpAttrs = {
   triu: { readonly diagonal: number };
   /** int32 positions that sort each line along `dim` (stable; NaN last ascending, first descending). */
   argsort: { readonly dim: number; readonly descending: boolean };
+  /** The first k positions of that order: the k largest (or smallest) of each line, sorted. */
+  argtopk: { readonly dim: number; readonly k: number; readonly largest: boolean };
   // cross-device transfer (the router's bridge); `to` is the destination device key
   transfer: { readonly from: string; readonly to: string };
 } & { readonly [K in UnaryOp]: Record<string, never> } & { readonly [K in BinaryOp]: Record<string, never> } & {

@@ -1,4 +1,4 @@
-/** Index maps of flip and roll, shared by the CPU and WebGPU kernels. */
+/** Index maps of flip and roll, and what argsort / argtopk write: shared by the CPU and WebGPU kernels. */
 import type { OpRecord } from './ops.js';
 
 /** Per dim: whether the coordinate is reversed, and what is added (mod n) otherwise. */
@@ -15,4 +15,14 @@ export function coordinateMaps(record: OpRecord<'flip' | 'roll' | 'tril' | 'triu
     });
   }
   return { flips, adds };
+}
+
+/** argsort writes every position; argtopk the first k of the order (largest first when `largest`). */
+export function sortAttrs(record: OpRecord<'argsort' | 'argtopk'>, shape: readonly number[]): { dim: number; descending: boolean; outN: number } {
+  if (record.op === 'argtopk') {
+    const { dim, k, largest } = record.attrs;
+    return { dim, descending: largest, outN: k };
+  }
+  const { dim, descending } = record.attrs;
+  return { dim, descending, outN: shape[dim]! };
 }

@@ -226,3 +226,31 @@ export function random<B extends Backend>(backend: B, shape: readonly number[], 
   const { seed, counter } = b.randomStream(device, n);
   return Tensor.create(b, 'random', { distribution: dist, seed, counter }, dims, 'float32', device) as never;
 }
+
+/** The n x m identity (ones on the diagonal; m defaults to n), as torch.eye. Default dtype float32. */
+export function eye<B extends Backend, D extends DType = 'float32'>(backend: B, n: number, m: number = n, options: CreateOptions<D> = {}): Tensor<B, KindOf<D>> {
+  checkShape('eye', [n, m]);
+  const ones = full(backend, [n, m], 1, options);
+  const lower = ones.tril();
+  const out = lower.triu();
+  ones.dispose();
+  lower.dispose();
+  return out;
+}
+
+/**
+ * `steps` values from `start` to `end` inclusive, evenly spaced (torch.linspace: the first half
+ * counted from start, the second from end, so both ends are exact). float32 by default; int32
+ * truncates toward zero as torch does.
+ */
+export function linspace<B extends Backend, D extends DType = 'float32'>(backend: B, start: number, end: number, steps: number, options: CreateOptions<D> = {}): Tensor<B, KindOf<D>> {
+  if (!Number.isInteger(steps) || steps < 0) throw new ArgumentError(`steps must be a non-negative integer, got ${steps}`, { op: 'linspace' });
+  if (!Number.isFinite(start) || !Number.isFinite(end)) throw new ArgumentError(`start and end must be finite, got ${start} and ${end}`, { op: 'linspace' });
+  const dtype = options.dtype ?? 'float32';
+  if (dtype === 'bool') throw new DTypeError('linspace makes numbers, not bools', { op: 'linspace', dtypes: [dtype] });
+  const step = steps > 1 ? (end - start) / (steps - 1) : 0;
+  const half = Math.floor(steps / 2);
+  const values = allocTyped(dtype, steps);
+  for (let i = 0; i < steps; i++) values[i] = coerce(dtype, i < half || steps === 1 ? start + step * i : end - step * (steps - 1 - i));
+  return Tensor.upload(checkBackend('linspace', backend), values, [steps], dtype, deviceFor('linspace', backend, options.device)) as never;
+}

@@ -1,4 +1,4 @@
-/** sort and topk over the primitive argsort and gather (gradients come through gather), and roll's argument checks. */
+/** sort and topk over the primitive argsort / argtopk and gather (gradients come through gather), and roll's argument checks. */
 import type { Backend } from '../backends/backend.js';
 import { ArgumentError, ShapeError } from '../errors.js';
 import type { Kind } from '../ir/dtype.js';
@@ -12,15 +12,30 @@ export function sortWithIndices<B extends Backend, K extends Kind>(x: Tensor<B, 
   return { values: x.gather(normDim('sort', dim, x.rank, x.shape), indices), indices };
 }
 
-export function topk<B extends Backend, K extends Kind>(x: Tensor<B, K>, k: number, dim: number, largest: boolean): { values: Tensor<B, K>; indices: Tensor<B, 'int'> } {
-  const d = normDim('topk', dim, x.rank, x.shape);
-  const size = x.rank === 0 ? 1 : x.shape[d]!;
+/** topk's resolved dim, with k checked against it. */
+export function topkDim(shape: readonly number[], k: number, dim: number): number {
+  const d = normDim('topk', dim, shape.length, shape);
+  const size = shape.length === 0 ? 1 : shape[d]!;
   if (!Number.isInteger(k) || k < 0) throw new ArgumentError(`k must be a non-negative integer, got ${k}`, { op: 'topk' });
-  if (k > size) throw new ShapeError(`k = ${k} is larger than dim ${d} of size ${size}`, { op: 'topk', shapes: [x.shape], hint: `pick k <= ${size}` });
-  const order = x.argsort(d, largest);
-  if (x.rank === 0) return { values: x.clone(), indices: order };
-  const indices = order.narrow(d, 0, k);
-  order.dispose();
+  if (k > size) throw new ShapeError(`k = ${k} is larger than dim ${d} of size ${size}`, { op: 'topk', shapes: [shape], hint: `pick k <= ${size}` });
+  return d;
+}
+
+export function topk<B extends Backend, K extends Kind>(x: Tensor<B, K>, k: number, dim: number, largest: boolean): { values: Tensor<B, K>; indices: Tensor<B, 'int'> } {
+  const d = topkDim(x.shape, k, dim);
+  if (x.rank === 0) {
+    // A scalar is a line of one: k = 1 gives it back (index 0), k = 0 gives empty results.
+    const line = x.reshape([1]);
+    const r = topk(line, k, 0, largest);
+    line.dispose();
+    if (k === 0) return r;
+    const values = r.values.reshape([]);
+    const indices = r.indices.reshape([]);
+    r.values.dispose();
+    r.indices.dispose();
+    return { values, indices };
+  }
+  const indices = x.argtopk(k, d, largest);
   return { values: x.gather(d, indices), indices };
 }
 

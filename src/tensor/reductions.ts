@@ -1,6 +1,6 @@
 /**
- * Reductions built from the primitive ones (gradients come from theirs): var / std, logsumexp,
- * any / all, and max / min with indices. Each frees its temporaries.
+ * Reductions built from the primitive ones (gradients come from theirs): logsumexp, any / all,
+ * and max / min with indices; and var's argument checks. Each frees its temporaries.
  */
 import type { Backend } from '../backends/backend.js';
 import { ArgumentError, ShapeError } from '../errors.js';
@@ -41,18 +41,11 @@ function squeezeOwned<B extends Backend, K extends Kind>(t: Tensor<B, K>, dims: 
   return out;
 }
 
-export function variance<B extends Backend>(x: Tensor<B, 'float'>, dim: Dims, options: VarOptions): Tensor<B, 'float'> {
+/** The covered dims and checked options of var / std. */
+export function varianceArgs(shape: readonly number[], dim: Dims, options: VarOptions): { dims: number[]; correction: number; keepDims: boolean } {
   const correction = options.correction ?? 1;
   if (!Number.isFinite(correction)) throw new ArgumentError(`correction must be a finite number, got ${correction}`, { op: 'var' });
-  const dims = coveredDims('var', dim, x.shape);
-  // Two passes (mean, then squared deviations) keep the float32 error small.
-  const mean = x.mean(dims, true);
-  const dev = x.sub(mean);
-  const sq = dev.square();
-  const ss = sq.sum(dims, true);
-  const out = ss.div(Math.max(0, count(x.shape, dims) - correction));
-  for (const t of [mean, dev, sq, ss]) t.dispose();
-  return squeezeOwned(out, dims, options.keepDims ?? false);
+  return { dims: coveredDims('var', dim, shape), correction, keepDims: options.keepDims ?? false };
 }
 
 export function logsumexp<B extends Backend>(x: Tensor<B, 'float'>, dim: Dims, keepDims: boolean): Tensor<B, 'float'> {

@@ -19,8 +19,9 @@ import { MAX_RANK, checkArray, checkBoolean, checkDType, checkDevice, checkInteg
 import { track } from '../memory/tidy.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import { formatSummary, summarize, type Summary } from './format.js';
-import { rollArgs, rollFlat, sortWithIndices, topk } from './ordering.js';
-import { anyAll, logsumexp, variance, withIndices, type Dims, type VarOptions } from './reductions.js';
+import { oneHot, pad, type PadMode } from './layout.js';
+import { rollArgs, rollFlat, sortWithIndices, topk, topkDim } from './ordering.js';
+import { anyAll, logsumexp, varianceArgs, withIndices, type Dims, type VarOptions } from './reductions.js';
 
 export interface TensorData<K extends Kind = Kind> {
   readonly shape: number[];
@@ -666,11 +667,24 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** Variance over `dim` (all when omitted) with Bessel's `correction` (default 1, torch.var); divides by max(0, n - correction). */
   var(this: Tensor<B, 'float'>, dim?: Dims, options: VarOptions = {}): Tensor<B, 'float'> {
-    return variance(this, dim, options);
+    const { dims, correction, keepDims } = varianceArgs(this.shape, dim, options);
+    if (dims.length === this.rank) return this.un('var', { dim: null, keepDims, correction });
+    if (dims.length === 1) return this.un('var', { dim: dims[0]!, keepDims, correction });
+    // Several dims: moved last and merged (a view when the layout allows), then one kernel.
+    const kept = this.shape.map((_, i) => i).filter((i) => !dims.includes(i));
+    const moved = this.permute([...kept, ...dims]);
+    const merged = moved.reshape([...kept.map((i) => this.shape[i]!), dims.reduce((n, d) => n * this.shape[d]!, 1)]);
+    const v = merged.un<'float'>('var', { dim: kept.length, keepDims: false, correction });
+    moved.dispose();
+    merged.dispose();
+    if (!keepDims) return v;
+    const out = v.reshape(this.shape.map((d, i) => (dims.includes(i) ? 1 : d)));
+    v.dispose();
+    return out;
   }
   /** Standard deviation: the square root of var() with the same options. */
   std(this: Tensor<B, 'float'>, dim?: Dims, options: VarOptions = {}): Tensor<B, 'float'> {
-    const v = variance(this, dim, options);
+    const v = this.var(dim, options);
     const out = v.sqrt();
     v.dispose();
     return out;
@@ -753,6 +767,14 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   argsort(dim = -1, descending = false): Tensor<B, 'int'> {
     return this.alongDim<'argsort', 'int'>('argsort', dim, (d) => ({ dim: d, descending }));
   }
+  /** The int32 positions of the k largest (or smallest) elements along `dim`, in order: topk's indices alone. */
+  argtopk(k: number, dim = -1, largest = true): Tensor<B, 'int'> {
+    const d = topkDim(this.shape, k, dim);
+    if (this.rank > 0) return this.un('argtopk', { dim: d, k, largest });
+    const r = topk(this, k, d, largest);
+    r.values.dispose();
+    return r.indices;
+  }
   /** Sorted values and their positions along `dim` (torch.sort, stable). */
   sort(dim = -1, descending = false): { values: Tensor<B, K>; indices: Tensor<B, 'int'> } {
     return sortWithIndices(this, dim, descending);
@@ -760,6 +782,19 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   /** The k largest (or smallest) elements along `dim`, sorted, with their positions (torch.topk; NaN counts as the largest). */
   topk(k: number, dim = -1, largest = true): { values: Tensor<B, K>; indices: Tensor<B, 'int'> } {
     return topk(this, k, dim, largest);
+  }
+
+  /**
+   * Pads with `pads` = [lastBefore, lastAfter, secondLastBefore, ...] (torch.nn.functional.pad's
+   * order). 'constant' fills with `value` (negative pads crop); 'reflect' mirrors without repeating
+   * the edge (pads < size); 'replicate' repeats the edge; 'circular' wraps (pads <= size).
+   */
+  pad(pads: readonly number[], mode: PadMode = 'constant', value = 0): Tensor<B, K> {
+    return pad(this, pads, mode, value);
+  }
+  /** One-hot rows for int32 class indices: shape [...this.shape, numClasses] (torch.nn.functional.one_hot). */
+  oneHot<D extends 'int32' | 'float32' = 'int32'>(this: Tensor<B, 'int'>, numClasses: number, dtype?: D): Tensor<B, KindOf<D>> {
+    return oneHot(this, numClasses, dtype);
   }
 
   // ---- matmul ---------------------------------------------------------------------------

@@ -4,6 +4,7 @@
  * Math; inputs are drawn away from kinks and poles.
  */
 import type { OpName } from '../../src/ir/ops.js';
+import { scaledDotProductAttention } from '../../src/tensor/attention.js';
 import type { Case, F, FloatSpec } from './cases.js';
 import * as R from './ref64.js';
 
@@ -74,6 +75,41 @@ const cumprod = (l: number[]) => {
   let p = 1;
   return l.map((v) => (p *= v));
 };
+/** Pads a [r, c] array: (left, right) on the columns, (top, bottom) on the rows, by a source-index rule. */
+function pad2(a: R.Arr, [l, rr, t, b]: readonly number[], src: (i: number, n: number) => number | undefined, fill = 0): R.Arr {
+  const [r, c] = [a.shape[0]!, a.shape[1]!];
+  return R.build([r + t! + b!, c + l! + rr!], ([i, j]) => {
+    const si = src(i! - t!, r);
+    const sj = src(j! - l!, c);
+    return si === undefined || sj === undefined ? fill : a.data[si * c + sj]!;
+  });
+}
+const reflect = (i: number, n: number) => (i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i);
+const replicate = (i: number, n: number) => Math.min(Math.max(i, 0), n - 1);
+const circular = (i: number, n: number) => ((i % n) + n) % n;
+const inside = (i: number, n: number) => (i >= 0 && i < n ? i : undefined);
+
+/** softmax(q k^T * scale + bias) v for [L, E], [S, E], [S, Ev] arrays. */
+function attention(q: R.Arr, k: R.Arr, v: R.Arr, bias: (l: number, s: number) => number = () => 0): R.Arr {
+  const [L, E] = [q.shape[0]!, q.shape[1]!];
+  const S = k.shape[0]!;
+  const Ev = v.shape[1]!;
+  const scale = 1 / Math.sqrt(E);
+  const out = new Float64Array(L * Ev);
+  for (let l = 0; l < L; l++) {
+    const sc = Array.from({ length: S }, (_, s) => {
+      let d = 0;
+      for (let e = 0; e < E; e++) d += q.data[l * E + e]! * k.data[s * E + e]!;
+      return d * scale + bias(l, s);
+    });
+    const m = Math.max(...sc);
+    const w = sc.map((x) => Math.exp(x - m));
+    const z = w.reduce((p, x) => p + x, 0);
+    for (let e = 0; e < Ev; e++) out[l * Ev + e] = w.reduce((p, x, s) => p + (x / z) * v.data[s * Ev + e]!, 0);
+  }
+  return { shape: [L, Ev], data: out };
+}
+
 const sorted = (desc: boolean) => (l: number[]) => [...l].sort((a, b) => (desc ? b - a : a - b));
 
 export const OPS_CASES: readonly Case[] = [
@@ -113,8 +149,9 @@ export const OPS_CASES: readonly Case[] = [
   { name: 'sum dims [0, 2]', op: 'sum', floats: [{ shape: [2, 3, 4] }], run: ([x]) => x!.sum([0, 2]), ref: ([x]) => reduceDims(x!, [0, 2], false, (v) => v.reduce((s, y) => s + y, 0)) },
   { name: 'mean dims [1, 2] keepDims', op: 'mean', floats: [{ shape: [2, 3, 4] }], run: ([x]) => x!.mean([1, 2], true), ref: ([x]) => reduceDims(x!, [1, 2], true, (v) => v.reduce((s, y) => s + y, 0) / v.length) },
   { name: 'max dims [0, 1]', op: 'max', floats: [{ shape: [3, 2, 2] }], run: ([x]) => x!.max([0, 1]), ref: ([x]) => reduceDims(x!, [0, 1], false, (v) => Math.max(...v)) },
-  { name: 'var dim 1 (correction 1)', op: 'mean', floats: [{ shape: [3, 4] }], run: ([x]) => x!.var(1), ref: ([x]) => reduceDims(x!, [1], false, variance(1)) },
-  { name: 'var all (correction 0)', op: 'mean', floats: [{ shape: [3, 4] }], run: ([x]) => x!.var(null, { correction: 0 }), ref: ([x]) => reduceDims(x!, [0, 1], false, variance(0)) },
+  { name: 'var dim 1 (correction 1)', op: 'var', floats: [{ shape: [3, 4] }], run: ([x]) => x!.var(1), ref: ([x]) => reduceDims(x!, [1], false, variance(1)) },
+  { name: 'var all (correction 0)', op: 'var', floats: [{ shape: [3, 4] }], run: ([x]) => x!.var(null, { correction: 0 }), ref: ([x]) => reduceDims(x!, [0, 1], false, variance(0)) },
+  { name: 'var dims [0, 2] of a permuted view', op: 'var', floats: [{ shape: [2, 3, 3] }], run: ([x]) => x!.permute([1, 0, 2]).var([0, 2]), ref: ([x]) => reduceDims(R.permute(x!, [1, 0, 2]), [0, 2], false, variance(1)) },
   { name: 'std dims [0, 2] keepDims', op: 'sqrt', floats: [{ shape: [2, 3, 3] }], run: ([x]) => x!.std([0, 2], { keepDims: true }), ref: ([x]) => reduceDims(x!, [0, 2], true, (v) => Math.sqrt(variance(1)(v))) },
   { name: 'logsumexp dim 1', op: 'exp', floats: [{ shape: [3, 4], lo: -3, hi: 3 }], run: ([x]) => x!.logsumexp(1), ref: ([x]) => reduceDims(x!, [1], false, lse) },
   { name: 'logsumexp dims [0, 1] keepDims', op: 'exp', floats: [{ shape: [2, 3] }], run: ([x]) => x!.logsumexp([0, 1], true), ref: ([x]) => reduceDims(x!, [0, 1], true, lse) },
@@ -149,5 +186,31 @@ export const OPS_CASES: readonly Case[] = [
   { name: 'tril diagonal 0', op: 'tril', floats: [{ shape: [3, 3] }], run: ([x]) => x!.tril().exp(), ref: ([x]) => R.build([3, 3], ([i, j]) => (j! <= i! ? Math.exp(x!.data[i! * 3 + j!]!) : 1)) },
   { name: 'triu diagonal 1', op: 'triu', floats: [{ shape: [3, 4] }], run: ([x]) => x!.triu(1).square(), ref: ([x]) => R.build([3, 4], ([i, j]) => (j! - i! >= 1 ? x!.data[i! * 4 + j!]! ** 2 : 0)) },
   { name: 'sort values (gather at the order)', op: 'gather', floats: [{ shape: [3, 4] }], run: ([x]) => x!.sort(1).values.mul(x!), ref: ([x]) => R.zip(lines(x!, 1, sorted(false)), x!, (a, b) => a * b) },
+  { name: 'pad constant [1, 2, 0, 1] value 0.5', op: 'sliceAssign', floats: [{ shape: [2, 3] }], run: ([x]) => x!.pad([1, 2, 0, 1], 'constant', 0.5).square(), ref: ([x]) => R.map(pad2(x!, [1, 2, 0, 1], inside, 0.5), (v) => v * v) },
+  { name: 'pad constant with a crop [-1, 1]', op: 'slice', floats: [{ shape: [2, 3] }], run: ([x]) => x!.pad([-1, 1]).square(), ref: ([x]) => R.map(R.build([2, 3], ([i, j]) => (j! < 2 ? x!.data[i! * 3 + j! + 1]! : 0)), (v) => v * v) },
+  { name: 'pad reflect [2, 1, 1, 1]', op: 'indexSelect', floats: [{ shape: [3, 3] }], run: ([x]) => x!.pad([2, 1, 1, 1], 'reflect').square(), ref: ([x]) => R.map(pad2(x!, [2, 1, 1, 1], reflect), (v) => v * v) },
+  { name: 'pad replicate [1, 2, 2, 0]', op: 'indexSelect', floats: [{ shape: [2, 3] }], run: ([x]) => x!.pad([1, 2, 2, 0], 'replicate').square(), ref: ([x]) => R.map(pad2(x!, [1, 2, 2, 0], replicate), (v) => v * v) },
+  { name: 'pad circular [2, 1]', op: 'indexSelect', floats: [{ shape: [2, 3] }], run: ([x]) => x!.pad([2, 1], 'circular').square(), ref: ([x]) => R.map(pad2(x!, [2, 1, 0, 0], circular), (v) => v * v) },
+  {
+    name: 'scaledDotProductAttention (q, k, v)',
+    op: 'matmul',
+    floats: [{ shape: [3, 4] }, { shape: [5, 4] }, { shape: [5, 2] }],
+    run: ([q, k, v]) => scaledDotProductAttention(q!, k!, v!),
+    ref: ([q, k, v]) => attention(q!, k!, v!),
+  },
+  {
+    name: 'scaledDotProductAttention causal',
+    op: 'softmax',
+    floats: [{ shape: [4, 3] }, { shape: [4, 3] }, { shape: [4, 2] }],
+    run: ([q, k, v]) => scaledDotProductAttention(q!, k!, v!, { isCausal: true }),
+    ref: ([q, k, v]) => attention(q!, k!, v!, (l, s) => (s <= l ? 0 : -Infinity)),
+  },
+  {
+    name: 'scaledDotProductAttention float mask (its gradient too)',
+    op: 'add',
+    floats: [{ shape: [2, 3] }, { shape: [3, 3] }, { shape: [3, 2] }, { shape: [2, 3] }],
+    run: ([q, k, v, m]) => scaledDotProductAttention(q!, k!, v!, { attnMask: m! }),
+    ref: ([q, k, v, m]) => attention(q!, k!, v!, (l, s) => m!.data[l * 3 + s]!),
+  },
   { name: 'topk values k 2', op: 'gather', floats: [{ shape: [2, 5] }], run: ([x]) => x!.topk(2).values, ref: ([x]) => R.build([2, 2], ([i, j]) => sorted(true)(Array.from(x!.data.slice(i! * 5, i! * 5 + 5)))[j!]!) },
 ];

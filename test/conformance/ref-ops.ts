@@ -113,3 +113,56 @@ export function mapLines(a: Arr, dim: number, m: number, f: (line: number[]) => 
   }
   return { shape: outShape, data };
 }
+
+/** torch.nn.functional.pad: (before, after) pairs from the last dim backwards. */
+export function pad(a: Arr, pads: readonly number[], mode: 'constant' | 'reflect' | 'replicate' | 'circular', value: number): Arr {
+  const r = a.shape.length;
+  const before = a.shape.map(() => 0);
+  const after = a.shape.map(() => 0);
+  for (let k = 0; k < pads.length / 2; k++) {
+    before[r - 1 - k] = at(pads, 2 * k);
+    after[r - 1 - k] = at(pads, 2 * k + 1);
+  }
+  const shape = a.shape.map((n, d) => n + at(before, d) + at(after, d));
+  const data: number[] = [];
+  for (let i = 0; i < size(shape); i++) {
+    const idx = unravel(i, shape);
+    let inside = true;
+    const src = idx.map((o, d) => {
+      const n = at(a.shape, d);
+      const j = o - at(before, d);
+      if (j >= 0 && j < n) return j;
+      inside = inside && mode !== 'constant';
+      if (mode === 'replicate') return j < 0 ? 0 : n - 1;
+      if (mode === 'circular') return ((j % n) + n) % n;
+      if (mode === 'reflect') return j < 0 ? -j : 2 * (n - 1) - j;
+      return 0;
+    });
+    data.push(inside ? get(a, src) : value);
+  }
+  return { shape, data };
+}
+
+/** softmax(q k^T * scale + bias) v for rank-3 [B, L, E] inputs, `bias` a [L, S] grid (or none), `keep` a dropout factor grid [B, L, S]. */
+export function attention(q: Arr, k: Arr, v: Arr, scale: number, bias?: (l: number, s: number) => number, keep?: (b: number, l: number, s: number) => number): Arr {
+  const [B, L, E] = [at(q.shape, 0), at(q.shape, 1), at(q.shape, 2)];
+  const S = at(k.shape, 1);
+  const Ev = at(v.shape, 2);
+  const data: number[] = [];
+  for (let b = 0; b < B; b++) {
+    for (let l = 0; l < L; l++) {
+      const scores: number[] = [];
+      for (let s = 0; s < S; s++) {
+        let dot = 0;
+        for (let e = 0; e < E; e++) dot += get(q, [b, l, e]) * get(k, [b, s, e]);
+        scores.push(dot * scale + (bias ? bias(l, s) : 0));
+      }
+      const m = Math.max(...scores);
+      const ex = scores.map((x) => Math.exp(x - m));
+      const z = ex.reduce((p, x) => p + x, 0);
+      const w = ex.map((x, s) => (x / z) * (keep ? keep(b, l, s) : 1));
+      for (let e = 0; e < Ev; e++) data.push(w.reduce((p, x, s) => p + x * get(v, [b, s, e]), 0));
+    }
+  }
+  return { shape: [B, L, Ev], data };
+}

@@ -7,6 +7,7 @@
  * tensor API and compares with a float64 reference written independently (ref.ts), within the
  * case's stated tolerance (`tol`; exact for bool, int32 and movement ops).
  */
+import { compositeCases } from './cases/composite.js';
 import { creationCases } from './cases/creation.js';
 import { elementwiseCases } from './cases/elementwise.js';
 import { mathCases } from './cases/math.js';
@@ -23,7 +24,7 @@ export { runCase, compare, ConformanceError } from './harness.js';
 
 /** Every case, in a stable order, with unique names. */
 export function conformanceCases(): Case[] {
-  const cases = [...elementwiseCases(), ...reduceCases(), ...matmulCases(), ...shapeCases(), ...creationCases(), ...specialCases(), ...mathCases(), ...reductionCases(), ...orderingCases()];
+  const cases = [...elementwiseCases(), ...reduceCases(), ...matmulCases(), ...shapeCases(), ...creationCases(), ...specialCases(), ...mathCases(), ...reductionCases(), ...orderingCases(), ...compositeCases()];
   const seen = new Set<string>();
   for (const c of cases) {
     if (seen.has(c.name)) throw new Error(`conformance: duplicate case name '${c.name}'`);

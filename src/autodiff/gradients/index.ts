@@ -7,7 +7,7 @@ import { BINARY_GRADS } from './binary.js';
 import { INDEXING_GRADS } from './indexing.js';
 import { MATMUL_GRAD } from './matmul.js';
 import { MOVEMENT_GRADS } from './movement.js';
-import { REDUCE_GRADS } from './reduce.js';
+import { REDUCE_GRADS, VAR_GRAD } from './reduce.js';
 import { REORDER_GRADS } from './reorder.js';
 import { NONE, type GradEntry } from './rule.js';
 import { SCALAR_GRADS } from './scalar.js';
@@ -32,6 +32,7 @@ export const GRADS: { readonly [N in OpName]: GradEntry<N> } = {
   ...SELECT_GRADS,
   matmul: MATMUL_GRAD,
   ...REORDER_GRADS,
+  var: VAR_GRAD,
 };
 
 export function gradOf<N extends OpName>(op: N): GradEntry<N> {

@@ -54,3 +54,17 @@ export const REDUCE_GRADS: { readonly [N in ReduceOp]: GradEntry<N> } = {
   argmax: NONE,
   argmin: NONE,
 };
+
+/** d var / dx = 2 (x - mean) / max(0, n - correction), broadcast from the reduced shape. */
+export const VAR_GRAD: GradEntry<'var'> = {
+  saveInputs: [0],
+  backward: (c) => {
+    const x = c.input(0);
+    const shape = c.metas[0]!.shape;
+    const { dim, correction } = c.attrs;
+    const n = dim === null ? numel(shape) : shape[dim]!;
+    const mean = dim === null ? x.mean(null, true) : x.mean(dim, true);
+    const g = kept(c.dy, { dim, keepDims: true }, shape);
+    return [x.sub(mean).mul(g).mul(2 / Math.max(0, n - correction))];
+  },
+};

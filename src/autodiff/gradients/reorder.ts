@@ -1,7 +1,7 @@
-/** Gradients of the scans and the reordering copies (argsort's int32 result cuts the graph). */
+/** Gradients of the scans and the reordering copies (argsort's and argtopk's int32 results cut the graph). */
 import { NONE, type FloatT, type GradEntry } from './rule.js';
 
-type ReorderOp = 'cumsum' | 'cumprod' | 'flip' | 'roll' | 'tril' | 'triu' | 'argsort';
+type ReorderOp = 'cumsum' | 'cumprod' | 'flip' | 'roll' | 'tril' | 'triu' | 'argsort' | 'argtopk';
 
 /** sum_{j >= i} t_j along `dim`. */
 function reverseCumsum(t: FloatT, dim: number): FloatT {
@@ -33,4 +33,5 @@ export const REORDER_GRADS: { readonly [N in ReorderOp]: GradEntry<N> } = {
   tril: { backward: (c) => [c.dy.tril(c.attrs.diagonal)] },
   triu: { backward: (c) => [c.dy.triu(c.attrs.diagonal)] },
   argsort: NONE,
+  argtopk: NONE,
 };

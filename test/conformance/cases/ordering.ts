@@ -201,6 +201,33 @@ function sorting(out: Case[]): void {
         return [r.values, r.indices];
       }, () => top(i, 3, -1, true, 'int32')),
     );
+    // Few of many (a bounded heap on the CPU), with ties and NaN.
+    const many = randWith(new Rng('topk many'), [4, 200], (r) => (r.next() < 0.05 ? NaN : r.int(-5, 5)));
+    for (const largest of [true, false]) {
+      out.push(
+        value(`topk [4,200] ties and NaN k 7${largest ? '' : ' smallest'}`, 'topk', EXACT, (b) => {
+          const r = ft(b, many).topk(7, 1, largest);
+          return [r.values, r.indices];
+        }, () => top(many, 7, 1, largest, 'float32')),
+      );
+    }
+    const manyI = randI(new Rng('topk many int'), [3, 500], -20, 20);
+    out.push(value('argtopk int32 [3,500] k 4 dim 1', 'argtopk', EXACT, (b) => it(b, manyI).argtopk(4, 1), () => top(manyI, 4, 1, true, 'int32')[1]!));
+    out.push(value('argtopk [5,4,3] k 2 dim 0 smallest', 'argtopk', EXACT, (b) => ft(b, tb).argtopk(2, 0, false), () => top(tb, 2, 0, false, 'float32')[1]!));
+    const longLines = randF(new Rng('topk long'), [2, 3000]);
+    out.push(
+      value('topk [2,3000] k 10 smallest', 'topk', EXACT, (b) => {
+        const r = ft(b, longLines).topk(10, -1, false);
+        return [r.values, r.indices];
+      }, () => top(longLines, 10, -1, false, 'float32')),
+    );
+    const s0 = f32([], [2.5]);
+    out.push(
+      value('topk rank-0 k 1', 'topk', EXACT, (b) => {
+        const r = ft(b, s0).topk(1);
+        return [r.values, r.indices];
+      }, () => [ex(s0), ex(R.arr([], [0]), 'int32')]),
+    );
     const big = randF(rng, [2, 2000]);
     out.push(
       value('topk [2,2000] k 5', 'topk', EXACT, (b) => {

@@ -81,6 +81,22 @@ function varStd(out: Case[]): void {
     const one = f32([3, 1], [1, 2, 3]);
     out.push(value('var of one element per row is NaN (0 / 0)', 'var', EXACT, (be) => ft(be, one).var(1), () => ex(O.reduceDims(one, [1], false, (v) => O.variance(v, 1)))));
     out.push(value('var correction 0 of one element is 0', 'var', EXACT, (be) => ft(be, one).var(1, { correction: 0 }), () => ex(O.reduceDims(one, [1], false, (v) => O.variance(v, 0)))));
+    const empty: R.Arr = { shape: [2, 0], data: [] };
+    out.push(value('var over an empty dim is NaN', 'var', EXACT, (be) => ft(be, empty).var(1), () => ex(R.arr([2], [NaN, NaN]))));
+    out.push(value('var rank-0 (correction 0)', 'var', EXACT, (be) => ft(be, f32([], [3])).var(null, { correction: 0 }), () => ex(R.arr([], [0]))));
+  }
+  {
+    // Long rows (a workgroup each on the GPU), strided rows, and everything of a non-contiguous view.
+    const rng2 = new Rng('var long');
+    const long = randF(rng2, [8, 1000], -2, 2);
+    const ref = (v: number[]) => O.variance(v, 1);
+    out.push(value('var long rows [8,1000] dim 1', 'var', { abs: 1e-5, rel: 1e-4 }, (be) => ft(be, long).var(1), () => ex(O.reduceDims(long, [1], false, ref))));
+    out.push(value('var strided rows [8,1000] dim 0', 'var', { abs: 1e-5, rel: 1e-4 }, (be) => ft(be, long).var(0), () => ex(O.reduceDims(long, [0], false, ref))));
+    const t = randF(rng2, [300, 200], -2, 2);
+    out.push(value('std of a transposed view over all', 'std', { abs: 1e-5, rel: 1e-4 }, (be) => ft(be, t).transpose().std(), () => ex(O.reduceDims(t, null, false, (v) => Math.sqrt(ref(v))))));
+    out.push(value('var of a transposed view dims [0, 1] keepDims', 'var', { abs: 1e-5, rel: 1e-4 }, (be) => ft(be, t).transpose().var([0, 1], { keepDims: true }), () => ex(O.reduceDims(R.permute(t, [1, 0]), null, true, ref))));
+    const b3 = randF(rng2, [3, 4, 5], -2, 2);
+    out.push(value('var of a permuted view dims [1, 2]', 'var', { abs: 1e-5, rel: 1e-5 }, (be) => ft(be, b3).permute([2, 0, 1]).var([1, 2]), () => ex(O.reduceDims(R.permute(b3, [2, 0, 1]), [1, 2], false, ref))));
   }
 }
 

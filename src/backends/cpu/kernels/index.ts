@@ -13,6 +13,7 @@ import { matmulKernel } from './matmul.js';
 import { reduceKernel } from './reduce.js';
 import { reorderKernel } from './reorder.js';
 import { scanKernel } from './scan.js';
+import { varianceKernel } from './variance.js';
 import { softmaxKernel } from './softmax.js';
 
 export type { ExecutorOp, KernelOp } from '../../../ir/kernel-table.js';
@@ -30,6 +31,7 @@ export const KERNELS: Record<KernelOp, CpuKernel> = kernelTable<CpuKernel>({
   scatterAdd: scatterAddKernel,
   indexSelect: indexSelectKernel,
   matmul: matmulKernel,
+  variance: varianceKernel,
   scan: scanKernel,
   reorder: reorderKernel,
   argsort: argsortKernel,

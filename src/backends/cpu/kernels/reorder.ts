@@ -19,26 +19,45 @@ function runReorder(record: OpRecord<ReorderOp>, inputs: readonly View[], output
     const rows = shape[r - 2]!;
     const cols = shape[r - 1]!;
     const lower = record.op === 'tril';
-    for (let i = lo; i < hi; i++) {
-      const col = i % cols;
-      const row = Math.floor(i / cols) % rows;
-      const keep = lower ? col - row <= k : col - row >= k;
-      out[i] = keep ? x.data[offsetAt(x, i)]! : 0;
+    const sc = x.stride[r - 1]!;
+    let i = lo;
+    while (i < hi) {
+      const line = Math.floor(i / cols);
+      const base = offsetAt(x, line * cols);
+      const row = line % rows;
+      const end = Math.min(hi, (line + 1) * cols);
+      for (let col = i - line * cols; i < end; i++, col++) {
+        const keep = lower ? col - row <= k : col - row >= k;
+        out[i] = keep ? x.data[base + col * sc]! : 0;
+      }
     }
     return;
   }
   const { flips, adds } = coordinateMaps(record, shape);
-  for (let i = lo; i < hi; i++) {
-    let rem = i;
-    let p = x.offset;
-    for (let d = r - 1; d >= 0; d--) {
-      const n = shape[d]!;
-      const q = rem % n;
-      rem = (rem - q) / n;
-      const src = flips[d] ? n - 1 - q : adds[d] === 0 ? q : (q + adds[d]!) % n;
-      p += src * x.stride[d]!;
+  if (r === 0) {
+    if (lo < hi) out[0] = x.data[x.offset]!;
+    return;
+  }
+  // Walk the last dim in an inner loop; the other coordinates map once per run of it.
+  const n = shape[r - 1]!;
+  const sl = x.stride[r - 1]!;
+  const flipLast = flips[r - 1]!;
+  const addLast = adds[r - 1]!;
+  let i = lo;
+  while (i < hi) {
+    let rem = Math.floor(i / n);
+    let base = x.offset;
+    for (let d = r - 2; d >= 0; d--) {
+      const m = shape[d]!;
+      const q = rem % m;
+      rem = (rem - q) / m;
+      base += (flips[d] ? m - 1 - q : (q + adds[d]!) % m) * x.stride[d]!;
     }
-    out[i] = x.data[p]!;
+    const end = Math.min(hi, (Math.floor(i / n) + 1) * n);
+    for (let j = i % n; i < end; i++, j++) {
+      const src = flipLast ? n - 1 - j : j + addLast < n ? j + addLast : j + addLast - n;
+      out[i] = x.data[base + src * sl]!;
+    }
   }
 }
 

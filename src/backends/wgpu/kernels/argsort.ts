@@ -1,5 +1,6 @@
-/** argsort: one bitonic network per line in shared memory up to 1024 elements, staged passes over padded buffers beyond. */
+/** argsort / argtopk: one bitonic network per line in shared memory up to 1024 elements, staged passes over padded buffers beyond. */
 import type { OpRecord } from '../../../ir/ops.js';
+import { sortAttrs } from '../../../ir/reorder.js';
 import { Params, grid } from '../wgsl/common.js';
 import { SORT_BLOCK, SORT_WORKGROUP, sortProgram, type SortMode } from '../wgsl/argsort.js';
 import { freshStorage, type GpuKernel } from './kernel.js';
@@ -11,14 +12,15 @@ function nextPow2(n: number): number {
   return p;
 }
 
-export const argsortKernel: GpuKernel<'argsort'> = {
-  run(ctx, record: OpRecord<'argsort'>, inputs) {
+export const argsortKernel: GpuKernel<'argsort' | 'argtopk'> = {
+  run(ctx, record: OpRecord<'argsort' | 'argtopk'>, inputs) {
     const x = inputs[0]!;
     const meta = record.outputs[0]!;
     const out = freshStorage(ctx, meta.shape, meta.dtype);
-    const { dim, descending } = record.attrs;
+    const { dim, descending, outN } = sortAttrs(record, x.shape);
     const P = nextPow2(x.shape[dim]!);
-    const { p, rows, n, outer } = rowParams(x, dim, [P]);
+    // The whole line is sorted; only the first outN positions are written.
+    const { p, rows, n, outer } = rowParams(x, dim, [P, outN], meta.shape);
     if (rows === 0) return [out];
     const type = x.dtype === 'int32' ? 'i32' : 'f32';
     const spec = (mode: SortMode) => sortProgram({ mode, type, descending, outerRank: outer });

@@ -13,6 +13,7 @@ import { matmulKernel, type MatmulConfig } from './matmul.js';
 import { reduceKernel } from './reduce.js';
 import { reorderKernel } from './reorder.js';
 import { scanKernel } from './scan.js';
+import { varianceKernel } from './variance.js';
 import { softmaxKernel } from './softmax.js';
 
 export type { ExecutorOp, KernelOp } from '../../../ir/kernel-table.js';
@@ -33,6 +34,7 @@ export function kernelTable(matmul: MatmulConfig): KernelTable {
     scatterAdd: scatterAddKernel,
     indexSelect: indexSelectKernel,
     matmul: matmulKernel(matmul),
+    variance: varianceKernel,
     scan: scanKernel,
     reorder: reorderKernel,
     argsort: argsortKernel,

@@ -6,10 +6,10 @@ import { freshStorage, type GpuKernel } from './kernel.js';
 
 type ScanOp = 'cumsum' | 'cumprod';
 
-/** Row parameters shared by the row kernels: [rows, n, stride, outStride, offset, ...extra, outer shape / strides / out strides]. */
-export function rowParams(x: { shape: readonly number[]; strides: readonly number[]; offset: number }, dim: number, extra: readonly number[] = []): { p: Params; rows: number; n: number; outer: number } {
+/** Row parameters shared by the row kernels: [rows, n, stride, outStride, offset, ...extra, outer shape / strides / out strides] (out strides of a contiguous `outShape`). */
+export function rowParams(x: { shape: readonly number[]; strides: readonly number[]; offset: number }, dim: number, extra: readonly number[] = [], outShape: readonly number[] = x.shape): { p: Params; rows: number; n: number; outer: number } {
   const n = x.shape[dim]!;
-  const os = contiguousStrides(x.shape);
+  const os = contiguousStrides(outShape);
   const outer = x.shape.map((_, i) => i).filter((i) => i !== dim);
   const rows = n === 0 ? 0 : numel(x.shape) / n;
   const p = new Params();

@@ -1,12 +1,12 @@
 /**
- * argsort by bitonic sorting networks over lines padded to a power of two P (the padding sorts
+ * argsort (and the first k positions of it, argtopk) by bitonic sorting networks over lines padded to a power of two P (the padding sorts
  * last). The order is total (value, then position), so the result is the stable sort; NaN sorts
  * above +inf (last ascending, first descending), as torch.sort.
  * 'line' (P <= 1024): a workgroup sorts one line in shared memory, from x to y.
  * Longer lines run over padded key / index buffers: 'init' fills them, 'block' sorts blocks of
  * 1024 (or, given a stage k, finishes its merge inside blocks), 'global' does one compare-exchange
  * per invocation for a stage (k, j >= 1024), 'final' writes the indices to y.
- * line / init / final parameters: [lines, n, stride, outStride, offset, P, outerShape (R), outerStrides (R), outerOutStrides (R)].
+ * line / init / final parameters: [lines, n, stride, outStride, offset, P, outN (positions written: n, or k for a top-k), outerShape (R), outerStrides (R), outerOutStrides (R)].
  * block parameters: [blocks, n, P, k (0: sort whole blocks)]; global parameters: [pairs, n, P, k, j].
  */
 import { header, linearEntry, type BindingDecl, type Program } from './common.js';
@@ -105,7 +105,7 @@ ${entry}
   let st = pu(2u);
   let ost = pu(3u);
   let P = pu(5u);
-${rowBases(R, 4, 6)}
+${rowBases(R, 4, 7)}
   for (var e = lid; e < P; e = e + ${W}u) {
     if (e < n) { sk[e] = x[base + e * st]; } else { sk[e] = ${t}(0); }
     si[e] = i32(e);
@@ -113,7 +113,7 @@ ${rowBases(R, 4, 6)}
   workgroupBarrier();
 ${sharedStages('P', '0u', '  for (var k = 2u; k <= P; k = k << 1u) {\n  for (var j = k >> 1u; j > 0u; j = j >> 1u) {')}
   }
-  for (var e = lid; e < n; e = e + ${W}u) { y[obase + e * ost] = si[e]; }
+  for (var e = lid; e < pu(6u); e = e + ${W}u) { y[obase + e * ost] = si[e]; }
 }`;
           break;
         case 'block':
@@ -160,7 +160,7 @@ ${sharedStages(`${B}u`, 'g0', `  for (var j = ${B / 2}u; j > 0u; j = j >> 1u) {`
             mode === 'init'
               ? `  if (e < n) { keys[i] = x[base + e * st]; } else { keys[i] = ${t}(0); }
   idx[i] = i32(e);`
-              : '  if (e < n) { y[obase + e * ost] = idx[i]; }';
+              : '  if (e < pu(6u)) { y[obase + e * ost] = idx[i]; }';
           main = linearEntry(
             W,
             `  let P = pu(5u);
@@ -170,7 +170,7 @@ ${sharedStages(`${B}u`, 'g0', `  for (var j = ${B / 2}u; j > 0u; j = j >> 1u) {`
   let ost = pu(3u);
   let row = i / P;
   let e = i % P;
-${rowBases(R, 4, 6)}
+${rowBases(R, 4, 7)}
 ${body}`,
           );
           break;

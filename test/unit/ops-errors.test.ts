@@ -1,0 +1,128 @@
+/** Bad input to the rounding / activation / reduction / ordering / padding / attention ops: typed errors that name the op and the shapes. */
+import { afterAll, describe, expect, test } from 'vitest';
+import { Cpu } from '../../src/backends/cpu/backend.js';
+import { ArgumentError, DTypeError, ShapeError, eye, fromData, linspace, scaledDotProductAttention, zeros } from '../../src/index.js';
+
+const cpu = new Cpu({ threads: 0 });
+afterAll(() => cpu.close());
+
+/** The error `fn` throws (fails the test when it throws nothing). */
+function thrown(fn: () => unknown): Error {
+  try {
+    fn();
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error('expected an error');
+}
+
+function expectError(fn: () => unknown, type: new (...args: never[]) => Error, op: string, text: RegExp): void {
+  const e = thrown(fn);
+  expect(e).toBeInstanceOf(type);
+  expect((e as { op?: string }).op).toBe(op);
+  expect(e.message).toMatch(text);
+}
+
+describe('elementwise parameters and dtypes', () => {
+  const x = zeros(cpu, [2, 3]);
+  const i = zeros(cpu, [2], { dtype: 'int32' });
+  test('round decimals, activation parameters', () => {
+    expectError(() => x.round(1.5), ArgumentError, 'round', /decimals must be an integer/);
+    expectError(() => x.softplus(0), ArgumentError, 'softplus', /beta/);
+    expectError(() => x.leakyRelu(NaN), ArgumentError, 'leakyRelu', /negativeSlope/);
+    expectError(() => x.elu(Infinity), ArgumentError, 'elu', /alpha/);
+  });
+  test('float-only ops reject int32, binary ops reject mixed dtypes', () => {
+    expectError(() => (i as never as typeof x).tan(), DTypeError, 'tan', /int32.*not supported/);
+    expectError(() => (i as never as typeof x).silu(), DTypeError, 'silu', /int32/);
+    expectError(() => x.atan2(zeros(cpu, [3], { dtype: 'int32' }) as never), DTypeError, 'atan2', /different dtypes/);
+    expectError(() => x.hypot(zeros(cpu, [4])), ShapeError, 'hypot', /not broadcastable.*\[2, 3\], \[4\]/);
+  });
+});
+
+describe('reductions', () => {
+  const x = zeros(cpu, [2, 3, 4]);
+  test('repeated or out-of-range dims', () => {
+    expectError(() => x.sum([0, 0]), ShapeError, 'sum', /dim 0 appears more than once.*\[2, 3, 4\]/);
+    expectError(() => x.mean([1, 3]), ShapeError, 'mean', /dim 3 is out of range.*rank 3/);
+    expectError(() => x.var(5), ShapeError, 'var', /out of range/);
+    expectError(() => x.logsumexp([-4]), ShapeError, 'logsumexp', /out of range/);
+    expectError(() => x.any(3), ShapeError, 'any', /out of range/);
+  });
+  test('bad correction, empty max with indices', () => {
+    expectError(() => x.var(null, { correction: NaN }), ArgumentError, 'var', /correction/);
+    expectError(() => zeros(cpu, [2, 0]).maxWithIndices(1), ShapeError, 'maxWithIndices', /size 0.*\[2, 0\]/);
+    expectError(() => x.minWithIndices(3), ShapeError, 'minWithIndices', /out of range/);
+  });
+});
+
+describe('scans, orderings, triangles', () => {
+  const x = zeros(cpu, [3, 4]);
+  const b = fromData(cpu, [true, false]);
+  test('cumsum / cumprod', () => {
+    expectError(() => (b as never as typeof x).cumsum(0), DTypeError, 'cumsum', /bool.*not supported/);
+    expectError(() => x.cumprod(2), ShapeError, 'cumprod', /dim 2 is out of range.*\[3, 4\]/);
+  });
+  test('flip and roll', () => {
+    expectError(() => x.flip([1, -1]), ShapeError, 'flip', /twice/);
+    expectError(() => x.flip(2), ShapeError, 'flip', /out of range/);
+    expectError(() => x.roll([1, 2], [0]), ArgumentError, 'roll', /2 shifts for 1 dims/);
+    expectError(() => x.roll(0.5, 0), ArgumentError, 'roll', /integers/);
+    expectError(() => x.roll([1, 2]), ArgumentError, 'roll', /without dims/);
+    expectError(() => x.roll(1, 5), ShapeError, 'roll', /out of range/);
+  });
+  test('tril / triu', () => {
+    expectError(() => zeros(cpu, [4]).tril(), ShapeError, 'tril', /rank >= 2.*\[4\]/);
+    expectError(() => x.triu(0.5), ArgumentError, 'triu', /diagonal must be an integer/);
+  });
+  test('sort, argsort, topk', () => {
+    expectError(() => (b as never as typeof x).argsort(), DTypeError, 'argsort', /bool/);
+    expectError(() => x.sort(2), ShapeError, 'argsort', /out of range/);
+    expectError(() => x.topk(5), ShapeError, 'topk', /k = 5 is larger than dim 1 of size 4.*\[3, 4\]/);
+    expectError(() => x.topk(-1), ArgumentError, 'topk', /non-negative/);
+    expectError(() => x.topk(2, 3), ShapeError, 'topk', /out of range/);
+  });
+});
+
+describe('creation, pad, oneHot', () => {
+  const x = zeros(cpu, [2, 3]);
+  test('eye and linspace', () => {
+    expectError(() => eye(cpu, -1), ArgumentError, 'eye', /non-negative/);
+    expectError(() => linspace(cpu, 0, 1, -2), ArgumentError, 'linspace', /steps/);
+    expectError(() => linspace(cpu, 0, Infinity, 3), ArgumentError, 'linspace', /finite/);
+    expectError(() => linspace(cpu, 0, 1, 3, { dtype: 'bool' }), DTypeError, 'linspace', /bools/);
+  });
+  test('pad', () => {
+    expectError(() => x.pad([1]), ArgumentError, 'pad', /pairs/);
+    expectError(() => x.pad([1, 1, 1, 1, 1, 1]), ShapeError, 'pad', /3 padded dims for a tensor of rank 2.*\[2, 3\]/);
+    expectError(() => x.pad([1, 1], 'mirror' as never), ArgumentError, 'pad', /unknown padding mode 'mirror'.*constant, reflect, replicate, circular/);
+    expectError(() => x.pad([3, 0], 'reflect'), ShapeError, 'pad', /reflect padding \(3, 0\) of dim 1 must be smaller than its size 3.*\[2, 3\]/);
+    expectError(() => x.pad([0, 0, 0, 3], 'circular'), ShapeError, 'pad', /circular padding \(0, 3\) of dim 0 must be at most its size 2/);
+    expectError(() => zeros(cpu, [2, 0]).pad([1, 1], 'replicate'), ShapeError, 'pad', /replicate padding.*size 0/);
+    expectError(() => x.pad([-1, 0], 'reflect'), ArgumentError, 'pad', /no negative pads/);
+    expectError(() => x.pad([-2, -2]), ShapeError, 'pad', /crop more than the input has/);
+    expectError(() => x.pad([0.5, 1]), ArgumentError, 'pad', /integers/);
+  });
+  test('oneHot', () => {
+    const idx = fromData(cpu, Int32Array.from([0, 2]));
+    expectError(() => idx.oneHot(0), ArgumentError, 'oneHot', /numClasses/);
+    expectError(() => (x as never as typeof idx).oneHot(3), DTypeError, 'oneHot', /int32/);
+  });
+});
+
+describe('scaledDotProductAttention', () => {
+  const q = zeros(cpu, [2, 4, 8]);
+  const k = zeros(cpu, [2, 5, 8]);
+  const v = zeros(cpu, [2, 5, 3]);
+  const op = 'scaledDotProductAttention';
+  test('shapes', () => {
+    expectError(() => scaledDotProductAttention(q, zeros(cpu, [2, 5, 7]), v), ShapeError, op, /embeddings differ \(8 vs 7\).*\[2, 4, 8\], \[2, 5, 7\]/);
+    expectError(() => scaledDotProductAttention(q, k, zeros(cpu, [2, 6, 3])), ShapeError, op, /lengths differ \(5 vs 6\)/);
+    expectError(() => scaledDotProductAttention(zeros(cpu, [8]), k, v), ShapeError, op, /rank >= 2/);
+    expectError(() => scaledDotProductAttention(q, k, v, { attnMask: fromData(cpu, [[true, false]]) }), ShapeError, op, /mask must broadcast.*\[1, 2\], \[2, 4, 5\]/);
+  });
+  test('options', () => {
+    expectError(() => scaledDotProductAttention(q, k, v, { dropoutP: 1 }), ArgumentError, op, /dropoutP/);
+    expectError(() => scaledDotProductAttention(q, k, v, { isCausal: true, attnMask: zeros(cpu, [4, 5]) }), ArgumentError, op, /either attnMask or isCausal/);
+  });
+});
