@@ -1,13 +1,24 @@
 /** Neural-network modules: parameters with stable ids, layers, losses, records. */
-export { Module, type Layer } from './module.js';
-export { Param, newParamId, asParamId, type ParamId } from './param.js';
+export { Module, type Layer, type TorchKey } from './module.js';
+export { Param, Buffer, newParamId, asParamId, type ParamId } from './param.js';
 export { transferables, type ModuleRecord, type ParamRecord, type TensorRecord } from './record.js';
+export * as init from './init.js';
 export { uniform, normal, kaimingUniform, type InitOptions } from './init.js';
 export { Linear, type LinearOptions } from './linear.js';
 export { Embedding } from './embedding.js';
 export { LayerNorm } from './layer-norm.js';
+export { BatchNorm1d, BatchNorm2d, type BatchNormOptions } from './batch-norm.js';
+export { GroupNorm } from './group-norm.js';
+export { RMSNorm } from './rms-norm.js';
 export { Dropout } from './dropout.js';
-export { Relu, Gelu } from './activation.js';
+export { Relu, Gelu, Tanh, Sigmoid, Silu, LeakyRelu, Softplus, Softmax, LogSoftmax, Identity } from './activation.js';
+export { Flatten } from './flatten.js';
 export { Sequential } from './sequential.js';
+export { Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, type ConvOptions, type Conv1dLayerOptions, type Conv2dLayerOptions, type ConvTranspose1dLayerOptions, type ConvTranspose2dLayerOptions } from './conv.js';
+export { MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool2d } from './pool.js';
+export { MultiheadAttention, type MultiheadAttentionOptions, type MultiheadAttentionCall } from './attention.js';
+export { TransformerEncoderLayer, type TransformerEncoderLayerOptions } from './transformer.js';
+export { LSTM, GRU, type RnnOptions, type RnnOutput } from './rnn.js';
 export { PositionWiseFeedForward, type PositionWiseFeedForwardConfig } from './feed-forward.js';
 export { crossEntropy, mseLoss } from './loss.js';
+export * as functional from './functional/index.js';
