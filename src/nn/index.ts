@@ -20,5 +20,7 @@ export { MultiheadAttention, type MultiheadAttentionOptions, type MultiheadAtten
 export { TransformerEncoderLayer, type TransformerEncoderLayerOptions } from './transformer.js';
 export { LSTM, GRU, type RnnOptions, type RnnOutput } from './rnn.js';
 export { PositionWiseFeedForward, type PositionWiseFeedForwardConfig } from './feed-forward.js';
-export { crossEntropy, mseLoss } from './loss.js';
+export { crossEntropy, nllLoss, binaryCrossEntropy, binaryCrossEntropyWithLogits, type ClassLossOptions, type CrossEntropyOptions, type BinaryLossOptions } from './loss.js';
+export { mseLoss, l1Loss, smoothL1Loss, huberLoss, klDiv } from './regression-loss.js';
+export type { Reduction } from './reduction.js';
 export * as functional from './functional/index.js';
