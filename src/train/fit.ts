@@ -56,6 +56,66 @@ function tensorsOf<B extends Backend>(out: StepOutput<B>): Array<Tensor<B>> {
   return [out.loss, out.output, out.target].filter((t): t is Tensor<B> => t !== undefined);
 }
 
+function logsOf<B extends Backend>(metrics: ReadonlyArray<Metric<B>>): PhaseLogs {
+  return Object.fromEntries(metrics.map((m) => [m.name, m.value()]));
+}
+
+interface Pass<B extends AutodiffBackend, M extends Module<B>, Batch> {
+  model: M;
+  backend: B;
+  device: Device;
+  source: BatchSource<Batch>;
+  step: (model: M, batch: Tensors<Batch, B>) => StepOutput<B> | Tensor<B, 'float'>;
+  metrics: ReadonlyArray<Metric<B>>;
+  /** Trains (backward and an optimizer step per batch) when given; else evaluates without gradients. */
+  optimizer?: Optimizer<B>;
+}
+
+/** One pass over a source: every step in its own tidy scope, metrics updated, `after(batch, batches)` per batch. */
+async function runPass<B extends AutodiffBackend, M extends Module<B>, Batch>(p: Pass<B, M, Batch>, after: (batch: number, batches: number) => Promise<void>): Promise<void> {
+  const { model, backend, device, optimizer } = p;
+  for (const m of p.metrics) m.reset();
+  model.train(optimizer !== undefined);
+  let i = 0;
+  for await (const batch of p.source) {
+    const out = optimizer
+      ? tidy(() => {
+          const r = asOutput(p.step(model, toTensors(backend, batch, device)));
+          optimizer.step(model, ParamGrads.from(r.loss.backward(), model));
+          return r;
+        })
+      : noGrad(() => tidy(() => asOutput(p.step(model, toTensors(backend, batch, device)))));
+    try {
+      await Promise.all(p.metrics.map((m) => m.update(out)));
+    } finally {
+      for (const t of tensorsOf(out)) t.dispose();
+    }
+    await after(++i, p.source.length);
+  }
+}
+
+export interface EvaluateOptions<B extends AutodiffBackend, M extends Module<B>, Batch> {
+  /** (Typed as an intersection so the backend is inferred from the model.) */
+  model: M & Module<B>;
+  data: BatchSource<Batch>;
+  step: (model: M, batch: Tensors<Batch, B>) => StepOutput<B> | Tensor<B, 'float'>;
+  metrics?: ReadonlyArray<Metric<NoInfer<B>>>;
+  device?: Device;
+}
+
+/** One pass in eval mode without gradients (Lightning's validate): the mean loss and the metrics. The model is left in training mode. */
+export async function evaluate<B extends AutodiffBackend, M extends Module<B>, Batch>(options: EvaluateOptions<B, M, Batch>): Promise<PhaseLogs> {
+  const first = options.model.params()[0];
+  if (!first) throw new ArgumentError('the model has no parameters', { op: 'evaluate' });
+  const metrics: Array<Metric<B>> = [new MeanLoss<B>(), ...(options.metrics ?? []).map((m) => m.fresh())];
+  try {
+    await runPass({ model: options.model, backend: first.value.backend, device: options.device ?? first.value.device, source: options.data, step: options.step, metrics }, async () => {});
+  } finally {
+    options.model.train();
+  }
+  return logsOf(metrics);
+}
+
 export async function fit<B extends AutodiffBackend, M extends Module<B>, Batch>(options: FitOptions<B, M, Batch>): Promise<FitResult> {
   const { model, optimizer, epochs } = options;
   if (!Number.isInteger(epochs) || epochs < 1) throw new ArgumentError(`epochs must be a positive integer, got ${epochs}`, { op: 'fit' });
@@ -91,34 +151,13 @@ export async function fit<B extends AutodiffBackend, M extends Module<B>, Batch>
   const each = async (f: (cb: Callback<B, M>) => void | Promise<void>): Promise<void> => {
     for (const cb of callbacks) await f(cb);
   };
-  const logsOf = (metrics: ReadonlyArray<Metric<B>>): PhaseLogs => Object.fromEntries(metrics.map((m) => [m.name, m.value()]));
 
-  /** One pass over `source`; training when `train`, else evaluation without gradients. */
-  const pass = async (source: BatchSource<Batch>, train: boolean, metrics: Array<Metric<B>>, started: number): Promise<void> => {
-    for (const m of metrics) m.reset();
-    model.train(train);
-    const batches = source.length;
-    let i = 0;
-    for await (const batch of source) {
-      const out = train
-        ? tidy(() => {
-            const r = asOutput(options.step(model, toTensors(backend, batch, device)));
-            const grads = ParamGrads.from(r.loss.backward(), model);
-            optimizer.step(model, grads);
-            return r;
-          })
-        : noGrad(() => tidy(() => asOutput((options.validStep ?? options.step)(model, toTensors(backend, batch, device)))));
+  const pass = (source: BatchSource<Batch>, train: boolean, metrics: Array<Metric<B>>, started: number): Promise<void> =>
+    runPass({ model, backend, device, source, metrics, step: train ? options.step : (options.validStep ?? options.step), ...(train ? { optimizer } : {}) }, async (batch, batches) => {
       if (train) steps++;
-      try {
-        await Promise.all(metrics.map((m) => m.update(out)));
-      } finally {
-        for (const t of tensorsOf(out)) t.dispose();
-      }
-      i++;
-      const logs = { epoch, batch: i, batches, phase: train ? ('train' as const) : ('valid' as const), logs: logsOf(metrics), seconds: (clock.now() - started) / 1000 };
+      const logs = { epoch, batch, batches, phase: train ? ('train' as const) : ('valid' as const), logs: logsOf(metrics), seconds: (clock.now() - started) / 1000 };
       await each((cb) => cb.onBatchEnd?.(ctx, logs));
-    }
-  };
+    });
 
   await each((cb) => cb.onFitStart?.(ctx));
   try {

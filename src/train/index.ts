@@ -1,5 +1,5 @@
 /** Training-loop helpers: fit(), metrics, and callbacks (progress bar, checkpoints, early stopping). */
-export { fit, type FitOptions, type FitResult } from './fit.js';
+export { fit, evaluate, type FitOptions, type FitResult, type EvaluateOptions } from './fit.js';
 export { Accuracy, MeanLoss, type Metric, type StepOutput } from './metrics.js';
 export type { Callback, FitContext, EpochLogs, BatchLogs, PhaseLogs } from './callback.js';
 export { ProgressBar, type ProgressOptions } from './progress.js';

@@ -17,7 +17,7 @@ import { fromData } from '../../src/tensor/creation.js';
 import type { Callback } from '../../src/train/callback.js';
 import { Checkpoint, loadOptimizerState } from '../../src/train/checkpoint.js';
 import { EarlyStopping } from '../../src/train/early-stopping.js';
-import { fit } from '../../src/train/fit.js';
+import { evaluate, fit } from '../../src/train/fit.js';
 import { Accuracy } from '../../src/train/metrics.js';
 
 const ad = new Autodiff(new Cpu({ threads: 0 }));
@@ -106,6 +106,16 @@ describe('fit', () => {
     expect(logs.train.accuracy).toBeCloseTo(acc, 12);
     expect(sizes).toEqual([8, 8, 8, 6, 30]);
     expect(logs.lr).toBe(0);
+  });
+
+  it('evaluate() runs one pass without gradients in eval mode and leaves the model training', async () => {
+    const model = freshModel();
+    const logs = await evaluate({ model, data: new DataLoader(data, { batchSize: 7 }), step: (m, b) => { const output = m.forward(b.x); return { loss: crossEntropy(output, b.y), output, target: b.y }; }, metrics: [new Accuracy()] });
+    const x = fromData(ad, data.tensors.x.data, { shape: [30, 2] });
+    const y = fromData(ad, data.tensors.y.data);
+    expect(logs.loss).toBeCloseTo(await crossEntropy(model.forward(x), y).item(), 5);
+    expect(Object.keys(logs)).toEqual(['loss', 'accuracy']);
+    expect(model.training).toBe(true);
   });
 
   it('learns the clusters', async () => {
