@@ -72,15 +72,17 @@ export class Subset<T> implements Dataset<T> {
 }
 
 /** Splits a dataset into disjoint random subsets of the given sizes, reproducibly with `seed`. */
-export function randomSplit<T>(dataset: Dataset<T>, sizes: readonly number[], seed = 0): Array<Subset<T>> {
+export function randomSplit<T, const S extends readonly number[]>(dataset: Dataset<T>, sizes: S, seed = 0): { -readonly [K in keyof S]: Subset<T> } {
   if (sizes.reduce((a, b) => a + b, 0) !== dataset.length || sizes.some((s) => !Number.isInteger(s) || s < 0)) {
     throw new ArgumentError(`sizes [${sizes.join(', ')}] must be non-negative integers adding up to ${dataset.length}`, { op: 'randomSplit' });
   }
   const order = seededPermutation(dataset.length, seed);
   let at = 0;
-  return sizes.map((s) => {
+  const parts = sizes.map((s) => {
     const part = order.slice(at, at + s);
     at += s;
     return new Subset(dataset, part);
   });
+  // One subset per size: the mapped tuple type says so.
+  return parts as { -readonly [K in keyof S]: Subset<T> };
 }
