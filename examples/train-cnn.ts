@@ -85,7 +85,8 @@ type Batch = { x: DigitSample['x']; y: DigitSample['y'] };
 
 async function main(): Promise<void> {
   const t0 = performance.now();
-  const module = new URL('./mnist-data.ts', import.meta.url);
+  // From sources (tsx) the dataset module is TypeScript; compiled (node dist/examples/train-cnn.js) it is JavaScript.
+  const module = new URL(import.meta.url.endsWith('.ts') ? './mnist-data.ts' : './mnist-data.js', import.meta.url);
   const [train, test] = await Promise.all([
     WorkerDataLoader.create<Batch>({ module, export: 'mnist', args: { split: 'train', shift: Number(args.shift), seed: SEED }, batchSize: BATCH, shuffle: true, seed: SEED }),
     WorkerDataLoader.create<Batch>({ module, export: 'mnist', args: { split: 'test' }, batchSize: 500 }),
