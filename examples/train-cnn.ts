@@ -5,7 +5,7 @@
  * writes the model in PyTorch's state_dict layout.
  *
  *   npx tsx examples/train-cnn.ts [--epochs 12] [--batch 64] [--lr 0.004] [--shift 2] [--seed 1]
- *     [--device cpu|wgpu] [--threads N] [--out DIR]
+ *     [--device cpu|wgpu] [--threads N] [--out DIR] [--limit N (digits per split, for a quick run)]
  */
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -44,6 +44,7 @@ const { values: args } = parseArgs({
     device: { type: 'string', default: 'cpu' },
     threads: { type: 'string' },
     out: { type: 'string', default: join(tmpdir(), 'switchyard-train-cnn') },
+    limit: { type: 'string' },
   },
 });
 const EPOCHS = Number(args.epochs);
@@ -86,10 +87,11 @@ type Batch = { x: DigitSample['x']; y: DigitSample['y'] };
 async function main(): Promise<void> {
   const t0 = performance.now();
   // From sources (tsx) the dataset module is TypeScript; compiled (node dist/examples/train-cnn.js) it is JavaScript.
+  const limit = args.limit === undefined ? {} : { limit: Number(args.limit) };
   const module = new URL(import.meta.url.endsWith('.ts') ? './mnist-data.ts' : './mnist-data.js', import.meta.url);
   const [train, test] = await Promise.all([
-    WorkerDataLoader.create<Batch>({ module, export: 'mnist', args: { split: 'train', shift: Number(args.shift), seed: SEED }, batchSize: BATCH, shuffle: true, seed: SEED }),
-    WorkerDataLoader.create<Batch>({ module, export: 'mnist', args: { split: 'test' }, batchSize: 500 }),
+    WorkerDataLoader.create<Batch>({ module, export: 'mnist', args: { split: 'train', shift: Number(args.shift), seed: SEED, ...limit }, batchSize: BATCH, shuffle: true, seed: SEED }),
+    WorkerDataLoader.create<Batch>({ module, export: 'mnist', args: { split: 'test', ...limit }, batchSize: 500 }),
   ]);
   const { inner } = await makeBackend();
   const backend = new Autodiff(inner);
