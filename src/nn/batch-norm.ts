@@ -74,18 +74,20 @@ abstract class BatchNorm<B extends Backend> extends Module<B> {
     noGrad(() => {
       const tracked = this.numBatchesTracked!;
       tracked.set(tidy(() => tracked.value.add(1)));
-      // A cumulative average weighs batch t by 1 / t; the counter's value is known only on the device, so it stays a tensor.
-      const m = tidy(() => (this.momentum === null ? tracked.value.recip() : tracked.value.mul(0).add(this.momentum)));
       const [mean, unbiased] = tidy(() => {
         const mu = meanExcept(x, 1);
         const v = meanExcept(x.sub(mu).square(), 1).mul(count / (count - 1));
         return [mu.reshape([this.numFeatures]), v.reshape([this.numFeatures])];
       });
+      const momentum = this.momentum;
+      // new = (1 - m) old + m batch; a cumulative average has m = 1 / t, with t (the counter) on the device.
+      const blend = (old: Tensor<B, 'float'>, batch: Tensor<B, 'float'>): Tensor<B, 'float'> =>
+        tidy(() => (momentum === null ? old.add(batch.sub(old).div(tracked.value)) : old.mul(1 - momentum).add(batch.mul(momentum))));
       const rm = this.runningMean!;
       const rv = this.runningVar!;
-      rm.set(tidy(() => rm.value.mul(m.neg().add(1)).add(mean.mul(m))));
-      rv.set(tidy(() => rv.value.mul(m.neg().add(1)).add(unbiased.mul(m))));
-      for (const t of [m, mean, unbiased]) t.dispose();
+      rm.set(blend(rm.value, mean));
+      rv.set(blend(rv.value, unbiased));
+      for (const t of [mean, unbiased]) t.dispose();
     });
   }
 }
