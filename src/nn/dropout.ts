@@ -1,9 +1,8 @@
 /** Inverted dropout: while training, zeroes each element with probability p and scales the rest by 1 / (1 - p). */
 import type { Backend } from '../backends/backend.js';
 import { ArgumentError } from '../errors.js';
-import { tidy } from '../memory/tidy.js';
-import { Distribution, random } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
+import { dropout } from './functional/dropout.js';
 import { Module } from './module.js';
 
 export class Dropout<B extends Backend = Backend> extends Module<B> {
@@ -14,10 +13,6 @@ export class Dropout<B extends Backend = Backend> extends Module<B> {
 
   /** In eval mode (or with p = 0) the input itself. */
   forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
-    if (!this.training || this.p === 0) return x;
-    return tidy(() => {
-      const keep = random(x.backend, x.shape, Distribution.Bernoulli(1 - this.p), { device: x.device });
-      return x.mul(keep.mul(1 / (1 - this.p)));
-    });
+    return dropout(x, this.p, this.training);
   }
 }

@@ -4,7 +4,7 @@ import type { Device } from '../devices/device.js';
 import { tidy } from '../memory/tidy.js';
 import { ones, zeros } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { Module } from './module.js';
+import { Module, type TorchKey } from './module.js';
 import { Param } from './param.js';
 
 export class LayerNorm<B extends Backend = Backend> extends Module<B> {
@@ -16,6 +16,10 @@ export class LayerNorm<B extends Backend = Backend> extends Module<B> {
     const device = options.device ?? backend.defaultDevice();
     this.gamma = new Param(ones(backend, [dim], { device }));
     this.beta = new Param(zeros(backend, [dim], { device }));
+  }
+
+  override torchKeys(): Readonly<Record<string, TorchKey>> {
+    return { gamma: { key: 'weight' }, beta: { key: 'bias' } };
   }
 
   forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {

@@ -6,7 +6,7 @@ import type { Backend } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { kaimingUniform, uniform } from './init.js';
-import { Module } from './module.js';
+import { Module, type TorchKey } from './module.js';
 import { Param } from './param.js';
 
 export interface LinearOptions {
@@ -25,6 +25,10 @@ export class Linear<B extends Backend = Backend> extends Module<B> {
     this.weight = new Param(kaimingUniform(backend, [inFeatures, outFeatures], inFeatures, { device }));
     const bound = 1 / Math.sqrt(inFeatures);
     this.bias = options.bias === false ? undefined : new Param(uniform(backend, [outFeatures], -bound, bound, { device }));
+  }
+
+  override torchKeys(): Readonly<Record<string, TorchKey>> {
+    return { weight: { key: 'weight', layout: 'transpose' } };
   }
 
   /** [..., in] -> [..., out]. */

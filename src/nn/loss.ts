@@ -1,18 +1,170 @@
-/** Losses, written with tensor ops (so autodiff differentiates them like any other graph). */
+/**
+ * Classification losses (PyTorch's cross_entropy, nll_loss, binary_cross_entropy and
+ * binary_cross_entropy_with_logits), written with tensor ops so autodiff differentiates them.
+ * Regression and divergence losses are in regression-loss.ts.
+ */
 import type { Backend } from '../backends/backend.js';
-import { ShapeError } from '../errors.js';
+import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import { tidy } from '../memory/tidy.js';
+import { ones } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
+import { reduce, type Reduction } from './reduction.js';
 
-/** Mean cross-entropy of logits [N, C] against class indices [N] (PyTorch's cross_entropy). */
-export function crossEntropy<B extends Backend>(logits: Tensor<B, 'float'>, targets: Tensor<B, 'int'>): Tensor<B, 'float'> {
-  if (logits.rank !== 2 || targets.rank !== 1 || targets.shape[0] !== logits.shape[0]) {
-    throw new ShapeError('crossEntropy takes logits [N, C] and targets [N]', { op: 'crossEntropy', shapes: [logits.shape, targets.shape] });
-  }
-  return tidy(() => logits.logSoftmax(1).gather(1, targets.unsqueeze(1)).mean().neg());
+export { mseLoss, l1Loss, smoothL1Loss, huberLoss, klDiv } from './regression-loss.js';
+export type { Reduction } from './reduction.js';
+
+type F<B extends Backend> = Tensor<B, 'float'>;
+type I<B extends Backend> = Tensor<B, 'int'>;
+
+export interface ClassLossOptions<B extends Backend> {
+  /** A weight per class [C]: a sample counts with its class's weight (and 'mean' divides by the summed weights). */
+  weight?: F<B> | undefined;
+  /** Targets equal to this are skipped, and left out of the mean (default -100, as PyTorch). */
+  ignoreIndex?: number;
+  reduction?: Reduction;
 }
 
-/** Mean squared error. */
-export function mseLoss<B extends Backend>(prediction: Tensor<B, 'float'>, target: Tensor<B, 'float'>): Tensor<B, 'float'> {
-  return tidy(() => prediction.sub(target).square().mean());
+export interface CrossEntropyOptions<B extends Backend> extends ClassLossOptions<B> {
+  /** Mixes the target with the uniform distribution: (1 - s) onehot + s / C (default 0). */
+  labelSmoothing?: number;
+}
+
+/** Logits [N, C, d...] with targets [N, d...] as rows [M, C] and [M]; classes on dim 1 as PyTorch. */
+function rows<B extends Backend>(op: string, x: F<B>, target: Tensor<B>): { x: F<B>; target: Tensor<B>; restShape: number[] } {
+  const shapes = [x.shape, target.shape];
+  if (x.rank < 1) throw new ShapeError('the input must be [N, C] or [N, C, d...] (or [C])', { op, shapes });
+  if (x.rank === 1) return { x: x.unsqueeze(0), target: target.rank === 0 ? target.reshape([1]) : target.unsqueeze(0), restShape: [] };
+  const c = x.shape[1]!;
+  if (x.rank === 2) return { x, target, restShape: [x.shape[0]!] };
+  const dims = [0, ...Array.from({ length: x.rank - 2 }, (_, i) => i + 2), 1];
+  return { x: x.permute(dims).reshape([-1, c]), target: target.rank === x.rank ? target.permute(dims).reshape([-1, c]) : target.reshape([-1]), restShape: [x.shape[0]!, ...x.shape.slice(2)] };
+}
+
+function checkIndexTargets<B extends Backend>(op: string, x: F<B>, target: Tensor<B>): void {
+  const want = x.rank === 1 ? [] : [x.shape[0]!, ...x.shape.slice(2)];
+  if (target.rank !== want.length || target.shape.some((d, i) => d !== want[i])) {
+    throw new ShapeError(`class-index targets must be [${want.join(', ')}] for an input [${x.shape.join(', ')}] (classes on dim ${x.rank === 1 ? 0 : 1})`, { op, shapes: [x.shape, target.shape] });
+  }
+}
+
+function checkWeight<B extends Backend>(op: string, weight: F<B> | undefined, c: number): void {
+  if (weight && (weight.rank !== 1 || weight.shape[0] !== c)) throw new ShapeError(`weight must be [${c}] (one per class), got [${weight.shape.join(', ')}]`, { op, shapes: [weight.shape] });
+}
+
+/**
+ * The weighted negative log-likelihood of `logp` rows [M, C] at `target` [M], with ignored
+ * targets dropped: per-sample losses and per-sample weights (0 where ignored).
+ */
+function picked<B extends Backend>(logp: F<B>, target: I<B>, weight: F<B> | undefined, ignoreIndex: number): { losses: F<B>; weights: F<B> } {
+  const ignored = target.equal(ignoreIndex);
+  const safe = target.maskFill(ignored, 0);
+  const w = weight ? weight.indexSelect(0, safe) : ones(logp.backend, [target.shape[0]!], { device: logp.device });
+  const weights = w.maskFill(ignored, 0);
+  const losses = logp.gather(1, safe.unsqueeze(1)).reshape([-1]).neg().mul(weights);
+  return { losses, weights };
+}
+
+function finish<B extends Backend>(op: string, losses: F<B>, weights: F<B>, reduction: Reduction | undefined, restShape: number[]): F<B> {
+  const r = reduction ?? 'mean';
+  if (r === 'mean') return losses.sum().div(weights.sum());
+  if (r === 'none') return losses.reshape(restShape);
+  return reduce(op, losses, r);
+}
+
+/** torch.nn.functional.nll_loss: log-probabilities [N, C, d...] (or [C]) and class indices [N, d...]. */
+export function nllLoss<B extends Backend>(logProbs: F<B>, target: I<B>, options: ClassLossOptions<B> = {}): F<B> {
+  const op = 'nllLoss';
+  if (target.dtype !== 'int32') throw new DTypeError('targets must be int32 class indices', { op, dtypes: [target.dtype] });
+  checkIndexTargets(op, logProbs, target);
+  const c = logProbs.shape[logProbs.rank === 1 ? 0 : 1]!;
+  checkWeight(op, options.weight, c);
+  return tidy(() => {
+    const r = rows(op, logProbs, target);
+    const { losses, weights } = picked(r.x, r.target as I<B>, options.weight, options.ignoreIndex ?? -100);
+    return finish(op, losses, weights, options.reduction, r.restShape);
+  });
+}
+
+/**
+ * torch.nn.functional.cross_entropy: logits [N, C, d...] (or [C]) against class indices
+ * [N, d...] (int32) or class probabilities of the logits' shape (float32), with class weights,
+ * ignoreIndex (indices only) and label smoothing.
+ */
+export function crossEntropy<B extends Backend>(logits: F<B>, target: I<B> | F<B>, options: CrossEntropyOptions<B> = {}): F<B> {
+  const op = 'crossEntropy';
+  const s = options.labelSmoothing ?? 0;
+  if (!(s >= 0 && s <= 1)) throw new ArgumentError(`labelSmoothing must be in [0, 1], got ${s}`, { op });
+  const c = logits.shape[logits.rank === 1 ? 0 : 1];
+  if (c === undefined) throw new ShapeError('the logits must be [N, C], [N, C, d...] or [C]', { op, shapes: [logits.shape, target.shape] });
+  checkWeight(op, options.weight, c);
+  if (target.dtype === 'float32') {
+    if (target.rank !== logits.rank || target.shape.some((d, i) => d !== logits.shape[i])) {
+      throw new ShapeError('probability targets must have the logits\' shape', { op, shapes: [logits.shape, target.shape] });
+    }
+    return tidy(() => {
+      const r = rows(op, logits, target);
+      const logp = r.x.logSoftmax(1);
+      let p = r.target as F<B>;
+      if (s > 0) p = p.mul(1 - s).add(s / c);
+      let terms = logp.mul(p);
+      if (options.weight) terms = terms.mul(options.weight);
+      const losses = terms.sum(1).neg();
+      return options.reduction === 'none' ? losses.reshape(r.restShape) : reduce(op, losses, options.reduction);
+    });
+  }
+  if (target.dtype !== 'int32') throw new DTypeError('targets must be int32 class indices or float32 probabilities', { op, dtypes: [target.dtype] });
+  checkIndexTargets(op, logits, target);
+  return tidy(() => {
+    const r = rows(op, logits, target);
+    const logp = r.x.logSoftmax(1);
+    const ignoreIndex = options.ignoreIndex ?? -100;
+    const { losses, weights } = picked(logp, r.target as I<B>, options.weight, ignoreIndex);
+    if (s === 0) return finish(op, losses, weights, options.reduction, r.restShape);
+    // The uniform part: -sum_c w_c log p_c / C per sample (0 where ignored), over the same denominator.
+    const all = options.weight ? logp.mul(options.weight) : logp;
+    const kept = (r.target as I<B>).notEqual(ignoreIndex).cast('float32');
+    const smooth = all.sum(1).neg().mul(kept);
+    const mixed = losses.mul(1 - s).add(smooth.mul(s / c));
+    return finish(op, mixed, weights, options.reduction, r.restShape);
+  });
+}
+
+export interface BinaryLossOptions<B extends Backend> {
+  /** A weight per element, broadcast to the input. */
+  weight?: F<B> | undefined;
+  reduction?: Reduction;
+}
+
+function checkSame<B extends Backend>(op: string, x: F<B>, y: F<B>): void {
+  if (x.rank !== y.rank || x.shape.some((d, i) => d !== y.shape[i])) throw new ShapeError('input and target must have one shape', { op, shapes: [x.shape, y.shape] });
+}
+
+/** torch.nn.functional.binary_cross_entropy: probabilities in [0, 1]; each log is clamped at -100, as PyTorch. */
+export function binaryCrossEntropy<B extends Backend>(probs: F<B>, target: F<B>, options: BinaryLossOptions<B> = {}): F<B> {
+  const op = 'binaryCrossEntropy';
+  checkSame(op, probs, target);
+  return tidy(() => {
+    const logP = probs.log().clampMin(-100);
+    const log1mP = probs.neg().log1p().clampMin(-100);
+    let losses = target.mul(logP).add(target.neg().add(1).mul(log1mP)).neg();
+    if (options.weight) losses = losses.mul(options.weight);
+    return reduce(op, losses, options.reduction);
+  });
+}
+
+/**
+ * torch.nn.functional.binary_cross_entropy_with_logits: sigmoid and BCE in one stable
+ * expression; `posWeight` [C] (broadcast over the last dim) weighs the positive term.
+ */
+export function binaryCrossEntropyWithLogits<B extends Backend>(logits: F<B>, target: F<B>, options: BinaryLossOptions<B> & { posWeight?: F<B> | undefined } = {}): F<B> {
+  const op = 'binaryCrossEntropyWithLogits';
+  checkSame(op, logits, target);
+  return tidy(() => {
+    // log(1 + exp(-x)) computed as log1p(exp(-|x|)) + max(-x, 0)
+    const softplusNeg = logits.abs().neg().exp().log1p().add(logits.neg().relu());
+    const scale = options.posWeight ? options.posWeight.sub(1).mul(target).add(1) : undefined;
+    let losses = target.neg().add(1).mul(logits).add(scale ? scale.mul(softplusNeg) : softplusNeg);
+    if (options.weight) losses = losses.mul(options.weight);
+    return reduce(op, losses, options.reduction);
+  });
 }

@@ -9,10 +9,21 @@ import { ArgumentError, ShapeError } from '../errors.js';
 import { sameShape } from '../ir/shape.js';
 import { fromData } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { Param } from './param.js';
+import { Buffer, Param } from './param.js';
 import { ownedFloat32, type ModuleRecord, type ParamRecord } from './record.js';
 
 type DeviceOf<B extends Backend> = ReturnType<B['defaultDevice']>;
+
+/**
+ * How PyTorch names a field of a module where it differs from ours: its state_dict key (relative
+ * to the module; '' drops the level, as for Sequential's `layers`), and the layout change a
+ * tensor needs on the way ('transpose' for weights stored [in, out] here and [out, in] in torch;
+ * 'count' for an integer counter such as BatchNorm's num_batches_tracked).
+ */
+export interface TorchKey {
+  readonly key: string;
+  readonly layout?: 'transpose' | 'count';
+}
 
 function fieldsOf(o: object): Array<[string, unknown]> {
   return Object.entries(o) as Array<[string, unknown]>;
@@ -21,6 +32,14 @@ function fieldsOf(o: object): Array<[string, unknown]> {
 export abstract class Module<B extends Backend = Backend> {
   /** Training mode (Dropout drops only while training); set with train() / eval(). */
   training = true;
+
+  /**
+   * The fields (by local path: 'weight', 'gates.0', 'attn') whose PyTorch names or layouts differ
+   * from ours; read by loadTorchStateDict / saveTorchStateDict. Fields not listed keep their name.
+   */
+  torchKeys(): Readonly<Record<string, TorchKey>> {
+    return {};
+  }
 
   /** Calls `fn` on every parameter, depth first in field order, with its dotted name. */
   visit(fn: (param: Param<B>, name: string) => void): void {
@@ -55,10 +74,12 @@ export abstract class Module<B extends Backend = Backend> {
     return this.namedParams().map(([, p]) => p);
   }
 
-  /** The number of scalar parameters. */
+  /** The number of scalar parameters (buffers such as running statistics not counted). */
   numParams(): number {
     let n = 0;
-    this.visit((p) => (n += p.value.size));
+    this.visit((p) => {
+      if (!(p instanceof Buffer)) n += p.value.size;
+    });
     return n;
   }
 
@@ -83,12 +104,12 @@ export abstract class Module<B extends Backend = Backend> {
    * again: the way to send a module to another device (or, through a record, a thread).
    */
   fork(device: DeviceOf<B>): this {
-    return this.mapParams((p) => new Param(noGrad(() => p.value.toDevice(device).detach()), p.id, p.trainable));
+    return this.mapParams((p) => p.derive(noGrad(() => p.value.toDevice(device).detach())));
   }
 
   /** A deep copy with its own storage and the same ParamIds. */
   clone(): this {
-    return this.mapParams((p) => new Param(noGrad(() => p.value.clone()), p.id, p.trainable));
+    return this.mapParams((p) => p.derive(noGrad(() => p.value.clone())));
   }
 
   /** Frees every parameter. */

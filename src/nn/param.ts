@@ -45,6 +45,11 @@ export class Param<B extends Backend = Backend> {
     old.dispose();
   }
 
+  /** A parameter of the same kind and id holding `value` (what forks and clones are made of). */
+  derive(value: Tensor<B, 'float'>): Param<B> {
+    return new Param(value, this.id, this.trainable);
+  }
+
   get shape(): number[] {
     return this.current.shape;
   }
@@ -61,5 +66,19 @@ export class Param<B extends Backend = Backend> {
     keep(value);
     if (this.trainable && isAutodiff(value.backend) && !value.requiresGrad) value.backend.requireGrad(value.handle);
     return value;
+  }
+}
+
+/**
+ * State a module keeps beside its parameters (PyTorch's buffers: BatchNorm's running statistics):
+ * never trained, but moved, forked, saved and loaded like a parameter. `numParams()` leaves it out.
+ */
+export class Buffer<B extends Backend = Backend> extends Param<B> {
+  constructor(value: Tensor<B, 'float'>, id: ParamId = newParamId()) {
+    super(value, id, false);
+  }
+
+  override derive(value: Tensor<B, 'float'>): Buffer<B> {
+    return new Buffer(value, this.id);
   }
 }

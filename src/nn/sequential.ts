@@ -1,7 +1,7 @@
 /** Layers applied in order; each intermediate result is freed once the next layer has used it. */
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { Module, type Layer } from './module.js';
+import { Module, type Layer, type TorchKey } from './module.js';
 
 export class Sequential<B extends Backend = Backend> extends Module<B> {
   readonly layers: ReadonlyArray<Layer<B>>;
@@ -9,6 +9,11 @@ export class Sequential<B extends Backend = Backend> extends Module<B> {
   constructor(...layers: Array<Layer<B>>) {
     super();
     this.layers = layers;
+  }
+
+  /** torch.nn.Sequential names its layers '0', '1', ... directly. */
+  override torchKeys(): Readonly<Record<string, TorchKey>> {
+    return { layers: { key: '' } };
   }
 
   forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {

@@ -4,3 +4,7 @@ export { SGD, type SGDOptions } from './sgd.js';
 export { Adam, AdamW, type AdamOptions } from './adam.js';
 export { ParamGrads, type ParamGradsRecord } from './param-grads.js';
 export { clipGradNorm } from './clip.js';
+export { RMSprop, type RMSpropOptions } from './rmsprop.js';
+export { Adagrad, type AdagradOptions } from './adagrad.js';
+export { Adamax, type AdamaxOptions } from './adamax.js';
+export { LrScheduler, StepLR, ExponentialLR, LinearLR, CosineLR, OneCycleLR, ReduceLROnPlateau, type LrSchedulerState, type ReduceLROnPlateauOptions } from './lr-scheduler.js';

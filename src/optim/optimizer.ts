@@ -12,6 +12,7 @@ import { ownedFloat32, type TensorRecord } from '../nn/record.js';
 import { fromData } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { clipGradNorm } from './clip.js';
+import type { LrScheduler } from './lr-scheduler.js';
 import type { ParamGrads } from './param-grads.js';
 
 type DeviceOf<B extends Backend> = ReturnType<B['defaultDevice']>;
@@ -30,6 +31,8 @@ export interface OptimizerRecord {
 export interface OptimizerOptions {
   /** Clip the gradients to this global L2 norm before each step. */
   clipNorm?: number;
+  /** A schedule that gives each step its rate (with `lr` as the base), unless step() is given one. */
+  scheduler?: LrScheduler;
 }
 
 export abstract class Optimizer<B extends Backend = Backend> {
@@ -37,7 +40,7 @@ export abstract class Optimizer<B extends Backend = Backend> {
   private readonly states = new Map<ParamId, ParamState<B>>();
 
   constructor(
-    /** The learning rate used when step() is given none. */
+    /** The base learning rate: the rate of every step without a schedule, and a schedule's base. */
     public lr: number,
     readonly options: OptimizerOptions = {},
   ) {}
@@ -45,8 +48,16 @@ export abstract class Optimizer<B extends Backend = Backend> {
   /** The new value of one parameter; `state` holds what earlier steps left (see setState). */
   protected abstract update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'>;
 
-  /** Updates every trainable parameter of `module` that has a gradient in `grads`. */
-  step(module: Module<B>, grads: ParamGrads<B>, lr = this.lr): Module<B> {
+  /** The rate the last step used. */
+  lastLr: number | undefined;
+
+  /**
+   * Updates every trainable parameter of `module` that has a gradient in `grads`, at `rate`: a
+   * number, a schedule (which moves on one step), or by default the options' scheduler or `lr`.
+   */
+  step(module: Module<B>, grads: ParamGrads<B>, rate: number | LrScheduler | undefined = this.options.scheduler): Module<B> {
+    const lr = rate === undefined ? this.lr : typeof rate === 'number' ? rate : rate.next(this.lr);
+    this.lastLr = lr;
     if (this.options.clipNorm !== undefined) clipGradNorm(grads, this.options.clipNorm)?.dispose();
     noGrad(() =>
       module.visit((p) => {

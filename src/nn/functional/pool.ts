@@ -81,9 +81,28 @@ function maxPool<B extends Backend>(op: string, x: F<B>, kernelSize: Pair, optio
   return batchedRun(x, batched, (x4) =>
     tidy(() => {
       const [n, c] = x4.shape as [number, number];
+      if (tiles(spec)) return tiled(x4, spec).max(4);
       return unfold(x4, windowTable(spec), k, -Infinity).max(2).reshape([n, c, spec.outH, spec.outW]);
     }),
   );
+}
+
+/** Whether the windows tile the input (stride = kernel, no padding or dilation): then no gather is needed. */
+function tiles(spec: WindowSpec): boolean {
+  const { kernel, stride, dilation, pads } = spec;
+  return (
+    stride[0] === kernel[0] && stride[1] === kernel[1] && dilation[0] === 1 && dilation[1] === 1 && pads.every((p) => p === 0) &&
+    spec.outH * kernel[0] <= spec.inH && spec.outW * kernel[1] <= spec.inW
+  );
+}
+
+/** [N, C, H, W] -> [N, C, H', W', kh * kw] for tiling windows, by reshapes and one permuted copy. */
+function tiled<B extends Backend>(x: F<B>, spec: WindowSpec): F<B> {
+  const [n, c] = x.shape as [number, number];
+  const [kh, kw] = spec.kernel;
+  const { outH, outW } = spec;
+  const cropped = outH * kh === spec.inH && outW * kw === spec.inW ? x : x.slice([null, null, [0, outH * kh], [0, outW * kw]]);
+  return cropped.reshape([n, c, outH, kh, outW, kw]).permute([0, 1, 2, 4, 3, 5]).reshape([n, c, outH, outW, kh * kw]);
 }
 
 /** PyTorch's divisor per window: the window clipped to the padded input, or to the input without `countIncludePad`. */
@@ -123,6 +142,7 @@ function avgPool<B extends Backend>(op: string, x: F<B>, kernelSize: Pair, optio
   return batchedRun(x, batched, (x4) =>
     tidy(() => {
       const [n, c] = x4.shape as [number, number];
+      if (tiles(spec) && override === undefined) return tiled(x4, spec).mean(4);
       const sums = unfold(x4, windowTable(spec), k, 0).sum(2).reshape([n, c, spec.outH, spec.outW]);
       if (uniform !== undefined) return sums.div(uniform);
       return sums.div(fromData(x4.backend, div!, { shape: [spec.outH, spec.outW], device: x4.device }));

@@ -4,16 +4,20 @@ import { Autodiff } from '../../../src/autodiff/autodiff.js';
 import { Cpu } from '../../../src/backends/cpu/backend.js';
 import { ArgumentError, ShapeError, SwitchyardError } from '../../../src/errors.js';
 import { conv1d, conv2d, convTranspose1d, convTranspose2d } from '../../../src/nn/functional/conv.js';
+import { CpuDevice } from '../../../src/devices/cpu.js';
+import { Router } from '../../../src/router/router.js';
 import { zeros } from '../../../src/tensor/creation.js';
 import { makeWgpu } from '../../autodiff/backends.js';
 import { checkCase, type AD, type FnCase } from '../check.js';
 import { conv2dRef, convTranspose2dRef, type Nd } from '../conv-ref.js';
 
 const cpu = new Autodiff(new Cpu({ threads: 0 }));
+const routed = new Autodiff(new Router([new Cpu({ threads: 0, device: CpuDevice.named('cpu:a') }), new Cpu({ threads: 0, device: CpuDevice.named('cpu:b') })]));
 const wgpuInner = await makeWgpu();
 const wgpu = wgpuInner ? new Autodiff(wgpuInner) : undefined;
 afterAll(async () => {
   await cpu.close();
+  await routed.close();
   await wgpuInner?.close();
 });
 
@@ -121,6 +125,14 @@ describe('convolutions on autodiff<cpu>', () => {
   it.each(CASES.map((c, i) => [c.name, c, i] as const))('%s', async (_name, c, i) => {
     await checkCase(cpu, c, 100 + i);
   });
+});
+
+describe('convolutions through a Router (autodiff<router<cpu, cpu>>)', () => {
+  for (const i of [4, 11]) {
+    it(CASES[i]!.name, async () => {
+      await checkCase(routed, CASES[i]!, 100 + i);
+    });
+  }
 });
 
 // lavapipe is slow: a few cases cover the WebGPU path (the same ops as on the CPU).

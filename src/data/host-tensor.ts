@@ -1,0 +1,70 @@
+/**
+ * Host tensors: plain typed arrays with a shape and dtype, what datasets hold and batches carry
+ * (they cross worker threads by transfer). `toTensors` turns a batch of them into device tensors.
+ */
+import type { Backend } from '../backends/backend.js';
+import type { Device } from '../devices/device.js';
+import { ArgumentError } from '../errors.js';
+import type { DType } from '../ir/dtype.js';
+import { fromData } from '../tensor/creation.js';
+import type { Tensor } from '../tensor/tensor.js';
+
+type ArrayOf<D extends DType> = D extends 'float32' ? Float32Array : D extends 'int32' ? Int32Array : Uint8Array;
+
+export interface HostTensor<D extends DType = DType> {
+  readonly dtype: D;
+  readonly shape: readonly number[];
+  readonly data: ArrayOf<D>;
+}
+
+/** A host tensor, its dtype taken from the array type (Float32Array, Int32Array, Uint8Array for bool). */
+export function hostTensor<A extends Float32Array | Int32Array | Uint8Array>(data: A, shape: readonly number[] = [data.length]): HostTensor<A extends Float32Array ? 'float32' : A extends Int32Array ? 'int32' : 'bool'> {
+  const n = shape.reduce((a, b) => a * b, 1);
+  if (n !== data.length) throw new ArgumentError(`${data.length} values do not fill shape [${shape.join(', ')}]`, { op: 'hostTensor' });
+  const dtype = data instanceof Float32Array ? 'float32' : data instanceof Int32Array ? 'int32' : 'bool';
+  return { dtype, shape: [...shape], data } as never;
+}
+
+export function isHostTensor(v: unknown): v is HostTensor {
+  if (v === null || typeof v !== 'object') return false;
+  const h = v as Partial<HostTensor>;
+  return (h.dtype === 'float32' || h.dtype === 'int32' || h.dtype === 'bool') && Array.isArray(h.shape) && ArrayBuffer.isView(h.data);
+}
+
+/** The device tensors of a batch: host tensors become tensors of their kind; arrays and objects map through. */
+export type Tensors<T, B extends Backend> = T extends HostTensor<'float32'>
+  ? Tensor<B, 'float'>
+  : T extends HostTensor<'int32'>
+    ? Tensor<B, 'int'>
+    : T extends HostTensor<'bool'>
+      ? Tensor<B, 'bool'>
+      : T extends HostTensor
+        ? Tensor<B>
+        : T extends readonly unknown[]
+          ? { -readonly [K in keyof T]: Tensors<T[K], B> }
+          : T extends object
+            ? { -readonly [K in keyof T]: Tensors<T[K], B> }
+            : T;
+
+/** Creates every host tensor of `batch` on `device` (numbers and strings pass through). */
+export function toTensors<T, B extends Backend>(backend: B, batch: T, device?: Device): Tensors<T, B> {
+  const convert = (v: unknown): unknown => {
+    if (isHostTensor(v)) return fromData(backend, v.data, { shape: v.shape, dtype: v.dtype, ...(device ? { device } : {}) });
+    if (Array.isArray(v)) return v.map(convert);
+    if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, convert(x)]));
+    }
+    return v;
+  };
+  return convert(batch) as Tensors<T, B>;
+}
+
+/** The buffers of every host tensor in `value`, for postMessage's transfer list. */
+export function hostBuffers(value: unknown, out: ArrayBuffer[] = []): ArrayBuffer[] {
+  if (isHostTensor(value)) {
+    const b = value.data.buffer;
+    if (b instanceof ArrayBuffer && !out.includes(b)) out.push(b);
+  } else if (Array.isArray(value)) for (const v of value) hostBuffers(v, out);
+  else if (value !== null && typeof value === 'object') for (const v of Object.values(value)) hostBuffers(v, out);
+  return out;
+}

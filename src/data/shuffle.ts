@@ -1,0 +1,30 @@
+/** Seeded shuffling: a permutation is a pure function of (n, seed), the same on every thread and machine. */
+
+/** mulberry32: a small, fast 32-bit generator, uniform in [0, 1). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A Fisher-Yates permutation of 0..n-1. */
+export function seededPermutation(n: number, seed: number): Int32Array {
+  const next = mulberry32(seed);
+  const p = Int32Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    const t = p[i]!;
+    p[i] = p[j]!;
+    p[j] = t;
+  }
+  return p;
+}
+
+/** The seed of epoch `epoch` under a loader's `seed` (distinct epochs get unrelated orders). */
+export function epochSeed(seed: number, epoch: number): number {
+  return (Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) + Math.imul(epoch + 1, 0xc2b2ae35)) >>> 0;
+}

@@ -1,0 +1,127 @@
+/**
+ * A DataLoader whose dataset lives on a worker thread (Node's worker_threads): the worker
+ * imports a module, calls its exported factory to build the dataset, and collates batches there
+ * (with the module's `collate` export, else defaultCollate), `prefetch` batches ahead of the
+ * training loop. Batches cross as structured clones with their host tensors' buffers transferred.
+ */
+import { ArgumentError } from '../errors.js';
+import type { BatchSource } from './loader.js';
+import { batchCount, checkPlan, planBatches, type PlanOptions } from './plan.js';
+import type { FromWorker, ToWorker } from './worker-protocol.js';
+
+export interface WorkerDataLoaderOptions extends PlanOptions {
+  /** The dataset module (a URL or an absolute path), e.g. new URL('./digits.js', import.meta.url). */
+  module: string | URL;
+  /** The factory it exports, called with `args` (default 'dataset'). */
+  export?: string;
+  /** Passed to the factory (structured-cloneable). */
+  args?: unknown;
+  /** Batches requested ahead of the one in use (default 2). */
+  prefetch?: number;
+}
+
+interface WorkerLike {
+  postMessage(m: ToWorker, transfer?: ArrayBuffer[]): void;
+  on(event: 'message', f: (m: FromWorker) => void): void;
+  on(event: 'error', f: (e: Error) => void): void;
+  ref(): void;
+  unref(): void;
+  terminate(): Promise<number>;
+}
+
+export class WorkerDataLoader<Batch> implements BatchSource<Batch> {
+  epoch = 0;
+  private nextId = 0;
+  private readonly waiting = new Map<number, { resolve: (b: Batch) => void; reject: (e: Error) => void }>();
+  private failure: Error | undefined;
+
+  private constructor(
+    private readonly worker: WorkerLike,
+    /** Samples in the worker's dataset. */
+    readonly datasetLength: number,
+    readonly options: WorkerDataLoaderOptions,
+  ) {
+    worker.on('message', (m) => {
+      if (m.type === 'ready') return;
+      const w = m.id === undefined ? undefined : this.waiting.get(m.id);
+      if (!w) return;
+      this.waiting.delete(m.id!);
+      if (this.waiting.size === 0) worker.unref();
+      if (m.type === 'batch') w.resolve(m.batch as Batch);
+      else w.reject(new ArgumentError(`the dataset failed on the worker: ${m.message}`, { op: 'WorkerDataLoader' }));
+    });
+    worker.on('error', (e) => {
+      this.failure = e;
+      for (const w of this.waiting.values()) w.reject(e);
+      this.waiting.clear();
+    });
+  }
+
+  /** Starts the worker and waits for its dataset. */
+  static async create<Batch>(options: WorkerDataLoaderOptions): Promise<WorkerDataLoader<Batch>> {
+    checkPlan('WorkerDataLoader', options);
+    const [{ Worker }, { fileURLToPath, pathToFileURL }] = await Promise.all([import('node:worker_threads'), import('node:url')]);
+    const fromSources = import.meta.url.endsWith('.ts');
+    const url = new URL(fromSources ? './worker.ts' : './worker.js', import.meta.url);
+    // From sources, the entry is a one-line script that imports the TypeScript worker after registering tsx's hooks.
+    const worker: WorkerLike = fromSources
+      ? new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); })`, { eval: true })
+      : new Worker(fileURLToPath(url));
+    const spec = options.module instanceof URL ? options.module.href : options.module.startsWith('file:') ? options.module : pathToFileURL(options.module).href;
+    const length = await new Promise<number>((resolve, reject) => {
+      worker.on('message', (m) => {
+        if (m.type === 'ready') resolve(m.length);
+        else if (m.type === 'error' && m.id === undefined) reject(new ArgumentError(`the dataset module could not start: ${m.message}`, { op: 'WorkerDataLoader', hint: 'the module must export a function returning { length, get(i) }' }));
+      });
+      worker.on('error', reject);
+      worker.postMessage({ type: 'init', module: spec, exportName: options.export ?? 'dataset', args: options.args });
+    }).catch(async (e: unknown) => {
+      await worker.terminate();
+      throw e;
+    });
+    worker.unref();
+    return new WorkerDataLoader<Batch>(worker, length, options);
+  }
+
+  get length(): number {
+    return batchCount(this.datasetLength, this.options);
+  }
+
+  private request(indices: Int32Array): Promise<Batch> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    const copy = Int32Array.from(indices);
+    return new Promise<Batch>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.ref();
+      this.worker.postMessage({ type: 'batch', id, indices: copy }, [copy.buffer]);
+    });
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Batch> {
+    const plan = planBatches(this.datasetLength, this.epoch++, this.options);
+    const ahead = Math.max(0, this.options.prefetch ?? 2);
+    const inFlight: Array<Promise<Batch>> = [];
+    let sent = 0;
+    const fill = () => {
+      while (sent < plan.length && inFlight.length <= ahead) inFlight.push(this.request(plan[sent++]!));
+    };
+    // Unconsumed requests must not reject unobserved when the loop stops early.
+    const settleRest = () => inFlight.forEach((p) => p.catch(() => undefined));
+    try {
+      fill();
+      while (inFlight.length > 0) {
+        const batch = await inFlight.shift()!;
+        fill();
+        yield batch;
+      }
+    } finally {
+      settleRest();
+    }
+  }
+
+  /** Stops the worker. */
+  async close(): Promise<void> {
+    await this.worker.terminate();
+  }
+}

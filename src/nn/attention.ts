@@ -1,0 +1,122 @@
+/**
+ * Multi-head attention (torch.nn.MultiheadAttention with batch_first=True: inputs are
+ * [batch, seq, embed]). The q, k, v projections are one [E, 3E] weight (PyTorch's in_proj_weight,
+ * stored [in, out] here), initialised as PyTorch: xavier-uniform weights, zero biases.
+ */
+import type { Backend } from '../backends/backend.js';
+import type { Device } from '../devices/device.js';
+import { ArgumentError, ShapeError } from '../errors.js';
+import { tidy } from '../memory/tidy.js';
+import { zeros } from '../tensor/creation.js';
+import type { Tensor } from '../tensor/tensor.js';
+import { attentionWeights, causalMask } from './functional/attention.js';
+import { xavierUniform } from './init.js';
+import { Linear } from './linear.js';
+import { Module, type TorchKey } from './module.js';
+import { Param } from './param.js';
+
+type F<B extends Backend> = Tensor<B, 'float'>;
+
+export interface MultiheadAttentionOptions {
+  /** Dropout on the attention weights while training (default 0). */
+  dropout?: number;
+  /** Biases on the projections (default true). */
+  bias?: boolean;
+  device?: Device;
+}
+
+export interface MultiheadAttentionCall<B extends Backend> {
+  /** [N, S], true where a key is padding (ignored), as PyTorch's key_padding_mask. */
+  keyPaddingMask?: Tensor<B, 'bool'> | undefined;
+  /** [L, S] or [N * heads, L, S]: bool true where attention is NOT allowed (PyTorch's convention here), or float added to the scores. */
+  attnMask?: Tensor<B, 'bool'> | F<B> | undefined;
+  /** Query i attends keys j <= i only. */
+  isCausal?: boolean;
+}
+
+export class MultiheadAttention<B extends Backend = Backend> extends Module<B> {
+  readonly inProjWeight: Param<B>;
+  readonly inProjBias: Param<B> | undefined;
+  readonly outProj: Linear<B>;
+  readonly headDim: number;
+
+  constructor(backend: B, readonly embedDim: number, readonly numHeads: number, readonly options: MultiheadAttentionOptions = {}) {
+    super();
+    if (!Number.isInteger(numHeads) || numHeads < 1 || embedDim % numHeads !== 0) {
+      throw new ArgumentError(`numHeads ${numHeads} must divide embedDim ${embedDim}`, { op: 'MultiheadAttention' });
+    }
+    this.headDim = embedDim / numHeads;
+    const device = options.device ?? backend.defaultDevice();
+    this.inProjWeight = new Param(xavierUniform(backend, [embedDim, 3 * embedDim], { device, fanIn: embedDim, fanOut: 3 * embedDim }));
+    const bias = options.bias !== false;
+    this.inProjBias = bias ? new Param(zeros(backend, [3 * embedDim], { device })) : undefined;
+    this.outProj = new Linear(backend, embedDim, embedDim, { device, bias });
+    if (this.outProj.bias) this.outProj.bias.set(zeros(backend, [embedDim], { device }));
+  }
+
+  override torchKeys(): Readonly<Record<string, TorchKey>> {
+    return { inProjWeight: { key: 'in_proj_weight', layout: 'transpose' }, inProjBias: { key: 'in_proj_bias' }, outProj: { key: 'out_proj' } };
+  }
+
+  /** Self-attention with one argument; [N, L, E] -> [N, L, E]. */
+  forward(query: F<B>, key: F<B> = query, value: F<B> = key, call: MultiheadAttentionCall<B> = {}): F<B> {
+    const { output, weights } = this.attend(query, key, value, call, false);
+    weights?.dispose();
+    return output;
+  }
+
+  /** The output and the attention weights [N, L, S] averaged over heads. */
+  forwardWithWeights(query: F<B>, key: F<B> = query, value: F<B> = key, call: MultiheadAttentionCall<B> = {}): { output: F<B>; weights: F<B> } {
+    const { output, weights } = this.attend(query, key, value, call, true);
+    return { output, weights: weights! };
+  }
+
+  private attend(query: F<B>, key: F<B>, value: F<B>, call: MultiheadAttentionCall<B>, needWeights: boolean): { output: F<B>; weights: F<B> | undefined } {
+    const op = 'MultiheadAttention';
+    const e = this.embedDim;
+    if (query.rank !== 3 || key.rank !== 3 || value.rank !== 3 || query.shape[2] !== e || key.shape[2] !== e || value.shape[2] !== e || key.shape[1] !== value.shape[1] || key.shape[0] !== query.shape[0] || value.shape[0] !== query.shape[0]) {
+      throw new ShapeError(`query, key and value must be [N, L, ${e}], [N, S, ${e}], [N, S, ${e}]`, { op, shapes: [query.shape, key.shape, value.shape], hint: 'inputs are batch-first' });
+    }
+    const [n, l] = query.shape as [number, number];
+    const s = key.shape[1]!;
+    const h = this.numHeads;
+    const d = this.headDim;
+    if (call.keyPaddingMask && (call.keyPaddingMask.rank !== 2 || call.keyPaddingMask.shape[0] !== n || call.keyPaddingMask.shape[1] !== s)) {
+      throw new ShapeError(`keyPaddingMask must be [${n}, ${s}]`, { op, shapes: [call.keyPaddingMask.shape] });
+    }
+    return tidy(() => {
+      const project = (x: F<B>, part: number): F<B> => {
+        const w = this.inProjWeight.value.slice([null, [part * e, (part + 1) * e]]);
+        let y = x.matmul(w);
+        if (this.inProjBias) y = y.add(this.inProjBias.value.slice([[part * e, (part + 1) * e]]));
+        return y.reshape([x.shape[0]!, x.shape[1]!, h, d]).permute([0, 2, 1, 3]);
+      };
+      const q = project(query, 0);
+      const k = project(key, 1);
+      const v = project(value, 2);
+      // One additive mask [N or 1, H or 1, L, S] from every source (true = blocked -> -Infinity).
+      let blocked: Tensor<B, 'bool'> | undefined;
+      let additive: F<B> | undefined;
+      const mask = call.attnMask;
+      if (mask && call.isCausal) throw new ArgumentError('give either attnMask or isCausal, not both', { op });
+      if (call.isCausal) blocked = causalMask(query.backend, l, s, query.device as ReturnType<B['defaultDevice']>).logicalNot();
+      else if (mask?.dtype === 'bool') blocked = mask as Tensor<B, 'bool'>;
+      else if (mask) additive = mask as F<B>;
+      if (blocked?.rank === 3) blocked = blocked.reshape([n, h, l, s]);
+      if (additive?.rank === 3) additive = additive.reshape([n, h, l, s]);
+      if (call.keyPaddingMask) {
+        const pad = call.keyPaddingMask.reshape([n, 1, 1, s]);
+        blocked = blocked ? blocked.logicalOr(pad) : pad;
+      }
+      let attnMask: F<B> | undefined = additive;
+      if (blocked) {
+        const minus = zeros(query.backend, [], { device: query.device }).where(blocked.logicalNot(), -Infinity);
+        attnMask = attnMask ? attnMask.add(minus) : minus;
+      }
+      const weights = attentionWeights(q, k, { attnMask, dropoutP: this.training ? (this.options.dropout ?? 0) : 0 });
+      const context = weights.matmul(v).permute([0, 2, 1, 3]).reshape([n, l, e]);
+      const output = this.outProj.forward(context);
+      return { output, weights: needWeights ? weights.mean(1) : undefined };
+    });
+  }
+}

@@ -1,0 +1,8 @@
+/** nn.functional: layers as functions of tensors (PyTorch's torch.nn.functional). */
+export { conv1d, conv2d, convTranspose1d, convTranspose2d, type Conv1dOptions, type Conv2dOptions, type ConvTranspose1dOptions, type ConvTranspose2dOptions } from './conv.js';
+export { maxPool1d, maxPool2d, avgPool1d, avgPool2d, adaptiveAvgPool2d, type MaxPool2dOptions, type AvgPool2dOptions, type Pool1dOptions } from './pool.js';
+export { batchNorm, groupNorm, layerNorm, rmsNorm, type BatchNormOptions } from './normalization.js';
+export { silu, leakyRelu, softplus } from './activation.js';
+export { dropout } from './dropout.js';
+export { scaledDotProductAttention, attentionWeights, causalMask, type AttentionOptions } from './attention.js';
+export type { Pair, Padding1d, Padding2d } from './args.js';

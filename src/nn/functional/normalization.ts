@@ -1,0 +1,120 @@
+/**
+ * Normalisations as functions (torch.nn.functional.batch_norm / group_norm / layer_norm /
+ * rms_norm), written with tensor ops so autodiff differentiates them. Statistics use the biased
+ * variance, as PyTorch's forward passes do.
+ */
+import type { Backend } from '../../backends/backend.js';
+import { ArgumentError, ShapeError } from '../../errors.js';
+import { tidy } from '../../memory/tidy.js';
+import type { Tensor } from '../../tensor/tensor.js';
+
+type F<B extends Backend> = Tensor<B, 'float'>;
+
+/** Mean over every dim but `keep` (kept as size 1), reducing one dim at a time. */
+export function meanExcept<B extends Backend>(x: F<B>, keep: number): F<B> {
+  let m = x;
+  for (let d = 0; d < x.rank; d++) if (d !== keep) m = m.mean(d, true);
+  return m === x ? x.reshape(x.shape) : m;
+}
+
+/** Mean over the last `count` dims (kept as size 1). */
+function meanLast<B extends Backend>(x: F<B>, count: number): F<B> {
+  let m = x;
+  for (let d = x.rank - count; d < x.rank; d++) m = m.mean(d, true);
+  return m;
+}
+
+/** [C] -> [1, C, 1, ...] to broadcast over channel dim 1 of a rank-`rank` input. */
+function perChannel<B extends Backend>(t: F<B>, rank: number): F<B> {
+  return t.reshape([1, t.shape[0]!, ...new Array<number>(Math.max(0, rank - 2)).fill(1)]);
+}
+
+export interface BatchNormOptions<B extends Backend> {
+  weight?: F<B> | undefined;
+  bias?: F<B> | undefined;
+  /** Normalise with this batch's statistics (true) or with the running ones (false, the default). */
+  training?: boolean;
+  eps?: number;
+}
+
+/**
+ * torch.nn.functional.batch_norm over channel dim 1 of [N, C, ...]. Returns the output only: the
+ * running statistics are the BatchNorm layers' to update (see nn.BatchNorm2d).
+ */
+export function batchNorm<B extends Backend>(x: F<B>, runningMean: F<B> | undefined, runningVar: F<B> | undefined, options: BatchNormOptions<B> = {}): F<B> {
+  const op = 'batchNorm';
+  if (x.rank < 2) throw new ShapeError('the input must be [N, C, ...]', { op, shapes: [x.shape] });
+  const c = x.shape[1]!;
+  for (const [name, t] of [['runningMean', runningMean], ['runningVar', runningVar], ['weight', options.weight], ['bias', options.bias]] as const) {
+    if (t && (t.rank !== 1 || t.shape[0] !== c)) throw new ShapeError(`${name} must be [${c}] (one per channel), got [${t.shape.join(', ')}]`, { op, shapes: [x.shape, t.shape] });
+  }
+  const eps = options.eps ?? 1e-5;
+  return tidy(() => {
+    let mean: F<B>;
+    let variance: F<B>;
+    if (options.training) {
+      const count = x.size / c;
+      if (count <= 1) throw new ShapeError(`training needs more than one value per channel, got ${count}`, { op, shapes: [x.shape], hint: 'use a batch of two or more, or eval()' });
+      mean = meanExcept(x, 1);
+      variance = meanExcept(x.sub(mean).square(), 1);
+    } else {
+      if (!runningMean || !runningVar) throw new ArgumentError('outside training the running mean and variance are needed', { op });
+      mean = perChannel(runningMean, x.rank);
+      variance = perChannel(runningVar, x.rank);
+    }
+    let y = x.sub(mean).mul(variance.add(eps).rsqrt());
+    if (options.weight) y = y.mul(perChannel(options.weight, x.rank));
+    if (options.bias) y = y.add(perChannel(options.bias, x.rank));
+    return y;
+  });
+}
+
+/** torch.nn.functional.group_norm: [N, C, ...] normalised over each group of C / groups channels (and all positions). */
+export function groupNorm<B extends Backend>(x: F<B>, groups: number, options: { weight?: F<B> | undefined; bias?: F<B> | undefined; eps?: number } = {}): F<B> {
+  const op = 'groupNorm';
+  if (x.rank < 2) throw new ShapeError('the input must be [N, C, ...]', { op, shapes: [x.shape] });
+  const [n, c] = x.shape as [number, number];
+  if (!Number.isInteger(groups) || groups < 1 || c % groups !== 0) {
+    throw new ShapeError(`groups ${groups} must be a positive integer dividing the ${c} channels`, { op, shapes: [x.shape] });
+  }
+  const eps = options.eps ?? 1e-5;
+  return tidy(() => {
+    const g = x.reshape([n, groups, -1]);
+    const centred = g.sub(g.mean(2, true));
+    const variance = centred.square().mean(2, true);
+    let y = centred.mul(variance.add(eps).rsqrt()).reshape(x.shape);
+    if (options.weight) y = y.mul(perChannel(options.weight, x.rank));
+    if (options.bias) y = y.add(perChannel(options.bias, x.rank));
+    return y;
+  });
+}
+
+function checkNormalized<B extends Backend>(op: string, x: F<B>, normalizedShape: readonly number[]): void {
+  const tail = x.shape.slice(x.rank - normalizedShape.length);
+  if (normalizedShape.length === 0 || normalizedShape.length > x.rank || tail.some((d, i) => d !== normalizedShape[i])) {
+    throw new ShapeError(`the input's last dims must be [${normalizedShape.join(', ')}]`, { op, shapes: [x.shape, normalizedShape] });
+  }
+}
+
+/** torch.nn.functional.layer_norm over the last dims `normalizedShape`. */
+export function layerNorm<B extends Backend>(x: F<B>, normalizedShape: readonly number[], options: { weight?: F<B> | undefined; bias?: F<B> | undefined; eps?: number } = {}): F<B> {
+  checkNormalized('layerNorm', x, normalizedShape);
+  const eps = options.eps ?? 1e-5;
+  return tidy(() => {
+    const centred = x.sub(meanLast(x, normalizedShape.length));
+    let y = centred.mul(meanLast(centred.square(), normalizedShape.length).add(eps).rsqrt());
+    if (options.weight) y = y.mul(options.weight);
+    if (options.bias) y = y.add(options.bias);
+    return y;
+  });
+}
+
+/** torch.nn.functional.rms_norm: x / sqrt(mean(x^2) + eps) over the last dims (eps default: float32's epsilon, as PyTorch). */
+export function rmsNorm<B extends Backend>(x: F<B>, normalizedShape: readonly number[], options: { weight?: F<B> | undefined; eps?: number } = {}): F<B> {
+  checkNormalized('rmsNorm', x, normalizedShape);
+  const eps = options.eps ?? 2 ** -23;
+  return tidy(() => {
+    const y = x.mul(meanLast(x.square(), normalizedShape.length).add(eps).rsqrt());
+    return options.weight ? y.mul(options.weight) : y;
+  });
+}

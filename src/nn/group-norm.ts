@@ -1,0 +1,30 @@
+/** Group normalisation (torch.nn.GroupNorm): [N, C, ...] normalised per group of C / groups channels, with a per-channel scale and shift. */
+import type { Backend } from '../backends/backend.js';
+import type { Device } from '../devices/device.js';
+import { ArgumentError } from '../errors.js';
+import { ones, zeros } from '../tensor/creation.js';
+import type { Tensor } from '../tensor/tensor.js';
+import { groupNorm } from './functional/normalization.js';
+import { Module } from './module.js';
+import { Param } from './param.js';
+
+export class GroupNorm<B extends Backend = Backend> extends Module<B> {
+  readonly weight: Param<B> | undefined;
+  readonly bias: Param<B> | undefined;
+
+  constructor(backend: B, readonly numGroups: number, readonly numChannels: number, readonly options: { eps?: number; affine?: boolean; device?: Device } = {}) {
+    super();
+    if (!Number.isInteger(numGroups) || numGroups < 1 || numChannels % numGroups !== 0) {
+      throw new ArgumentError(`numGroups ${numGroups} must be a positive integer dividing numChannels ${numChannels}`, { op: 'GroupNorm' });
+    }
+    const device = options.device ?? backend.defaultDevice();
+    if (options.affine !== false) {
+      this.weight = new Param(ones(backend, [numChannels], { device }));
+      this.bias = new Param(zeros(backend, [numChannels], { device }));
+    }
+  }
+
+  forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return groupNorm(x, this.numGroups, { weight: this.weight?.value, bias: this.bias?.value, eps: this.options.eps ?? 1e-5 });
+  }
+}

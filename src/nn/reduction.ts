@@ -1,0 +1,19 @@
+/** The reduction every loss takes (PyTorch's `reduction`): 'mean' (default), 'sum', or 'none' for the per-element losses. */
+import type { Backend } from '../backends/backend.js';
+import { ArgumentError } from '../errors.js';
+import type { Tensor } from '../tensor/tensor.js';
+
+export type Reduction = 'mean' | 'sum' | 'none';
+
+export function reduce<B extends Backend>(op: string, losses: Tensor<B, 'float'>, reduction: Reduction | undefined): Tensor<B, 'float'> {
+  switch (reduction ?? 'mean') {
+    case 'mean':
+      return losses.mean();
+    case 'sum':
+      return losses.sum();
+    case 'none':
+      return losses;
+    default:
+      throw new ArgumentError(`unknown reduction '${String(reduction)}'`, { op, hint: "use 'mean', 'sum' or 'none'" });
+  }
+}

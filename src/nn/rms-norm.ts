@@ -1,0 +1,24 @@
+/** Root-mean-square normalisation (torch.nn.RMSNorm): x / sqrt(mean(x^2) + eps) over the last dims, times a learned scale (ones). */
+import type { Backend } from '../backends/backend.js';
+import type { Device } from '../devices/device.js';
+import { ones } from '../tensor/creation.js';
+import type { Tensor } from '../tensor/tensor.js';
+import { rmsNorm } from './functional/normalization.js';
+import { Module } from './module.js';
+import { Param } from './param.js';
+
+export class RMSNorm<B extends Backend = Backend> extends Module<B> {
+  readonly weight: Param<B> | undefined;
+  readonly normalizedShape: readonly number[];
+
+  /** `eps` defaults to float32's machine epsilon (PyTorch's eps=None). */
+  constructor(backend: B, normalizedShape: number | readonly number[], readonly options: { eps?: number; elementwiseAffine?: boolean; device?: Device } = {}) {
+    super();
+    this.normalizedShape = typeof normalizedShape === 'number' ? [normalizedShape] : [...normalizedShape];
+    if (options.elementwiseAffine !== false) this.weight = new Param(ones(backend, this.normalizedShape, { device: options.device ?? backend.defaultDevice() }));
+  }
+
+  forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return rmsNorm(x, this.normalizedShape, { weight: this.weight?.value, ...(this.options.eps === undefined ? {} : { eps: this.options.eps }) });
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * Recurrent layers (torch.nn.LSTM and torch.nn.GRU): stacked, optionally bidirectional, with
+ * dropout between layers while training. Inputs are batch-first by default ([N, L, in]; pass
+ * `batchFirst: false` for PyTorch's default [L, N, in]). Gate order as PyTorch (LSTM: i, f, g, o;
+ * GRU: r, z, n); weights stored [in, gates * hidden] here ([gates * hidden, in] in a state dict),
+ * all initialised U(-1/sqrt(hidden), 1/sqrt(hidden)) as PyTorch.
+ */
+import type { Backend } from '../backends/backend.js';
+import type { Device } from '../devices/device.js';
+import { ArgumentError, ShapeError } from '../errors.js';
+import { tidy } from '../memory/tidy.js';
+import { zeros } from '../tensor/creation.js';
+import { Tensor } from '../tensor/tensor.js';
+import { dropout } from './functional/dropout.js';
+import { uniform } from './init.js';
+import { Module, type TorchKey } from './module.js';
+import { Param } from './param.js';
+
+type F<B extends Backend> = Tensor<B, 'float'>;
+
+export interface RnnOptions {
+  /** Default 1. */
+  numLayers?: number;
+  /** Default true. */
+  bias?: boolean;
+  /** Inputs and outputs [N, L, features] (default true) or [L, N, features]. */
+  batchFirst?: boolean;
+  /** Dropout on each layer's output but the last, while training (default 0). */
+  dropout?: number;
+  /** Default false. */
+  bidirectional?: boolean;
+  device?: Device;
+}
+
+export interface RnnOutput<B extends Backend> {
+  /** [N, L, directions * hidden] (or [L, N, ...] when not batch-first): the last layer's hidden state at every step. */
+  readonly output: F<B>;
+  /** [layers * directions, N, hidden]: the final hidden state of every layer and direction. */
+  readonly h: F<B>;
+}
+
+abstract class Recurrent<B extends Backend> extends Module<B> {
+  readonly weightIh: Array<Param<B>> = [];
+  readonly weightHh: Array<Param<B>> = [];
+  readonly biasIh: Array<Param<B>> = [];
+  readonly biasHh: Array<Param<B>> = [];
+  readonly numLayers: number;
+  readonly directions: number;
+  readonly batchFirst: boolean;
+  readonly dropout: number;
+
+  constructor(backend: B, readonly inputSize: number, readonly hiddenSize: number, gates: number, protected readonly op: string, options: RnnOptions) {
+    super();
+    this.numLayers = options.numLayers ?? 1;
+    this.directions = options.bidirectional ? 2 : 1;
+    this.batchFirst = options.batchFirst ?? true;
+    this.dropout = options.dropout ?? 0;
+    for (const [name, v] of [['inputSize', inputSize], ['hiddenSize', hiddenSize], ['numLayers', this.numLayers]] as const) {
+      if (!Number.isInteger(v) || v < 1) throw new ArgumentError(`${name} must be a positive integer, got ${v}`, { op });
+    }
+    if (!(this.dropout >= 0 && this.dropout < 1)) throw new ArgumentError(`dropout must be in [0, 1), got ${this.dropout}`, { op });
+    const device = options.device ?? backend.defaultDevice();
+    const bound = 1 / Math.sqrt(hiddenSize);
+    const init = (shape: number[]) => new Param(uniform(backend, shape, -bound, bound, { device }));
+    for (let layer = 0; layer < this.numLayers; layer++) {
+      const inSize = layer === 0 ? inputSize : hiddenSize * this.directions;
+      for (let dir = 0; dir < this.directions; dir++) {
+        this.weightIh.push(init([inSize, gates * hiddenSize]));
+        this.weightHh.push(init([hiddenSize, gates * hiddenSize]));
+        if (options.bias !== false) {
+          this.biasIh.push(init([gates * hiddenSize]));
+          this.biasHh.push(init([gates * hiddenSize]));
+        }
+      }
+    }
+  }
+
+  override torchKeys(): Readonly<Record<string, TorchKey>> {
+    const keys: Record<string, TorchKey> = {};
+    for (let k = 0; k < this.weightIh.length; k++) {
+      const suffix = `_l${Math.floor(k / this.directions)}${k % this.directions === 1 ? '_reverse' : ''}`;
+      keys[`weightIh.${k}`] = { key: `weight_ih${suffix}`, layout: 'transpose' };
+      keys[`weightHh.${k}`] = { key: `weight_hh${suffix}`, layout: 'transpose' };
+      keys[`biasIh.${k}`] = { key: `bias_ih${suffix}` };
+      keys[`biasHh.${k}`] = { key: `bias_hh${suffix}` };
+    }
+    return keys;
+  }
+
+  /** One step: the new state from the input's projection xw [N, G H] (bias included) and the state. */
+  protected abstract cell(xw: F<B>, state: F<B>[], k: number): F<B>[];
+
+  protected checkState(name: string, t: F<B> | undefined, n: number): void {
+    const want = [this.numLayers * this.directions, n, this.hiddenSize];
+    if (t && (t.rank !== 3 || t.shape.some((d, i) => d !== want[i]))) {
+      throw new ShapeError(`${name} must be [${want.join(', ')}] (layers * directions, batch, hidden)`, { op: this.op, shapes: [t.shape] });
+    }
+  }
+
+  /** Runs every layer and direction; `initial` holds per-state [layers * dirs, N, H] tensors (zeros when absent). */
+  protected run(x: F<B>, initial: Array<F<B> | undefined>): { output: F<B>; finals: F<B>[] } {
+    if (x.rank !== 3 || x.shape[2] !== this.inputSize) {
+      throw new ShapeError(`the input must be ${this.batchFirst ? '[N, L' : '[L, N'}, ${this.inputSize}]`, { op: this.op, shapes: [x.shape] });
+    }
+    const input = this.batchFirst ? x : x.swapDims(0, 1);
+    const [n, l] = input.shape as [number, number];
+    return tidy(() => {
+      const h = this.hiddenSize;
+      const finals: F<B>[][] = initial.map(() => []);
+      let layerInput = input;
+      for (let layer = 0; layer < this.numLayers; layer++) {
+        const outs: F<B>[] = [];
+        for (let dir = 0; dir < this.directions; dir++) {
+          const k = layer * this.directions + dir;
+          let xw = layerInput.matmul(this.weightIh[k]!.value);
+          if (this.biasIh[k]) xw = xw.add(this.biasIh[k]!.value);
+          let state = initial.map((s) => (s ? s.narrow(0, k, 1).reshape([n, h]) : zeros(x.backend, [n, h], { device: x.device })));
+          const steps: F<B>[] = new Array<F<B>>(l);
+          for (let i = 0; i < l; i++) {
+            const t = dir === 0 ? i : l - 1 - i;
+            state = this.cell(xw.narrow(1, t, 1).reshape([n, xw.shape[2]!]), state, k);
+            steps[t] = state[0]!;
+          }
+          state.forEach((s, j) => finals[j]!.push(s));
+          outs.push(l === 0 ? zeros(x.backend, [n, 0, h], { device: x.device }) : Tensor.stack(steps, 1));
+        }
+        layerInput = outs.length === 1 ? outs[0]! : Tensor.cat(outs, 2);
+        if (layer < this.numLayers - 1) layerInput = dropout(layerInput, this.dropout, this.training);
+      }
+      const output = this.batchFirst ? layerInput : layerInput.swapDims(0, 1);
+      return { output, finals: finals.map((f) => Tensor.stack(f, 0)) };
+    });
+  }
+
+  /** h @ W_hh + b_hh for direction-layer k. */
+  protected hidden(h: F<B>, k: number): F<B> {
+    const y = h.matmul(this.weightHh[k]!.value);
+    return this.biasHh[k] ? y.add(this.biasHh[k]!.value) : y;
+  }
+}
+
+export class LSTM<B extends Backend = Backend> extends Recurrent<B> {
+  constructor(backend: B, inputSize: number, hiddenSize: number, options: RnnOptions = {}) {
+    super(backend, inputSize, hiddenSize, 4, 'LSTM', options);
+  }
+
+  /** `state` defaults to zeros; returns the output and the final h and c. */
+  forward(x: F<B>, state: { h?: F<B>; c?: F<B> } = {}): RnnOutput<B> & { readonly c: F<B> } {
+    const n = x.shape[this.batchFirst ? 0 : 1]!;
+    this.checkState('h', state.h, n);
+    this.checkState('c', state.c, n);
+    const { output, finals } = this.run(x, [state.h, state.c]);
+    return { output, h: finals[0]!, c: finals[1]! };
+  }
+
+  protected cell(xw: F<B>, [h, c]: F<B>[], k: number): F<B>[] {
+    const [i, f, g, o] = xw.add(this.hidden(h!, k)).chunk(4, 1) as [F<B>, F<B>, F<B>, F<B>];
+    const c2 = f.sigmoid().mul(c!).add(i.sigmoid().mul(g.tanh()));
+    return [o.sigmoid().mul(c2.tanh()), c2];
+  }
+}
+
+export class GRU<B extends Backend = Backend> extends Recurrent<B> {
+  constructor(backend: B, inputSize: number, hiddenSize: number, options: RnnOptions = {}) {
+    super(backend, inputSize, hiddenSize, 3, 'GRU', options);
+  }
+
+  /** `h` defaults to zeros; returns the output and the final h. */
+  forward(x: F<B>, h?: F<B>): RnnOutput<B> {
+    this.checkState('h', h, x.shape[this.batchFirst ? 0 : 1]!);
+    const { output, finals } = this.run(x, [h]);
+    return { output, h: finals[0]! };
+  }
+
+  protected cell(xw: F<B>, [h]: F<B>[], k: number): F<B>[] {
+    const [xr, xz, xn] = xw.chunk(3, 1) as [F<B>, F<B>, F<B>];
+    const [hr, hz, hn] = this.hidden(h!, k).chunk(3, 1) as [F<B>, F<B>, F<B>];
+    const r = xr.add(hr).sigmoid();
+    const z = xz.add(hz).sigmoid();
+    const cand = xn.add(r.mul(hn)).tanh();
+    // h' = (1 - z) n + z h = n + z (h - n)
+    return [cand.add(z.mul(h!.sub(cand)))];
+  }
+}

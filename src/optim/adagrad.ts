@@ -1,0 +1,41 @@
+/** Adagrad (torch.optim.Adagrad): steps scaled by the root of the summed squared gradients, with optional rate decay. */
+import type { Backend } from '../backends/backend.js';
+import type { Tensor } from '../tensor/tensor.js';
+import { Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
+
+export interface AdagradOptions extends OptimizerOptions {
+  /** Default 1e-2. */
+  lr?: number;
+  /** The rate at step t is lr / (1 + (t - 1) lrDecay) (default 0). */
+  lrDecay?: number;
+  weightDecay?: number;
+  /** The sum's starting value (default 0). */
+  initialAccumulatorValue?: number;
+  /** Default 1e-10. */
+  eps?: number;
+}
+
+export class Adagrad<B extends Backend = Backend> extends Optimizer<B> {
+  readonly kind = 'adagrad';
+  readonly lrDecay: number;
+  readonly weightDecay: number;
+  readonly initialAccumulatorValue: number;
+  readonly eps: number;
+
+  constructor(options: AdagradOptions = {}) {
+    super(options.lr ?? 1e-2, options);
+    this.lrDecay = options.lrDecay ?? 0;
+    this.weightDecay = options.weightDecay ?? 0;
+    this.initialAccumulatorValue = options.initialAccumulatorValue ?? 0;
+    this.eps = options.eps ?? 1e-10;
+  }
+
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'> {
+    const grad = this.weightDecay !== 0 ? g.add(p.mul(this.weightDecay)) : g;
+    const s0 = state.tensors.get('sum');
+    const sum = (s0 ?? grad.mul(0).add(this.initialAccumulatorValue)).add(grad.square());
+    this.setState(state, 'sum', sum);
+    const rate = lr / (1 + (state.step - 1) * this.lrDecay);
+    return p.sub(grad.div(sum.sqrt().add(this.eps)).mul(rate));
+  }
+}

@@ -1,0 +1,41 @@
+/** Adamax (torch.optim.Adamax): Adam with the infinity norm, u = max(beta2 u, |g| + eps). */
+import type { Backend } from '../backends/backend.js';
+import type { Tensor } from '../tensor/tensor.js';
+import { Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
+
+export interface AdamaxOptions extends OptimizerOptions {
+  /** Default 2e-3. */
+  lr?: number;
+  /** Default [0.9, 0.999]. */
+  betas?: readonly [number, number];
+  /** Default 1e-8. */
+  eps?: number;
+  weightDecay?: number;
+}
+
+export class Adamax<B extends Backend = Backend> extends Optimizer<B> {
+  readonly kind = 'adamax';
+  readonly beta1: number;
+  readonly beta2: number;
+  readonly eps: number;
+  readonly weightDecay: number;
+
+  constructor(options: AdamaxOptions = {}) {
+    super(options.lr ?? 2e-3, options);
+    [this.beta1, this.beta2] = options.betas ?? [0.9, 0.999];
+    this.eps = options.eps ?? 1e-8;
+    this.weightDecay = options.weightDecay ?? 0;
+  }
+
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'> {
+    const grad = this.weightDecay !== 0 ? g.add(p.mul(this.weightDecay)) : g;
+    const m0 = state.tensors.get('m');
+    const u0 = state.tensors.get('u');
+    const m = m0 ? m0.mul(this.beta1).add(grad.mul(1 - this.beta1)) : grad.mul(1 - this.beta1);
+    const absG = grad.abs().add(this.eps);
+    const u = u0 ? u0.mul(this.beta2).maximum(absG) : absG;
+    this.setState(state, 'm', m);
+    this.setState(state, 'u', u);
+    return p.sub(m.div(u).mul(lr / (1 - this.beta1 ** state.step)));
+  }
+}

@@ -1,0 +1,57 @@
+/** RMSprop (torch.optim.RMSprop): a running mean of squared gradients scales each step; optional momentum and centring. */
+import type { Backend } from '../backends/backend.js';
+import type { Tensor } from '../tensor/tensor.js';
+import { Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
+
+export interface RMSpropOptions extends OptimizerOptions {
+  /** Default 1e-2. */
+  lr?: number;
+  /** Smoothing of the squared-gradient average (default 0.99). */
+  alpha?: number;
+  /** Default 1e-8. */
+  eps?: number;
+  weightDecay?: number;
+  momentum?: number;
+  /** Normalise by the gradient's estimated variance instead of its second moment (default false). */
+  centered?: boolean;
+}
+
+export class RMSprop<B extends Backend = Backend> extends Optimizer<B> {
+  readonly kind = 'rmsprop';
+  readonly alpha: number;
+  readonly eps: number;
+  readonly weightDecay: number;
+  readonly momentum: number;
+  readonly centered: boolean;
+
+  constructor(options: RMSpropOptions = {}) {
+    super(options.lr ?? 1e-2, options);
+    this.alpha = options.alpha ?? 0.99;
+    this.eps = options.eps ?? 1e-8;
+    this.weightDecay = options.weightDecay ?? 0;
+    this.momentum = options.momentum ?? 0;
+    this.centered = options.centered ?? false;
+  }
+
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'> {
+    const a = this.alpha;
+    const grad = this.weightDecay !== 0 ? g.add(p.mul(this.weightDecay)) : g;
+    const v0 = state.tensors.get('squareAvg');
+    const v = v0 ? v0.mul(a).add(grad.square().mul(1 - a)) : grad.square().mul(1 - a);
+    this.setState(state, 'squareAvg', v);
+    let avg: Tensor<B, 'float'>;
+    if (this.centered) {
+      const m0 = state.tensors.get('gradAvg');
+      const m = m0 ? m0.mul(a).add(grad.mul(1 - a)) : grad.mul(1 - a);
+      this.setState(state, 'gradAvg', m);
+      avg = v.sub(m.square()).sqrt().add(this.eps);
+    } else avg = v.sqrt().add(this.eps);
+    if (this.momentum > 0) {
+      const b0 = state.tensors.get('momentum');
+      const buf = b0 ? b0.mul(this.momentum).add(grad.div(avg)) : grad.div(avg);
+      this.setState(state, 'momentum', buf);
+      return p.sub(buf.mul(lr));
+    }
+    return p.sub(grad.div(avg).mul(lr));
+  }
+}

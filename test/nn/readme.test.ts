@@ -1,0 +1,62 @@
+/**
+ * The README's training examples (the blocks after `<!-- readme-check: name -->`) type-check
+ * against the sources and run: each is written, with 'switchyard' pointing at src/index.ts, to a
+ * scratch folder that tsc checks with the project's settings, then imported.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const dir = fileURLToPath(new URL('./.readme-check/', import.meta.url));
+const readme = readFileSync(`${root}README.md`, 'utf8');
+
+const blocks = [...readme.matchAll(/<!-- readme-check: ([\w-]+) -->\s*```ts\n([\s\S]*?)```/g)].map(([, name, code]) => ({ name: name!, code: code! }));
+
+mkdirSync(dir, { recursive: true });
+for (const b of blocks) writeFileSync(`${dir}${b.name}.ts`, b.code.replaceAll("from 'switchyard'", "from '../../../src/index.js'"));
+writeFileSync(`${dir}tsconfig.json`, JSON.stringify({ extends: '../../../tsconfig.json', compilerOptions: { noEmit: true, rootDir: '../../..' }, include: ['*.ts'] }));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('README examples', () => {
+  it('has the training loop and the fit example', () => {
+    expect(blocks.map((b) => b.name)).toEqual(['training-loop', 'fit']);
+  });
+
+  it('type-check', () => {
+    const tsc = `${root}node_modules/typescript/bin/tsc`;
+    let output = '';
+    try {
+      execFileSync(process.execPath, [tsc, '-p', `${dir}tsconfig.json`], { encoding: 'utf8' });
+    } catch (e) {
+      output = String((e as { stdout?: string }).stdout ?? e);
+    }
+    expect(output).toBe('');
+  });
+
+  it('the training loop learns its six points', async () => {
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    try {
+      await import(`${dir}training-loop.ts`);
+      const calls = log.mock.calls.map((c) => c);
+      expect(calls.at(-1)).toEqual([[1, 1, 0, 0, 1, 0]]);
+      expect(calls.filter((c) => String(c[0]).startsWith('step'))).toHaveLength(4);
+    } finally {
+      log.mockRestore();
+    }
+  });
+
+  it('fit separates the two clusters', async () => {
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      await import(`${dir}fit.ts`);
+      const valid = log.mock.calls.at(-1)![0] as { loss: number; accuracy: number };
+      expect(valid.accuracy).toBe(1);
+    } finally {
+      log.mockRestore();
+      write.mockRestore();
+    }
+  });
+});
