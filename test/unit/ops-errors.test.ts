@@ -87,7 +87,7 @@ describe('scans, orderings, triangles', () => {
 describe('creation, pad, oneHot', () => {
   const x = zeros(cpu, [2, 3]);
   test('eye and linspace', () => {
-    expectError(() => eye(cpu, -1), ArgumentError, 'eye', /non-negative/);
+    expectError(() => eye(cpu, -1), ArgumentError, 'eye', /dim -1: dims are integers >= 0/);
     expectError(() => linspace(cpu, 0, 1, -2), ArgumentError, 'linspace', /steps/);
     expectError(() => linspace(cpu, 0, Infinity, 3), ArgumentError, 'linspace', /finite/);
     expectError(() => linspace(cpu, 0, 1, 3, { dtype: 'bool' }), DTypeError, 'linspace', /bools/);
