@@ -39,6 +39,8 @@ export function normDim(op: string, dim: number, rank: number, shape: readonly n
 
 /** Several dims of one reduction: each resolved, none twice, sorted ascending. */
 export function normDims(op: string, dims: readonly number[], rank: number, shape: readonly number[]): number[] {
+  // Untyped callers can pass anything here.
+  if (!Array.isArray(dims)) throw new ArgumentError(`dims must be a dim or a list of dims, got ${show(dims)}`, { op });
   const out = dims.map((d) => normDim(op, d, rank, shape));
   const twice = out.find((d, i) => out.indexOf(d) !== i);
   if (twice !== undefined) {

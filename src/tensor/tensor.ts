@@ -15,7 +15,7 @@ import { BINARY, isBinaryOp, isUnaryOp, type BinaryOp, type UnaryOp } from '../i
 import type { KindsOf } from '../ir/kinds.js';
 import { numel, type OpAttrs, type OpName, type ReduceOp } from '../ir/ops.js';
 import { broadcastShapes, checkSize, checkTargetShape, normDim, normDims, normSlices, resolveReshape, sameShape, type SliceSpec } from '../ir/shape.js';
-import { MAX_RANK, checkArray, checkBoolean, checkDType, checkDevice, checkInteger, checkNumber, show } from '../ir/validate.js';
+import { MAX_RANK, checkArray, checkBoolean, checkDType, checkDevice, checkInteger, checkNumber, checkOptions, show } from '../ir/validate.js';
 import { track } from '../memory/tidy.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import { formatSummary, summarize, type Summary } from './format.js';
@@ -458,7 +458,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** Rounds half to even (torch.round); with `decimals`, round(x * 10^d) / 10^d as torch does. */
   round(decimals = 0): Tensor<B, K> {
-    if (!Number.isInteger(decimals)) throw new ArgumentError(`decimals must be an integer, got ${decimals}`, { op: 'round' });
+    checkInteger('round', 'decimals', decimals);
     if (decimals === 0 || this.dtype !== 'float32') return this.un('round');
     const f = 10 ** Math.abs(decimals);
     const scaled = decimals > 0 ? this.un<K>('mulScalar', { scalar: f }) : this.un<K>('divScalar', { scalar: f });
@@ -520,18 +520,20 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** log(1 + exp(beta x)) / beta, and x itself where beta x > threshold (torch.nn.functional.softplus). */
   softplus(this: Tensor<B, 'float'>, beta = 1, threshold = 20): Tensor<B, 'float'> {
-    if (!Number.isFinite(beta) || beta === 0) throw new ArgumentError(`beta must be a finite non-zero number, got ${beta}`, { op: 'softplus' });
+    checkNumber('softplus', 'beta', beta, true);
+    checkNumber('softplus', 'threshold', threshold);
+    if (beta === 0) throw new ArgumentError('beta must be a finite non-zero number, got 0', { op: 'softplus' });
     if (Number.isNaN(threshold)) throw new ArgumentError('threshold must be a number, got NaN', { op: 'softplus' });
     return this.un('softplus', { beta, threshold });
   }
   /** x for x > 0, else x * negativeSlope. */
   leakyRelu(this: Tensor<B, 'float'>, negativeSlope = 0.01): Tensor<B, 'float'> {
-    if (!Number.isFinite(negativeSlope)) throw new ArgumentError(`negativeSlope must be finite, got ${negativeSlope}`, { op: 'leakyRelu' });
+    checkNumber('leakyRelu', 'negativeSlope', negativeSlope, true);
     return this.un('leakyRelu', { slope: negativeSlope });
   }
   /** x for x > 0, else alpha * (exp(x) - 1). */
   elu(this: Tensor<B, 'float'>, alpha = 1): Tensor<B, 'float'> {
-    if (!Number.isFinite(alpha)) throw new ArgumentError(`alpha must be finite, got ${alpha}`, { op: 'elu' });
+    checkNumber('elu', 'alpha', alpha, true);
     return this.un('elu', { alpha });
   }
   /** atan2(this, other): the angle of the point (other, this), C99 signs and infinities. */
@@ -659,14 +661,19 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** Max along `dim` with the index of each (the first maximum; a NaN counts as the maximum), as torch.max(dim). */
   maxWithIndices<K2 extends KindsOf<'max'>>(this: Tensor<B, K2>, dim: number, keepDims = false): { values: Tensor<B, K2>; indices: Tensor<B, 'int'> } {
-    return withIndices(this, 'max', dim, keepDims);
+    checkBoolean('maxWithIndices', 'keepDims', keepDims);
+    return withIndices(this, 'max', checkInteger('maxWithIndices', 'dim', dim), keepDims);
   }
   /** Min along `dim` with the index of each, as torch.min(dim). */
   minWithIndices<K2 extends KindsOf<'min'>>(this: Tensor<B, K2>, dim: number, keepDims = false): { values: Tensor<B, K2>; indices: Tensor<B, 'int'> } {
-    return withIndices(this, 'min', dim, keepDims);
+    checkBoolean('minWithIndices', 'keepDims', keepDims);
+    return withIndices(this, 'min', checkInteger('minWithIndices', 'dim', dim), keepDims);
   }
   /** Variance over `dim` (all when omitted) with Bessel's `correction` (default 1, torch.var); divides by max(0, n - correction). */
   var(this: Tensor<B, 'float'>, dim?: Dims, options: VarOptions = {}): Tensor<B, 'float'> {
+    const o = checkOptions('var', options);
+    if (o['correction'] !== undefined) checkNumber('var', 'correction', o['correction'], true);
+    if (o['keepDims'] !== undefined) checkBoolean('var', 'keepDims', o['keepDims']);
     const { dims, correction, keepDims } = varianceArgs(this.shape, dim, options);
     if (dims.length === this.rank) return this.un('var', { dim: null, keepDims, correction });
     if (dims.length === 1) return this.un('var', { dim: dims[0]!, keepDims, correction });
@@ -691,14 +698,17 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** log(sum(exp(x))) over `dim`, stable (the max is taken out first; all -inf gives -inf). */
   logsumexp(this: Tensor<B, 'float'>, dim: Dims, keepDims = false): Tensor<B, 'float'> {
+    checkBoolean('logsumexp', 'keepDims', keepDims);
     return logsumexp(this, dim, keepDims);
   }
   /** Whether any element is true (non-zero; NaN counts as true) over `dim` (all when omitted). Empty: false. */
   any(dim?: Dims, keepDims = false): Tensor<B, 'bool'> {
+    checkBoolean('any', 'keepDims', keepDims);
     return anyAll(this, 'any', dim, keepDims);
   }
   /** Whether every element is true (non-zero) over `dim` (all when omitted). Empty: true. */
   all(dim?: Dims, keepDims = false): Tensor<B, 'bool'> {
+    checkBoolean('all', 'keepDims', keepDims);
     return anyAll(this, 'all', dim, keepDims);
   }
   /** Numerically stable softmax along `dim` (default: the last). */
@@ -735,13 +745,15 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     const d = normDim(op, dim, this.rank, this.shape);
     if (this.rank > 0) return this.un<K2>(op, attrs(d));
     const v = this.reshape([1]);
-    const r = v.un<K2>(op, attrs(0));
-    v.dispose();
-    return r.squeezeOwned(0);
+    try {
+      return v.un<K2>(op, attrs(0)).squeezeOwned(0);
+    } finally {
+      v.dispose();
+    }
   }
   /** Reverses the order of the elements along each of `dims` (a copy, as torch.flip). */
   flip(dims: number | readonly number[]): Tensor<B, K> {
-    const list = typeof dims === 'number' ? [dims] : dims;
+    const list = typeof dims === 'number' ? [dims] : checkArray('flip', 'dims', dims).map((d) => checkInteger('flip', 'dim', d));
     const ds = list.map((d) => normDim('flip', d, this.rank, this.shape));
     if (new Set(ds).size !== ds.length) throw new ShapeError(`dims [${list.join(', ')}] list a dim twice`, { op: 'flip', shapes: [this.shape], hint: 'list each dim once' });
     return this.rank === 0 ? this.clone() : this.un('flip', { dims: ds });
@@ -751,24 +763,30 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
    * Without dims the tensor is rolled as if flattened, then given its shape back.
    */
   roll(shifts: number | readonly number[], dims?: number | readonly number[]): Tensor<B, K> {
+    const ints = (name: string, v: unknown): number | number[] => (typeof v === 'number' ? checkInteger('roll', name, v) : checkArray('roll', name, v).map((x) => checkInteger('roll', name, x)));
+    shifts = ints('shifts', shifts);
+    if (dims !== undefined) dims = ints('dims', dims);
     if (dims === undefined) return rollFlat(this, shifts);
     const args = rollArgs(this.shape, shifts, dims);
     return this.rank === 0 ? this.clone() : this.un('roll', args);
   }
   /** The lower triangle of the last two dims (col - row <= diagonal), zeros above; batched over leading dims. */
   tril(diagonal = 0): Tensor<B, K> {
-    return this.un('tril', { diagonal });
+    return this.un('tril', { diagonal: checkInteger('tril', 'diagonal', diagonal) });
   }
   /** The upper triangle of the last two dims (col - row >= diagonal), zeros below. */
   triu(diagonal = 0): Tensor<B, K> {
-    return this.un('triu', { diagonal });
+    return this.un('triu', { diagonal: checkInteger('triu', 'diagonal', diagonal) });
   }
   /** The int32 positions that sort each line along `dim` (stable; NaN last, or first when descending), as torch.argsort(stable=True). */
   argsort(dim = -1, descending = false): Tensor<B, 'int'> {
+    checkBoolean('argsort', 'descending', descending);
     return this.alongDim<'argsort', 'int'>('argsort', dim, (d) => ({ dim: d, descending }));
   }
   /** The int32 positions of the k largest (or smallest) elements along `dim`, in order: topk's indices alone. */
   argtopk(k: number, dim = -1, largest = true): Tensor<B, 'int'> {
+    checkInteger('argtopk', 'k', k);
+    checkBoolean('argtopk', 'largest', largest);
     const d = topkDim(this.shape, k, dim);
     if (this.rank > 0) return this.un('argtopk', { dim: d, k, largest });
     const r = topk(this, k, d, largest);
@@ -777,10 +795,13 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** Sorted values and their positions along `dim` (torch.sort, stable). */
   sort(dim = -1, descending = false): { values: Tensor<B, K>; indices: Tensor<B, 'int'> } {
+    checkBoolean('sort', 'descending', descending);
     return sortWithIndices(this, dim, descending);
   }
   /** The k largest (or smallest) elements along `dim`, sorted, with their positions (torch.topk; NaN counts as the largest). */
   topk(k: number, dim = -1, largest = true): { values: Tensor<B, K>; indices: Tensor<B, 'int'> } {
+    checkInteger('topk', 'k', k);
+    checkBoolean('topk', 'largest', largest);
     return topk(this, k, dim, largest);
   }
 
@@ -790,11 +811,14 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
    * the edge (pads < size); 'replicate' repeats the edge; 'circular' wraps (pads <= size).
    */
   pad(pads: readonly number[], mode: PadMode = 'constant', value = 0): Tensor<B, K> {
+    checkArray('pad', 'pads', pads).forEach((p) => checkInteger('pad', 'pad', p));
+    if (typeof mode !== 'string') throw new ArgumentError(`mode must be 'constant', 'reflect', 'replicate' or 'circular', got ${show(mode)}`, { op: 'pad' });
+    checkNumber('pad', 'value', value);
     return pad(this, pads, mode, value);
   }
   /** One-hot rows for int32 class indices: shape [...this.shape, numClasses] (torch.nn.functional.one_hot). */
   oneHot<D extends 'int32' | 'float32' = 'int32'>(this: Tensor<B, 'int'>, numClasses: number, dtype?: D): Tensor<B, KindOf<D>> {
-    return oneHot(this, numClasses, dtype);
+    return oneHot(this, checkInteger('oneHot', 'numClasses', numClasses), dtype);
   }
 
   // ---- matmul ---------------------------------------------------------------------------

@@ -181,6 +181,25 @@ export const METHODS: Record<string, ArgsFor> = {
   scatterAdd: (s, d) => [dimArb(s.length), indexTensor(s, false), relatedTensor(s, d)],
   indexSelect: (s) => [dimArb(s.length), indexTensor(s, true)],
   item: none, toData: none, toArray: none, format: none,
+  // the ops added with the extended op set
+  floor: none, ceil: none, trunc: none, frac: none, tan: none, asin: none, acos: none, atan: none, sinh: none, cosh: none, asinh: none, acosh: none,
+  exp2: none, expm1: none, log2: none, log10: none, silu: none,
+  round: () => [fc.oneof(fc.integer({ min: -3, max: 3 }).map(value), wildArg)],
+  softplus: () => [numberArb, numberArb], leakyRelu: () => [numberArb], elu: () => [numberArb],
+  atan2: operand, hypot: operand, copysign: operand, logaddexp: operand, xlogy: operand,
+  var: (s) => [fc.oneof(dimArb(s.length), fc.constant(value(undefined)), fc.array(fc.integer({ min: -3, max: 3 }), { maxLength: 3 }).map(value)), fc.oneof(fc.record({ correction: fc.oneof(fc.integer({ min: -1, max: 2 }), wild), keepDims: fc.boolean() }, { requiredKeys: [] }).map(value), wildArg)],
+  std: (s) => [fc.oneof(dimArb(s.length), fc.constant(value(undefined))), fc.oneof(fc.record({ correction: fc.integer({ min: 0, max: 2 }) }).map(value), wildArg)],
+  logsumexp: (s) => [fc.oneof(dimArb(s.length), fc.array(fc.integer({ min: -3, max: 3 }), { maxLength: 3 }).map(value)), boolArb],
+  any: reduce, all: reduce,
+  maxWithIndices: (s) => [dimArb(s.length), boolArb], minWithIndices: (s) => [dimArb(s.length), boolArb],
+  cumsum: oneDim, cumprod: oneDim,
+  flip: (s) => [fc.oneof(dimArb(s.length), fc.array(fc.integer({ min: -4, max: 4 }), { maxLength: 3 }).map(value))],
+  roll: (s) => [fc.oneof(fc.integer({ min: -5, max: 5 }).map(value), fc.array(fc.integer({ min: -5, max: 5 }), { maxLength: 3 }).map(value), wildArg), fc.oneof(dimArb(s.length), fc.constant(value(undefined)), fc.array(fc.integer({ min: -4, max: 4 }), { maxLength: 3 }).map(value))],
+  tril: () => [fc.oneof(fc.integer({ min: -3, max: 3 }).map(value), wildArg)], triu: () => [fc.oneof(fc.integer({ min: -3, max: 3 }).map(value), wildArg)],
+  sort: (s) => [dimArb(s.length), boolArb],
+  topk: (s) => [fc.oneof(fc.integer({ min: -1, max: 5 }).map(value), wildArg), dimArb(s.length), boolArb],
+  pad: () => [fc.oneof(fc.array(fc.integer({ min: -2, max: 3 }), { maxLength: 6 }).map(value), wildArg), fc.oneof(fc.constantFrom('constant', 'reflect', 'replicate', 'circular').map(value), fc.constantFrom('wrap', '', 'CONSTANT').map(value), wildArg), numberArb],
+  oneHot: () => [fc.oneof(fc.integer({ min: -1, max: 6 }).map(value), wildArg)],
 };
 
 const tensorsArb = (s: readonly number[], d: DType): fc.Arbitrary<ArgSpec> =>

@@ -143,6 +143,9 @@ export async function check(fx: Fixture, call: Call): Promise<string> {
       outputs.push(result);
     } else if (Array.isArray(result)) {
       for (const r of result) if (r instanceof Tensor) outputs.push(r);
+    } else if (result !== null && typeof result === 'object' && !(result instanceof Promise)) {
+      // { values, indices } of sort / topk / maxWithIndices
+      for (const r of Object.values(result)) if (r instanceof Tensor) outputs.push(r);
     } else if (result instanceof Promise) {
       try {
         await within(result, HANG_MS, what);
