@@ -618,11 +618,25 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /**
    * Several dims at once (torch's `sum(dim=[0, 1])`; an empty list means all): a chain of one-dim
-   * reductions, largest dim first, so each pass reads only what the previous one left.
+   * reductions, largest dim first, so each pass reads only what the previous one left; max and min
+   * reduce the dims merged into one instead.
    */
   private reduceDims<K2 extends Kind>(op: ReduceOp, dims: readonly number[], keepDims: boolean): Tensor<B, K2> {
     const ds = this.rank === 0 ? dims.map((d) => normDim(op, d, 0, this.shape)) : normDims(op, dims, this.rank, this.shape);
     if (ds.length === 0 || ds.length >= this.rank) return this.reduce<K2>(op, null, keepDims);
+    if (op === 'max' || op === 'min') {
+      // One reduction over the dims moved last and merged, so that ties share the gradient evenly (torch.amax).
+      const kept = this.shape.map((_, i) => i).filter((i) => !ds.includes(i));
+      const moved = this.permute([...kept, ...ds]);
+      const merged = moved.reshape([...kept.map((i) => this.shape[i]!), ds.reduce((n, d) => n * this.shape[d]!, 1)]);
+      const r = merged.reduce<K2>(op, kept.length, false);
+      moved.dispose();
+      merged.dispose();
+      if (!keepDims) return r;
+      const out = r.reshape(this.shape.map((d, i) => (ds.includes(i) ? 1 : d)));
+      r.dispose();
+      return out;
+    }
     let t: Tensor<B, Kind> = this;
     for (const d of [...ds].reverse()) {
       const next = t.reduce<Kind>(op, d, true);

@@ -1,0 +1,57 @@
+/**
+ * Gradients at the points where finite differences cannot look (kinks, ties, zeros), against
+ * the values PyTorch's derivative formulas give there, on every test backend.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { fromData } from '../../src/tensor/creation.js';
+import { testBackends } from './backends.js';
+import type { F } from './cases.js';
+
+const backends = await testBackends();
+afterAll(async () => {
+  for (const b of backends) await b.close();
+});
+
+interface Edge {
+  readonly name: string;
+  readonly inputs: ReadonlyArray<readonly number[]>;
+  readonly f: (xs: F[]) => F;
+  /** d sum(f) / d input, per input, from torch's formulas. */
+  readonly want: ReadonlyArray<readonly number[]>;
+}
+
+const E = Math.E;
+const EDGES: readonly Edge[] = [
+  { name: 'leakyRelu at 0 and -0 takes the slope', inputs: [[0, -0, 1, -1]], f: ([x]) => x!.leakyRelu(0.1), want: [[0.1, 0.1, 1, 0.1]] },
+  { name: 'elu at 0 takes alpha', inputs: [[0, -1, 2]], f: ([x]) => x!.elu(0.7), want: [[0.7, 0.7 / E, 1]] },
+  { name: 'floor, ceil, round, trunc are flat (also at their jumps)', inputs: [[0.5, 1, -2.5]], f: ([x]) => x!.floor().add(x!.ceil()).add(x!.round()).add(x!.trunc()), want: [[0, 0, 0]] },
+  { name: 'frac has slope 1 at integers', inputs: [[0, 2, -1.5]], f: ([x]) => x!.frac(), want: [[1, 1, 1]] },
+  { name: 'silu at 0 is 1/2', inputs: [[0]], f: ([x]) => x!.silu(), want: [[0.5]] },
+  { name: 'softplus at 0, at the threshold and past it', inputs: [[0, 20, 21]], f: ([x]) => x!.softplus(), want: [[0.5, 1 / (1 + Math.exp(-20)), 1]] },
+  { name: 'copysign at a zero magnitude is 0; nothing flows to the sign', inputs: [[0, 2, -3], [-1, -1, 4]], f: ([a, b]) => a!.copysign(b!), want: [[0, -1, -1], [0, 0, 0]] },
+  { name: 'xlogy at x = 0 is 0 for x, x / y for y', inputs: [[0, 1], [2, 2]], f: ([a, b]) => a!.xlogy(b!), want: [[0, Math.log(2)], [0, 0.5]] },
+  { name: 'atan2 on the positive x axis', inputs: [[0], [1]], f: ([y, x]) => y!.atan2(x!), want: [[1], [0]] },
+  { name: 'tan, asin, expm1 at 0 and exp2 at 0', inputs: [[0]], f: ([x]) => x!.tan().add(x!.asin()).add(x!.expm1()).add(x!.exp2()), want: [[3 + Math.LN2]] },
+  { name: 'max over two dims shares a tie evenly among all maxima (torch.amax)', inputs: [[3, 3, 3, 1]], f: ([x]) => x!.reshape([2, 2]).max([0, 1]), want: [[1 / 3, 1 / 3, 1 / 3, 0]] },
+  { name: 'maxWithIndices sends the gradient to the first maximum only', inputs: [[3, 3, 1]], f: ([x]) => x!.maxWithIndices(0).values, want: [[1, 0, 0]] },
+  { name: 'sort passes each gradient to its element, ties included', inputs: [[2, 1, 2]], f: ([x]) => x!.sort(0).values.mul(fromData(x!.backend, [1, 2, 3])), want: [[2, 1, 3]] },
+  { name: 'cumprod with a zero: the zero gets the products around it, later elements 0', inputs: [[2, 0, 3]], f: ([x]) => x!.cumprod(0), want: [[1, 2 + 6, 0]] },
+  { name: 'var of one element with correction 0 is 0', inputs: [[5]], f: ([x]) => x!.var(0, { correction: 0 }), want: [[0]] },
+];
+
+for (const tb of backends) {
+  describe(`gradients at kinks on ${tb.name}`, () => {
+    it.each(EDGES.map((e) => [e.name, e] as const))('%s', async (_name, e) => {
+      const xs = e.inputs.map((v) => fromData(tb.backend, Float32Array.from(v)).requireGrad());
+      const out = e.f(xs);
+      const grads = out.sum().backward();
+      for (let k = 0; k < xs.length; k++) {
+        const g = xs[k]!.grad(grads);
+        expect(g, `gradient of input ${k}`).toBeDefined();
+        const got = Array.from((await g!.toData()).values);
+        got.forEach((v, i) => expect(v, `input ${k} element ${i}`).toBeCloseTo(e.want[k]![i]!, 5));
+      }
+      grads.dispose();
+    });
+  });
+}
