@@ -34,6 +34,16 @@ export function checkInteger(op: string, name: string, v: unknown, min = Number.
   return v;
 }
 
+/** A list of integers (shifts, pads, dims). */
+export function checkIntegers(op: string, name: string, v: readonly unknown[]): number[] {
+  const out: number[] = [];
+  for (const x of v) {
+    if (typeof x !== 'number' || !Number.isSafeInteger(x)) throw new ArgumentError(`${name} must be integers, got ${show(x)}`, { op });
+    out.push(x);
+  }
+  return out;
+}
+
 /** A number; `finite` also rules out NaN and the infinities. */
 export function checkNumber(op: string, name: string, v: unknown, finite = false): number {
   if (typeof v !== 'number' || (finite && !Number.isFinite(v))) {

@@ -15,7 +15,7 @@ import { BINARY, isBinaryOp, isUnaryOp, type BinaryOp, type UnaryOp } from '../i
 import type { KindsOf } from '../ir/kinds.js';
 import { numel, type OpAttrs, type OpName, type ReduceOp } from '../ir/ops.js';
 import { broadcastShapes, checkSize, checkTargetShape, normDim, normDims, normSlices, resolveReshape, sameShape, type SliceSpec } from '../ir/shape.js';
-import { MAX_RANK, checkArray, checkBoolean, checkDType, checkDevice, checkInteger, checkNumber, checkOptions, show } from '../ir/validate.js';
+import { MAX_RANK, checkArray, checkBoolean, checkDType, checkDevice, checkInteger, checkIntegers, checkNumber, checkOptions, show } from '../ir/validate.js';
 import { track } from '../memory/tidy.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import { formatSummary, summarize, type Summary } from './format.js';
@@ -767,7 +767,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** Reverses the order of the elements along each of `dims` (a copy, as torch.flip). */
   flip(dims: number | readonly number[]): Tensor<B, K> {
-    const list = typeof dims === 'number' ? [dims] : checkArray('flip', 'dims', dims).map((d) => checkInteger('flip', 'dim', d));
+    const list = checkIntegers('flip', 'dims', typeof dims === 'number' ? [dims] : checkArray('flip', 'dims', dims));
     const ds = list.map((d) => normDim('flip', d, this.rank, this.shape));
     if (new Set(ds).size !== ds.length) throw new ShapeError(`dims [${list.join(', ')}] list a dim twice`, { op: 'flip', shapes: [this.shape], hint: 'list each dim once' });
     return this.rank === 0 ? this.clone() : this.un('flip', { dims: ds });
@@ -777,7 +777,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
    * Without dims the tensor is rolled as if flattened, then given its shape back.
    */
   roll(shifts: number | readonly number[], dims?: number | readonly number[]): Tensor<B, K> {
-    const ints = (name: string, v: unknown): number | number[] => (typeof v === 'number' ? checkInteger('roll', name, v) : checkArray('roll', name, v).map((x) => checkInteger('roll', name, x)));
+    const ints = (name: string, v: unknown): number | number[] => (typeof v === 'number' ? checkIntegers('roll', name, [v])[0]! : checkIntegers('roll', name, checkArray('roll', name, v)));
     shifts = ints('shifts', shifts);
     if (dims !== undefined) dims = ints('dims', dims);
     if (dims === undefined) return rollFlat(this, shifts);
@@ -825,7 +825,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
    * the edge (pads < size); 'replicate' repeats the edge; 'circular' wraps (pads <= size).
    */
   pad(pads: readonly number[], mode: PadMode = 'constant', value = 0): Tensor<B, K> {
-    checkArray('pad', 'pads', pads).forEach((p) => checkInteger('pad', 'pad', p));
+    checkIntegers('pad', 'pads', checkArray('pad', 'pads', pads));
     if (typeof mode !== 'string') throw new ArgumentError(`mode must be 'constant', 'reflect', 'replicate' or 'circular', got ${show(mode)}`, { op: 'pad' });
     checkNumber('pad', 'value', value);
     return pad(this, pads, mode, value);
