@@ -1,6 +1,8 @@
 /**
  * The CPU backend: typed arrays in shared memory, strided views, kernels inline or on a
- * Piscina worker pool. `new Cpu()` starts no thread until an op is large enough for the pool.
+ * Piscina worker pool. By default the kernels are SIMD WebAssembly and tensors live in one
+ * shared `WebAssembly.Memory`; `kernels: 'js'` selects the JS reference kernels. `new Cpu()`
+ * starts its worker threads in the background at once (under Node), so ops never wait for them.
  */
 import { CpuDevice } from '../../devices/cpu.js';
 import type { Device } from '../../devices/device.js';
@@ -8,10 +10,15 @@ import type { MemoryInfo } from '../../memory/info.js';
 import { registerMemoryReporter } from '../../memory/info.js';
 import type { Executor } from '../../scheduler/executor.js';
 import { LocalBackend } from '../backend.js';
-import { PlainAllocator, SharedPoolAllocator, type Allocator } from './allocator.js';
+import { ArgumentError } from '../../errors.js';
+import { PlainAllocator, SharedPoolAllocator, WasmHeapAllocator, type Allocator } from './allocator.js';
 import { CpuExecutor } from './executor.js';
+import { kernelsFor, type KernelChoice } from './kernels/index.js';
 import { CpuPool } from './pool.js';
 import type { CpuStorage } from './storage.js';
+import type { WorkerSetup } from './worker.js';
+import { kernelModule, wasmSimdSupported } from './wasm/module.js';
+import { MAX_PAGES, WasmRuntime } from './wasm/runtime.js';
 
 export interface CpuOptions {
   /** Worker threads (default: the machine's cores). 0 runs everything inline. */
@@ -26,6 +33,12 @@ export interface CpuOptions {
   allocator?: Allocator;
   /** The device this backend owns (default `CpuDevice.Cpu`); a second Cpu in one Router needs another, e.g. `CpuDevice.named('cpu:1')`. */
   device?: CpuDevice;
+  /**
+   * 'wasm' (the default where WebAssembly SIMD and SharedArrayBuffer exist): SIMD WebAssembly
+   * kernels, relaxed SIMD (FMA) where the engine has it, tensors in one shared WebAssembly.Memory.
+   * 'js': the JS reference kernels, tensors in pooled SharedArrayBuffers.
+   */
+  kernels?: KernelChoice;
 }
 
 export const DEFAULT_INLINE_THRESHOLD = 262144;
@@ -35,15 +48,34 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
   readonly pool: CpuPool;
   readonly exec: CpuExecutor;
   readonly device: CpuDevice;
+  /** The kernels this backend runs. */
+  readonly kernels: KernelChoice;
 
   constructor(options: CpuOptions = {}) {
     super();
     const shared = typeof SharedArrayBuffer !== 'undefined';
-    this.pool = new CpuPool(shared ? options.threads : 0);
-    const allocator = options.allocator ?? (shared ? new SharedPoolAllocator() : new PlainAllocator());
+    const simd = wasmSimdSupported();
+    this.kernels = options.kernels ?? (simd ? 'wasm' : 'js');
+    if (this.kernels === 'wasm' && !simd) {
+      throw new ArgumentError('the wasm CPU kernels need WebAssembly SIMD and SharedArrayBuffer, which this engine lacks', {
+        op: 'Cpu',
+        hint: "use new Cpu({ kernels: 'js' }); in a browser, serve the page cross-origin isolated (see the README's CPU kernels section)",
+      });
+    }
+    let allocator = options.allocator;
+    let setup: WorkerSetup = { kernels: this.kernels };
+    if (this.kernels === 'wasm') {
+      const compiled = kernelModule();
+      const memory = new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES, shared: true });
+      allocator ??= new WasmHeapAllocator(new WasmRuntime(memory, compiled));
+      setup = { kernels: 'wasm', memory, module: compiled.module, relaxed: compiled.relaxed };
+    }
+    allocator ??= shared ? new SharedPoolAllocator() : new PlainAllocator();
+    this.pool = new CpuPool(shared ? options.threads : 0, setup);
     this.device = options.device ?? CpuDevice.Cpu;
-    this.exec = new CpuExecutor(allocator, this.pool, { inlineThreshold: options.inlineThreshold ?? DEFAULT_INLINE_THRESHOLD }, this.device.key);
+    this.exec = new CpuExecutor(allocator, this.pool, { inlineThreshold: options.inlineThreshold ?? DEFAULT_INLINE_THRESHOLD, kernels: kernelsFor(this.kernels) }, this.device.key);
     registerMemoryReporter(this.device.key, this.exec);
+    this.pool.warm();
   }
 
   get threads(): number {

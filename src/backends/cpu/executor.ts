@@ -8,7 +8,7 @@ import { numel, type OpAttrs, type OpRecord } from '../../ir/ops.js';
 import type { MemoryInfo } from '../../memory/info.js';
 import type { ExecOptions, ExecResult, Executor, PendingResult } from '../../scheduler/executor.js';
 import type { Allocator } from './allocator.js';
-import { kernelFor } from './kernels/index.js';
+import { kernelsFor, type KernelLookup } from './kernels/index.js';
 import { forEachOffset } from './kernels/strided.js';
 import type { CpuPool } from './pool.js';
 import { toWire, type CpuStorage } from './storage.js';
@@ -17,6 +17,8 @@ import { expandView, isContiguous, makeView, permuteView, reshapeView, sliceView
 export interface CpuExecutorOptions {
   /** Ops whose estimated cost (scalar operations) is below this run inline. */
   inlineThreshold: number;
+  /** The kernel table (default: the JS kernels). */
+  kernels?: KernelLookup;
 }
 
 /** How long a blocked main thread waits for a worker to pick up / finish a task (caller-runs backpressure). */
@@ -28,13 +30,16 @@ export class CpuExecutor implements Executor<CpuStorage> {
   private liveStorages = 0;
   /** Test hook: the next pool task's worker exits mid-task. */
   crashNextPoolTask = false;
+  private readonly kernelFor: KernelLookup;
 
   constructor(
     private readonly allocator: Allocator,
     private readonly pool: CpuPool,
     readonly options: CpuExecutorOptions,
     readonly deviceKey: string = 'cpu',
-  ) {}
+  ) {
+    this.kernelFor = options.kernels ?? kernelsFor('js');
+  }
 
   private fresh(meta: OpRecord['outputs'][number]): CpuStorage {
     const n = numel(meta.shape);
@@ -74,7 +79,7 @@ export class CpuExecutor implements Executor<CpuStorage> {
       case 'transfer':
         throw new KernelError('the CPU backend cannot run transfers itself', { op: 'transfer', hint: 'transfers between devices go through a Router' });
     }
-    const kernel = kernelFor(record.op);
+    const kernel = this.kernelFor(record.op);
     if (!kernel) throw new KernelError(`no CPU kernel for op '${record.op}'`, { op: record.op });
     const outputs = record.outputs.map((m) => this.fresh(m));
     const inViews = inputs.map((s) => s.view);
@@ -108,7 +113,7 @@ export class CpuExecutor implements Executor<CpuStorage> {
     }
     if (slots.length === 0) {
       // Out of flag slots: run it here rather than wait.
-      kernelFor(record.op)!.run(record, inputs.map((s) => s.view), outputs.map((s) => s.view), 0, units);
+      this.kernelFor(record.op)!.run(record, inputs.map((s) => s.view), outputs.map((s) => s.view), 0, units);
       return { promise: Promise.resolve({ outputs, where: 'inline' }) };
     }
     const chunks = Math.min(units, slots.length * CHUNKS_PER_TASK);

@@ -1,8 +1,11 @@
 /**
- * The worker pool (Piscina, loaded lazily so that inline-only use and browsers never start
- * threads). Each task gets a slot in a shared flag array that its worker raises when done.
+ * The worker pool (Piscina, imported only when a pool starts, so that inline-only use and browsers
+ * never start threads). The backend starts it at creation, in the background, so the first op
+ * that needs it finds its workers up. Each task gets a slot in a shared flag array that its worker
+ * raises when done.
  */
-import type { PoolTask } from './worker.js';
+import type { PoolTask, WorkerSetup } from './worker.js';
+import { workerFile } from './worker-file.js';
 
 /** Cores, without a static import of node:os (browsers load this module too). */
 const cores: number = await (async () => {
@@ -27,21 +30,27 @@ export class CpuPool {
   private ready: PiscinaLike | undefined;
   private closed = false;
 
-  constructor(size?: number) {
+  constructor(
+    size?: number,
+    private readonly setup: WorkerSetup = { kernels: 'js' },
+  ) {
     this.size = Math.max(0, size ?? cores);
   }
 
   private start(): Promise<PiscinaLike> {
     if (!this.piscina) {
-      this.piscina = Promise.all([import('piscina'), import('node:url')]).then(([{ Piscina }, { fileURLToPath }]) => {
-        const url = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
-        // Running from TypeScript sources (tests, tsx): workers load the same sources through tsx.
-        const execArgv = url.pathname.endsWith('.ts') ? ['--import', 'tsx'] : [];
-        this.ready = new Piscina({ filename: fileURLToPath(url), minThreads: this.size, maxThreads: this.size, idleTimeout: 60_000, execArgv }) as unknown as PiscinaLike;
+      this.piscina = Promise.all([import('piscina'), workerFile()]).then(([{ Piscina }, filename]) => {
+        this.ready = new Piscina({ filename, minThreads: this.size, maxThreads: this.size, idleTimeout: 60_000, workerData: this.setup }) as unknown as PiscinaLike;
         return this.ready;
       });
     }
     return this.piscina;
+  }
+
+  /** Starts the workers in the background under Node (a failure to start surfaces on the first task). */
+  warm(): void {
+    const node = typeof process !== 'undefined' && process.versions?.node !== undefined;
+    if (node && this.size > 0 && !this.closed) this.start().catch(() => undefined);
   }
 
   /** Claims a flag slot (undefined when all are in use: the caller runs inline instead). */

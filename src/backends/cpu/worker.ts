@@ -1,12 +1,16 @@
 /**
  * A Piscina worker: runs a range of one kernel over views of shared memory (no copies), then
- * raises its completion flag so a main thread blocked under backpressure can wake.
+ * raises its completion flag so a main thread blocked under backpressure can wake. With wasm
+ * kernels it instantiates the backend's compiled kernel module on the backend's shared memory
+ * (both arrive in `workerData`), so its kernels address the same tensors as the main thread.
  */
+import { workerData } from 'node:worker_threads';
 import { typedArrayFor } from '../../ir/dtype.js';
 import type { OpRecord } from '../../ir/ops.js';
-import { kernelFor } from './kernels/index.js';
+import { kernelsFor, type KernelChoice } from './kernels/index.js';
 import type { WireView } from './storage.js';
 import type { View } from './view.js';
+import { WasmRuntime } from './wasm/runtime.js';
 
 export interface PoolTask {
   readonly record: OpRecord;
@@ -25,8 +29,25 @@ export interface PoolTask {
   readonly crash?: boolean;
 }
 
+/** What every worker of a pool starts with. */
+export interface WorkerSetup {
+  readonly kernels: KernelChoice;
+  /** With wasm kernels: the backend's memory and its compiled kernel module. */
+  readonly memory?: WebAssembly.Memory;
+  readonly module?: WebAssembly.Module;
+  readonly relaxed?: boolean;
+}
+
+const setup = (workerData ?? { kernels: 'js' }) as WorkerSetup;
+const kernelFor = kernelsFor(setup.kernels);
+const runtime = setup.memory && setup.module ? new WasmRuntime(setup.memory, { module: setup.module, relaxed: setup.relaxed ?? false }) : undefined;
+
 function fromWire(w: WireView): View {
-  return { data: typedArrayFor(w.dtype, w.buffer, w.byteOffset, w.length), shape: w.shape, stride: w.stride, offset: w.offset };
+  let data;
+  if (w.buffer) data = typedArrayFor(w.dtype, w.buffer, w.byteOffset, w.length);
+  else if (runtime) data = runtime.view(w.dtype, w.byteOffset, w.length);
+  else throw new Error('a tensor in wasm memory reached a worker without that memory');
+  return { data, shape: w.shape, stride: w.stride, offset: w.offset };
 }
 
 export default function runTask(task: PoolTask): number {
