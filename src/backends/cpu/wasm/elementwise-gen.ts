@@ -155,6 +155,17 @@ function lowerExpr(e: Expr, s: Scope, want: 'f' | 'i'): Val {
     }
     case 'binary': {
       const op = e.op;
+      // 1 + erf(z) (GELU) is erfc(-z): computed directly, it keeps its relative accuracy where the sum cancels.
+      const erfArg = (x: Expr) => (x.kind === 'call' && x.fn === 'erf' && x.args.length === 1 ? x.args[0] : undefined);
+      const one = (x: Expr) => x.kind === 'num' && x.value === 1;
+      const z = op === '+' ? (one(e.l) ? erfArg(e.r) : one(e.r) ? erfArg(e.l) : undefined) : undefined;
+      if (z) {
+        const zv = lowerExpr(z, s, 'f');
+        const zl = zv.kind === 'n' ? num(zv, 'f') : zv.kind === 'f' ? zv.l : undefined;
+        if (!zl) throw new Unsupported('erf of a non-float');
+        const neg = v.let(() => f.get(zl).f32x4Neg());
+        return { kind: 'f', l: v.erfc(neg) };
+      }
       if (op === '&&' || op === '||') {
         const a = mask(lowerExpr(e.l, s, want));
         const b = mask(lowerExpr(e.r, s, want));

@@ -2,7 +2,8 @@
  * f32x4 transcendental functions, emitted inline (V8 does not inline wasm calls, and a call per
  * four elements would cost as much as the math). Each takes its argument in a v128 local and
  * leaves the result in a fresh one. Accuracy (tested in test/cpu/wasm-math.test.ts against
- * float64): exp, log, log1p, tanh within 3 ulp, erf within 5e-7 absolute.
+ * float64): exp, log, log1p, tanh within 3 ulp, erf within 5e-7 absolute, erfc within 1e-6
+ * relative.
  */
 import type { Body, Local } from './emit.js';
 
@@ -126,6 +127,25 @@ export class Vec {
     const big = this.let(() => f.f32x4Const(1).f32x4Const(2).get(e).f32x4Const(1).f32x4Add().f32x4Div().f32x4Sub());
     const signed = this.let(() => f.get(big).get(x).i32x4Const(-0x80000000).v128And().v128Or());
     return this.let(() => f.get(small).get(signed).get(ax).f32x4Const(0.625).f32x4Lt().v128Bitselect());
+  }
+
+  /**
+   * erfc, accurate relative to the (tiny) result in the tails, where 1 - erf(x) would cancel:
+   * Numerical Recipes' Chebyshev fit t exp(-x^2 + P(t)), t = 1 / (1 + x / 2) above |x| = 0.5
+   * (2 - erfc(-x) below -0.5), 1 - erf(x) between.
+   */
+  erfc(x: Local): Local {
+    const f = this.f;
+    const ax = this.let(() => f.get(x).f32x4Abs());
+    const t = this.let(() => f.f32x4Const(1).f32x4Const(1).get(ax).f32x4Const(0.5).f32x4Mul().f32x4Add().f32x4Div());
+    const p = this.horner(t, [0.17087277, -0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806, 0.09678418, 0.37409196, 1.00002368, -1.26551223]);
+    const arg = this.let(() => f.get(p).get(ax).get(ax).f32x4Mul().f32x4Sub());
+    const e = this.exp(arg);
+    const tail = this.let(() => f.get(t).get(e).f32x4Mul());
+    const signed = this.let(() => f.f32x4Const(2).get(tail).f32x4Sub().get(tail).get(x).f32x4Const(0).f32x4Lt().v128Bitselect());
+    const erf = this.erf(x);
+    const mid = this.let(() => f.f32x4Const(1).get(erf).f32x4Sub());
+    return this.let(() => f.get(mid).get(signed).get(ax).f32x4Const(0.5).f32x4Lt().v128Bitselect());
   }
 
   /** erf: a rational approximation on [-4, 4] (odd degree-13 over even degree-8, Eigen's / XLA's float erf); ±1 beyond. */
