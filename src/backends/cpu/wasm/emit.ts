@@ -9,7 +9,38 @@ export type ValType = 'i32' | 'i64' | 'f32' | 'f64' | 'v128';
 
 const VALTYPE: Record<ValType, number> = { i32: 0x7f, i64: 0x7e, f32: 0x7d, f64: 0x7c, v128: 0x7b };
 
-function uleb(out: number[], v: number): void {
+/** A growable byte array (a number[] with push per byte made generating the module slow). */
+export class Bytes {
+  private buf = new Uint8Array(256);
+  length = 0;
+
+  push(b: number): void {
+    if (this.length === this.buf.length) this.grow(1);
+    this.buf[this.length++] = b;
+  }
+
+  append(other: Bytes | Uint8Array | readonly number[]): void {
+    const src = other instanceof Bytes ? other.view() : other;
+    if (this.length + src.length > this.buf.length) this.grow(src.length);
+    if (src instanceof Uint8Array) this.buf.set(src, this.length);
+    else for (let i = 0; i < src.length; i++) this.buf[this.length + i] = src[i]!;
+    this.length += src.length;
+  }
+
+  view(): Uint8Array<ArrayBuffer> {
+    return this.buf.subarray(0, this.length);
+  }
+
+  private grow(need: number): void {
+    const next = new Uint8Array(Math.max(this.buf.length * 2, this.length + need));
+    next.set(this.buf.subarray(0, this.length));
+    this.buf = next;
+  }
+}
+
+type Out = { push(b: number): void };
+
+function uleb(out: Out, v: number): void {
   do {
     let b = v & 0x7f;
     v >>>= 7;
@@ -18,7 +49,7 @@ function uleb(out: number[], v: number): void {
   } while (v !== 0);
 }
 
-function sleb(out: number[], v: number): void {
+function sleb(out: Out, v: number): void {
   // v is a 32-bit signed integer.
   v |= 0;
   for (;;) {
@@ -32,7 +63,7 @@ function sleb(out: number[], v: number): void {
   }
 }
 
-function name(out: number[], s: string): void {
+function name(out: Out, s: string): void {
   const bytes = new TextEncoder().encode(s);
   uleb(out, bytes.length);
   for (const b of bytes) out.push(b);
@@ -54,7 +85,7 @@ const ALIGN = { 1: 0, 2: 1, 4: 2, 8: 3, 16: 4 } as const;
  * block nesting is structural. Branch depths count enclosing blocks from the innermost (0).
  */
 export class Body {
-  readonly code: number[] = [];
+  readonly code = new Bytes();
   private readonly locals: ValType[] = [];
 
   constructor(readonly params: readonly ValType[]) {}
@@ -69,8 +100,8 @@ export class Body {
   }
 
   /** The encoded body (locals and code). */
-  encode(): number[] {
-    const out: number[] = [];
+  encode(): Bytes {
+    const out = new Bytes();
     // Group consecutive locals of one type.
     const groups: Array<[number, ValType]> = [];
     for (const t of this.locals) {
@@ -83,12 +114,14 @@ export class Body {
       uleb(out, n);
       out.push(VALTYPE[t]);
     }
-    out.push(...this.code, 0x0b);
+    out.append(this.code);
+    out.push(0x0b);
     return out;
   }
 
-  private op(...bytes: number[]): this {
-    for (const b of bytes) this.code.push(b);
+  private op(a: number, b?: number): this {
+    this.code.push(a);
+    if (b !== undefined) this.code.push(b);
     return this;
   }
 
@@ -127,7 +160,9 @@ export class Body {
   }
   f32(v: number): this {
     f32Scratch.setFloat32(0, v, true);
-    return this.op(0x43, f32Scratch.getUint8(0), f32Scratch.getUint8(1), f32Scratch.getUint8(2), f32Scratch.getUint8(3));
+    this.code.push(0x43);
+    for (let i = 0; i < 4; i++) this.code.push(f32Scratch.getUint8(i));
+    return this;
   }
   f64(v: number): this {
     f32Scratch.setFloat64(0, v, true);
@@ -407,11 +442,12 @@ export class ModuleBuilder {
   }
 
   encode(): Uint8Array<ArrayBuffer> {
-    const out: number[] = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
-    const section = (id: number, content: number[]) => {
+    const out = new Bytes();
+    out.append([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]);
+    const section = (id: number, content: Bytes) => {
       out.push(id);
       uleb(out, content.length);
-      for (const b of content) out.push(b);
+      out.append(content);
     };
     // Types: one per distinct signature.
     const sigs: string[] = [];
@@ -425,7 +461,7 @@ export class ModuleBuilder {
       return i;
     });
     {
-      const c: number[] = [];
+      const c = new Bytes();
       uleb(c, sigs.length);
       for (const key of sigs) {
         const [ps, rs] = key.split('>') as [string, string];
@@ -441,23 +477,24 @@ export class ModuleBuilder {
     }
     {
       // import env.memory: shared, min 1 page, max 65536 pages (4 GiB).
-      const c: number[] = [];
+      const c = new Bytes();
       uleb(c, 1);
       name(c, 'env');
       name(c, 'memory');
-      c.push(0x02, 0x03);
+      c.push(0x02);
+      c.push(0x03);
       uleb(c, 1);
       uleb(c, 65536);
       section(2, c);
     }
     {
-      const c: number[] = [];
+      const c = new Bytes();
       uleb(c, this.funcs.length);
       for (const s of sigOf) uleb(c, s);
       section(3, c);
     }
     {
-      const c: number[] = [];
+      const c = new Bytes();
       const exported = this.funcs.map((f, i) => [f, i] as const).filter(([f]) => f.exported);
       uleb(c, exported.length);
       for (const [f, i] of exported) {
@@ -468,15 +505,15 @@ export class ModuleBuilder {
       section(7, c);
     }
     {
-      const c: number[] = [];
+      const c = new Bytes();
       uleb(c, this.funcs.length);
       for (const f of this.funcs) {
         const body = f.body.encode();
         uleb(c, body.length);
-        for (const b of body) c.push(b);
+        c.append(body);
       }
       section(10, c);
     }
-    return new Uint8Array(out);
+    return out.view().slice();
   }
 }
