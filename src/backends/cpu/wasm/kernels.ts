@@ -125,14 +125,15 @@ export const wasmElementwiseKernel: CpuKernel<OpName> = {
 
 // ---- matmul --------------------------------------------------------------------------------------
 
-/** Output tile sizes: at most MT_MAX x NT_MAX, shrunk until there are 8 tiles (so a pool has chunks to steal), but not below 32 x 64. */
+/** Output tile sizes: at most MT_MAX x NT_MAX, shrunk until there are 8 tiles (so a pool has chunks to steal), but not below 16 x 32. */
 export function matmulTiling(M: number, N: number): { mt: number; nt: number; tm: number; tn: number } {
   let mt = Math.min(MT_MAX, Math.ceil(M / MR) * MR);
   let nt = Math.min(NT_MAX, Math.ceil(N / NR) * NR);
   const tiles = () => Math.ceil(M / mt) * Math.ceil(N / nt);
   while (tiles() < 8) {
-    if (nt > 64 && (nt >= 2 * mt || mt <= 32)) nt /= 2;
-    else if (mt > 32) mt /= 2;
+    // Halve, keeping whole micro-tiles.
+    if (nt > 32 && (nt >= 2 * mt || mt <= 16)) nt = Math.ceil(nt / 2 / NR) * NR;
+    else if (mt > 16) mt = Math.ceil(mt / 2 / MR) * MR;
     else break;
   }
   return { mt, nt, tm: Math.max(1, Math.ceil(M / mt)), tn: Math.max(1, Math.ceil(N / nt)) };
