@@ -61,6 +61,9 @@ export function emitMatmul(m: ModuleBuilder, relaxed: boolean): void {
     const c = f.local(I);
     const q = f.local(I);
     const end = f.local(I);
+    const cp = Array.from({ length: NR }, () => f.local(I));
+    const cv = Array.from({ length: 4 }, () => f.local('v128'));
+    const t = Array.from({ length: 4 }, () => f.local('v128'));
     f.forLt(jb, () => f.i32(0), () => f.get(nc), NR, () => {
       remaining(f, NR, nc, jb);
       f.set(cols);
@@ -78,18 +81,61 @@ export function emitMatmul(m: ModuleBuilder, relaxed: boolean): void {
           });
         },
         () => {
-          f.get(cols).i32(NR).i32LtS();
-          f.if(() => zeroFill(f, d, () => f.get(kc).i32(NR * 4).i32Mul(), q, end));
-          // Column by column: a column-major B reads contiguously here.
-          f.forLt(c, () => f.i32(0), () => f.get(cols), 1, () => {
-            f.get(src).get(jb).get(c).i32Add().get(sn).i32Mul().i32(4).i32Mul().i32Add().set(p);
-            f.get(d).get(c).i32(4).i32Mul().i32Add().set(q);
-            f.forLt(k, () => f.i32(0), () => f.get(kc), 1, () => {
-              f.get(q).get(p).f32Load().f32Store();
-              f.get(q).i32(NR * 4).i32Add().set(q);
-              f.get(p).get(sk).i32(4).i32Mul().i32Add().set(p);
-            });
-          });
+          f.get(cols).i32(NR).i32Eq().get(sk).i32(1).i32Eq().i32And();
+          f.if(
+            () => {
+              // Column-major B (a transposed operand): 4 k of each of the 8 columns, two 4x4 transposes.
+              for (let j = 0; j < NR; j++) f.get(src).get(jb).i32(j).i32Add().get(sn).i32Mul().i32(4).i32Mul().i32Add().set(cp[j]!);
+              f.i32(0).set(k);
+              f.block(() =>
+                f.loop(() => {
+                  f.get(k).i32(4).i32Add().get(kc).i32GtS().brIf(1);
+                  for (let half = 0; half < 2; half++) {
+                    for (let j = 0; j < 4; j++) f.get(cp[4 * half + j]!).v128Load().set(cv[j]!);
+                    f.get(cv[0]!).get(cv[1]!).i8x16Shuffle(lanes(0, 4, 1, 5)).set(t[0]!);
+                    f.get(cv[0]!).get(cv[1]!).i8x16Shuffle(lanes(2, 6, 3, 7)).set(t[1]!);
+                    f.get(cv[2]!).get(cv[3]!).i8x16Shuffle(lanes(0, 4, 1, 5)).set(t[2]!);
+                    f.get(cv[2]!).get(cv[3]!).i8x16Shuffle(lanes(2, 6, 3, 7)).set(t[3]!);
+                    f.get(d).get(t[0]!).get(t[2]!).i8x16Shuffle(lanes(0, 1, 4, 5)).v128Store(16 * half);
+                    f.get(d).get(t[0]!).get(t[2]!).i8x16Shuffle(lanes(2, 3, 6, 7)).v128Store(32 + 16 * half);
+                    f.get(d).get(t[1]!).get(t[3]!).i8x16Shuffle(lanes(0, 1, 4, 5)).v128Store(64 + 16 * half);
+                    f.get(d).get(t[1]!).get(t[3]!).i8x16Shuffle(lanes(2, 3, 6, 7)).v128Store(96 + 16 * half);
+                  }
+                  for (let j = 0; j < NR; j++) f.get(cp[j]!).i32(16).i32Add().set(cp[j]!);
+                  f.get(d).i32(128).i32Add().set(d);
+                  f.get(k).i32(4).i32Add().set(k);
+                  f.br(0);
+                }),
+              );
+              // The last kc % 4 rows.
+              f.block(() =>
+                f.loop(() => {
+                  f.get(k).get(kc).i32GeS().brIf(1);
+                  for (let j = 0; j < NR; j++) {
+                    f.get(d).get(cp[j]!).f32Load().f32Store(4 * j);
+                    f.get(cp[j]!).i32(4).i32Add().set(cp[j]!);
+                  }
+                  f.get(d).i32(32).i32Add().set(d);
+                  f.get(k).i32(1).i32Add().set(k);
+                  f.br(0);
+                }),
+              );
+            },
+            () => {
+              f.get(cols).i32(NR).i32LtS();
+              f.if(() => zeroFill(f, d, () => f.get(kc).i32(NR * 4).i32Mul(), q, end));
+              // Column by column (any strides; a partial sliver).
+              f.forLt(c, () => f.i32(0), () => f.get(cols), 1, () => {
+                f.get(src).get(jb).get(c).i32Add().get(sn).i32Mul().i32(4).i32Mul().i32Add().set(p);
+                f.get(d).get(c).i32(4).i32Mul().i32Add().set(q);
+                f.forLt(k, () => f.i32(0), () => f.get(kc), 1, () => {
+                  f.get(q).get(p).f32Load().f32Store();
+                  f.get(q).i32(NR * 4).i32Add().set(q);
+                  f.get(p).get(sk).i32(4).i32Mul().i32Add().set(p);
+                });
+              });
+            },
+          );
         },
       );
     });
