@@ -301,15 +301,10 @@ export function emitElementwise(m: ModuleBuilder, variant: EwVariant, relaxed: b
     lowerRoot(ast, { v, operands: variant.inputs.map((d) => ({ kind: operandKind(d), l: v.tmp() })), params }, variant.output);
   }
   const I = 'i32' as const;
-  m.func(ewKey(variant), [I, I, I, I, I, I, I, I, I, I, I, I, 'f64', 'f64'], [], (f) => {
-    const out = f.param(0);
-    const n = f.param(1);
-    const rows = f.param(2);
-    const base = [f.param(3), f.param(6), f.param(9)].slice(0, arity);
-    const step = [f.param(4), f.param(7), f.param(10)].slice(0, arity);
-    const rowStep = [f.param(5), f.param(8), f.param(11)].slice(0, arity);
-    const p0 = f.param(12);
-    const p1 = f.param(13);
+  m.func(ewKey(variant), [I, I, I, I, I, I, I, I, I, I, I, I, 'f64', 'f64'], [], (f, [out, n, rows, a, sa, ra, b, sb, rb, c, sc, rc, p0, p1]) => {
+    const base = [a, b, c].slice(0, arity);
+    const step = [sa, sb, sc].slice(0, arity);
+    const rowStep = [ra, rb, rc].slice(0, arity);
     const v = new Vec(f, relaxed);
     const splatF = (p: Local) => v.let(() => f.get(p).f32DemoteF64().f32x4Splat());
     const splatI = (p: Local) => v.let(() => f.get(p).i32TruncSatF64S().i32x4Splat());

@@ -420,14 +420,19 @@ export class ModuleBuilder {
   private readonly funcs: FuncDef[] = [];
   private readonly index = new Map<string, number>();
 
-  /** Declares a function; `build` fills its body (it may call functions declared earlier, or itself). */
-  func(name: string, params: readonly ValType[], results: readonly ValType[], build: (b: Body, self: number) => void, exported = true): number {
+  /**
+   * Declares a function; `build` fills its body, given the parameters as locals (one per entry of
+   * `params`). It may call functions declared earlier, or itself (`self`).
+   */
+  func<const P extends readonly ValType[]>(name: string, params: P, results: readonly ValType[], build: (b: Body, args: { readonly [K in keyof P]: Local }, self: number) => void, exported = true): number {
     if (this.index.has(name)) throw new Error(`wasm function ${name} declared twice`);
     const body = new Body(params);
     const idx = this.funcs.length;
     this.index.set(name, idx);
     this.funcs.push({ name, params, results, body, exported });
-    build(body, idx);
+    // One local per parameter: the mapped tuple type of `params` (TypeScript cannot type a map over a tuple).
+    const args = params.map((_, i) => body.param(i)) as unknown as { readonly [K in keyof P]: Local };
+    build(body, args, idx);
     return idx;
   }
 

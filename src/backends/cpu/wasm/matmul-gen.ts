@@ -51,8 +51,7 @@ function zeroFill(f: Body, addr: Local, bytes: () => void, tmp: Local, end: Loca
 
 export function emitMatmul(m: ModuleBuilder, relaxed: boolean): void {
   // packB(src, sk, sn, kc, nc, dst): B[k, j] at src + 4 (k sk + j sn) -> slivers of kc x 8.
-  m.func('mm_packB', [I, I, I, I, I, I], [], (f) => {
-    const [src, sk, sn, kc, nc, dst] = [0, 1, 2, 3, 4, 5].map((i) => f.param(i)) as [Local, Local, Local, Local, Local, Local];
+  m.func('mm_packB', [I, I, I, I, I, I], [], (f, [src, sk, sn, kc, nc, dst]) => {
     const jb = f.local(I);
     const cols = f.local(I);
     const d = f.local(I);
@@ -142,8 +141,7 @@ export function emitMatmul(m: ModuleBuilder, relaxed: boolean): void {
   });
 
   // packA(src, sm, sk, mc, kc, dst): A[i, k] at src + 4 (i sm + k sk) -> slivers of kc x 4.
-  m.func('mm_packA', [I, I, I, I, I, I], [], (f) => {
-    const [src, sm, sk, mc, kc, dst] = [0, 1, 2, 3, 4, 5].map((i) => f.param(i)) as [Local, Local, Local, Local, Local, Local];
+  m.func('mm_packA', [I, I, I, I, I, I], [], (f, [src, sm, sk, mc, kc, dst]) => {
     const ib = f.local(I);
     const rows = f.local(I);
     const d = f.local(I);
@@ -229,8 +227,7 @@ export function emitMatmul(m: ModuleBuilder, relaxed: boolean): void {
   });
 
   // macro(Ap, Bp, C, ldcBytes, mc, nc, kc, accumulate, edge): C[mc x nc] (+)= Ap Bp; kc >= 1.
-  m.func('mm_macro', [I, I, I, I, I, I, I, I, I], [], (f) => {
-    const [Ap, Bp, C, ldc, mc, nc, kc, accumulate, edge] = [0, 1, 2, 3, 4, 5, 6, 7, 8].map((i) => f.param(i)) as Local[] as [Local, Local, Local, Local, Local, Local, Local, Local, Local];
+  m.func('mm_macro', [I, I, I, I, I, I, I, I, I], [], (f, [Ap, Bp, C, ldc, mc, nc, kc, accumulate, edge]) => {
     const jr = f.local(I);
     const ir = f.local(I);
     const pa = f.local(I);

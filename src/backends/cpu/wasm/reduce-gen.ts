@@ -21,8 +21,7 @@ function addWide(f: Body, x: Local, lo: Local, hi: Local): void {
 
 function emitRows(m: ModuleBuilder, op: FloatReduce): void {
   // rd_<op>_rows(x, n, rows, rowStride (elements), out): out[r] = op(x[r rowStride + 0 .. n)).
-  m.func(`rd_${op}_rows`, [I, I, I, I, I], [], (f) => {
-    const [x, n, rows, rowStride, out] = [0, 1, 2, 3, 4].map((i) => f.param(i)) as [Local, Local, Local, Local, Local];
+  m.func(`rd_${op}_rows`, [I, I, I, I, I], [], (f, [x, n, rows, rowStride, out]) => {
     const row = f.local(I);
     const p = f.local(I);
     const end = f.local(I);
@@ -102,8 +101,7 @@ function emitRows(m: ModuleBuilder, op: FloatReduce): void {
 
 function emitCols(m: ModuleBuilder, op: FloatReduce): void {
   // rd_<op>_cols(x, n, stride (elements between reduced elements), cols, out): out[j] = op_i x[i stride + j], j < cols.
-  m.func(`rd_${op}_cols`, [I, I, I, I, I], [], (f) => {
-    const [x, n, stride, cols, out] = [0, 1, 2, 3, 4].map((i) => f.param(i)) as [Local, Local, Local, Local, Local];
+  m.func(`rd_${op}_cols`, [I, I, I, I, I], [], (f, [x, n, stride, cols, out]) => {
     const j = f.local(I);
     const i = f.local(I);
     const p = f.local(I);
@@ -196,8 +194,7 @@ function emitCols(m: ModuleBuilder, op: FloatReduce): void {
  * NaN (the max is NaN), as the JS kernel.
  */
 function emitSoftmax(m: ModuleBuilder, relaxed: boolean): void {
-  m.func('sm_rows', [I, I, I, I, I, I], [], (f) => {
-    const [x, out, n, rows, rowStride, log] = [0, 1, 2, 3, 4, 5].map((i) => f.param(i)) as [Local, Local, Local, Local, Local, Local];
+  m.func('sm_rows', [I, I, I, I, I, I], [], (f, [x, out, n, rows, rowStride, log]) => {
     const v = new Vec(f, relaxed);
     const row = f.local(I);
     const px = f.local(I);
