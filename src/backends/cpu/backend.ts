@@ -63,7 +63,7 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
       });
     }
     let allocator = options.allocator;
-    let setup: WorkerSetup = { kernels: this.kernels };
+    let setup: Omit<WorkerSetup, 'flags' | 'counters'> = { kernels: this.kernels };
     if (this.kernels === 'wasm') {
       const compiled = kernelModule();
       const memory = new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES, shared: true });

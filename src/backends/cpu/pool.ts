@@ -32,7 +32,7 @@ export class CpuPool {
 
   constructor(
     size?: number,
-    private readonly setup: WorkerSetup = { kernels: 'js' },
+    private readonly setup: Omit<WorkerSetup, 'flags' | 'counters'> = { kernels: 'js' },
   ) {
     this.size = Math.max(0, size ?? cores);
   }
@@ -40,7 +40,8 @@ export class CpuPool {
   private start(): Promise<PiscinaLike> {
     if (!this.piscina) {
       this.piscina = Promise.all([import('piscina'), workerFile()]).then(([{ Piscina }, filename]) => {
-        this.ready = new Piscina({ filename, minThreads: this.size, maxThreads: this.size, idleTimeout: 60_000, workerData: this.setup }) as unknown as PiscinaLike;
+        const workerData: WorkerSetup = { ...this.setup, flags: this.flags, counters: this.counters };
+        this.ready = new Piscina({ filename, minThreads: this.size, maxThreads: this.size, idleTimeout: 60_000, workerData }) as unknown as PiscinaLike;
         return this.ready;
       });
     }
@@ -70,9 +71,9 @@ export class CpuPool {
   }
   private readonly running = new Set<Promise<unknown>>();
 
-  run(task: Omit<PoolTask, 'flags' | 'counters'>): Promise<unknown> {
+  run(task: PoolTask): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('the CPU worker pool was closed'));
-    const p = this.ready ? this.ready.run({ ...task, flags: this.flags, counters: this.counters }) : this.start().then((pool) => pool.run({ ...task, flags: this.flags, counters: this.counters }));
+    const p = this.ready ? this.ready.run(task) : this.start().then((pool) => pool.run(task));
     this.running.add(p);
     const settle = () => this.running.delete(p);
     p.then(settle, settle);

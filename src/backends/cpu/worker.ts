@@ -20,25 +20,28 @@ export interface PoolTask {
   readonly lo: number;
   readonly hi: number;
   readonly chunks: number;
-  /** Index into `counters`: the next chunk to take, shared by every task of the op. */
+  /** Index into the pool's `counters`: the next chunk to take, shared by every task of the op. */
   readonly counter: number;
-  readonly counters: Int32Array;
-  readonly flags: Int32Array;
+  /** Index into the pool's `flags`: this task's completion flag. */
   readonly slot: number;
   /** Test hook: the worker exits mid-task, as a crashing kernel would. */
   readonly crash?: boolean;
 }
 
-/** What every worker of a pool starts with. */
+/** What every worker of a pool starts with (sent once, not with every task). */
 export interface WorkerSetup {
   readonly kernels: KernelChoice;
+  /** Per-task completion flags and per-op chunk counters, shared with the pool. */
+  readonly flags: Int32Array;
+  readonly counters: Int32Array;
   /** With wasm kernels: the backend's memory and its compiled kernel module. */
   readonly memory?: WebAssembly.Memory;
   readonly module?: WebAssembly.Module;
   readonly relaxed?: boolean;
 }
 
-const setup = (workerData ?? { kernels: 'js' }) as WorkerSetup;
+const setup = workerData as WorkerSetup;
+const { flags, counters } = setup;
 const kernelFor = kernelsFor(setup.kernels);
 const runtime = setup.memory && setup.module ? new WasmRuntime(setup.memory, { module: setup.module, relaxed: setup.relaxed ?? false }) : undefined;
 
@@ -52,8 +55,8 @@ function fromWire(w: WireView): View {
 
 export default function runTask(task: PoolTask): number {
   // Running: from here on the task finishes without the main thread's event loop.
-  Atomics.store(task.flags, task.slot, 3);
-  Atomics.notify(task.flags, task.slot);
+  Atomics.store(flags, task.slot, 3);
+  Atomics.notify(flags, task.slot);
   try {
     if (task.crash) process.exit(70);
     const kernel = kernelFor(task.record.op);
@@ -62,18 +65,18 @@ export default function runTask(task: PoolTask): number {
     const outs = task.outputs.map(fromWire);
     const span = task.hi - task.lo;
     let done = 0;
-    for (let c = Atomics.add(task.counters, task.counter, 1); c < task.chunks; c = Atomics.add(task.counters, task.counter, 1)) {
+    for (let c = Atomics.add(counters, task.counter, 1); c < task.chunks; c = Atomics.add(counters, task.counter, 1)) {
       const lo = task.lo + Math.floor((span * c) / task.chunks);
       const hi = task.lo + Math.floor((span * (c + 1)) / task.chunks);
       kernel.run(task.record, ins, outs, lo, hi);
       done += hi - lo;
     }
-    Atomics.store(task.flags, task.slot, 1);
+    Atomics.store(flags, task.slot, 1);
     return done;
   } catch (e) {
-    Atomics.store(task.flags, task.slot, 2);
+    Atomics.store(flags, task.slot, 2);
     throw e;
   } finally {
-    Atomics.notify(task.flags, task.slot);
+    Atomics.notify(flags, task.slot);
   }
 }
