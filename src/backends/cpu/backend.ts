@@ -11,14 +11,13 @@ import { registerMemoryReporter } from '../../memory/info.js';
 import type { Executor } from '../../scheduler/executor.js';
 import { LocalBackend } from '../backend.js';
 import { ArgumentError } from '../../errors.js';
-import { PlainAllocator, SharedPoolAllocator, WasmHeapAllocator, type Allocator } from './allocator.js';
+import { PlainAllocator, SharedPoolAllocator, type Allocator } from './allocator.js';
 import { CpuExecutor } from './executor.js';
 import { kernelsFor, type KernelChoice } from './kernels/index.js';
 import { CpuPool } from './pool.js';
 import type { CpuStorage } from './storage.js';
-import type { WorkerSetup } from './worker.js';
-import { kernelModule, wasmSimdSupported } from './wasm/module.js';
-import { MAX_PAGES, WasmRuntime } from './wasm/runtime.js';
+import { createWasmHeap } from './wasm/heap.js';
+import { wasmSimdSupported } from './wasm/module.js';
 
 export interface CpuOptions {
   /** Worker threads (default: the machine's cores). 0 runs everything inline. */
@@ -62,16 +61,9 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
         hint: "use new Cpu({ kernels: 'js' }); in a browser, serve the page cross-origin isolated (see the README's CPU kernels section)",
       });
     }
-    let allocator = options.allocator;
-    let setup: Omit<WorkerSetup, 'flags' | 'counters'> = { kernels: this.kernels };
-    if (this.kernels === 'wasm') {
-      const compiled = kernelModule();
-      const memory = new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES, shared: true });
-      allocator ??= new WasmHeapAllocator(new WasmRuntime(memory, compiled));
-      setup = { kernels: 'wasm', memory, module: compiled.module, relaxed: compiled.relaxed };
-    }
-    allocator ??= shared ? new SharedPoolAllocator() : new PlainAllocator();
-    this.pool = new CpuPool(shared ? options.threads : 0, setup);
+    const heap = this.kernels === 'wasm' ? createWasmHeap() : undefined;
+    const allocator = options.allocator ?? heap?.allocator ?? (shared ? new SharedPoolAllocator() : new PlainAllocator());
+    this.pool = new CpuPool(shared ? options.threads : 0, heap?.workerSetup ?? { kernels: 'js' });
     this.device = options.device ?? CpuDevice.Cpu;
     this.exec = new CpuExecutor(allocator, this.pool, { inlineThreshold: options.inlineThreshold ?? DEFAULT_INLINE_THRESHOLD, kernels: kernelsFor(this.kernels) }, this.device.key);
     registerMemoryReporter(this.device.key, this.exec);
