@@ -48,6 +48,11 @@ export class CpuPool {
     return this.piscina;
   }
 
+  /** Resolves once the pool has started (its workers spawned and loading); the number of worker threads. */
+  async started(): Promise<number> {
+    return this.size === 0 ? 0 : (await this.start()).threads.length;
+  }
+
   /** Starts the workers in the background under Node (a failure to start surfaces on the first task). */
   warm(): void {
     const node = typeof process !== 'undefined' && process.versions?.node !== undefined;
