@@ -25,8 +25,6 @@ async function resolve(): Promise<string> {
     target: 'node20',
     write: false,
     logLevel: 'silent',
-    // ndarray (CommonJS) may be pulled in through shared modules: give the bundle a require.
-    banner: { js: "import { createRequire as __syCreateRequire } from 'node:module'; const require = __syCreateRequire(import.meta.url);" },
   });
   const text = result.outputFiles[0]!.text;
   const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
