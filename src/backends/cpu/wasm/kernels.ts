@@ -182,29 +182,39 @@ function runMatmul(record: OpRecord<'matmul'>, inputs: readonly View[], outputs:
   const Ap = scratch;
   const Bp = scratch + MT_MAX * KC * 4;
   const edge = Bp + KC * NT_MAX * 4;
-  for (let u = lo; u < hi; u++) {
+  // Units run column strip by column strip (tile (ti, tj) is unit tj * tm + ti), so the row tiles
+  // of one strip in a range share one packed B panel per depth block.
+  let u = lo;
+  while (u < hi) {
     const batch = Math.floor(u / (tm * tn));
     const t = u - batch * tm * tn;
-    const i0 = Math.floor(t / tn) * mt;
-    const j0 = (t % tn) * nt;
-    const mc = Math.min(mt, M - i0);
+    const tj = Math.floor(t / tm);
+    const ti0 = t - tj * tm;
+    const ti1 = Math.min(tm, ti0 + (hi - u));
+    u += ti1 - ti0;
+    const j0 = tj * nt;
     const nc = Math.min(nt, N - j0);
+    const i0 = ti0 * mt;
+    const i1 = Math.min(M, ti1 * mt);
     const aOff = batchOffset(batch, batchShape, aBS, a.offset);
     const bOff = batchOffset(batch, batchShape, bBS, b.offset);
     const oOff = out.offset + batch * M * N;
     if (!x) {
-      jsTile(a, b, out, aOff, bOff, oOff, i0, i0 + mc, j0, j0 + nc, K, N);
+      jsTile(a, b, out, aOff, bOff, oOff, i0, i1, j0, j0 + nc, K, N);
       continue;
     }
     if (K === 0) {
-      for (let i = i0; i < i0 + mc; i++) out.data.fill(0, oOff + i * N + j0, oOff + i * N + j0 + nc);
+      for (let i = i0; i < i1; i++) out.data.fill(0, oOff + i * N + j0, oOff + i * N + j0 + nc);
       continue;
     }
     for (let pc = 0; pc < K; pc += KC) {
       const kc = Math.min(KC, K - pc);
       x.mm_packB(B + 4 * (bOff + pc * sbk + j0 * sbn), sbk, sbn, kc, nc, Bp);
-      x.mm_packA(A + 4 * (aOff + i0 * sam + pc * sak), sam, sak, mc, kc, Ap);
-      x.mm_macro(Ap, Bp, C + 4 * (oOff + i0 * N + j0), 4 * N, mc, nc, kc, pc > 0 ? 1 : 0, edge);
+      for (let ib = i0; ib < i1; ib += mt) {
+        const mc = Math.min(mt, M - ib);
+        x.mm_packA(A + 4 * (aOff + ib * sam + pc * sak), sam, sak, mc, kc, Ap);
+        x.mm_macro(Ap, Bp, C + 4 * (oOff + ib * N + j0), 4 * N, mc, nc, kc, pc > 0 ? 1 : 0, edge);
+      }
     }
   }
 }
