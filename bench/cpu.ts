@@ -1,13 +1,16 @@
 /**
  * The CPU benchmark (`npm run bench -- cpu [--quick] [--no-sweep]`): one table from one run.
  *
- * - matmul GFLOP/s at 256, 512 and 1024 for Switchyard inline (`new Cpu({ threads: 0 })`) and on
- *   the worker pool (`new Cpu()`, threads = cores), beside TensorFlow.js's `cpu` and `wasm`
- *   backends on the same inputs in the same process;
+ * Four Switchyard CPU backends: the JS reference kernels and the SIMD wasm kernels
+ * (`new Cpu({ kernels })`), each inline (`threads: 0`) and on the worker pool (threads = cores),
+ * beside TensorFlow.js's `cpu` and `wasm` backends on the same inputs in the same process:
+ * - matmul GFLOP/s at 256, 512 and 1024;
  * - the GELU chain `x * (erf(x / sqrt2) + 1) / 2` as five separate ops on 16M floats, in ms;
- * - scheduler overhead per tiny op (16 floats): queued -> done from `events$`, and wall time per op
- *   of a chain of 10k dependent adds;
- * - a sweep around the inline threshold: elementwise add and matmul, inline vs always-pool.
+ * - one SGD training step of an MLP 784-512-512-10 (ReLU, cross-entropy, batch 256, the same
+ *   weights everywhere), in ms to the loss value; PyTorch's CPU time for it too where python3 has torch;
+ * - scheduler overhead per tiny op (16 floats, wasm kernels): queued -> done from `events$`, and
+ *   wall time per op of a chain of 10k dependent adds;
+ * - a sweep around the inline threshold (wasm kernels): elementwise add and matmul, inline vs always-pool.
  *
  * Every comparison interleaves its cases round by round (A B C D, then D C B A, ...) after a
  * warm-up, and reports medians: the machine is shared and noisy. Progress goes to stderr, the
@@ -20,8 +23,17 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import { getThreadsCount, setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
-import { kernelFor } from '../src/backends/cpu/kernels/index.js';
-import { Cpu, CpuDevice, DEFAULT_INLINE_THRESHOLD, type OpRecord, fromData, full, memory, random, scheduler, Distribution, type OpEvent, type Tensor } from '../src/index.js';
+import { execFileSync } from 'node:child_process';
+import { Autodiff } from '../src/autodiff/autodiff.js';
+import { kernelsFor } from '../src/backends/cpu/kernels/index.js';
+import { relaxedSimdSupported } from '../src/backends/cpu/wasm/module.js';
+import { Cpu, CpuDevice, DEFAULT_INLINE_THRESHOLD, type OpRecord, fromData, full, memory, random, scheduler, Distribution, type OpEvent, type Tensor, tidy } from '../src/index.js';
+import { Relu } from '../src/nn/activation.js';
+import { Linear } from '../src/nn/linear.js';
+import { crossEntropy } from '../src/nn/loss.js';
+import { Sequential } from '../src/nn/sequential.js';
+import { ParamGrads } from '../src/optim/param-grads.js';
+import { SGD } from '../src/optim/sgd.js';
 
 type Ours = Tensor<Cpu, 'float'>;
 
@@ -194,12 +206,27 @@ async function useTf(name: 'cpu' | 'wasm'): Promise<void> {
 
 // ---- benchmarks ----------------------------------------------------------------------------------
 
+/** Our CPU backends: the JS reference kernels and the SIMD wasm kernels, each inline and on the pool. */
+type VariantKey = 'js-inline' | 'js-pool' | 'wasm-inline' | 'wasm-pool';
+type Col = VariantKey | 'tf-cpu' | 'tf-wasm';
+interface Variant {
+  readonly key: VariantKey;
+  readonly be: Cpu;
+}
+
+const COLS: readonly Col[] = ['js-inline', 'js-pool', 'wasm-inline', 'wasm-pool', 'tf-cpu', 'tf-wasm'];
+const COL_LABEL: Record<Col, string> = {
+  'js-inline': 'JS inline',
+  'js-pool': 'JS pool',
+  'wasm-inline': 'wasm inline',
+  'wasm-pool': 'wasm pool',
+  'tf-cpu': 'TF.js cpu',
+  'tf-wasm': 'TF.js wasm',
+};
+
 interface Row {
   label: string;
-  inline: number;
-  pool: number;
-  tfCpu: number;
-  tfWasm: number;
+  values: Partial<Record<Col, number>>;
   /** Higher is better (GFLOP/s) or lower is better (ms, µs). */
   higherBetter: boolean;
 }
@@ -211,20 +238,32 @@ function disposeTf(): void {
   for (const t of tfHeld.splice(0)) t.dispose();
 }
 
-async function benchMatmul(inline: Cpu, pool: Cpu, tfi: TfInfo, n: number, rounds: number, warmup: number): Promise<Row> {
+function medians(t: Map<string, number[]>, fn: (ms: number) => number): Partial<Record<Col, number>> {
+  const out: Partial<Record<Col, number>> = {};
+  for (const c of COLS) {
+    const v = t.get(c);
+    if (v && v.length > 0) out[c] = fn(median(v));
+  }
+  return out;
+}
+
+async function benchMatmul(variants: readonly Variant[], tfi: TfInfo, n: number, rounds: number, warmup: number): Promise<Row> {
   const av = data(n * n, 1000 + n);
   const bv = data(n * n, 2000 + n);
   const flop = 2 * n ** 3;
-  const mk = (be: Cpu): [Ours, Ours] => [fromData(be, av, { shape: [n, n] }), fromData(be, bv, { shape: [n, n] })];
-  const [ai, bi] = mk(inline);
-  const [ap, bp] = mk(pool);
-  const ours = (a: Ours, b: Ours) => async () => {
-    const t0 = performance.now();
-    const c = a.matmul(b);
-    await settle(c);
-    const dt = performance.now() - t0;
-    c.dispose();
-    return dt;
+  const held: Ours[] = [];
+  const ours = (be: Cpu) => {
+    const a = fromData(be, av, { shape: [n, n] });
+    const b = fromData(be, bv, { shape: [n, n] });
+    held.push(a, b);
+    return async () => {
+      const t0 = performance.now();
+      const c = a.matmul(b);
+      await settle(c);
+      const dt = performance.now() - t0;
+      c.dispose();
+      return dt;
+    };
   };
   const tfCase = (name: 'cpu' | 'wasm') => {
     let a: tf.Tensor2D | undefined;
@@ -245,33 +284,31 @@ async function benchMatmul(inline: Cpu, pool: Cpu, tfi: TfInfo, n: number, round
       return dt;
     };
   };
-  const cases: Case[] = [
-    { name: 'inline', run: ours(ai, bi) },
-    { name: 'pool', run: ours(ap, bp) },
-  ];
+  const cases: Case[] = variants.map((v) => ({ name: v.key, run: ours(v.be) }));
   if (tfi.cpu) cases.push({ name: 'tf-cpu', run: tfCase('cpu') });
   if (tfi.wasm) cases.push({ name: 'tf-wasm', run: tfCase('wasm') });
-  // Correctness check: ours (pool) against TF.js on the same inputs.
+  // Correctness check: each of ours against TF.js on the same inputs.
   {
-    const c = ap.matmul(bp);
-    const mine = (await c.toData()).values;
-    c.dispose();
     await useTf(tfi.wasm ? 'wasm' : 'cpu');
     const r = tf.tidy(() => tf.matMul(tf.tensor2d(av, [n, n]), tf.tensor2d(bv, [n, n])));
     const theirs = await r.data();
     r.dispose();
-    let maxDiff = 0;
-    for (let i = 0; i < mine.length; i++) maxDiff = Math.max(maxDiff, Math.abs(mine[i]! - theirs[i]!));
-    raw.push(`matmul ${n}: max |ours - TF.js ${tfi.wasm ? 'wasm' : 'cpu'}| = ${maxDiff.toExponential(2)}`);
+    for (const v of variants) {
+      const a = fromData(v.be, av, { shape: [n, n] });
+      const b = fromData(v.be, bv, { shape: [n, n] });
+      const c = a.matmul(b);
+      const mine = (await c.toData()).values;
+      for (const t of [a, b, c]) t.dispose();
+      let maxDiff = 0;
+      for (let i = 0; i < mine.length; i++) maxDiff = Math.max(maxDiff, Math.abs(mine[i]! - theirs[i]!));
+      raw.push(`matmul ${n}: max |${v.key} - TF.js ${tfi.wasm ? 'wasm' : 'cpu'}| = ${maxDiff.toExponential(2)}`);
+    }
   }
   const t = await interleave(cases, rounds, warmup);
   for (const [k, v] of t) raw.push(`matmul ${n} ${k} ms min/median/max: ${spread(v)}`);
-  const best = (k: string) => Math.min(...(t.get(k) ?? [NaN]));
-  raw.push(`matmul ${n}: pool vs inline from the fastest rounds (least disturbed): ${f(best('inline') / best('pool'), 2)}x`);
-  const g = (k: string) => flop / (median(t.get(k) ?? []) * 1e6);
-  for (const x of [ai, bi, ap, bp]) x.dispose();
+  for (const x of held) x.dispose();
   disposeTf();
-  return { label: `matmul ${n}x${n} (GFLOP/s)`, inline: g('inline'), pool: g('pool'), tfCpu: g('tf-cpu'), tfWasm: g('tf-wasm'), higherBetter: true };
+  return { label: `matmul ${n}x${n} (GFLOP/s)`, values: medians(t, (ms) => flop / (ms * 1e6)), higherBetter: true };
 }
 
 function geluOurs(x: Ours): Ours {
@@ -284,20 +321,22 @@ function geluOurs(x: Ours): Ours {
   return y;
 }
 
-async function benchGelu(inline: Cpu, pool: Cpu, tfi: TfInfo, n: number, rounds: number): Promise<Row> {
+async function benchGelu(variants: readonly Variant[], tfi: TfInfo, n: number, rounds: number): Promise<Row> {
   const xv = data(n, 77);
   for (let i = 0; i < n; i++) xv[i] = xv[i]! * 4;
-  const xi = fromData(inline, xv);
-  const xp = fromData(pool, xv);
-  const ours = (x: Ours) => async () => {
-    const t0 = performance.now();
-    const y = geluOurs(x);
-    await settle(y);
-    const dt = performance.now() - t0;
-    y.dispose();
-    return dt;
+  const held: Ours[] = [];
+  const ours = (be: Cpu) => {
+    const x = fromData(be, xv);
+    held.push(x);
+    return async () => {
+      const t0 = performance.now();
+      const y = geluOurs(x);
+      await settle(y);
+      const dt = performance.now() - t0;
+      y.dispose();
+      return dt;
+    };
   };
-  const tfHasErf = tf.getKernel('Erf', 'cpu') !== undefined;
   const tfCase = (name: 'cpu' | 'wasm') => {
     let x: tf.Tensor1D | undefined;
     return async () => {
@@ -312,31 +351,166 @@ async function benchGelu(inline: Cpu, pool: Cpu, tfi: TfInfo, n: number, rounds:
       return dt;
     };
   };
-  const cases: Case[] = [
-    { name: 'inline', run: ours(xi) },
-    { name: 'pool', run: ours(xp) },
-  ];
-  if (tfi.cpu && tfHasErf) cases.push({ name: 'tf-cpu', run: tfCase('cpu') });
+  const cases: Case[] = variants.map((v) => ({ name: v.key, run: ours(v.be) }));
+  if (tfi.cpu && tf.getKernel('Erf', 'cpu') !== undefined) cases.push({ name: 'tf-cpu', run: tfCase('cpu') });
   if (tfi.wasm && tf.getKernel('Erf', 'wasm') !== undefined) cases.push({ name: 'tf-wasm', run: tfCase('wasm') });
-  // Check: ours against the float64 formula on a few points.
-  {
-    const y = geluOurs(xp);
-    const v = (await y.toData()).values;
+  // Check: each of ours against the float64 formula on a few points.
+  for (const v of variants) {
+    const y = geluOurs(held[variants.indexOf(v)]!);
+    const vals = (await y.toData()).values;
     y.dispose();
     let maxDiff = 0;
     for (let i = 0; i < n; i += 9973) {
       const x = xv[i]!;
-      maxDiff = Math.max(maxDiff, Math.abs(v[i]! - (x * (erf64(x / Math.SQRT2) + 1)) / 2));
+      maxDiff = Math.max(maxDiff, Math.abs(vals[i]! - (x * (erf64(x / Math.SQRT2) + 1)) / 2));
     }
-    raw.push(`gelu: max |ours - float64 reference| on ${Math.ceil(n / 9973)} points = ${maxDiff.toExponential(2)}`);
+    raw.push(`gelu ${v.key}: max |ours - float64 reference| on ${Math.ceil(n / 9973)} points = ${maxDiff.toExponential(2)}`);
   }
   const t = await interleave(cases, rounds);
   for (const [k, v] of t) raw.push(`gelu ${k} ms min/median/max: ${spread(v)}`);
-  xi.dispose();
-  xp.dispose();
+  for (const x of held) x.dispose();
   disposeTf();
-  const m = (k: string) => median(t.get(k) ?? []);
-  return { label: `GELU chain, 5 ops on ${n / 2 ** 20}M floats (ms)`, inline: m('inline'), pool: m('pool'), tfCpu: m('tf-cpu'), tfWasm: m('tf-wasm'), higherBetter: false };
+  return { label: `GELU chain, 5 ops on ${n / 2 ** 20}M floats (ms)`, values: medians(t, (ms) => ms), higherBetter: false };
+}
+
+// ---- MLP training step -----------------------------------------------------------------------------
+
+const MLP = { batch: 256, sizes: [784, 512, 512, 10], lr: 0.05 } as const;
+
+/** Inputs in [0, 1) and class labels, the same for every framework. */
+function mlpData(): { x: Float32Array; y: Int32Array; weights: Float32Array[]; biases: Float32Array[] } {
+  const x = data(MLP.batch * MLP.sizes[0], 4242).map((v) => (v + 1) / 2);
+  const y = Int32Array.from({ length: MLP.batch }, (_, i) => (i * 7) % MLP.sizes[3]);
+  const weights: Float32Array[] = [];
+  const biases: Float32Array[] = [];
+  for (let l = 0; l + 1 < MLP.sizes.length; l++) {
+    const fanIn = MLP.sizes[l]!;
+    const bound = 1 / Math.sqrt(fanIn);
+    weights.push(data(fanIn * MLP.sizes[l + 1]!, 10 + l).map((v) => v * bound));
+    biases.push(data(MLP.sizes[l + 1]!, 20 + l).map((v) => v * bound));
+  }
+  return { x, y, weights, biases };
+}
+
+/** One SGD step of the MLP 784-512-512-10 (ReLU, cross-entropy) on one batch, timed to the loss value. */
+async function benchMlp(variants: readonly Variant[], tfi: TfInfo, rounds: number): Promise<Row> {
+  const d = mlpData();
+  const cleanup: Array<() => void> = [];
+  const ours = (be: Cpu) => {
+    const ad = new Autodiff(be);
+    const layers: Linear<typeof ad>[] = [];
+    for (let l = 0; l + 1 < MLP.sizes.length; l++) layers.push(new Linear(ad, MLP.sizes[l]!, MLP.sizes[l + 1]!));
+    // Same weights as TF.js.
+    layers.forEach((layer, l) => {
+      layer.weight.set(fromData(ad, d.weights[l]!, { shape: [MLP.sizes[l]!, MLP.sizes[l + 1]!] }));
+      layer.bias?.set(fromData(ad, d.biases[l]!));
+    });
+    const model = new Sequential(layers[0]!, new Relu(), layers[1]!, new Relu(), layers[2]!);
+    const opt = new SGD<typeof ad>({ lr: MLP.lr });
+    const x = fromData(ad, d.x, { shape: [MLP.batch, MLP.sizes[0]] });
+    const y = fromData(ad, d.y, { dtype: 'int32' });
+    cleanup.push(() => {
+      x.dispose();
+      y.dispose();
+      for (const p of model.params()) p.value.dispose();
+    });
+    const losses: number[] = [];
+    return {
+      losses,
+      run: async () => {
+        const t0 = performance.now();
+        const loss = tidy(() => {
+          const l = crossEntropy(model.forward(x), y);
+          opt.step(model, ParamGrads.from(l.backward(), model));
+          return l;
+        });
+        losses.push(await loss.item());
+        const dt = performance.now() - t0;
+        loss.dispose();
+        return dt;
+      },
+    };
+  };
+  // TF.js: the same step with its backward pass written out (tfjs-core registers gradients only
+  // through its bundler entry points, which Node cannot import), updates by Variable.assign.
+  const tfCase = (name: 'cpu' | 'wasm') => {
+    let state: { vars: tf.Variable[]; x: tf.Tensor2D; onehot: tf.Tensor2D } | undefined;
+    const losses: number[] = [];
+    return {
+      losses,
+      run: async () => {
+        await useTf(name);
+        if (!state) {
+          const vars: tf.Variable[] = [];
+          for (let l = 0; l + 1 < MLP.sizes.length; l++) {
+            vars.push(tf.variable(tf.tensor2d(d.weights[l]!, [MLP.sizes[l]!, MLP.sizes[l + 1]!])), tf.variable(tf.tensor1d(d.biases[l]!)));
+          }
+          state = { vars, x: tf.tensor2d(d.x, [MLP.batch, MLP.sizes[0]]), onehot: tf.cast(tf.oneHot(tf.tensor1d(d.y, 'int32'), MLP.sizes[3]), 'float32') as tf.Tensor2D };
+          tfHeld.push(...vars, state.x, state.onehot);
+        }
+        const { vars, x, onehot } = state;
+        const [w1, b1, w2, b2, w3, b3] = vars as [tf.Variable<tf.Rank.R2>, tf.Variable, tf.Variable<tf.Rank.R2>, tf.Variable, tf.Variable<tf.Rank.R2>, tf.Variable];
+        const t0 = performance.now();
+        const loss = tf.tidy(() => {
+          const z1 = tf.add(tf.matMul(x, w1), b1) as tf.Tensor2D;
+          const h1 = tf.relu(z1);
+          const z2 = tf.add(tf.matMul(h1, w2), b2) as tf.Tensor2D;
+          const h2 = tf.relu(z2);
+          const z3 = tf.add(tf.matMul(h2, w3), b3) as tf.Tensor2D;
+          const logp = tf.logSoftmax(z3);
+          const lossV = tf.neg(tf.mean(tf.sum(tf.mul(onehot, logp), 1)));
+          const g3 = tf.div(tf.sub(tf.exp(logp), onehot), MLP.batch) as tf.Tensor2D;
+          const g2 = tf.mul(tf.matMul(g3, w3, false, true), tf.step(z2)) as tf.Tensor2D;
+          const g1 = tf.mul(tf.matMul(g2, w2, false, true), tf.step(z1)) as tf.Tensor2D;
+          const grads = [tf.matMul(x, g1, true, false), tf.sum(g1, 0), tf.matMul(h1, g2, true, false), tf.sum(g2, 0), tf.matMul(h2, g3, true, false), tf.sum(g3, 0)];
+          vars.forEach((v, i) => v.assign(tf.sub(v, tf.mul(grads[i]!, MLP.lr))));
+          return lossV;
+        });
+        losses.push((await loss.data())[0]!);
+        const dt = performance.now() - t0;
+        loss.dispose();
+        return dt;
+      },
+    };
+  };
+  const runs = new Map<string, { losses: number[]; run: () => Promise<number> }>();
+  for (const v of variants) runs.set(v.key, ours(v.be));
+  if (tfi.cpu) runs.set('tf-cpu', tfCase('cpu'));
+  if (tfi.wasm) runs.set('tf-wasm', tfCase('wasm'));
+  const t = await interleave([...runs].map(([name, r]) => ({ name, run: r.run })), rounds, 3);
+  for (const [k, v] of t) raw.push(`MLP step ${k} ms min/median/max: ${spread(v)}`);
+  // Same weights, data and learning rate: the first step's loss agrees across frameworks.
+  raw.push(`MLP step: first loss ${[...runs].map(([k, r]) => `${k} ${f(r.losses[0] ?? NaN, 5)}`).join(', ')}`);
+  for (const c of cleanup) c();
+  disposeTf();
+  return { label: `MLP ${MLP.sizes.join('-')} SGD step, batch ${MLP.batch} (ms)`, values: medians(t, (ms) => ms), higherBetter: false };
+}
+
+/** PyTorch's CPU time for the same step, where python3 with torch is installed (the GPU machine); undefined elsewhere. */
+function torchMlp(threads: number, rounds: number): { ms: number; note: string } | undefined {
+  const script = `
+import time, torch
+torch.set_num_threads(${threads})
+torch.manual_seed(0)
+m = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512), torch.nn.ReLU(), torch.nn.Linear(512, 10))
+opt = torch.optim.SGD(m.parameters(), lr=${MLP.lr})
+x = torch.rand(${MLP.batch}, 784); y = torch.arange(${MLP.batch}) * 7 % 10
+def step():
+    opt.zero_grad(); loss = torch.nn.functional.cross_entropy(m(x), y); loss.backward(); opt.step(); return loss.item()
+for _ in range(5): step()
+ts = []
+for _ in range(${rounds}):
+    t0 = time.perf_counter(); step(); ts.append((time.perf_counter() - t0) * 1000)
+ts.sort()
+print(ts[len(ts) // 2], torch.__version__)
+`;
+  try {
+    const out = execFileSync('python3', ['-c', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 120_000 }).trim().split(/\s+/);
+    const ms = Number(out[0]);
+    return Number.isFinite(ms) ? { ms, note: `PyTorch ${out[1]} CPU, ${threads} threads, median of ${rounds}` } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** erf in float64 (Abramowitz-Stegun 7.1.26 is too coarse; this is the series / continued fraction). */
@@ -432,7 +606,7 @@ async function benchTiny(inline: Cpu, pool: Cpu, ops: number, rounds: number): P
 function kernelCost(op: 'add' | 'matmul', inputs: ReadonlyArray<readonly number[]>, output: readonly number[]): number {
   const meta = (shape: readonly number[], id: number) => ({ id, shape, dtype: 'float32' as const });
   const record = { id: 0, op, device: 'cpu', inputs: inputs.map((s, i) => meta(s, i + 1)), outputs: [meta(output, 0)], attrs: {} } as unknown as OpRecord;
-  return kernelFor(op)?.cost(record) ?? NaN;
+  return kernelsFor('wasm')(op)?.cost(record) ?? NaN;
 }
 
 interface SweepRow {
@@ -557,36 +731,45 @@ export async function main(args: readonly string[] = []): Promise<void> {
   const started = performance.now();
   const loadStart = os.loadavg();
   const q = (n: number) => (opts.quick ? Math.max(2, Math.ceil(n / 3)) : n);
-  const inline = new Cpu({ threads: 0, device: CpuDevice.named('cpu:inline') });
-  const pool = new Cpu({ device: CpuDevice.named('cpu:pool') });
+  const variants: Variant[] = [
+    { key: 'js-inline', be: new Cpu({ kernels: 'js', threads: 0, device: CpuDevice.named('cpu:js-inline') }) },
+    { key: 'js-pool', be: new Cpu({ kernels: 'js', device: CpuDevice.named('cpu:js-pool') }) },
+    { key: 'wasm-inline', be: new Cpu({ kernels: 'wasm', threads: 0, device: CpuDevice.named('cpu:wasm-inline') }) },
+    { key: 'wasm-pool', be: new Cpu({ kernels: 'wasm', device: CpuDevice.named('cpu:wasm-pool') }) },
+  ];
+  const byKey = (k: VariantKey) => variants.find((v) => v.key === k)!.be;
   const tfi = await initTf();
-  log(`Switchyard pool threads: ${pool.threads}; ${tfi.wasmNote}`);
-  // Start the pool's workers before timing anything.
-  {
-    const w = random(pool, [1 << 20], Distribution.Default);
+  const threads = byKey('wasm-pool').threads;
+  log(`pool threads: ${threads}; wasm kernels: ${relaxedSimdSupported() ? 'relaxed SIMD (FMA)' : 'SIMD (no relaxed SIMD in this engine)'}; ${tfi.wasmNote}`);
+  // Let the pools' workers start (they start at backend creation) and run once before timing anything.
+  for (const v of variants) {
+    const w = random(v.be, [1 << 20], Distribution.Default);
     const s = w.add(w);
     await s.toData();
     w.dispose();
     s.dispose();
   }
   const rows: Row[] = [];
-  // Warm-up rounds: the workers' copy of the kernel needs about ten calls at 256 to reach its steady speed.
+  // Warm-up rounds: the workers' copy of the JS kernel needs about ten calls at 256 to reach its steady speed.
   for (const [n, rounds, warmup] of [
     [256, 15, 4],
     [512, 9, 2],
     [1024, 7, 1],
   ] as const) {
     log(`matmul ${n} ...`);
-    rows.push(await section(`matmul ${n}`, () => benchMatmul(inline, pool, tfi, n, q(rounds), warmup)));
+    rows.push(await section(`matmul ${n}`, () => benchMatmul(variants, tfi, n, q(rounds), warmup)));
   }
   log('GELU chain ...');
-  rows.push(await section('GELU', () => benchGelu(inline, pool, tfi, 16 * 2 ** 20, q(5))));
+  rows.push(await section('GELU', () => benchGelu(variants, tfi, 16 * 2 ** 20, q(5))));
+  log('MLP step ...');
+  rows.push(await section('MLP step', () => benchMlp(variants, tfi, q(9))));
+  const torch = torchMlp(threads, 21);
   log('tiny ops ...');
-  const tiny = await section('tiny ops', () => benchTiny(inline, pool, 10_000, q(7)));
+  const tiny = await section('tiny ops', () => benchTiny(byKey('wasm-inline'), byKey('wasm-pool'), 10_000, q(7)));
   let sw: { add: SweepRow[]; matmul: SweepRow[] } | undefined;
   if (opts.sweep) {
-    log('inline threshold sweep ...');
-    const forced = new Cpu({ inlineThreshold: 0, device: CpuDevice.named('cpu:forced-pool') });
+    log('inline threshold sweep (wasm kernels) ...');
+    const forced = new Cpu({ kernels: 'wasm', inlineThreshold: 0, device: CpuDevice.named('cpu:forced-pool') });
     {
       const w = random(forced, [1 << 16], Distribution.Default);
       const s = w.add(w);
@@ -594,38 +777,52 @@ export async function main(args: readonly string[] = []): Promise<void> {
       w.dispose();
       s.dispose();
     }
-    sw = await section('threshold sweep', () => sweep(inline, forced, q(9)));
+    sw = await section('threshold sweep', () => sweep(byKey('wasm-inline'), forced, q(9)));
     await forced.close();
   }
 
   // ---- print ----
   const lines: string[] = [];
   const cpuModel = os.cpus()[0]?.model ?? 'unknown';
-  lines.push(`CPU benchmark, ${new Date().toISOString()}, ${os.availableParallelism()} cores (${cpuModel}), Node ${process.version}, pool threads ${pool.threads}; load average (1/5/15 min) ${loadStart.map((x) => x.toFixed(2)).join(' ')} at the start, ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} at the end`);
+  lines.push(`CPU benchmark, ${new Date().toISOString()}, ${os.availableParallelism()} cores (${cpuModel}), Node ${process.version}, pool threads ${threads}, wasm kernels ${relaxedSimdSupported() ? 'with relaxed SIMD (FMA)' : 'with plain SIMD (relaxed SIMD unavailable)'}; load average (1/5/15 min) ${loadStart.map((x) => x.toFixed(2)).join(' ')} at the start, ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} at the end`);
   if (foreign.length > 0) lines.push(`Other processes' load during each section (cores busy, from /proc/stat minus this process): ${foreign.map(([n, l]) => `${n} ${f(l, 2)}`).join(', ')}.`);
   lines.push('');
-  lines.push('Medians over interleaved rounds after a warm-up. Ratio columns are speedups of Switchyard on the pool (> 1: the pool is faster), from GFLOP/s for matmul and from times for the rest.');
+  lines.push('Medians over interleaved rounds after a warm-up (GFLOP/s for matmul, ms for the rest). Ratio columns: wasm pool against the column named (> 1: wasm pool is faster).');
   lines.push('');
-  lines.push('| benchmark | Switchyard inline | Switchyard pool | TF.js cpu | TF.js wasm | pool vs inline | pool vs TF.js cpu | pool vs TF.js wasm |');
-  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|');
+  lines.push(`| benchmark | ${COLS.map((c) => COL_LABEL[c]).join(' | ')} | vs TF.js wasm | vs TF.js cpu | vs JS pool | vs wasm inline |`);
+  lines.push(`|---|${COLS.map(() => '---:').join('|')}|---:|---:|---:|---:|`);
   for (const r of rows) {
-    const ratio = (ours: number, theirs: number) => (r.higherBetter ? ours / theirs : theirs / ours);
+    const v = (c: Col) => r.values[c] ?? NaN;
+    const ratio = (c: Col) => (r.higherBetter ? v('wasm-pool') / v(c) : v(c) / v('wasm-pool'));
     const d = r.higherBetter ? 1 : 0;
-    lines.push(`| ${r.label} | ${f(r.inline, d)} | ${f(r.pool, d)} | ${f(r.tfCpu, d)} | ${f(r.tfWasm, d)} | ${f(ratio(r.pool, r.inline), 2)}x | ${f(ratio(r.pool, r.tfCpu), 2)}x | ${f(ratio(r.pool, r.tfWasm), 2)}x |`);
+    lines.push(`| ${r.label} | ${COLS.map((c) => f(v(c), d)).join(' | ')} | ${f(ratio('tf-wasm'), 2)}x | ${f(ratio('tf-cpu'), 2)}x | ${f(ratio('js-pool'), 2)}x | ${f(ratio('wasm-inline'), 2)}x |`);
   }
-  lines.push(`| tiny op (add, 16 floats), queued -> done from events$ (µs, median) | ${f(tiny.inline.queuedToDoneUs, 2)} | ${f(tiny.pool.queuedToDoneUs, 2)} | | | | | |`);
-  lines.push(`| tiny op, wall per op over a chain of 10k dependent adds (µs) | ${f(tiny.inline.wallUs, 2)} | ${f(tiny.pool.wallUs, 2)} | | | | | |`);
+  lines.push(`| tiny op (add, 16 floats), queued -> done from events$ (µs, median) | | | ${f(tiny.inline.queuedToDoneUs, 2)} | ${f(tiny.pool.queuedToDoneUs, 2)} | | | | | | |`);
+  lines.push(`| tiny op, wall per op over a chain of 10k dependent adds (µs) | | | ${f(tiny.inline.wallUs, 2)} | ${f(tiny.pool.wallUs, 2)} | | | | | | |`);
   lines.push('');
+  const goal = (ok: boolean, measured: boolean) => (!measured ? 'not measured' : ok ? 'met' : 'NOT met');
   const mm = rows.find((r) => r.label.startsWith('matmul 1024'));
   if (mm) {
-    const sp = mm.pool / mm.inline;
-    const vs = mm.pool / mm.tfCpu;
-    lines.push(`Goals at 1024: pool / inline ${f(sp, 2)}x (goal >= 1.7x: ${sp >= 1.7 ? 'met' : 'NOT met'}); pool / TF.js cpu ${f(vs, 2)}x (goal >= 5x: ${vs >= 5 ? 'met' : Number.isFinite(vs) ? 'NOT met' : 'not measured'}); pool / TF.js wasm ${f(mm.pool / mm.tfWasm, 2)}x.`);
+    const g = mm.values['wasm-pool'] ?? NaN;
+    const vs = g / (mm.values['tf-wasm'] ?? NaN);
+    lines.push(`Goal, matmul 1024 on ${threads} threads >= 60 GFLOP/s: ${f(g, 1)} (${goal(g >= 60, Number.isFinite(g))}); >= 1.8x TF.js wasm: ${f(vs, 2)}x (${goal(vs >= 1.8, Number.isFinite(vs))}).`);
+  }
+  const mlp = rows.find((r) => r.label.startsWith('MLP'));
+  if (mlp) {
+    const ms = mlp.values['wasm-pool'] ?? NaN;
+    const vs = (mlp.values['tf-wasm'] ?? NaN) / ms;
+    lines.push(`Goal, MLP step <= 40 ms: ${f(ms, 1)} ms (${goal(ms <= 40, Number.isFinite(ms))}); >= 8x TF.js wasm: ${f(vs, 2)}x (${goal(vs >= 8, Number.isFinite(vs))}).`);
+    lines.push(torch ? `PyTorch, same step (${torch.note}): ${f(torch.ms, 2)} ms; wasm pool / PyTorch time ${f(ms / torch.ms, 1)}x.` : 'PyTorch: not measured (no python3 with torch on this machine).');
+  }
+  const gelu = rows.find((r) => r.label.startsWith('GELU'));
+  if (gelu) {
+    const ms = gelu.values['wasm-pool'] ?? NaN;
+    lines.push(`Goal, GELU chain on 16M floats <= 60 ms: ${f(ms, 1)} ms (${goal(ms <= 60, Number.isFinite(ms))}).`);
   }
   lines.push(`TF.js: ${tfi.wasmNote}.`);
   if (sw) {
     lines.push('');
-    lines.push(`Inline threshold sweep (current default ${DEFAULT_INLINE_THRESHOLD} scalar ops; cost = the kernel's own estimate, as the executor compares it with the threshold; time per op in a chain of dependent ops, median):`);
+    lines.push(`Inline threshold sweep, wasm kernels (current default ${DEFAULT_INLINE_THRESHOLD} scalar ops; cost = the kernel's own estimate, as the executor compares it with the threshold; time per op in a chain of dependent ops, median):`);
     lines.push('');
     lines.push('| op | cost (scalar ops) | inline (µs) | pool, forced (µs) | pool / inline speedup | default picks |');
     lines.push('|---|---:|---:|---:|---:|---|');
@@ -639,11 +836,11 @@ export async function main(args: readonly string[] = []): Promise<void> {
   lines.push('');
   lines.push('Raw figures (ms unless stated):');
   for (const r of raw) lines.push(`- ${r}`);
-  const mi = memory(inline.device);
-  const mp = memory(pool.device);
-  lines.push(`- live tensors left at the end (should be 0): inline ${mi.tensors}, pool ${mp.tensors}; pooled free bytes: inline ${mi.pooledBytes}, pool ${mp.pooledBytes}`);
+  for (const v of variants) {
+    const m = memory(v.be.device);
+    lines.push(`- ${v.key}: live tensors left at the end (should be 0) ${m.tensors}; pooled free bytes ${m.pooledBytes}`);
+  }
   lines.push(`- whole run: ${f((performance.now() - started) / 1000, 1)} s`);
   console.log(lines.join('\n'));
-  await inline.close();
-  await pool.close();
+  for (const v of variants) await v.be.close();
 }

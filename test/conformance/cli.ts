@@ -1,8 +1,9 @@
 /**
  * Runs the conformance table without vitest:
  *
- *   tsx test/conformance/cli.ts cpu [--filter TEXT] [--verbose]
+ *   tsx test/conformance/cli.ts cpu [--filter TEXT] [--verbose]    (the default kernels: wasm where available)
  *   tsx test/conformance/cli.ts cpu-pool       (2 workers, every splittable kernel on the pool)
+ *   tsx test/conformance/cli.ts cpu-js | cpu-js-pool    (the JS reference kernels)
  *   node dist/test/conformance/cli.js wgpu
  *
  * Prints one line per failure and `N passed, M failed` last; exits 1 on any failure
@@ -41,15 +42,16 @@ async function importModule(specifier: string): Promise<{ mod: Record<string, un
 
 async function load(name: string): Promise<Loaded> {
   // Specifiers in variables: the CLI must type-check and build before every backend exists.
-  if (name === 'cpu' || name === 'cpu-pool') {
+  if (name === 'cpu' || name === 'cpu-pool' || name === 'cpu-js' || name === 'cpu-js-pool') {
     const spec = '../../src/backends/cpu/backend.js';
     const r = await importModule(spec);
     if ('missing' in r) throw new Error(`the CPU backend is not available (${r.missing})`);
     const Cpu = r.mod['Cpu'];
     if (typeof Cpu !== 'function') throw new Error(`${spec} does not export class Cpu`);
     // cpu-pool: two workers and no inline threshold, so every splittable kernel runs on the pool.
-    const options = name === 'cpu-pool' ? { threads: 2, inlineThreshold: 1 } : {};
-    const backend = new (Cpu as new (o: { threads?: number; inlineThreshold?: number }) => Backend)(options);
+    const pool = name.endsWith('-pool') ? { threads: 2, inlineThreshold: 1 } : {};
+    const options = name.startsWith('cpu-js') ? { ...pool, kernels: 'js' } : pool;
+    const backend = new (Cpu as new (o: { threads?: number; inlineThreshold?: number; kernels?: string }) => Backend)(options);
     return { backend, close: () => closeIfAble(backend) };
   }
   if (name === 'wgpu') {
@@ -62,7 +64,7 @@ async function load(name: string): Promise<Loaded> {
     const backend = (await (create as () => Promise<unknown>).call(Wgpu)) as Backend;
     return { backend, close: () => closeIfAble(backend) };
   }
-  throw new Error(`unknown backend '${name}' (expected cpu, cpu-pool or wgpu)`);
+  throw new Error(`unknown backend '${name}' (expected cpu, cpu-pool, cpu-js, cpu-js-pool or wgpu)`);
 }
 
 function errorText(e: unknown): string {
@@ -79,7 +81,7 @@ async function main(argv: readonly string[]): Promise<number> {
     if (a === '--filter') filter = argv[++i];
     else if (a === '--verbose' || a === '-v') verbose = true;
     else if (a === '--help' || a === '-h') {
-      console.log('usage: cli.ts <cpu|cpu-pool|wgpu> [--filter TEXT] [--verbose]');
+      console.log('usage: cli.ts <cpu|cpu-pool|cpu-js|cpu-js-pool|wgpu> [--filter TEXT] [--verbose]');
       return 0;
     } else if (name === undefined) name = a;
     else {
@@ -88,7 +90,7 @@ async function main(argv: readonly string[]): Promise<number> {
     }
   }
   if (!name) {
-    console.error('usage: cli.ts <cpu|cpu-pool|wgpu> [--filter TEXT] [--verbose]');
+    console.error('usage: cli.ts <cpu|cpu-pool|cpu-js|cpu-js-pool|wgpu> [--filter TEXT] [--verbose]');
     return 2;
   }
   let loaded: Loaded;

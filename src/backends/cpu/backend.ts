@@ -1,6 +1,8 @@
 /**
  * The CPU backend: typed arrays in shared memory, strided views, kernels inline or on a
- * Piscina worker pool. `new Cpu()` starts no thread until an op is large enough for the pool.
+ * Piscina worker pool. By default the kernels are SIMD WebAssembly and tensors live in one
+ * shared `WebAssembly.Memory`; `kernels: 'js'` selects the JS reference kernels. `new Cpu()`
+ * starts its worker threads in the background at once (under Node), so ops never wait for them.
  */
 import { CpuDevice } from '../../devices/cpu.js';
 import { ArgumentError } from '../../errors.js';
@@ -13,8 +15,11 @@ import type { Executor } from '../../scheduler/executor.js';
 import { LocalBackend } from '../local.js';
 import { PlainAllocator, SharedPoolAllocator, type Allocator } from './allocator.js';
 import { CpuExecutor } from './executor.js';
+import { kernelsFor, type KernelChoice } from './kernels/index.js';
 import { CpuPool } from './pool.js';
 import type { CpuStorage } from './storage.js';
+import { createWasmHeap } from './wasm/heap.js';
+import { wasmSimdSupported } from './wasm/module.js';
 
 export interface CpuOptions {
   /** Worker threads (default: the machine's cores). 0 runs everything inline. */
@@ -31,6 +36,12 @@ export interface CpuOptions {
   device?: CpuDevice;
   /** The runtime whose scheduler and ids this backend uses (default: this thread's). */
   runtime?: Runtime;
+  /**
+   * 'wasm' (the default where WebAssembly SIMD and SharedArrayBuffer exist): SIMD WebAssembly
+   * kernels, relaxed SIMD (FMA) where the engine has it, tensors in one shared WebAssembly.Memory.
+   * 'js': the JS reference kernels, tensors in pooled SharedArrayBuffers.
+   */
+  kernels?: KernelChoice;
 }
 
 export const DEFAULT_INLINE_THRESHOLD = 262144;
@@ -40,6 +51,8 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
   readonly pool: CpuPool;
   readonly exec: CpuExecutor;
   readonly device: CpuDevice;
+  /** The kernels this backend runs. */
+  readonly kernels: KernelChoice;
 
   constructor(options: CpuOptions = {}) {
     super(options.runtime);
@@ -56,11 +69,21 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
     // Worker threads need Node and SharedArrayBuffer. Elsewhere (browsers) every op runs inline,
     // on plain ArrayBuffer memory where SharedArrayBuffer is missing (no cross-origin isolation).
     const shared = typeof SharedArrayBuffer !== 'undefined';
-    this.pool = new CpuPool(shared && isNode() ? options.threads : 0);
-    const allocator = options.allocator ?? (shared ? new SharedPoolAllocator() : new PlainAllocator());
+    const simd = wasmSimdSupported();
+    this.kernels = options.kernels ?? (simd ? 'wasm' : 'js');
+    if (this.kernels === 'wasm' && !simd) {
+      throw new ArgumentError('the wasm CPU kernels need WebAssembly SIMD and SharedArrayBuffer, which this engine lacks', {
+        op: 'Cpu',
+        hint: "use new Cpu({ kernels: 'js' }); in a browser, serve the page cross-origin isolated (see the README's CPU kernels section)",
+      });
+    }
+    const heap = this.kernels === 'wasm' ? createWasmHeap() : undefined;
+    const allocator = options.allocator ?? heap?.allocator ?? (shared ? new SharedPoolAllocator() : new PlainAllocator());
+    this.pool = new CpuPool(shared && isNode() ? options.threads : 0, heap?.workerSetup ?? { kernels: 'js' });
     this.device = options.device ?? CpuDevice.Cpu;
-    this.exec = new CpuExecutor(allocator, this.pool, { inlineThreshold: options.inlineThreshold ?? DEFAULT_INLINE_THRESHOLD }, this.device.key);
+    this.exec = new CpuExecutor(allocator, this.pool, { inlineThreshold: options.inlineThreshold ?? DEFAULT_INLINE_THRESHOLD, kernels: kernelsFor(this.kernels) }, this.device.key);
     this.runtime.memory.register(this.device.key, this.exec);
+    this.pool.warm();
   }
 
   get threads(): number {

@@ -8,7 +8,7 @@ import { numel, type OpRecord } from '../../ir/ops.js';
 import type { MemoryInfo } from '../../memory/info.js';
 import type { ExecOptions, ExecResult, Executor, PendingResult } from '../../scheduler/executor.js';
 import type { Allocator } from './allocator.js';
-import { kernelFor } from './kernels/index.js';
+import { kernelsFor, type KernelLookup } from './kernels/index.js';
 import { forEachOffset } from './kernels/strided.js';
 import type { CpuPool } from './pool.js';
 import { toWire, type CpuStorage } from './storage.js';
@@ -17,6 +17,8 @@ import { isContiguous, makeView, recordView, type View } from './view.js';
 export interface CpuExecutorOptions {
   /** Ops whose estimated cost (scalar operations) is below this run inline. */
   inlineThreshold: number;
+  /** The kernel table (default: the JS kernels). */
+  kernels?: KernelLookup;
 }
 
 const CHUNKS_PER_TASK = 4;
@@ -50,13 +52,16 @@ export class CpuExecutor implements Executor<CpuStorage> {
   private liveStorages = 0;
   /** Test hook: the next pool task's worker exits mid-task. */
   crashNextPoolTask = false;
+  private readonly kernelFor: KernelLookup;
 
   constructor(
     private readonly allocator: Allocator,
     private readonly pool: CpuPool,
     readonly options: CpuExecutorOptions,
     readonly deviceKey: string = 'cpu',
-  ) {}
+  ) {
+    this.kernelFor = options.kernels ?? kernelsFor('js');
+  }
 
   private fresh(meta: OpRecord['outputs'][number]): CpuStorage {
     const n = numel(meta.shape);
@@ -104,7 +109,7 @@ export class CpuExecutor implements Executor<CpuStorage> {
       case 'transfer':
         throw new KernelError('a transfer runs on a bridge, not on the CPU executor', { op: 'transfer', hint: 'submit transfers through the runtime scheduler' });
     }
-    const kernel = kernelFor(record.op);
+    const kernel = this.kernelFor(record.op);
     if (!kernel) throw new KernelError(`no CPU kernel for op '${record.op}'`, { op: record.op });
     checkIndices(record, inputs);
     const outputs = record.outputs.map((m) => this.fresh(m));
@@ -127,7 +132,7 @@ export class CpuExecutor implements Executor<CpuStorage> {
   }
 
   private onPool(record: OpRecord, inputs: readonly CpuStorage[], outputs: CpuStorage[], units: number, parts: number): PendingResult<CpuStorage> {
-    const kernel = kernelFor(record.op)!;
+    const kernel = this.kernelFor(record.op)!;
     const inViews = inputs.map((s) => s.view);
     const outViews = outputs.map((s) => s.view);
     const wireIn = inputs.map((s) => toWire(s.view, s.dtype));

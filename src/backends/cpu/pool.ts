@@ -1,9 +1,12 @@
 /**
- * The worker pool (Piscina, loaded lazily so that inline-only use and browsers never start
- * threads). Each task gets a slot in a shared flag array that its worker raises when done.
+ * The worker pool (Piscina, imported only when a pool starts, so that inline-only use and browsers
+ * never start threads). The backend starts it at creation, in the background, so the first op
+ * that needs it finds its workers up. Each task gets a slot in a shared flag array that its worker
+ * raises when done.
  */
 import { importNodeModule, isNode } from '../../platform.js';
-import type { PoolTask } from './worker.js';
+import type { PoolTask, WorkerSetup } from './worker.js';
+import { workerFile } from './worker-file.js';
 
 /** Cores, without a static import of node:os (browsers load this module too). */
 const cores: number = await (async () => {
@@ -30,7 +33,10 @@ export class CpuPool {
   private ready: PiscinaLike | undefined;
   private closed = false;
 
-  constructor(size?: number) {
+  constructor(
+    size?: number,
+    private readonly setup: Omit<WorkerSetup, 'flags' | 'counters' | 'finished'> = { kernels: 'js' },
+  ) {
     this.size = Math.max(0, size ?? cores);
     // Shared memory only when there are workers to share it with: without cross-origin
     // isolation a page has no SharedArrayBuffer, and the CPU backend runs inline there.
@@ -42,15 +48,23 @@ export class CpuPool {
 
   private start(): Promise<PiscinaLike> {
     if (!this.piscina) {
-      this.piscina = Promise.all([importNodeModule<typeof import('piscina')>('piscina'), importNodeModule<typeof import('node:url')>('node:url')]).then(([{ Piscina }, { fileURLToPath }]) => {
-        const url = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
-        // Running from TypeScript sources (tests, tsx): workers load the same sources through tsx.
-        const execArgv = url.pathname.endsWith('.ts') ? ['--import', 'tsx'] : [];
-        this.ready = new Piscina({ filename: fileURLToPath(url), minThreads: this.size, maxThreads: this.size, idleTimeout: 60_000, execArgv }) as unknown as PiscinaLike;
+      this.piscina = Promise.all([importNodeModule<typeof import('piscina')>('piscina'), workerFile()]).then(([{ Piscina }, filename]) => {
+        const workerData: WorkerSetup = { ...this.setup, flags: this.flags, counters: this.counters, finished: this.finished };
+        this.ready = new Piscina({ filename, minThreads: this.size, maxThreads: this.size, idleTimeout: 60_000, workerData }) as unknown as PiscinaLike;
         return this.ready;
       });
     }
     return this.piscina;
+  }
+
+  /** Resolves once the pool has started (its workers spawned and loading); the number of worker threads. */
+  async started(): Promise<number> {
+    return this.size === 0 ? 0 : (await this.start()).threads.length;
+  }
+
+  /** Starts the workers in the background under Node (a failure to start surfaces on the first task). */
+  warm(): void {
+    if (isNode() && this.size > 0 && !this.closed) this.start().catch(() => undefined);
   }
 
   /** Claims a flag slot (undefined when all are in use: the caller runs inline instead). */
@@ -70,14 +84,24 @@ export class CpuPool {
   }
   private readonly running = new Set<Promise<unknown>>();
 
-  run(task: Omit<PoolTask, 'flags' | 'counters' | 'finished'>): Promise<unknown> {
+  run(task: PoolTask): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('the CPU worker pool was closed'));
-    const full: PoolTask = { ...task, flags: this.flags, counters: this.counters, finished: this.finished };
-    const p = this.ready ? this.ready.run(full) : this.start().then((pool) => pool.run(full));
+    const p = this.ready ? this.ready.run(task) : this.start().then((pool) => pool.run(task));
     this.running.add(p);
     const settle = () => this.running.delete(p);
     p.then(settle, settle);
     return p;
+  }
+
+  /**
+   * Blocks until the slot's task is done: 1 done, 2 failed, or 0 / 3 when it gave up. A task not
+   * yet picked up by a worker may need this thread's event loop to be dispatched, so it waits
+   * only `startMs` for the pickup, and `runMs` for a running task.
+   */
+  waitSlot(slot: number, startMs: number, runMs: number): number {
+    if (Atomics.load(this.flags, slot) === 0) Atomics.wait(this.flags, slot, 0, startMs);
+    if (Atomics.load(this.flags, slot) === 3) Atomics.wait(this.flags, slot, 3, runMs);
+    return Atomics.load(this.flags, slot);
   }
 
   async close(): Promise<void> {

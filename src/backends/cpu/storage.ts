@@ -1,6 +1,7 @@
 /** CPU storage: a reference-counted shared buffer and a strided view into it (views share buffers). */
 import type { DType, TypedArray } from '../../ir/dtype.js';
 import type { View } from './view.js';
+import { runtimeOf } from './wasm/runtime.js';
 
 export interface CpuBuffer {
   readonly data: TypedArray;
@@ -14,9 +15,14 @@ export interface CpuStorage {
   readonly dtype: DType;
 }
 
-/** How a view travels to a worker: the shared buffer itself (no copy) plus the layout. */
+/**
+ * How a view travels to a worker, without a copy: a tensor in the backend's wasm memory as its
+ * byte address (the worker has the same memory), any other as its SharedArrayBuffer; plus the layout.
+ */
 export interface WireView {
-  readonly buffer: ArrayBufferLike;
+  /** The shared buffer; absent for a tensor in the backend's wasm memory. */
+  readonly buffer?: ArrayBufferLike;
+  /** Byte offset of the array in `buffer`, or its byte address in the wasm memory. */
   readonly byteOffset: number;
   readonly length: number;
   readonly dtype: DType;
@@ -26,5 +32,6 @@ export interface WireView {
 }
 
 export function toWire(v: View, dtype: DType): WireView {
-  return { buffer: v.data.buffer, byteOffset: v.data.byteOffset, length: v.data.length, dtype, shape: v.shape, stride: v.stride, offset: v.offset };
+  const layout = { byteOffset: v.data.byteOffset, length: v.data.length, dtype, shape: v.shape, stride: v.stride, offset: v.offset };
+  return runtimeOf(v.data) ? layout : { buffer: v.data.buffer, ...layout };
 }

@@ -15,6 +15,7 @@ import { reorderKernel } from './reorder.js';
 import { scanKernel } from './scan.js';
 import { varianceKernel } from './variance.js';
 import { softmaxKernel } from './softmax.js';
+import { wasmElementwiseKernel, wasmMatmulKernel, wasmReduceKernel, wasmSoftmaxKernel } from '../wasm/kernels.js';
 
 export type { ExecutorOp, KernelOp } from '../../../ir/kernel-table.js';
 
@@ -39,4 +40,34 @@ export const KERNELS: Record<KernelOp, CpuKernel> = kernelTable<CpuKernel>({
 
 export function kernelFor(op: OpName): CpuKernel | undefined {
   return (KERNELS as Partial<Record<OpName, CpuKernel>>)[op];
+}
+
+/** Which kernels a CPU backend runs: the SIMD WebAssembly ones (src/backends/cpu/wasm), or the JS reference kernels. */
+export type KernelChoice = 'js' | 'wasm';
+
+/** The same table with matmul, elementwise, reductions and softmax on the wasm module (each falls back to its JS kernel where it has no wasm form). */
+export const WASM_KERNELS: Record<KernelOp, CpuKernel> = kernelTable<CpuKernel>({
+    elementwise: wasmElementwiseKernel,
+    reduce: wasmReduceKernel,
+    softmax: wasmSoftmaxKernel,
+    full: fullKernel,
+    arange: arangeKernel,
+    random: randomKernel,
+    cat: catKernel,
+    sliceAssign: sliceAssignKernel,
+    gather: gatherKernel,
+    scatterAdd: scatterAddKernel,
+    indexSelect: indexSelectKernel,
+    matmul: wasmMatmulKernel,
+    variance: varianceKernel,
+    scan: scanKernel,
+    reorder: reorderKernel,
+    argsort: argsortKernel,
+});
+
+export type KernelLookup = (op: OpName) => CpuKernel | undefined;
+
+export function kernelsFor(choice: KernelChoice): KernelLookup {
+  const table = (choice === 'wasm' ? WASM_KERNELS : KERNELS) as Partial<Record<OpName, CpuKernel>>;
+  return (op) => table[op];
 }

@@ -10,13 +10,13 @@ import type { CpuKernel } from './kernel.js';
 const KC = 256;
 const NC = 512;
 
-function batchStrides(v: View, batchShape: readonly number[]): number[] {
+export function batchStrides(v: View, batchShape: readonly number[]): number[] {
   const vb = v.shape.length - 2;
   const off = batchShape.length - vb;
   return batchShape.map((d, i) => (i < off ? 0 : v.shape[i - off] === 1 && d !== 1 ? 0 : v.stride[i - off]!));
 }
 
-function batchOffset(b: number, batchShape: readonly number[], strides: readonly number[], base: number): number {
+export function batchOffset(b: number, batchShape: readonly number[], strides: readonly number[], base: number): number {
   let p = base;
   for (let d = batchShape.length - 1; d >= 0; d--) {
     const s = batchShape[d]!;
