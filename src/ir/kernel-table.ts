@@ -30,9 +30,11 @@ export interface KernelGroups<K> {
   /** flip, roll, tril and triu: copies whose source index is a function of the output index. */
   readonly reorder: K;
   readonly argsort: K;
+  /** Fused elementwise programs (src/ir/fused.ts). */
+  readonly fused: K;
 }
 
-type Listed = UnaryOp | ParamUnaryOp | BinaryOp | ScalarOp | ReduceOp | 'full' | 'arange' | 'random' | 'clamp' | 'where' | 'cast' | 'copy' | 'cat' | 'sliceAssign' | 'gather' | 'scatterAdd' | 'indexSelect' | 'softmax' | 'logSoftmax' | 'matmul' | 'cumsum' | 'cumprod' | 'flip' | 'roll' | 'tril' | 'triu' | 'argsort';
+type Listed = UnaryOp | ParamUnaryOp | BinaryOp | ScalarOp | ReduceOp | 'full' | 'arange' | 'random' | 'clamp' | 'where' | 'cast' | 'copy' | 'cat' | 'sliceAssign' | 'gather' | 'scatterAdd' | 'indexSelect' | 'softmax' | 'logSoftmax' | 'matmul' | 'cumsum' | 'cumprod' | 'flip' | 'roll' | 'tril' | 'triu' | 'argsort' | 'fused';
 /** A new op in the vocabulary that kernelTable does not place is a compile error here. */
 const exhaustive: [Exclude<KernelOp, Listed>] extends [never] ? true : never = true;
 void exhaustive;
@@ -62,6 +64,7 @@ export function kernelTable<K>(g: KernelGroups<K>): Record<KernelOp, K> {
     tril: g.reorder,
     triu: g.reorder,
     argsort: g.argsort,
+    fused: g.fused,
   };
   for (const op of UNARY_OPS) table[op] = ew;
   for (const op of PARAM_UNARY_OPS) table[op] = ew;

@@ -48,6 +48,10 @@ export class GpuContext {
   readonly staging: StagingPool;
   readonly maxWorkgroupsPerDim: number;
   readonly maxBinding: number;
+  /** Storage buffers one kernel may bind (a fused kernel with more is split). */
+  readonly maxStorageBuffers: number;
+  /** Dispatches encoded since the device was created (tests and benchmarks count kernels with it). */
+  dispatchCount = 0;
   /** Set once the device is lost (not by close()); every later op and read fails with it. */
   lost: KernelError | undefined;
   private closing = false;
@@ -81,6 +85,7 @@ export class GpuContext {
     const limits = device.limits;
     this.maxWorkgroupsPerDim = limits.maxComputeWorkgroupsPerDimension;
     this.maxBinding = Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize);
+    this.maxStorageBuffers = limits.maxStorageBuffersPerShaderStage;
     this.pool = BufferPool.forTensors(device, this.maxBinding);
     this.staging = new StagingPool(device);
     this.arena = device.createBuffer({ size: ARENA_SLOTS * PARAM_BYTES, usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST });
@@ -242,6 +247,7 @@ export class GpuContext {
     pass.setBindGroup(0, this.device.createBindGroup({ layout, entries }));
     pass.dispatchWorkgroups(groups[0], groups[1], groups[2]);
     this.dispatches++;
+    this.dispatchCount++;
   }
 
   /** Host data into a buffer (ordered before the open batch's commands: the buffer must be fresh). */

@@ -3,13 +3,14 @@
  * the expression comes from the table in src/ir/elementwise.ts, the read mode of each input
  * from its layout.
  */
-import { BINARY, UNARY, UNARY_PARAM, isBinaryOp, isParamUnaryOp, isParamUnaryRecord, isScalarRecord, isScalarOp, isUnaryOp, paramValues, scalarBase } from '../../../ir/elementwise.js';
+import { isFusableRecord } from '../../../ir/fused.js';
 import type { DType } from '../../../ir/dtype.js';
 import { contiguousStrides, numel, type OpName, type OpRecord } from '../../../ir/ops.js';
 import type { GpuContext } from '../context.js';
 import { alignedStrides, type GpuStorage, type Layout } from '../storage.js';
 import { Params, grid } from '../wgsl/common.js';
 import { EW_WORKGROUP, elementwiseProgram, type InputMode, type ScalarType } from '../wgsl/elementwise.js';
+import { wgslExpression } from '../wgsl/expressions.js';
 import { freshStorage, type GpuKernel, type RawStorage } from './kernel.js';
 
 interface Expr {
@@ -17,53 +18,25 @@ interface Expr {
   readonly scalars: ReadonlyArray<{ readonly type: ScalarType; readonly value: number }>;
 }
 
-function pick(spec: { wgsl: string; wgslInt?: string; wgslBool?: string }, dtype: DType): string {
-  if (dtype === 'int32') return spec.wgslInt ?? spec.wgsl;
-  if (dtype === 'bool') return spec.wgslBool ?? spec.wgsl;
-  return spec.wgsl;
-}
-
-function scalarType(dtype: DType): ScalarType {
-  return dtype === 'float32' ? 'f32' : dtype === 'int32' ? 'i32' : 'u32';
-}
-
-function castExpr(from: DType, to: DType): string {
-  if (from === to) return 'a';
-  if (to === 'bool') return from === 'float32' ? 'sy_truthy(a)' : from === 'int32' ? 'select(0u, 1u, a != 0)' : 'a';
-  if (to === 'int32') return from === 'float32' ? 'sy_f2i(a)' : 'i32(a)';
-  return 'f32(a)';
+/** A scalar op's expression with its operand read from p0, made once per expression (not per call). */
+const P0_FORMS = new Map<string, string>();
+function withP0(expr: string): string {
+  let f = P0_FORMS.get(expr);
+  if (f === undefined) {
+    f = expr.replace(/\bb\b/g, 'p0');
+    P0_FORMS.set(expr, f);
+  }
+  return f;
 }
 
 /** The expression and scalar parameters of an elementwise record, or undefined if it is not one. */
 export function elementwiseExpr(record: OpRecord): Expr | undefined {
-  const op = record.op;
-  const dt = record.inputs[0]?.dtype ?? 'float32';
-  if (isUnaryOp(op)) return { expr: pick(UNARY[op], dt), scalars: [] };
-  if (isParamUnaryRecord(record)) {
-    const op = record.op;
-    const [p0, p1] = paramValues(op, record.attrs);
-    return { expr: UNARY_PARAM[op].wgsl, scalars: [{ type: 'f32', value: p0 }, { type: 'f32', value: p1 }] };
-  }
-  if (isBinaryOp(op)) return { expr: pick(BINARY[op], dt), scalars: [] };
-  if (isScalarRecord(record)) {
-    const op = record.op;
-    const s = record.attrs.scalar;
-    return { expr: pick(BINARY[scalarBase(op)], dt).replace(/\bb\b/g, 'p0'), scalars: [{ type: scalarType(dt), value: s }] };
-  }
-  switch (op) {
-    case 'clamp': {
-      const { min, max } = record.attrs;
-      const t = scalarType(dt);
-      return { expr: dt === 'int32' ? 'sy_iclamp(a, p0, p1)' : 'sy_clamp(a, p0, p1)', scalars: [{ type: t, value: min }, { type: t, value: max }] };
-    }
-    case 'cast':
-      return { expr: castExpr(dt, record.attrs.dtype), scalars: [] };
-    case 'copy':
-      return { expr: 'a', scalars: [] };
-    case 'where':
-      return { expr: 'select(c, b, a != 0u)', scalars: [] };
-  }
-  return undefined;
+  if (!isFusableRecord(record)) return undefined;
+  const e = wgslExpression(record, record.inputs[0]?.dtype ?? 'float32');
+  const first = e.params[0];
+  // The scalar operand is the parameter p0 in place of `b`.
+  if (first?.name === 'b') return { expr: withP0(e.expr), scalars: [first] };
+  return { expr: e.expr, scalars: e.params };
 }
 
 function sameAsContiguous(strides: readonly number[], shape: readonly number[]): boolean {
