@@ -141,6 +141,11 @@ export class GpuContext {
     if (f && !this.opFaults.includes(f)) this.opFaults.push(f);
   }
 
+  /** Compute pipelines compiled so far (one per distinct generated source). */
+  get pipelineCount(): number {
+    return this.pipelines.size;
+  }
+
   get batchOpen(): boolean {
     return this.encoder !== undefined;
   }

@@ -49,7 +49,7 @@ export function readMode(strides: readonly number[], shape: readonly number[]): 
   return { mode: 'm', div, mod };
 }
 
-interface Plan {
+export interface Plan {
   readonly modes: FusedMode[];
   readonly reads: ReadMode[];
   readonly strides: number[][];
@@ -57,7 +57,9 @@ interface Plan {
   readonly vec4: boolean;
 }
 
-function plan(inputs: readonly Layout[], shape: readonly number[], n: number): Plan {
+/** The read mode of every input and whether the kernel runs four elements per invocation. */
+export function readPlan(inputs: readonly Layout[], shape: readonly number[]): Plan {
+  const n = numel(shape);
   const strides = inputs.map((l) => alignedStrides(l, shape));
   const reads = strides.map((s) => readMode(s, shape));
   const anyStrided = reads.some((r) => r.mode === 's');
@@ -79,7 +81,7 @@ function plan(inputs: readonly Layout[], shape: readonly number[], n: number): P
 /** Encodes one dispatch of `attrs` over `inputs` into `outputs` (all contiguous, of `shape`). */
 function dispatchProgram(ctx: GpuContext, attrs: FusedAttrs, inputs: readonly (GpuStorage | RawStorage)[], outputs: readonly RawStorage[], shape: readonly number[]): void {
   const n = numel(shape);
-  const p = plan(inputs, shape, n);
+  const p = readPlan(inputs, shape);
   const dtypes = inputs.map((s) => s.dtype);
   const counts = paramCounts({ attrs, inputs: dtypes });
   const words = fusedWords(p.modes, counts, p.rank);
