@@ -16,6 +16,7 @@ const BENCHES: Record<string, string> = {
   wgpu: 'WebGPU backend figures and their baselines',
   overlap: 'CPU and GPU work overlapping through the router',
   overhead: 'per-op overhead of a tiny add: bare Cpu, Router, Autodiff<Router>',
+  fusion: 'Fusion: fused GELU vs unfused and torch copy; MLP and transformer training steps with and without fusion beside TF.js webgpu and torch',
 };
 
 type BenchModule = { main?: unknown; default?: unknown };

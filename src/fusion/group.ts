@@ -6,7 +6,7 @@
  * they need is computed.
  */
 import type { TensorRef } from '../backends/backend.js';
-import type { FusableOp, FusedArg, FusedStep } from '../ir/fused.js';
+import { stepOf, type FusableOp, type FusedArg, type FusedStep } from '../ir/fused.js';
 import type { OpRecord, TensorMeta } from '../ir/ops.js';
 
 export type FusableRecord = Extract<OpRecord, { op: FusableOp }>;
@@ -46,8 +46,7 @@ export class Group {
 
   /** Adds a record as the next step; returns its index. */
   add(record: FusableRecord, args: readonly FusedArg[]): number {
-    const { id, device, inputs, outputs, ...call } = record;
-    this.steps.push({ ...call, args, dtype: outputs[0]!.dtype });
+    this.steps.push(stepOf(record, args));
     this.records.push(record);
     this.owners.push(1);
     return this.steps.length - 1;

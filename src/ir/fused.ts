@@ -54,6 +54,12 @@ export function isParamUnaryCall(c: FusableCall): c is Extract<FusableCall, { op
   return isParamUnaryOp(c.op);
 }
 
+/** A record as a step of a program reading `args`. */
+export function stepOf(record: Extract<OpRecord, { op: FusableOp }>, args: readonly FusedArg[]): FusedStep {
+  const { id, device, inputs, outputs, ...call } = record;
+  return { ...call, args, dtype: outputs[0]!.dtype };
+}
+
 /** The dtype of a step's first operand (which picks the int / bool variant of its expression). */
 export function argDType(arg: FusedArg, inputs: readonly { readonly dtype: DType }[], steps: readonly FusedStep[]): DType {
   return 'input' in arg ? inputs[arg.input]!.dtype : steps[arg.step]!.dtype;

@@ -1,16 +1,16 @@
 /**
- * A fused elementwise program (src/ir/fused.ts) as one dispatch. A program that needs more
- * storage bindings or parameter words than one kernel may have runs as consecutive parts,
- * the values passed between them in temporary buffers.
+ * Fused elementwise programs (src/ir/fused.ts) on WebGPU: one dispatch per program. A program
+ * that needs more storage bindings or parameter words than one kernel may have runs as
+ * consecutive parts, the values passed between them in temporary buffers.
  */
 import type { DType } from '../../../ir/dtype.js';
-import { argDType, fusedStructure, partition, type FusedArg, type FusedAttrs, type FusedPart } from '../../../ir/fused.js';
+import { fusedStructure, partition, type FusedArg, type FusedAttrs } from '../../../ir/fused.js';
 import { numel } from '../../../ir/ops.js';
 import type { GpuContext } from '../context.js';
 import { alignedStrides, type GpuStorage, type Layout } from '../storage.js';
 import { PARAM_WORDS, Params, grid } from '../wgsl/common.js';
-import { wgslExpression } from '../wgsl/expressions.js';
-import { FZ_WORKGROUP, fusedProgram, fusedWords, paramCounts, type FusedMode } from '../wgsl/fused.js';
+import type { WgslExpr } from '../wgsl/expressions.js';
+import { FZ_WORKGROUP, fusedProgram, fusedWords, lowerSteps, type FusedMode } from '../wgsl/fused.js';
 import { freshStorage, type GpuKernel, type RawStorage } from './kernel.js';
 
 interface ReadMode {
@@ -18,6 +18,8 @@ interface ReadMode {
   readonly div: number;
   readonly mod: number;
 }
+
+const STRIDED: ReadMode = { mode: 's', div: 1, mod: 1 };
 
 /**
  * How an input is read, from its strides aligned to the output shape: walking dims from the
@@ -37,12 +39,12 @@ export function readMode(strides: readonly number[], shape: readonly number[]): 
       else if (st === 1) {
         phase = 1;
         mod = size;
-      } else return { mode: 's', div: 1, mod: 1 };
+      } else return STRIDED;
     } else if (phase === 1) {
       if (st === mod) mod *= size;
       else if (st === 0) phase = 2;
-      else return { mode: 's', div: 1, mod: 1 };
-    } else if (st !== 0) return { mode: 's', div: 1, mod: 1 };
+      else return STRIDED;
+    } else if (st !== 0) return STRIDED;
   }
   if (phase === 0) return { mode: 'b', div: 1, mod: 1 };
   if (div === 1 && phase === 1) return { mode: 'c', div: 1, mod };
@@ -78,14 +80,14 @@ export function readPlan(inputs: readonly Layout[], shape: readonly number[]): P
   return { modes: vec4 ? modes : reads.map((r) => r.mode), reads, strides, rank: anyStrided ? shape.length : 0, vec4 };
 }
 
-/** Encodes one dispatch of `attrs` over `inputs` into `outputs` (all contiguous, of `shape`). */
-function dispatchProgram(ctx: GpuContext, attrs: FusedAttrs, inputs: readonly (GpuStorage | RawStorage)[], outputs: readonly RawStorage[], shape: readonly number[]): void {
+type Input = GpuStorage | RawStorage;
+
+/** Encodes one dispatch of `attrs` (its steps lowered to `exprs`) over `inputs` into `outputs`. */
+function dispatchProgram(ctx: GpuContext, attrs: FusedAttrs, exprs: readonly WgslExpr[], inputs: readonly Input[], outputs: readonly RawStorage[], shape: readonly number[]): void {
   const n = numel(shape);
   const p = readPlan(inputs, shape);
-  const dtypes = inputs.map((s) => s.dtype);
-  const counts = paramCounts({ attrs, inputs: dtypes });
-  const words = fusedWords(p.modes, counts, p.rank);
-  const spec = { structure: fusedStructure(attrs, inputs), attrs, inputs: dtypes, modes: p.modes, rank: p.rank, vec4: p.vec4 };
+  const words = fusedWords(p.modes, exprs, p.rank);
+  const spec = { structure: fusedStructure(attrs, inputs), attrs, exprs, inputs: inputs.map((s) => s.dtype), modes: p.modes, rank: p.rank, vec4: p.vec4 };
   const params = new Params();
   params.u(n);
   inputs.forEach((s, k) => {
@@ -96,9 +98,8 @@ function dispatchProgram(ctx: GpuContext, attrs: FusedAttrs, inputs: readonly (G
       params.u(p.reads[k]!.mod);
     }
   });
-  const ins = inputs.map((s) => ({ dtype: s.dtype }));
-  for (const st of attrs.steps) {
-    for (const q of wgslExpression(st, argDType(st.args[0]!, ins, attrs.steps)).params) {
+  for (const e of exprs) {
+    for (const q of e.params) {
       if (q.type === 'f32') params.f(q.value);
       else if (q.type === 'i32') params.i(q.value);
       else params.u(q.value);
@@ -110,49 +111,57 @@ function dispatchProgram(ctx: GpuContext, attrs: FusedAttrs, inputs: readonly (G
       if (m === 's') params.us(p.strides[k]!);
     });
   }
-  const buffers = [...inputs.map((s) => s.buffer.gpu), ...outputs.map((s) => s.buffer.gpu)];
+  const buffers: GPUBuffer[] = [];
+  for (const s of inputs) buffers.push(s.buffer.gpu);
+  for (const s of outputs) buffers.push(s.buffer.gpu);
   ctx.dispatch(fusedProgram(spec, words), buffers, params, grid(Math.ceil((p.vec4 ? n / 4 : n) / FZ_WORKGROUP), ctx.maxWorkgroupsPerDim));
 }
 
-/** Parameter words a part needs at most (every input strided at the output's rank). */
-function worstWords(part: FusedPart, inputs: readonly { readonly dtype: DType }[], attrs: FusedAttrs, rank: number): number {
-  let steps = 0;
-  const ins = part.reads.map((a) => ({ dtype: 'input' in a ? inputs[a.input]!.dtype : attrs.steps[a.step]!.dtype }));
-  for (const st of part.program.steps) steps += wgslExpression(st, argDType(st.args[0]!, ins, part.program.steps)).params.length;
-  return 1 + part.reads.length * (3 + rank) + steps + rank;
+/** Whether a kernel with these bindings and steps fits: parameter words counted as if every input were strided. */
+function fits(ctx: GpuContext, reads: number, writes: number, exprs: readonly WgslExpr[], rank: number): boolean {
+  let words = 1 + reads * (3 + rank) + rank;
+  for (const e of exprs) words += e.params.length;
+  return reads + writes <= ctx.maxStorageBuffers && words <= PARAM_WORDS;
+}
+
+/**
+ * Runs a program over `inputs` into `outputs` (fresh, contiguous, of `shape`): one dispatch, or
+ * consecutive parts when it needs more bindings or parameter words than one kernel may have.
+ */
+export function runProgram(ctx: GpuContext, attrs: FusedAttrs, inputs: readonly GpuStorage[], outputs: readonly RawStorage[], shape: readonly number[]): void {
+  if (numel(shape) === 0) return;
+  const rank = shape.length;
+  const exprs = lowerSteps(attrs, inputs);
+  if (fits(ctx, inputs.length, outputs.length, exprs, rank)) {
+    dispatchProgram(ctx, attrs, exprs, inputs, outputs, shape);
+    return;
+  }
+  // Values passed between parts: the record's outputs, else temporaries.
+  const values = new Map<number, RawStorage>();
+  attrs.outputs.forEach((s, j) => values.set(s, outputs[j]!));
+  const temps: RawStorage[] = [];
+  const dtypeOf = (a: FusedArg): { dtype: DType } => ('input' in a ? inputs[a.input]! : attrs.steps[a.step]!);
+  const parts = partition(attrs, (part) => fits(ctx, part.reads.length, part.writes.length, lowerSteps(part.program, part.reads.map(dtypeOf)), rank));
+  for (const part of parts) {
+    const ins = part.reads.map((a): Input => ('input' in a ? inputs[a.input]! : values.get(a.step)!));
+    const outs = part.writes.map((s) => {
+      let v = values.get(s);
+      if (!v) {
+        v = freshStorage(ctx, shape, attrs.steps[s]!.dtype);
+        values.set(s, v);
+        temps.push(v);
+      }
+      return v;
+    });
+    dispatchProgram(ctx, part.program, lowerSteps(part.program, ins), ins, outs, shape);
+  }
+  for (const t of temps) ctx.unref(t.buffer);
 }
 
 export const fusedKernel: GpuKernel<'fused'> = {
   run(ctx, record, inputs) {
-    const shape = record.outputs[0]!.shape;
     const outputs = record.outputs.map((m) => freshStorage(ctx, m.shape, m.dtype));
-    const { attrs } = record;
-    const rank = shape.length;
-    const fits = (reads: number, writes: number, words: number) => reads + writes <= ctx.maxStorageBuffers && words <= PARAM_WORDS;
-    const whole: FusedPart = { lo: 0, hi: attrs.steps.length, reads: inputs.map((_, k) => ({ input: k })), writes: attrs.outputs, program: attrs };
-    if (fits(inputs.length, outputs.length, worstWords(whole, inputs, attrs, rank))) {
-      dispatchProgram(ctx, attrs, inputs, outputs, shape);
-      return outputs;
-    }
-    // Too many bindings or words for one kernel: consecutive parts, values between them in temporaries.
-    const parts = partition(attrs, (part) => fits(part.reads.length, part.writes.length, worstWords(part, inputs, attrs, rank)));
-    const values = new Map<number, RawStorage>();
-    attrs.outputs.forEach((s, j) => values.set(s, outputs[j]!));
-    const temps: RawStorage[] = [];
-    const storageOf = (a: FusedArg): GpuStorage | RawStorage => ('input' in a ? inputs[a.input]! : values.get(a.step)!);
-    for (const part of parts) {
-      const outs = part.writes.map((s) => {
-        let v = values.get(s);
-        if (!v) {
-          v = freshStorage(ctx, shape, attrs.steps[s]!.dtype);
-          values.set(s, v);
-          temps.push(v);
-        }
-        return v;
-      });
-      dispatchProgram(ctx, part.program, part.reads.map(storageOf), outs, shape);
-    }
-    for (const t of temps) ctx.unref(t.buffer);
+    runProgram(ctx, record.attrs, inputs, outputs, record.outputs[0]!.shape);
     return outputs;
   },
 };

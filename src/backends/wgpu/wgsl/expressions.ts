@@ -5,7 +5,8 @@
 import type { DType } from '../../../ir/dtype.js';
 import { BINARY, UNARY, UNARY_PARAM, isBinaryOp, isUnaryOp, paramValues, scalarBase } from '../../../ir/elementwise.js';
 import { isParamUnaryCall, isScalarCall, type FusableCall } from '../../../ir/fused.js';
-import type { ScalarType } from './elementwise.js';
+
+export type ScalarType = 'f32' | 'i32' | 'u32';
 
 function pick(spec: { wgsl: string; wgslInt?: string; wgslBool?: string }, dtype: DType): string {
   if (dtype === 'int32') return spec.wgslInt ?? spec.wgsl;

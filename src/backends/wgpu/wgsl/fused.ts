@@ -17,8 +17,7 @@
 import type { DType } from '../../../ir/dtype.js';
 import { argDType, type FusedAttrs } from '../../../ir/fused.js';
 import { header, linearEntry, stridedOffsets, wgslType, type BindingDecl, type Program, type StrideSet } from './common.js';
-import type { ScalarType } from './elementwise.js';
-import { wgslExpression } from './expressions.js';
+import { wgslExpression, type ScalarType, type WgslExpr } from './expressions.js';
 import { PRELUDE } from './prelude.js';
 
 export type FusedMode = 'c' | 'b' | 'm' | 's' | 'mv' | 'ms';
@@ -27,6 +26,8 @@ export interface FusedSpec {
   /** The structure key of the program (src/ir/fused.ts `fusedStructure`). */
   readonly structure: string;
   readonly attrs: FusedAttrs;
+  /** Each step's expression and parameters (`lowerSteps`). */
+  readonly exprs: readonly WgslExpr[];
   readonly inputs: readonly DType[];
   readonly modes: readonly FusedMode[];
   /** The output rank (used by strided inputs; 0 when there are none). */
@@ -53,16 +54,16 @@ function isM(m: FusedMode): boolean {
 }
 
 /** Where each parameter word lives; the kernel fills them in this order. */
-export function fusedWords(modes: readonly FusedMode[], paramCounts: readonly number[], rank: number): FusedWords {
+export function fusedWords(modes: readonly FusedMode[], exprs: readonly WgslExpr[], rank: number): FusedWords {
   let at = 1;
   const inputs = modes.map((m) => {
     const w = at;
     at += isM(m) ? 3 : 1;
     return w;
   });
-  const params = paramCounts.map((c) => {
+  const params = exprs.map((e) => {
     const w = at;
-    at += c;
+    at += e.params.length;
     return w;
   });
   const shape = at;
@@ -84,10 +85,9 @@ function read(t: ScalarType, at: number): string {
 /** The step function: `fz(v0, v1, ...)` returns every output step's value. */
 function stepFunction(spec: FusedSpec, words: FusedWords): string {
   const { steps, outputs } = spec.attrs;
-  const ins = spec.inputs.map((d) => ({ dtype: d }));
   const lines: string[] = [];
   steps.forEach((st, s) => {
-    const e = wgslExpression(st, argDType(st.args[0]!, ins, steps));
+    const e = spec.exprs[s]!;
     const binds = st.args.map((a, k) => `let ${VARS[k]} = ${'input' in a ? `v${a.input}` : `t${a.step}`};`);
     e.params.forEach((p, j) => binds.push(`let ${p.name} = ${read(p.type, words.params[s]! + j)};`));
     lines.push(`  var t${s}: ${wgslType(st.dtype)};`, `  { ${binds.join(' ')} t${s} = ${e.expr}; }`);
@@ -101,9 +101,9 @@ ${lines.join('\n')}
 }`;
 }
 
-export function paramCounts(spec: Pick<FusedSpec, 'attrs' | 'inputs'>): number[] {
-  const ins = spec.inputs.map((d) => ({ dtype: d }));
-  return spec.attrs.steps.map((st) => wgslExpression(st, argDType(st.args[0]!, ins, spec.attrs.steps)).params.length);
+/** Each step's WGSL expression, for inputs of these dtypes. */
+export function lowerSteps(attrs: FusedAttrs, inputs: readonly { readonly dtype: DType }[]): WgslExpr[] {
+  return attrs.steps.map((st) => wgslExpression(st, argDType(st.args[0]!, inputs, attrs.steps)));
 }
 
 export function fusedProgram(spec: FusedSpec, words: FusedWords): Program {
