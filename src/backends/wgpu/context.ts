@@ -68,8 +68,9 @@ export class GpuContext {
   private readonly bufferIds = new WeakMap<GPUBuffer, number>();
   private nextBufferId = 0;
   private readonly dynamicOffset = new Uint32Array(1);
-  private readonly sources = new Map<string, string>();
+  /** Pipelines by generated source (keys that generate one source share it) and by program key. */
   private readonly pipelines = new Map<string, Pipeline>();
+  private readonly byKey = new Map<string, Pipeline>();
   private readonly arena: GPUBuffer;
   private readonly arenaData = new Uint32Array(ARENA_SLOTS * PARAM_WORDS);
   private slot = 0;
@@ -216,13 +217,15 @@ export class GpuContext {
   }
 
   private pipeline(program: Program): Pipeline {
-    let source = this.sources.get(program.key);
-    if (source === undefined) {
-      source = program.source();
-      this.sources.set(program.key, source);
-    }
-    let p = this.pipelines.get(source);
+    // By key first: the sources are long strings, not worth hashing on every dispatch.
+    let p = this.byKey.get(program.key);
     if (p) return p;
+    const source = program.source();
+    p = this.pipelines.get(source);
+    if (p) {
+      this.byKey.set(program.key, p);
+      return p;
+    }
     const sig = program.bindings.join(',');
     let layout = this.layouts.get(sig);
     if (!layout) {
@@ -245,6 +248,7 @@ export class GpuContext {
     });
     p = { pipeline, layout: layout.layout, layoutId: layout.id };
     this.pipelines.set(source, p);
+    this.byKey.set(program.key, p);
     return p;
   }
 
