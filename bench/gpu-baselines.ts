@@ -41,9 +41,17 @@ print(json.dumps(out))
 
 /** PyTorch figures, or undefined when python3 / torch / CUDA is missing. */
 export function torchBaselines(shapes: ReadonlyArray<readonly [number, number, number]>): TorchFigures | undefined {
+  return torchJson<TorchFigures>(TORCH_SCRIPT, [JSON.stringify(shapes)]);
+}
+
+/**
+ * Runs a python3 script that prints its figures as one JSON line last; undefined when python3,
+ * torch or CUDA is missing (or the script fails: its stderr is shown when `verbose`).
+ */
+export function torchJson<T>(script: string, args: readonly string[] = [], verbose = false): T | undefined {
   try {
-    const out = execFileSync('python3', ['-c', TORCH_SCRIPT, JSON.stringify(shapes)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 300_000 });
-    return JSON.parse(out.trim().split('\n').pop()!) as TorchFigures;
+    const out = execFileSync('python3', ['-c', script, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', verbose ? 'inherit' : 'ignore'], timeout: 600_000 });
+    return JSON.parse(out.trim().split('\n').pop()!) as T;
   } catch {
     return undefined;
   }

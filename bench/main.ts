@@ -17,6 +17,7 @@ const BENCHES: Record<string, string> = {
   overlap: 'CPU and GPU work overlapping through the router',
   overhead: 'per-op overhead of a tiny add: bare Cpu, Router, Autodiff<Router>',
   ops: 'scans, sorts, composite reductions, padding, activations, attention: Switchyard CPU (inline, pool; --wgpu) beside TensorFlow.js cpu',
+  fusion: 'Fusion: fused GELU vs unfused and torch copy; MLP and transformer training steps with and without fusion beside TF.js webgpu and torch',
 };
 
 type BenchModule = { main?: unknown; default?: unknown };

@@ -48,6 +48,12 @@ export interface Backend<D extends Device = Device> {
   retain(t: TensorRef): void;
   /** Whether the tensor is still live (not disposed). */
   isLive(t: TensorRef): boolean;
+  /**
+   * Hands the buffered work that computes `t` to its device now, for a consumer this backend
+   * does not see (a Router's transfer goes to the destination's backend). Only backends that
+   * buffer records (Fusion) need it; decorators forward it.
+   */
+  materialize?(t: TensorRef): void;
   /** Reseeds the random stream of a device (all devices when omitted). */
   seed(seed: number, device?: D): void;
   /** Claims `count` positions of a device's random stream. */

@@ -47,6 +47,9 @@ export abstract class Decorator<B extends Backend> implements Backend<DeviceOf<B
   isLive(t: TensorRef): boolean {
     return this.inner.isLive(t);
   }
+  materialize(t: TensorRef): void {
+    this.inner.materialize?.(t);
+  }
   seed(seed: number, device?: DeviceOf<B>): void {
     this.inner.seed(seed, device);
   }

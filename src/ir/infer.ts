@@ -7,6 +7,7 @@ import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import { kindOf, type DType } from './dtype.js';
 import { BINARY, UNARY, isBinaryOp, isParamUnaryOp, isScalarOp, isUnaryOp, scalarBase } from './elementwise.js';
 import { OP_KINDS, type KindLimitedOp } from './kinds.js';
+import { isFusableOp, type FusedAttrs } from './fused.js';
 import { REDUCE_OPS, numel, type OpAttrs, type OpName, type ReduceOp } from './ops.js';
 import { broadcastShapes, checkSize, resolveReshape, sameShape, sliceShape } from './shape.js';
 
@@ -276,6 +277,37 @@ function inferMetas(call: OpCall, inputs: readonly Meta[]): Meta[] {
       checkDim(op, call.attrs.dim, a!.shape);
       return [{ shape: a!.shape, dtype: 'int32' }];
     }
+    case 'fused':
+      return inferFused(call.attrs, inputs);
   }
   throw new ArgumentError(`unknown op '${String(op)}'`, { op: String(op) });
+}
+
+/**
+ * A fused program's outputs, checked step by step with each op's own rule: every step has the
+ * program's shape (the inputs' broadcast) and the dtype it declares.
+ */
+function inferFused(attrs: FusedAttrs, inputs: readonly Meta[]): Meta[] {
+  const op = 'fused';
+  if (inputs.length === 0 || attrs.steps.length === 0) throw new ArgumentError('a fused program needs inputs and steps', { op });
+  const shape = broadcastShapes(op, ...inputs.map((m) => m.shape));
+  const metas: Meta[] = [];
+  attrs.steps.forEach((st, s) => {
+    if (!isFusableOp(st.op)) throw new ArgumentError(`step ${s}: '${String(st.op)}' is not an elementwise op`, { op });
+    const args = st.args.map((a) => {
+      const m = 'input' in a ? inputs[a.input] : a.step < s ? metas[a.step] : undefined;
+      if (m === undefined) throw new ArgumentError(`step ${s} (${st.op}) reads ${JSON.stringify(a)}, which is not an input or an earlier step`, { op });
+      return m;
+    });
+    const [m] = inferMetas(st, args);
+    if (!sameShape(m!.shape, shape) || m!.dtype !== st.dtype) {
+      throw new ArgumentError(`step ${s} (${st.op}) gives ${m!.dtype} [${m!.shape.join(', ')}], the program declares ${st.dtype} [${shape.join(', ')}]`, { op });
+    }
+    metas.push(m!);
+  });
+  return attrs.outputs.map((s) => {
+    const m = metas[s];
+    if (m === undefined) throw new ArgumentError(`output step ${s} does not exist`, { op });
+    return m;
+  });
 }

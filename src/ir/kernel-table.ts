@@ -33,9 +33,11 @@ export interface KernelGroups<K> {
   readonly reorder: K;
   /** argsort and argtopk. */
   readonly argsort: K;
+  /** Fused elementwise programs (src/ir/fused.ts). */
+  readonly fused: K;
 }
 
-type Listed = UnaryOp | ParamUnaryOp | BinaryOp | ScalarOp | ReduceOp | 'full' | 'arange' | 'random' | 'clamp' | 'where' | 'cast' | 'copy' | 'cat' | 'sliceAssign' | 'gather' | 'scatterAdd' | 'indexSelect' | 'softmax' | 'logSoftmax' | 'matmul' | 'var' | 'cumsum' | 'cumprod' | 'flip' | 'roll' | 'tril' | 'triu' | 'argsort' | 'argtopk';
+type Listed = UnaryOp | ParamUnaryOp | BinaryOp | ScalarOp | ReduceOp | 'full' | 'arange' | 'random' | 'clamp' | 'where' | 'cast' | 'copy' | 'cat' | 'sliceAssign' | 'gather' | 'scatterAdd' | 'indexSelect' | 'softmax' | 'logSoftmax' | 'matmul' | 'var' | 'cumsum' | 'cumprod' | 'flip' | 'roll' | 'tril' | 'triu' | 'argsort' | 'argtopk' | 'fused';
 /** A new op in the vocabulary that kernelTable does not place is a compile error here. */
 const exhaustive: [Exclude<KernelOp, Listed>] extends [never] ? true : never = true;
 void exhaustive;
@@ -67,6 +69,7 @@ export function kernelTable<K>(g: KernelGroups<K>): Record<KernelOp, K> {
     triu: g.reorder,
     argsort: g.argsort,
     argtopk: g.argsort,
+    fused: g.fused,
   };
   for (const op of UNARY_OPS) table[op] = ew;
   for (const op of PARAM_UNARY_OPS) table[op] = ew;

@@ -6,6 +6,7 @@
  */
 import type { DType } from './dtype.js';
 import type { BinaryOp, ParamUnaryAttrs, ParamUnaryOp, ScalarOp, UnaryOp } from './elementwise.js';
+import type { FusedAttrs } from './fused.js';
 
 export interface TensorMeta {
   readonly id: number;
@@ -80,6 +81,8 @@ export type OpAttrs = {
   argtopk: { readonly dim: number; readonly k: number; readonly largest: boolean };
   // cross-device transfer (the router's bridge); `to` is the destination device key
   transfer: { readonly from: string; readonly to: string };
+  /** A chain of elementwise ops run as one kernel (made by the Fusion decorator; see src/ir/fused.ts). */
+  fused: FusedAttrs;
 } & { readonly [K in UnaryOp]: Record<string, never> } & { readonly [K in BinaryOp]: Record<string, never> } & {
   readonly [K in ScalarOp]: { readonly scalar: number };
 } & { readonly [K in ReduceOp]: ReduceAttrs } & { readonly [K in ParamUnaryOp]: ParamUnaryAttrs<K> };

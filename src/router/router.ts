@@ -135,7 +135,17 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
       const what = record.op === 'transfer' ? 'destination device' : 'device';
       throw new DeviceError(`unknown ${what} '${record.device}' for ${this.name}`, { op: record.op, devices: [record.device], hint: `valid devices: ${this.deviceStrings().join(', ')}` });
     }
+    if (record.op === 'transfer') {
+      // The source backend may still buffer the op that computes the input (Fusion): it must exist first.
+      const from = this.lookup(record.attrs.from);
+      if (from) this.backends[from.index]!.materialize?.({ id: record.inputs[0]!.id, device: from.inner });
+    }
     this.backends[d.index]!.submit(record);
+  }
+
+  materialize(t: TensorRef): void {
+    const [b, inner] = this.route(t);
+    b.materialize?.(inner);
   }
 
   read(t: TensorRef): Promise<TypedArray> {

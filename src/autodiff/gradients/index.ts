@@ -33,6 +33,8 @@ export const GRADS: { readonly [N in OpName]: GradEntry<N> } = {
   matmul: MATMUL_GRAD,
   ...REORDER_GRADS,
   var: VAR_GRAD,
+  // Autodiff sits above Fusion, so it records the unfused ops; a fused record never reaches a tape.
+  fused: NONE,
 };
 
 export function gradOf<N extends OpName>(op: N): GradEntry<N> {

@@ -1,8 +1,8 @@
 /**
  * GPU memory by size class. Freed buffers are reused for later tensors of the same class.
- * Buffers freed while a batch is still being encoded wait until that batch is submitted:
- * `queue.writeBuffer` runs ahead of unsubmitted commands, so handing such a buffer to a
- * `fromData` at once could overwrite values the batch has yet to read.
+ * A buffer freed while a batch is still being encoded may take kernel writes of that batch
+ * at once (dispatches run in order), but not an upload: `queue.writeBuffer` runs ahead of
+ * unsubmitted commands and could overwrite values the batch has yet to read.
  */
 import { BufferUsage } from './flags.js';
 
@@ -30,10 +30,12 @@ export function sizeClass(bytes: number, max = Number.MAX_SAFE_INTEGER): number 
 
 export class BufferPool {
   private readonly free = new Map<number, GPUBuffer[]>();
-  private waiting: GpuBuffer[] = [];
+  /** Buffers freed while a batch is open: reusable by kernels of the batch, not by uploads. */
+  private readonly freedInBatch = new Set<GPUBuffer>();
+  /** Freed in the open batch past the pooling bound: destroyed once the batch is submitted. */
+  private doomed: GPUBuffer[] = [];
   private liveBytes = 0;
   private pooledBytes = 0;
-  private waitingBytes = 0;
   liveBuffers = 0;
 
   constructor(
@@ -55,21 +57,18 @@ export class BufferPool {
    */
   readonly reusedInBatch = new Set<GPUBuffer>();
 
+  /**
+   * The most recently freed buffer of the size class first, whether or not its batch is
+   * submitted: a loop that repeats the same ops then gets the same buffers in the same roles
+   * each time, so its bind groups repeat (and are cached).
+   */
   acquire(bytes: number): GpuBuffer {
     const size = sizeClass(Math.max(bytes, 4), this.maxClass);
-    const list = this.free.get(size);
-    let gpu = list?.pop();
-    if (gpu) this.pooledBytes -= size;
-    else {
-      // Reuse within the batch (a loop of large ops would otherwise create a buffer per op).
-      const w = this.waiting.findIndex((b) => b.size === size);
-      if (w >= 0) {
-        gpu = this.waiting[w]!.gpu;
-        this.waiting.splice(w, 1);
-        this.waitingBytes -= size;
-        this.reusedInBatch.add(gpu);
-      } else gpu = this.device.createBuffer({ size, usage: this.usage });
-    }
+    let gpu = this.free.get(size)?.pop();
+    if (gpu) {
+      this.pooledBytes -= size;
+      if (this.freedInBatch.delete(gpu)) this.reusedInBatch.add(gpu);
+    } else gpu = this.device.createBuffer({ size, usage: this.usage });
     this.liveBytes += size;
     this.liveBuffers++;
     return { gpu, size, refs: 1 };
@@ -79,40 +78,37 @@ export class BufferPool {
   release(buf: GpuBuffer, batchOpen: boolean): void {
     this.liveBytes -= buf.size;
     this.liveBuffers--;
-    if (batchOpen) {
-      this.waiting.push(buf);
-      this.waitingBytes += buf.size;
-    } else this.park(buf.gpu, buf.size);
-  }
-
-  /** Called after each submit: buffers freed during the batch become reusable. */
-  commit(): void {
-    this.reusedInBatch.clear();
-    const w = this.waiting;
-    this.waiting = [];
-    this.waitingBytes = 0;
-    for (const b of w) this.park(b.gpu, b.size);
-  }
-
-  private park(gpu: GPUBuffer, size: number): void {
-    if (this.pooledBytes + size > this.maxPooledBytes) {
-      gpu.destroy();
+    if (this.pooledBytes + buf.size > this.maxPooledBytes) {
+      // Destroying a buffer that unsubmitted commands use would invalidate the batch.
+      if (batchOpen) this.doomed.push(buf.gpu);
+      else buf.gpu.destroy();
       return;
     }
-    let list = this.free.get(size);
-    if (!list) this.free.set(size, (list = []));
-    list.push(gpu);
-    this.pooledBytes += size;
+    if (batchOpen) this.freedInBatch.add(buf.gpu);
+    let list = this.free.get(buf.size);
+    if (!list) this.free.set(buf.size, (list = []));
+    list.push(buf.gpu);
+    this.pooledBytes += buf.size;
+  }
+
+  /** Called after each submit: buffers freed during the batch may now take uploads too. */
+  commit(): void {
+    this.reusedInBatch.clear();
+    this.freedInBatch.clear();
+    const doomed = this.doomed;
+    this.doomed = [];
+    for (const b of doomed) b.destroy();
   }
 
   stats(): { liveBytes: number; pooledBytes: number } {
-    return { liveBytes: this.liveBytes, pooledBytes: this.pooledBytes + this.waitingBytes };
+    return { liveBytes: this.liveBytes, pooledBytes: this.pooledBytes };
   }
 
   /** Destroys the parked buffers (live ones belong to tensors; the device's destroy frees them). */
   clear(): void {
     for (const list of this.free.values()) for (const b of list) b.destroy();
     this.free.clear();
+    this.freedInBatch.clear();
     this.pooledBytes = 0;
   }
 }

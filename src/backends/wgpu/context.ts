@@ -37,10 +37,18 @@ const ARENA_SLOTS = 512;
  */
 const MAX_INFLIGHT_BATCHES = 32;
 const FLAG_SLOTS = 256;
+/**
+ * Bind groups kept for reuse. Creating one is the costliest call of a dispatch (about 100 µs
+ * through Dawn's Node bindings on a small machine); a loop reuses the same pooled buffers, so
+ * the same groups recur. Past the bound the oldest quarter goes.
+ */
+const BIND_GROUP_CACHE = 4096;
 
 interface Pipeline {
   readonly pipeline: GPUComputePipeline;
   readonly layout: GPUBindGroupLayout;
+  /** The layout's number, part of a bind group's cache key. */
+  readonly layoutId: number;
 }
 
 export class GpuContext {
@@ -48,12 +56,21 @@ export class GpuContext {
   readonly staging: StagingPool;
   readonly maxWorkgroupsPerDim: number;
   readonly maxBinding: number;
+  /** Storage buffers one kernel may bind (a fused kernel with more is split). */
+  readonly maxStorageBuffers: number;
+  /** Dispatches encoded since the device was created (tests and benchmarks count kernels with it). */
+  dispatchCount = 0;
   /** Set once the device is lost (not by close()); every later op and read fails with it. */
   lost: KernelError | undefined;
   private closing = false;
-  private readonly layouts = new Map<string, GPUBindGroupLayout>();
-  private readonly sources = new Map<string, string>();
+  private readonly layouts = new Map<string, { layout: GPUBindGroupLayout; id: number }>();
+  private readonly bindGroups = new Map<string, GPUBindGroup>();
+  private readonly bufferIds = new WeakMap<GPUBuffer, number>();
+  private nextBufferId = 0;
+  private readonly dynamicOffset = new Uint32Array(1);
+  /** Pipelines by generated source (keys that generate one source share it) and by program key. */
   private readonly pipelines = new Map<string, Pipeline>();
+  private readonly byKey = new Map<string, Pipeline>();
   private readonly arena: GPUBuffer;
   private readonly arenaData = new Uint32Array(ARENA_SLOTS * PARAM_WORDS);
   private slot = 0;
@@ -81,6 +98,7 @@ export class GpuContext {
     const limits = device.limits;
     this.maxWorkgroupsPerDim = limits.maxComputeWorkgroupsPerDimension;
     this.maxBinding = Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize);
+    this.maxStorageBuffers = limits.maxStorageBuffersPerShaderStage;
     this.pool = BufferPool.forTensors(device, this.maxBinding);
     this.staging = new StagingPool(device);
     this.arena = device.createBuffer({ size: ARENA_SLOTS * PARAM_BYTES, usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST });
@@ -134,6 +152,11 @@ export class GpuContext {
   private touch(): void {
     const f = this.batchFault;
     if (f && !this.opFaults.includes(f)) this.opFaults.push(f);
+  }
+
+  /** Compute pipelines compiled so far (one per distinct generated source). */
+  get pipelineCount(): number {
+    return this.pipelines.size;
   }
 
   get batchOpen(): boolean {
@@ -194,13 +217,15 @@ export class GpuContext {
   }
 
   private pipeline(program: Program): Pipeline {
-    let source = this.sources.get(program.key);
-    if (source === undefined) {
-      source = program.source();
-      this.sources.set(program.key, source);
-    }
-    let p = this.pipelines.get(source);
+    // By key first: the sources are long strings, not worth hashing on every dispatch.
+    let p = this.byKey.get(program.key);
     if (p) return p;
+    const source = program.source();
+    p = this.pipelines.get(source);
+    if (p) {
+      this.byKey.set(program.key, p);
+      return p;
+    }
     const sig = program.bindings.join(',');
     let layout = this.layouts.get(sig);
     if (!layout) {
@@ -209,19 +234,21 @@ export class GpuContext {
         visibility: ShaderStage.COMPUTE,
         buffer: { type: k === 'read' ? 'read-only-storage' : 'storage' },
       }));
-      entries.push({ binding: program.bindings.length, visibility: ShaderStage.COMPUTE, buffer: { type: 'uniform' } });
-      layout = this.device.createBindGroupLayout({ entries });
+      // The parameter slot is a dynamic offset, so a bind group depends on the buffers only (and is cached).
+      entries.push({ binding: program.bindings.length, visibility: ShaderStage.COMPUTE, buffer: { type: 'uniform', hasDynamicOffset: true } });
+      layout = { layout: this.device.createBindGroupLayout({ entries }), id: this.layouts.size };
       this.layouts.set(sig, layout);
     }
     this.openBatch(); // compile errors land in the batch's error scope
     const module = this.device.createShaderModule({ code: source, label: program.key });
     const pipeline = this.device.createComputePipeline({
-      layout: this.device.createPipelineLayout({ bindGroupLayouts: [layout] }),
+      layout: this.device.createPipelineLayout({ bindGroupLayouts: [layout.layout] }),
       compute: { module, entryPoint: 'main' },
       label: program.key,
     });
-    p = { pipeline, layout };
+    p = { pipeline, layout: layout.layout, layoutId: layout.id };
     this.pipelines.set(source, p);
+    this.byKey.set(program.key, p);
     return p;
   }
 
@@ -231,17 +258,43 @@ export class GpuContext {
       throw new KernelError(`a kernel needs ${params.length} parameter words (the limit is ${PARAM_WORDS})`, { op: program.key.split('|')[0] ?? 'kernel', hint: 'reduce the tensor rank (reshape merges dims)' });
     }
     if (this.slot >= ARENA_SLOTS) this.flush();
-    const { pipeline, layout } = this.pipeline(program);
+    const p = this.pipeline(program);
     const pass = this.computePass();
-    const offset = this.slot * PARAM_BYTES;
+    this.dynamicOffset[0] = this.slot * PARAM_BYTES;
     this.arenaData.set(params.words, this.slot * PARAM_WORDS);
     this.slot++;
-    const entries: GPUBindGroupEntry[] = buffers.map((b, i) => ({ binding: i, resource: { buffer: b } }));
-    entries.push({ binding: buffers.length, resource: { buffer: this.arena, offset, size: PARAM_BYTES } });
-    pass.setPipeline(pipeline);
-    pass.setBindGroup(0, this.device.createBindGroup({ layout, entries }));
+    pass.setPipeline(p.pipeline);
+    pass.setBindGroup(0, this.bindGroup(p, buffers), this.dynamicOffset, 0, 1);
     pass.dispatchWorkgroups(groups[0], groups[1], groups[2]);
     this.dispatches++;
+    this.dispatchCount++;
+  }
+
+  /** The bind group of `buffers` (and the parameter arena) for a pipeline's layout, made once. */
+  private bindGroup(p: Pipeline, buffers: readonly GPUBuffer[]): GPUBindGroup {
+    let key = `${p.layoutId}`;
+    for (const b of buffers) {
+      let id = this.bufferIds.get(b);
+      if (id === undefined) {
+        id = this.nextBufferId++;
+        this.bufferIds.set(b, id);
+      }
+      key += `,${id}`;
+    }
+    let group = this.bindGroups.get(key);
+    if (group) return group;
+    const entries: GPUBindGroupEntry[] = buffers.map((b, i) => ({ binding: i, resource: { buffer: b } }));
+    entries.push({ binding: buffers.length, resource: { buffer: this.arena, offset: 0, size: PARAM_BYTES } });
+    group = this.device.createBindGroup({ layout: p.layout, entries });
+    if (this.bindGroups.size >= BIND_GROUP_CACHE) {
+      let drop = BIND_GROUP_CACHE / 4;
+      for (const k of this.bindGroups.keys()) {
+        this.bindGroups.delete(k);
+        if (--drop === 0) break;
+      }
+    }
+    this.bindGroups.set(key, group);
+    return group;
   }
 
   /** Host data into a buffer (ordered before the open batch's commands: the buffer must be fresh). */

@@ -32,12 +32,16 @@ export class Fault {
   }
 }
 
-/** The faults an output inherits: its inputs' relevant faults plus the op's own, without duplicates. */
+/**
+ * The faults an output inherits: its inputs' relevant faults plus the op's own, without
+ * duplicates. Linear in the faults seen: in a loop that never yields, no verdict settles and
+ * the lists grow with the batches in flight.
+ */
 export function inheritFaults(inputs: ReadonlyArray<{ readonly faults: readonly Fault[] }>, own: readonly Fault[]): Fault[] {
-  const out: Fault[] = [];
-  for (const f of own) if (f.relevant && !out.includes(f)) out.push(f);
-  for (const s of inputs) for (const f of s.faults) if (f.relevant && !out.includes(f)) out.push(f);
-  return out;
+  const seen = new Set<Fault>();
+  for (const f of own) if (f.relevant) seen.add(f);
+  for (const s of inputs) for (const f of s.faults) if (f.relevant) seen.add(f);
+  return [...seen];
 }
 
 /** Waits for every fault and throws the first error. */

@@ -3,7 +3,8 @@
  * arity) compiles once into a loop with the expression inlined, with a contiguous fast path and
  * a strided, broadcasting path that walks the last dim in an inner loop.
  */
-import { BINARY, UNARY, UNARY_PARAM, isBinaryOp, isParamUnaryOp, isParamUnaryRecord, isScalarRecord, isScalarOp, isUnaryOp, asScalarExpr, paramValues, scalarBase } from '../../../ir/elementwise.js';
+import { BINARY, UNARY, UNARY_PARAM, isBinaryOp, isUnaryOp, paramValues, scalarBase } from '../../../ir/elementwise.js';
+import { isFusableRecord, isParamUnaryCall, isScalarCall, type FusableCall } from '../../../ir/fused.js';
 import type { DType } from '../../../ir/dtype.js';
 import { numel, type OpName, type OpRecord } from '../../../ir/ops.js';
 import type { View } from '../view.js';
@@ -17,7 +18,7 @@ type Loop = (out: View['data'], inputs: readonly View[], strides: readonly (read
 
 const cache = new Map<string, Loop>();
 /** The helpers the table's JS expressions may call by name. */
-const HELPERS = { erf, ipow, fpow, frem, rint, copysign, logaddexp };
+export const HELPERS = { erf, ipow, fpow, frem, rint, copysign, logaddexp };
 const VARS = ['a', 'b', 'c'];
 
 function compile(expr: string, arity: number): Loop {
@@ -76,36 +77,59 @@ function castExpr(from: DType, to: DType): string {
   return 'a';
 }
 
+/** An op's JS expression over `a` (`b`, `c`: its tensor operands) and the named parameters it reads. */
+export interface JsExpr {
+  readonly expr: string;
+  /** Tensor operands. */
+  readonly arity: number;
+  /** A scalar operand is the parameter `b`; others are `p0`, `p1`. */
+  readonly params: ReadonlyArray<readonly [string, number]>;
+}
+
+const NO_PARAMS: JsExpr['params'] = [];
+
+/** The expression of an elementwise op whose first operand has dtype `dt`. */
+export function jsExpression(call: FusableCall, dt: DType): JsExpr {
+  const op = call.op;
+  if (isUnaryOp(op)) return { expr: pick(UNARY[op], dt), arity: 1, params: NO_PARAMS };
+  if (isParamUnaryCall(call)) {
+    const [p0, p1] = paramValues(call.op, call.attrs);
+    return { expr: UNARY_PARAM[call.op].js, arity: 1, params: [['p0', p0], ['p1', p1]] };
+  }
+  if (isBinaryOp(op)) return { expr: pick(BINARY[op], dt), arity: 2, params: NO_PARAMS };
+  if (isScalarCall(call)) return { expr: pick(BINARY[scalarBase(call.op)], dt), arity: 1, params: [['b', call.attrs.scalar]] };
+  switch (call.op) {
+    case 'clamp':
+      return { expr: 'a < p0 ? p0 : a > p1 ? p1 : a', arity: 1, params: [['p0', call.attrs.min], ['p1', call.attrs.max]] };
+    case 'cast':
+      return { expr: castExpr(dt, call.attrs.dtype), arity: 1, params: NO_PARAMS };
+    case 'copy':
+      return { expr: 'a', arity: 1, params: NO_PARAMS };
+    case 'where':
+      return { expr: 'a ? b : c', arity: 3, params: NO_PARAMS };
+  }
+  throw new Error(`not an elementwise op: ${String(op)}`);
+}
+
+/** A scalar op's expression with its operand read from p0, made once per expression (not per call). */
+const P0_FORMS = new Map<string, string>();
+function withP0(expr: string): string {
+  let f = P0_FORMS.get(expr);
+  if (f === undefined) {
+    f = expr.replace(/\bb\b/g, 'p0');
+    P0_FORMS.set(expr, f);
+  }
+  return f;
+}
+
 /** The expression, arity and parameters for an elementwise record, or undefined if it is not one. */
 export function elementwiseOf(record: OpRecord): { expr: string; arity: number; p0: number; p1: number } | undefined {
-  const op = record.op;
-  const dt = record.inputs[0]?.dtype ?? 'float32';
-  if (isUnaryOp(op)) return { expr: pick(UNARY[op], dt), arity: 1, p0: 0, p1: 0 };
-  if (isParamUnaryRecord(record)) {
-    const op = record.op;
-    const [p0, p1] = paramValues(op, record.attrs);
-    return { expr: UNARY_PARAM[op].js, arity: 1, p0, p1 };
-  }
-  if (isBinaryOp(op)) return { expr: pick(BINARY[op], dt), arity: 2, p0: 0, p1: 0 };
-  if (isScalarRecord(record)) {
-    const op = record.op;
-    const s = record.attrs.scalar;
-    // The scalar operand is the parameter p0 in place of `b`.
-    return { expr: asScalarExpr(pick(BINARY[scalarBase(op)], dt)), arity: 1, p0: s, p1: 0 };
-  }
-  switch (op) {
-    case 'clamp': {
-      const { min, max } = record.attrs;
-      return { expr: 'a < p0 ? p0 : a > p1 ? p1 : a', arity: 1, p0: min, p1: max };
-    }
-    case 'cast':
-      return { expr: castExpr(dt, record.attrs.dtype), arity: 1, p0: 0, p1: 0 };
-    case 'copy':
-      return { expr: 'a', arity: 1, p0: 0, p1: 0 };
-    case 'where':
-      return { expr: 'a ? b : c', arity: 3, p0: 0, p1: 0 };
-  }
-  return undefined;
+  if (!isFusableRecord(record)) return undefined;
+  const e = jsExpression(record, record.inputs[0]?.dtype ?? 'float32');
+  const [first, second] = e.params;
+  // The scalar operand is the parameter p0 in place of `b`.
+  if (first?.[0] === 'b') return { expr: withP0(e.expr), arity: e.arity, p0: first[1], p1: 0 };
+  return { expr: e.expr, arity: e.arity, p0: first?.[1] ?? 0, p1: second?.[1] ?? 0 };
 }
 
 function runElementwise(record: OpRecord, inputs: readonly View[], outputs: readonly View[], lo: number, hi: number): void {

@@ -7,6 +7,7 @@ import { kernelTable, type KernelOp } from '../../../ir/kernel-table.js';
 import { argsortKernel } from './argsort.js';
 import { arangeKernel, fullKernel, randomKernel } from './creation.js';
 import { elementwiseKernel } from './elementwise.js';
+import { fusedKernel } from './fused.js';
 import { catKernel, gatherKernel, indexSelectKernel, scatterAddKernel, sliceAssignKernel } from './indexing.js';
 import type { CpuKernel } from './kernel.js';
 import { matmulKernel } from './matmul.js';
@@ -36,6 +37,7 @@ export const KERNELS: Record<KernelOp, CpuKernel> = kernelTable<CpuKernel>({
   scan: scanKernel,
   reorder: reorderKernel,
   argsort: argsortKernel,
+  fused: fusedKernel,
 });
 
 export function kernelFor(op: OpName): CpuKernel | undefined {
@@ -63,6 +65,7 @@ export const WASM_KERNELS: Record<KernelOp, CpuKernel> = kernelTable<CpuKernel>(
     scan: scanKernel,
     reorder: reorderKernel,
     argsort: argsortKernel,
+    fused: fusedKernel,
 });
 
 export type KernelLookup = (op: OpName) => CpuKernel | undefined;

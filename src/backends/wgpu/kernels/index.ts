@@ -7,6 +7,7 @@ import { argsortKernel } from './argsort.js';
 import { catKernel, sliceAssignKernel } from './copy.js';
 import { arangeKernel, fullKernel, randomKernel } from './creation.js';
 import { elementwiseKernel } from './elementwise.js';
+import { fusedKernel } from './fused.js';
 import { gatherKernel, indexSelectKernel, scatterAddKernel } from './indexing.js';
 import type { GpuKernel } from './kernel.js';
 import { matmulKernel, type MatmulConfig } from './matmul.js';
@@ -38,5 +39,6 @@ export function kernelTable(matmul: MatmulConfig): KernelTable {
     scan: scanKernel,
     reorder: reorderKernel,
     argsort: argsortKernel,
+    fused: fusedKernel,
   });
 }

@@ -4,7 +4,7 @@ import { isContiguous } from '../storage.js';
 import { grid } from '../wgsl/common.js';
 import { VARIANCE_WORKGROUP, varianceProgram } from '../wgsl/variance.js';
 import { contiguousCopy } from './copy.js';
-import { runExpression } from './elementwise.js';
+import { fill } from './creation.js';
 import { freshStorage, type GpuKernel, type RawStorage } from './kernel.js';
 import { rowParams } from './scan.js';
 
@@ -26,7 +26,7 @@ export const varianceKernel: GpuKernel<'var'> = {
     }
     // The correction travels as float bits after the offset (word 5).
     const { p, rows, n, outer } = rowParams(src, d, [new Uint32Array(Float32Array.of(correction).buffer)[0]!]);
-    if (n === 0) runExpression(ctx, { expr: 'sy_nan()', scalars: [] }, [], out); // the mean of nothing
+    if (n === 0) fill(ctx, out, NaN); // the mean of nothing
     else if (rows > 0) {
       const strategy = n >= 128 && (src.strides[d] === 1 || rows < 4096) ? 'group' : 'thread';
       const groups = strategy === 'group' ? rows : Math.ceil(rows / VARIANCE_WORKGROUP);

@@ -1,0 +1,434 @@
+/**
+ * Fusion benchmark (`npm run bench -- fusion`, or `node dist/bench/main.js fusion` on the GPU
+ * machine; `--small` for a software adapter). One run prints, measured side by side:
+ *  - the GELU `x * (erf(x / sqrt2) + 1) / 2` written as five tensor ops on 64M floats: fused
+ *    (Fusion<Wgpu>: one kernel) against the five unfused kernels, the one-kernel `x.gelu()`, and
+ *    torch's device copy (the bandwidth bar); an unfused `add` against the same copy;
+ *  - one SGD training step of an MLP 784-512-512-10 (batch 256, softmax cross-entropy) under
+ *    Autodiff<Wgpu> and Autodiff<Fusion<Wgpu>>, beside TensorFlow.js webgpu and torch CUDA eager;
+ *  - a transformer encoder block forward + backward (d 512, 8 heads, seq 256, batch 8; post-norm,
+ *    attention from matmul / softmax, GELU feed-forward of 2048) with and without fusion, beside
+ *    torch eager written with the same ops;
+ *  - the same GELU on the CPU backend, fused and unfused.
+ * GPU times are per repetition, (time of 2n reps - time of n reps) / n with the best of three
+ * of each, so the fixed cost of the final one-element read cancels (the plain mean when noise
+ * makes that difference meaningless); torch times are CUDA events over the same loops.
+ * `--cpu-only` runs the CPU part alone (no adapter needed).
+ */
+import { Autodiff, Cpu, Distribution, Fusion, Wgpu, fromData, nn, random, tidy, type Backend, type Tensor } from '../src/index.js';
+import { ParamGrads, SGD } from '../src/optim/index.js';
+import { torchJson } from './gpu-baselines.js';
+
+interface Config {
+  readonly n: number;
+  readonly batch: number;
+  readonly block: { readonly d: number; readonly heads: number; readonly seq: number; readonly batch: number };
+  readonly reps: { readonly ew: number; readonly mlp: number; readonly block: number };
+  readonly cpuN: number;
+}
+
+const FULL: Config = { n: 64 << 20, batch: 256, block: { d: 512, heads: 8, seq: 256, batch: 8 }, reps: { ew: 40, mlp: 50, block: 10 }, cpuN: 16 << 20 };
+const SMALL: Config = { n: 1 << 20, batch: 64, block: { d: 64, heads: 4, seq: 32, batch: 2 }, reps: { ew: 4, mlp: 4, block: 2 }, cpuN: 1 << 20 };
+
+type Any = Tensor<Backend, 'float'>;
+
+/** The issue's GELU, five tensor ops. */
+function gelu5<B extends Backend>(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  return x.mul(x.div(Math.SQRT2).erf().add(1)).div(2);
+}
+
+/** Reads one element of `t`: every op queued before it on its device is then done. */
+async function settle(t: Any): Promise<void> {
+  const probe = tidy(() => t.reshape([-1]).slice([[0, 1]]));
+  await probe.toData();
+  probe.dispose();
+}
+
+/**
+ * Milliseconds per call of `run`, from the difference of n and 2n calls (best of three each):
+ * what is paid once per measurement (the final read, its latency) cancels.
+ */
+async function perRep<T extends { dispose(): void }>(run: () => T, sync: (last: T) => Promise<void>, n: number): Promise<number> {
+  const time = async (k: number): Promise<number> => {
+    const t0 = performance.now();
+    let last: T | undefined;
+    for (let i = 0; i < k; i++) {
+      const next = run();
+      last?.dispose();
+      last = next;
+    }
+    await sync(last!);
+    last!.dispose();
+    return performance.now() - t0;
+  };
+  await time(Math.max(2, Math.ceil(n / 4)));
+  let once = Infinity;
+  let twice = Infinity;
+  for (let r = 0; r < 3; r++) {
+    once = Math.min(once, await time(n));
+    twice = Math.min(twice, await time(2 * n));
+  }
+  // Noise can make the difference meaningless (a software adapter, a busy machine): then the plain mean.
+  const marginal = (twice - once) / n;
+  const mean = twice / (2 * n);
+  return marginal > 0 && marginal <= mean ? marginal : mean;
+}
+
+const per = <B extends Backend>(run: () => Tensor<B, 'float'>, n: number) => perRep(run, (t) => settle(t as Any), n);
+
+// ---- torch (CUDA eager), the same work ------------------------------------------------------
+
+interface TorchFigures {
+  readonly device: string;
+  readonly copyMs: number;
+  readonly addMs: number;
+  readonly geluMs: number;
+  readonly gelu5Ms: number;
+  readonly mlpMs: number;
+  readonly blockMs: number;
+}
+
+const TORCH = String.raw`
+import json, sys, torch, torch.nn as nn, torch.nn.functional as F
+torch.backends.cuda.matmul.allow_tf32 = False
+torch.backends.cudnn.allow_tf32 = False
+cfg = json.loads(sys.argv[1])
+dev = torch.device('cuda')
+def bench(fn, reps):
+    for _ in range(3): fn()
+    torch.cuda.synchronize()
+    s = torch.cuda.Event(enable_timing=True); e = torch.cuda.Event(enable_timing=True)
+    best = float('inf')
+    for _ in range(5):
+        s.record()
+        for _ in range(reps): fn()
+        e.record(); torch.cuda.synchronize()
+        best = min(best, s.elapsed_time(e) / reps)
+    return best
+out = {'device': torch.cuda.get_device_name(0)}
+n = cfg['n']
+x = torch.randn(n, device=dev); y = torch.randn(n, device=dev); z = torch.empty_like(x)
+out['copyMs'] = bench(lambda: z.copy_(x), 50)
+out['addMs'] = bench(lambda: torch.add(x, y, out=z), 50)
+out['geluMs'] = bench(lambda: F.gelu(x), 50)
+out['gelu5Ms'] = bench(lambda: x * (torch.erf(x / 1.4142135623730951) + 1) / 2, 50)
+del x, y, z
+B = cfg['batch']
+mlp = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10)).to(dev)
+opt = torch.optim.SGD(mlp.parameters(), lr=0.01)
+xb = torch.randn(B, 784, device=dev); yb = torch.randint(0, 10, (B,), device=dev)
+def mlp_step():
+    opt.zero_grad(set_to_none=True)
+    F.cross_entropy(mlp(xb), yb).backward()
+    opt.step()
+out['mlpMs'] = bench(mlp_step, 100)
+c = cfg['block']; d, h, S, Bt = c['d'], c['heads'], c['seq'], c['batch']; dh = d // h
+lin = lambda a, b: nn.Linear(a, b).to(dev)
+q, k, v, o, f1, f2 = lin(d, d), lin(d, d), lin(d, d), lin(d, d), lin(d, 4 * d), lin(4 * d, d)
+ln1, ln2 = nn.LayerNorm(d).to(dev), nn.LayerNorm(d).to(dev)
+params = [p for m in (q, k, v, o, f1, f2, ln1, ln2) for p in m.parameters()]
+xt = torch.randn(Bt, S, d, device=dev)
+def split(t): return t.reshape(Bt, S, h, dh).permute(0, 2, 1, 3)
+def block_step():
+    for p in params: p.grad = None
+    att = ((split(q(xt)) @ split(k(xt)).transpose(-1, -2)) * (dh ** -0.5)).softmax(-1)
+    a = (att @ split(v(xt))).permute(0, 2, 1, 3).reshape(Bt, S, d)
+    x1 = ln1(xt + o(a))
+    y = ln2(x1 + f2(F.gelu(f1(x1))))
+    y.square().mean().backward()
+out['blockMs'] = bench(block_step, 20)
+print(json.dumps(out))
+`;
+
+// ---- the models ------------------------------------------------------------------------------
+
+function mlp<B extends Backend>(b: B): nn.Sequential<B> {
+  return new nn.Sequential(new nn.Linear(b, 784, 512), new nn.Relu(), new nn.Linear(b, 512, 512), new nn.Relu(), new nn.Linear(b, 512, 10));
+}
+
+/** A post-norm transformer encoder block, attention written with matmul and softmax. */
+class Block<B extends Backend> extends nn.Module<B> {
+  readonly q: nn.Linear<B>;
+  readonly k: nn.Linear<B>;
+  readonly v: nn.Linear<B>;
+  readonly o: nn.Linear<B>;
+  readonly f1: nn.Linear<B>;
+  readonly f2: nn.Linear<B>;
+  readonly ln1: nn.LayerNorm<B>;
+  readonly ln2: nn.LayerNorm<B>;
+
+  constructor(
+    b: B,
+    readonly d: number,
+    readonly heads: number,
+  ) {
+    super();
+    this.q = new nn.Linear(b, d, d);
+    this.k = new nn.Linear(b, d, d);
+    this.v = new nn.Linear(b, d, d);
+    this.o = new nn.Linear(b, d, d);
+    this.f1 = new nn.Linear(b, d, 4 * d);
+    this.f2 = new nn.Linear(b, 4 * d, d);
+    this.ln1 = new nn.LayerNorm(b, d);
+    this.ln2 = new nn.LayerNorm(b, d);
+  }
+
+  forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    const [batch, seq] = x.shape as [number, number, number];
+    const dh = this.d / this.heads;
+    const split = (t: Tensor<B, 'float'>) => t.reshape([batch, seq, this.heads, dh]).permute([0, 2, 1, 3]);
+    return tidy(() => {
+      const att = split(this.q.forward(x)).matmul(split(this.k.forward(x)).transpose()).mul(1 / Math.sqrt(dh)).softmax(-1);
+      const a = att.matmul(split(this.v.forward(x))).permute([0, 2, 1, 3]).reshape([batch, seq, this.d]);
+      const x1 = this.ln1.forward(x.add(this.o.forward(a)));
+      return this.ln2.forward(x1.add(this.f2.forward(this.f1.forward(x1).gelu())));
+    });
+  }
+}
+
+// ---- measurements ----------------------------------------------------------------------------
+
+interface Ew {
+  fusedMs: number;
+  unfusedMs: number;
+  geluMs: number;
+  addMs: number;
+}
+
+async function elementwise(plain: Wgpu, fused: Fusion<Wgpu>, cfg: Config): Promise<Ew> {
+  const fx = random(fused, [cfg.n], Distribution.Normal(0, 1));
+  const x = random(plain, [cfg.n], Distribution.Normal(0, 1));
+  const y = random(plain, [cfg.n], Distribution.Normal(0, 1));
+  for (const t of [fx, x, y]) await settle(t);
+  const r = cfg.reps.ew;
+  const fusedMs = await per(() => {
+    const out = tidy(() => gelu5(fx));
+    // One kernel per call: in a loop, later calls would otherwise join the open group and leave
+    // only the last call's result to compute.
+    fused.flush();
+    return out;
+  }, r);
+  const unfusedMs = await per(() => tidy(() => gelu5(x)), r);
+  const geluMs = await per(() => x.gelu(), r);
+  const addMs = await per(() => x.add(y), r);
+  for (const t of [fx, x, y]) t.dispose();
+  return { fusedMs, unfusedMs, geluMs, addMs };
+}
+
+interface Step {
+  ms: number;
+  dispatches: number;
+}
+
+async function mlpStep<B extends Backend>(b: B, wgpu: Wgpu, cfg: Config): Promise<Step> {
+  const ad = new Autodiff(b);
+  const model = mlp(ad);
+  const opt = new SGD<typeof ad>({ lr: 0.01 });
+  const x = random(ad, [cfg.batch, 784], Distribution.Normal(0, 1));
+  const labels = Int32Array.from({ length: cfg.batch }, (_, i) => (i * 7) % 10);
+  const y = fromData(ad, labels);
+  const step = () =>
+    tidy(() => {
+      const loss = nn.crossEntropy(model.forward(x), y);
+      opt.step(model, ParamGrads.from(loss.backward(), model), 0.01);
+      return loss;
+    });
+  const ctx = wgpu.exec(wgpu.defaultDevice()).context!;
+  const ms = await per(step, cfg.reps.mlp);
+  const before = ctx.dispatchCount;
+  const last = step();
+  await settle(last as Any);
+  last.dispose();
+  const dispatches = ctx.dispatchCount - before;
+  x.dispose();
+  y.dispose();
+  return { ms, dispatches };
+}
+
+async function blockStep<B extends Backend>(b: B, wgpu: Wgpu, cfg: Config): Promise<Step> {
+  const ad = new Autodiff(b);
+  const { d, heads, seq, batch } = cfg.block;
+  const block = new Block(ad, d, heads);
+  const x = random(ad, [batch, seq, d], Distribution.Normal(0, 1));
+  const step = () =>
+    tidy(() => {
+      const loss = block.forward(x).square().mean();
+      loss.backward().dispose();
+      return loss;
+    });
+  const ctx = wgpu.exec(wgpu.defaultDevice()).context!;
+  const ms = await per(step, cfg.reps.block);
+  const before = ctx.dispatchCount;
+  const last = step();
+  await settle(last as Any);
+  last.dispose();
+  x.dispose();
+  return { ms, dispatches: ctx.dispatchCount - before };
+}
+
+type Tf = typeof import('@tensorflow/tfjs-core');
+
+/**
+ * TensorFlow.js webgpu: the same MLP step (SGD, softmax cross-entropy), or undefined if it cannot
+ * start. tfjs-core alone registers no gradients (the tfjs bundle does, and Node cannot load its
+ * ES modules), so the backward pass is written out with the ops autodiff would run.
+ */
+async function tfjsMlp(gpu: GPU, cfg: Config): Promise<number | undefined> {
+  try {
+    const g = globalThis as { navigator?: { gpu?: GPU } };
+    if (!g.navigator) Object.defineProperty(globalThis, 'navigator', { value: { gpu }, configurable: true });
+    else if (!g.navigator.gpu) Object.defineProperty(g.navigator, 'gpu', { value: gpu, configurable: true });
+    const tf: Tf = await import('@tensorflow/tfjs-core');
+    await import('@tensorflow/tfjs-backend-webgpu');
+    if (!(await tf.setBackend('webgpu'))) return undefined;
+    await tf.ready();
+    const layer = (i: number, o: number) => {
+      const bound = 1 / Math.sqrt(i);
+      return [tf.variable(tf.randomUniform([i, o], -bound, bound)), tf.variable(tf.randomUniform([o], -bound, bound))] as const;
+    };
+    const [w1, b1] = layer(784, 512);
+    const [w2, b2] = layer(512, 512);
+    const [w3, b3] = layer(512, 10);
+    const x = tf.randomNormal([cfg.batch, 784]);
+    const y = tf.oneHot(tf.tensor1d(Int32Array.from({ length: cfg.batch }, (_, i) => (i * 7) % 10), 'int32'), 10);
+    const lr = 0.01;
+    const step = () =>
+      tf.tidy(() => {
+        const z1 = tf.add(tf.matMul(x, w1), b1);
+        const h1 = tf.relu(z1);
+        const z2 = tf.add(tf.matMul(h1, w2), b2);
+        const h2 = tf.relu(z2);
+        const logp = tf.logSoftmax(tf.add(tf.matMul(h2, w3), b3));
+        const loss = tf.neg(tf.mean(tf.sum(tf.mul(y, logp), 1)));
+        // d loss / d logits = (softmax - onehot) / batch
+        const dl = tf.div(tf.sub(tf.exp(logp), y), cfg.batch);
+        const dh2 = tf.mul(tf.matMul(dl, w3, false, true), tf.step(z2));
+        const dh1 = tf.mul(tf.matMul(dh2, w2, false, true), tf.step(z1));
+        const updates: Array<[typeof w1, ReturnType<Tf['matMul']>]> = [
+          [w3, tf.matMul(h2, dl, true, false)],
+          [b3, tf.sum(dl, 0)],
+          [w2, tf.matMul(h1, dh2, true, false)],
+          [b2, tf.sum(dh2, 0)],
+          [w1, tf.matMul(x, dh1, true, false)],
+          [b1, tf.sum(dh1, 0)],
+        ];
+        for (const [v, grad] of updates) v.assign(tf.sub(v, tf.mul(grad, lr)));
+        return loss;
+      });
+    return await perRep(step, async (loss) => void (await loss.data()), cfg.reps.mlp);
+  } catch (e) {
+    console.error('tfjs webgpu baseline failed:', e instanceof Error ? e.message : e);
+    return undefined;
+  }
+}
+
+async function cpuGelu(cfg: Config): Promise<Array<[string, number]>> {
+  const rows: Array<[string, number]> = [];
+  for (const threads of [0, undefined]) {
+    const cpu = new Cpu(threads === undefined ? {} : { threads });
+    const fused = new Fusion(cpu);
+    const x = random(cpu, [cfg.cpuN], Distribution.Normal(0, 1));
+    const fx = random(fused, [cfg.cpuN], Distribution.Normal(0, 1));
+    await settle(x);
+    await settle(fx);
+    const label = threads === 0 ? 'inline' : 'pool';
+    const reps = Math.max(2, Math.ceil(cfg.reps.ew / 8));
+    rows.push([`cpu ${label}, 5 unfused ops`, await per(() => tidy(() => gelu5(x)), reps)]);
+    rows.push([
+      `cpu ${label}, fused (one loop)`,
+      await per(() => {
+        const out = tidy(() => gelu5(fx));
+        fused.flush();
+        return out;
+      }, reps),
+    ]);
+    x.dispose();
+    fx.dispose();
+    await cpu.close();
+  }
+  return rows;
+}
+
+// ---- the report ------------------------------------------------------------------------------
+
+const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
+
+function cpuTable(rows: ReadonlyArray<[string, number]>, cfg: Config): string[] {
+  const out = [line([`GELU, 5 ops on the CPU, ${cfg.cpuN / (1 << 20)}M floats`, 'ms']), line(['---', '---'])];
+  for (const [name, ms] of rows) out.push(line([name, ms.toFixed(1)]));
+  return out;
+}
+
+export async function main(args: readonly string[] = []): Promise<void> {
+  const small = args.includes('--small');
+  const cfg = small ? SMALL : FULL;
+  if (args.includes('--cpu-only')) {
+    console.log('\n' + cpuTable(await cpuGelu(cfg), cfg).join('\n'));
+    return;
+  }
+  const wgpu = await Wgpu.create();
+  const fused = new Fusion(wgpu);
+  const info = await wgpu.adapterInfo();
+  console.log(`adapter: ${info.vendor} ${info.architecture} ${info.description}`.trim());
+  console.log(`config: ${JSON.stringify(cfg)}`);
+
+  const torch = torchJson<TorchFigures>(TORCH, [JSON.stringify(cfg)], true);
+  if (!torch) console.log('torch: not available (python3 with torch and CUDA is needed); its rows are n/a');
+
+  const ew = await elementwise(wgpu, fused, cfg);
+  const mlpPlain = await mlpStep(wgpu, wgpu, cfg);
+  const mlpFused = await mlpStep(fused, wgpu, cfg);
+  const blockPlain = await blockStep(wgpu, wgpu, cfg);
+  const blockFused = await blockStep(fused, wgpu, cfg);
+  await fused.close();
+
+  const { create, globals } = await import('webgpu');
+  Object.assign(globalThis, globals);
+  const tf = await tfjsMlp(create([]), cfg);
+  const cpu = await cpuGelu(cfg);
+
+  const bytes = 4 * cfg.n;
+  const gbs = (b: number, ms: number) => b / (ms / 1000) / 1e9;
+  const copyGBs = torch ? gbs(2 * bytes, torch.copyMs) : undefined;
+  const ofCopy = (g: number) => (copyGBs ? `${((100 * g) / copyGBs).toFixed(0)}%` : 'n/a');
+  const out: string[] = [];
+  out.push(line([`elementwise, ${cfg.n / (1 << 20)}M floats`, 'ms', 'GB/s', `of torch copy (${copyGBs ? copyGBs.toFixed(0) : 'n/a'} GB/s)`]), line(['---', '---', '---', '---']));
+  const ewRow = (name: string, ms: number, b: number) => out.push(line([name, ms.toFixed(3), gbs(b, ms).toFixed(0), ofCopy(gbs(b, ms))]));
+  ewRow('GELU, 5 ops, fused (Fusion<Wgpu>: one kernel; read 1, write 1)', ew.fusedMs, 2 * bytes);
+  ewRow('GELU, 5 ops, unfused (5 kernels; counted as read 1, write 1)', ew.unfusedMs, 2 * bytes);
+  ewRow('x.gelu() (one hand-written kernel)', ew.geluMs, 2 * bytes);
+  ewRow('add, unfused (read 2, write 1)', ew.addMs, 3 * bytes);
+  if (torch) {
+    ewRow(`torch copy (${torch.device})`, torch.copyMs, 2 * bytes);
+    ewRow('torch add', torch.addMs, 3 * bytes);
+    ewRow('torch F.gelu', torch.geluMs, 2 * bytes);
+    ewRow('torch GELU, 5 ops eager (counted as read 1, write 1)', torch.gelu5Ms, 2 * bytes);
+  }
+  const fusedShare = copyGBs ? gbs(2 * bytes, ew.fusedMs) / copyGBs : undefined;
+  const addShare = copyGBs ? gbs(3 * bytes, ew.addMs) / copyGBs : undefined;
+  out.push(
+    '',
+    `fused GELU / torch copy bandwidth: ${fusedShare === undefined ? 'n/a' : `${(100 * fusedShare).toFixed(0)}% (goal >= 80%: ${verdict(fusedShare >= 0.8)})`}`,
+    `fused GELU speed-up over the unfused chain: ${(ew.unfusedMs / ew.fusedMs).toFixed(2)}x (goal >= 4x: ${verdict(ew.unfusedMs / ew.fusedMs >= 4)})`,
+    `unfused add / torch copy bandwidth: ${addShare === undefined ? 'n/a' : `${(100 * addShare).toFixed(0)}% (goal >= 70%: ${verdict(addShare >= 0.7)})`}`,
+  );
+
+  const vsTorch = (ms: number | undefined, t: number | undefined) => (ms !== undefined && t ? `${(ms / t).toFixed(2)}x` : 'n/a');
+  out.push('', line([`MLP 784-512-512-10 SGD step, batch ${cfg.batch}`, 'ms per step', 'dispatches per step', 'vs torch']), line(['---', '---', '---', '---']));
+  out.push(line(['Switchyard autodiff<wgpu>', mlpPlain.ms.toFixed(3), String(mlpPlain.dispatches), vsTorch(mlpPlain.ms, torch?.mlpMs)]));
+  out.push(line(['Switchyard autodiff<fusion<wgpu>>', mlpFused.ms.toFixed(3), String(mlpFused.dispatches), vsTorch(mlpFused.ms, torch?.mlpMs)]));
+  out.push(line(['TensorFlow.js webgpu (backward written out)', tf === undefined ? 'n/a' : tf.toFixed(3), '', vsTorch(tf, torch?.mlpMs)]));
+  out.push(line(['torch CUDA eager', torch ? torch.mlpMs.toFixed(3) : 'n/a', '', torch ? '1.00x' : 'n/a']));
+  const mlpOk = torch !== undefined && mlpFused.ms <= 1.0 && mlpFused.ms <= 1.2 * torch.mlpMs;
+  out.push('', `MLP step with fusion: ${mlpFused.ms.toFixed(3)} ms (goal <= 1.0 ms and <= 1.2x torch eager: ${torch ? verdict(mlpOk) : 'n/a without torch'})`);
+
+  const { d, heads, seq, batch } = cfg.block;
+  out.push('', line([`transformer block fwd+bwd, d ${d}, ${heads} heads, seq ${seq}, batch ${batch}`, 'ms per step', 'dispatches per step', 'vs torch']), line(['---', '---', '---', '---']));
+  out.push(line(['Switchyard autodiff<wgpu>', blockPlain.ms.toFixed(3), String(blockPlain.dispatches), vsTorch(blockPlain.ms, torch?.blockMs)]));
+  out.push(line(['Switchyard autodiff<fusion<wgpu>>', blockFused.ms.toFixed(3), String(blockFused.dispatches), vsTorch(blockFused.ms, torch?.blockMs)]));
+  out.push(line(['torch CUDA eager (same ops)', torch ? torch.blockMs.toFixed(3) : 'n/a', '', torch ? '1.00x' : 'n/a']));
+
+  out.push('', ...cpuTable(cpu, cfg));
+  console.log('\n' + out.join('\n'));
+}

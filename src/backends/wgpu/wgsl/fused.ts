@@ -1,0 +1,168 @@
+/**
+ * One WGSL kernel for a fused elementwise program (src/ir/fused.ts): the steps become a function
+ * `fz` of the loaded inputs (each step's expression from the elementwise table, in a block that
+ * binds its operands to `a`, `b`, `c` and its parameters to `p0`, `p1` / `b`), called once per
+ * element, or four times per invocation with vec4 loads and stores.
+ *
+ * Each input is read in one of these modes, chosen per call from its layout:
+ *  'c' contiguous and aligned with the output (offset + i), 'b' one element for all,
+ *  'm' a contiguous block broadcast over leading and trailing dims (offset + (i / div) % mod:
+ *      a bias row, a per-row column), 's' strided (the output index decomposed over the shape).
+ * In vec4 form, 'c' and 'mv' ('m' with div 1) load vec4s, 'b' and 'ms' ('m' with div % 4 == 0)
+ * load one element for all four lanes.
+ *
+ * Parameter words, in order: n; per input its offset (then div and mod for 'm' modes); each
+ * step's parameters; the output shape (rank words) and each 's' input's strides when any.
+ */
+import type { DType } from '../../../ir/dtype.js';
+import { argDType, type FusedAttrs } from '../../../ir/fused.js';
+import { header, linearEntry, stridedOffsets, wgslType, type BindingDecl, type Program, type StrideSet } from './common.js';
+import { wgslExpression, type ScalarType, type WgslExpr } from './expressions.js';
+import { PRELUDE } from './prelude.js';
+
+export type FusedMode = 'c' | 'b' | 'm' | 's' | 'mv' | 'ms';
+
+export interface FusedSpec {
+  /** The structure key of the program (src/ir/fused.ts `fusedStructure`). */
+  readonly structure: string;
+  readonly attrs: FusedAttrs;
+  /** Each step's expression and parameters (`lowerSteps`). */
+  readonly exprs: readonly WgslExpr[];
+  readonly inputs: readonly DType[];
+  readonly modes: readonly FusedMode[];
+  /** The output rank (used by strided inputs; 0 when there are none). */
+  readonly rank: number;
+  readonly vec4: boolean;
+}
+
+export const FZ_WORKGROUP = 256;
+const VARS = ['a', 'b', 'c'] as const;
+
+export interface FusedWords {
+  /** Per input: its offset word (div and mod follow for 'm' modes). */
+  readonly inputs: readonly number[];
+  /** Per step: its first parameter word. */
+  readonly params: readonly number[];
+  readonly shape: number;
+  /** Per input: its first stride word ('s' inputs), else -1. */
+  readonly strides: readonly number[];
+  readonly total: number;
+}
+
+function isM(m: FusedMode): boolean {
+  return m === 'm' || m === 'mv' || m === 'ms';
+}
+
+/** Where each parameter word lives; the kernel fills them in this order. */
+export function fusedWords(modes: readonly FusedMode[], exprs: readonly WgslExpr[], rank: number): FusedWords {
+  let at = 1;
+  const inputs = modes.map((m) => {
+    const w = at;
+    at += isM(m) ? 3 : 1;
+    return w;
+  });
+  const params = exprs.map((e) => {
+    const w = at;
+    at += e.params.length;
+    return w;
+  });
+  const shape = at;
+  const anyStrided = modes.includes('s');
+  if (anyStrided) at += rank;
+  const strides = modes.map((m) => {
+    if (m !== 's') return -1;
+    const w = at;
+    at += rank;
+    return w;
+  });
+  return { inputs, params, shape, strides, total: at };
+}
+
+function read(t: ScalarType, at: number): string {
+  return t === 'f32' ? `pf(${at}u)` : t === 'i32' ? `pi(${at}u)` : `pu(${at}u)`;
+}
+
+/** The step function: `fz(v0, v1, ...)` returns every output step's value. */
+function stepFunction(spec: FusedSpec, words: FusedWords): string {
+  const { steps, outputs } = spec.attrs;
+  const lines: string[] = [];
+  steps.forEach((st, s) => {
+    const e = spec.exprs[s]!;
+    const binds = st.args.map((a, k) => `let ${VARS[k]} = ${'input' in a ? `v${a.input}` : `t${a.step}`};`);
+    e.params.forEach((p, j) => binds.push(`let ${p.name} = ${read(p.type, words.params[s]! + j)};`));
+    lines.push(`  var t${s}: ${wgslType(st.dtype)};`, `  { ${binds.join(' ')} t${s} = ${e.expr}; }`);
+  });
+  const fields = outputs.map((s, j) => `o${j}: ${wgslType(steps[s]!.dtype)}`).join(', ');
+  const args = spec.inputs.map((d, k) => `v${k}: ${wgslType(d)}`).join(', ');
+  return `struct FzOut { ${fields} }
+fn fz(${args}) -> FzOut {
+${lines.join('\n')}
+  return FzOut(${outputs.map((s) => `t${s}`).join(', ')});
+}`;
+}
+
+/** Each step's WGSL expression, for inputs of these dtypes. */
+export function lowerSteps(attrs: FusedAttrs, inputs: readonly { readonly dtype: DType }[]): WgslExpr[] {
+  return attrs.steps.map((st) => wgslExpression(st, argDType(st.args[0]!, inputs, attrs.steps)));
+}
+
+export function fusedProgram(spec: FusedSpec, words: FusedWords): Program {
+  const key = `fz|${spec.structure}|${spec.modes.join('')}|${spec.rank}|${spec.vec4 ? 'v4' : 's'}`;
+  return {
+    key,
+    bindings: [...spec.inputs.map(() => 'read' as const), ...spec.attrs.outputs.map(() => 'write' as const)],
+    source: () => (spec.vec4 ? vec4Source(spec, words) : scalarSource(spec, words)),
+  };
+}
+
+function outDecls(spec: FusedSpec, vec4: boolean): BindingDecl[] {
+  return spec.attrs.outputs.map((s, j) => {
+    const t = wgslType(spec.attrs.steps[s]!.dtype);
+    return { name: `y${j}`, type: vec4 ? `vec4<${t}>` : t, kind: 'write' };
+  });
+}
+
+function scalarSource(spec: FusedSpec, words: FusedWords): string {
+  const decls: BindingDecl[] = spec.inputs.map((d, k) => ({ name: `x${k}`, type: wgslType(d), kind: 'read' }));
+  decls.push(...outDecls(spec, false));
+  const sets: StrideSet[] = [];
+  spec.modes.forEach((m, k) => {
+    if (m === 's') sets.push({ out: `o${k}`, offsetAt: words.inputs[k]!, stridesAt: words.strides[k]! });
+  });
+  const lines = ['  if (i >= pu(0u)) { return; }'];
+  if (sets.length > 0) lines.push(stridedOffsets('i', spec.rank, words.shape, sets));
+  const loads = spec.modes.map((m, k) => {
+    const w = words.inputs[k]!;
+    if (m === 'c') return `x${k}[pu(${w}u) + i]`;
+    if (m === 'b') return `x${k}[pu(${w}u)]`;
+    if (m === 's') return `x${k}[o${k}]`;
+    return `x${k}[pu(${w}u) + (i / pu(${w + 1}u)) % pu(${w + 2}u)]`;
+  });
+  lines.push(`  let r = fz(${loads.join(', ')});`);
+  spec.attrs.outputs.forEach((_, j) => lines.push(`  y${j}[i] = r.o${j};`));
+  return `${PRELUDE}\n${header(decls)}\n${stepFunction(spec, words)}\n${linearEntry(FZ_WORKGROUP, lines.join('\n'))}\n`;
+}
+
+function vec4Source(spec: FusedSpec, words: FusedWords): string {
+  const vectorIn = (m: FusedMode) => m === 'c' || m === 'mv';
+  const decls: BindingDecl[] = spec.inputs.map((d, k) => ({ name: `x${k}`, type: vectorIn(spec.modes[k]!) ? `vec4<${wgslType(d)}>` : wgslType(d), kind: 'read' }));
+  decls.push(...outDecls(spec, true));
+  const lines = ['  if (i * 4u >= pu(0u)) { return; }'];
+  spec.modes.forEach((m, k) => {
+    const w = words.inputs[k]!;
+    if (m === 'c') lines.push(`  let w${k} = x${k}[pu(${w}u) / 4u + i];`);
+    else if (m === 'b') lines.push(`  let w${k} = x${k}[pu(${w}u)];`);
+    else if (m === 'mv') lines.push(`  let w${k} = x${k}[pu(${w}u) / 4u + i % (pu(${w + 2}u) / 4u)];`);
+    else lines.push(`  let w${k} = x${k}[pu(${w}u) + ((i * 4u) / pu(${w + 1}u)) % pu(${w + 2}u)];`);
+  });
+  const lanes = ['x', 'y', 'z', 'w'];
+  lanes.forEach((lane, l) => {
+    const args = spec.modes.map((m, k) => (vectorIn(m) ? `w${k}.${lane}` : `w${k}`));
+    lines.push(`  let r${l} = fz(${args.join(', ')});`);
+  });
+  spec.attrs.outputs.forEach((s, j) => {
+    const t = wgslType(spec.attrs.steps[s]!.dtype);
+    lines.push(`  y${j}[i] = vec4<${t}>(r0.o${j}, r1.o${j}, r2.o${j}, r3.o${j});`);
+  });
+  return `${PRELUDE}\n${header(decls)}\n${stepFunction(spec, words)}\n${linearEntry(FZ_WORKGROUP, lines.join('\n'))}\n`;
+}

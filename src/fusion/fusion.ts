@@ -1,0 +1,226 @@
+/**
+ * Fusion<B>: a decorator that buffers elementwise records (unary, parameterised unary, binary,
+ * scalar, clamp, cast, copy, where, comparisons) per device and output shape, and hands each
+ * buffered chain to the inner backend as one 'fused' record: one kernel on WebGPU, one loop on
+ * the CPU. Every other record passes through; it first flushes the groups that hold its inputs.
+ *
+ * A group flushes at the end of the JavaScript turn (a microtask), when an op outside it uses
+ * one of its tensors (a matmul, a reduction, a view, a transfer), at a read, and past `maxOps`
+ * steps. At flush, only tensors that still have an owner (not disposed, e.g. by `tidy`) are
+ * written; steps nobody needs are not computed at all.
+ */
+import type { Backend, TensorRef } from '../backends/backend.js';
+import { Decorator, type DeviceOf } from '../backends/decorator.js';
+import type { Device } from '../devices/device.js';
+import { ArgumentError, DisposedError, DeviceError } from '../errors.js';
+import type { TypedArray } from '../ir/dtype.js';
+import { isFusableRecord, type FusedArg } from '../ir/fused.js';
+import type { OpRecord } from '../ir/ops.js';
+import { checkBoolean, checkInteger, checkOptions } from '../ir/validate.js';
+import type { MemoryInfo } from '../memory/info.js';
+import { Group, type FusableRecord } from './group.js';
+
+export interface FusionOptions {
+  /** Most ops in one fused kernel (default 64); a longer chain continues in the next group. */
+  maxOps?: number;
+  /** Whether records are fused (default true); `fusion.enabled = false` turns it off later. */
+  enabled?: boolean;
+}
+
+const OPTION_KEYS = ['maxOps', 'enabled'];
+
+interface Pending {
+  readonly group: Group;
+  readonly step: number;
+}
+
+export class Fusion<B extends Backend> extends Decorator<B> {
+  readonly name: string;
+  readonly autodiff = false as const;
+  /** While false, records pass through unbuffered (groups already open still flush). */
+  enabled: boolean;
+  private readonly maxOps: number;
+  /** Open groups by device key and output shape. */
+  private readonly groups = new Map<string, Group>();
+  /** Tensors computed by buffered steps, by id. */
+  private readonly pending = new Map<number, Pending>();
+  /** Tensors of groups whose submit failed: their reads reject with the error. */
+  private readonly failed = new Map<number, unknown>();
+  private readonly devices = new Map<string, Device>();
+  private flushQueued = false;
+
+  constructor(inner: B, options: FusionOptions = {}) {
+    super(inner);
+    const o = checkOptions('Fusion', options);
+    for (const k of Object.keys(o)) {
+      if (!OPTION_KEYS.includes(k)) throw new ArgumentError(`unknown option '${k}' (options: ${OPTION_KEYS.join(', ')})`, { op: 'Fusion' });
+    }
+    if (options.maxOps !== undefined) checkInteger('Fusion', 'maxOps', options.maxOps, 1);
+    if (options.enabled !== undefined) checkBoolean('Fusion', 'enabled', options.enabled);
+    if (inner.autodiff) {
+      throw new ArgumentError(`Fusion cannot wrap an autodiff backend (${inner.name}): gradients would not see the fused ops`, {
+        op: 'Fusion',
+        hint: `put Autodiff outside: new Autodiff(new Fusion(backend)); see README "Fusion"`,
+      });
+    }
+    this.name = `fusion<${inner.name}>`;
+    this.maxOps = options.maxOps ?? 64;
+    this.enabled = options.enabled ?? true;
+  }
+
+  /** Ops buffered now and not yet handed to the inner backend (for tests and inspection). */
+  get bufferedOps(): number {
+    let n = 0;
+    for (const g of this.groups.values()) n += g.size;
+    return n;
+  }
+
+  override submit(record: OpRecord): void {
+    if (this.enabled && isFusableRecord(record)) {
+      this.buffer(record);
+      return;
+    }
+    this.flushInputs(record);
+    this.inner.submit(record);
+  }
+
+  /** Hands every open group to the inner backend now (it happens by itself at the end of the turn). */
+  flush(): void {
+    for (const g of [...this.groups.values()]) this.flushGroup(g);
+  }
+
+  override materialize(t: TensorRef): void {
+    const p = this.pending.get(t.id);
+    if (p) this.flushGroup(p.group);
+    else this.inner.materialize?.(t);
+  }
+
+  override read(t: TensorRef): Promise<TypedArray> {
+    const p = this.pending.get(t.id);
+    if (p) this.flushGroup(p.group);
+    if (this.failed.has(t.id)) return Promise.reject(this.failed.get(t.id));
+    return this.inner.read(t);
+  }
+
+  override release(t: TensorRef): void {
+    const p = this.pending.get(t.id);
+    if (p) {
+      // Buffered: one owner fewer; at zero the value is not written (not computed if unused).
+      if (p.group.owners[p.step]! > 0) p.group.owners[p.step]!--;
+      return;
+    }
+    if (this.failed.delete(t.id)) return;
+    this.inner.release(t);
+  }
+
+  override retain(t: TensorRef): void {
+    const p = this.pending.get(t.id);
+    if (!p) {
+      this.inner.retain(t);
+      return;
+    }
+    if (p.group.owners[p.step]! <= 0) throw new DisposedError(`tensor #${t.id} was already freed`, { op: 'retain' });
+    p.group.owners[p.step]!++;
+  }
+
+  override isLive(t: TensorRef): boolean {
+    const p = this.pending.get(t.id);
+    if (p) return p.group.owners[p.step]! > 0;
+    if (this.failed.has(t.id)) return true;
+    return this.inner.isLive(t);
+  }
+
+  override memory(device?: DeviceOf<B>): MemoryInfo {
+    this.flush();
+    return this.inner.memory(device);
+  }
+
+  override async close(): Promise<void> {
+    this.flush();
+    await this.inner.close();
+  }
+
+  // ---- internals ----------------------------------------------------------------------------
+
+  private buffer(record: FusableRecord): void {
+    const out = record.outputs[0]!;
+    const key = `${record.device}|${out.shape.join(',')}`;
+    let g = this.groups.get(key);
+    if (g && g.size >= this.maxOps) {
+      this.flushGroup(g);
+      g = undefined;
+    }
+    // A tensor buffered in a group of another shape must exist before this op can read it.
+    for (const m of record.inputs) {
+      const p = this.pending.get(m.id);
+      if (p && p.group !== g) this.flushGroup(p.group);
+    }
+    if (!g) {
+      g = new Group(key, record.device);
+      this.groups.set(key, g);
+    }
+    const group = g;
+    const device = this.device(record.device);
+    const args = record.inputs.map((m): FusedArg => {
+      const p = this.pending.get(m.id);
+      if (p) return { step: p.step };
+      return group.input(m, { id: m.id, device }, (ref) => this.inner.retain(ref));
+    });
+    const step = group.add(record, args);
+    this.pending.set(out.id, { group, step });
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      queueMicrotask(() => {
+        this.flushQueued = false;
+        this.flush();
+      });
+    }
+  }
+
+  private device(key: string): Device {
+    let d = this.devices.get(key);
+    if (!d) {
+      d = this.inner.deviceOf(key);
+      if (!d) throw new DeviceError(`${this.name} does not know device '${key}'`, { op: 'fusion', devices: [key], hint: `valid devices come from ${this.inner.name}` });
+      this.devices.set(key, d);
+    }
+    return d;
+  }
+
+  /** Flushes the groups holding any input of `record`. */
+  private flushInputs(record: OpRecord): void {
+    if (this.pending.size === 0) return;
+    for (const m of record.inputs) {
+      const p = this.pending.get(m.id);
+      if (p) this.flushGroup(p.group);
+    }
+  }
+
+  private flushGroup(g: Group): void {
+    if (this.groups.get(g.key) !== g) return;
+    this.groups.delete(g.key);
+    for (let s = 0; s < g.size; s++) this.pending.delete(g.output(s).id);
+    try {
+      const record = g.build(() => this.runtime.ids.op());
+      if (record) this.submitBuilt(g, record);
+    } finally {
+      for (const ref of g.refs) this.inner.release(ref);
+    }
+  }
+
+  private submitBuilt(g: Group, record: OpRecord): void {
+    const device = this.device(g.device);
+    try {
+      this.inner.submit(record);
+    } catch (e) {
+      // Flushes also run from a microtask, where a throw would end the process: reads report it.
+      for (const m of record.outputs) this.failed.set(m.id, e);
+      return;
+    }
+    // The inner backend gives each output one owner; the group may have counted more (retains).
+    for (let s = 0; s < g.size; s++) {
+      const owners = g.owners[s]!;
+      for (let k = 1; k < owners; k++) this.inner.retain({ id: g.output(s).id, device });
+    }
+  }
+}

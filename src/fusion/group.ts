@@ -1,0 +1,111 @@
+/**
+ * A group of buffered elementwise records of one device and one output shape: the fused program
+ * being built. Each record is a step; its inputs are earlier steps or the group's external
+ * inputs (tensors that already exist below, broadcast to the group's shape). At flush the group
+ * becomes one record: only the steps whose tensors still have owners are outputs, and only what
+ * they need is computed.
+ */
+import type { TensorRef } from '../backends/backend.js';
+import { stepOf, type FusableOp, type FusedArg, type FusedStep } from '../ir/fused.js';
+import type { OpRecord, TensorMeta } from '../ir/ops.js';
+
+export type FusableRecord = Extract<OpRecord, { op: FusableOp }>;
+
+export class Group {
+  /** External inputs, each held (retained below) until the group is flushed. */
+  readonly inputs: TensorMeta[] = [];
+  readonly refs: TensorRef[] = [];
+  private readonly inputIndex = new Map<number, number>();
+  readonly steps: FusedStep[] = [];
+  /** The record of each step (a group that computes one op forwards it unchanged). */
+  readonly records: FusableRecord[] = [];
+  /** Owners of each step's tensor: the Tensor object, plus retains (an autodiff tape). */
+  readonly owners: number[] = [];
+
+  constructor(
+    readonly key: string,
+    readonly device: string,
+  ) {}
+
+  get size(): number {
+    return this.steps.length;
+  }
+
+  /** The argument for an external input; `hold` is called once per new input. */
+  input(meta: TensorMeta, ref: TensorRef, hold: (ref: TensorRef) => void): FusedArg {
+    let k = this.inputIndex.get(meta.id);
+    if (k === undefined) {
+      hold(ref);
+      k = this.inputs.length;
+      this.inputs.push(meta);
+      this.refs.push(ref);
+      this.inputIndex.set(meta.id, k);
+    }
+    return { input: k };
+  }
+
+  /** Adds a record as the next step; returns its index. */
+  add(record: FusableRecord, args: readonly FusedArg[]): number {
+    this.steps.push(stepOf(record, args));
+    this.records.push(record);
+    this.owners.push(1);
+    return this.steps.length - 1;
+  }
+
+  /** The step's output meta. */
+  output(step: number): TensorMeta {
+    return this.records[step]!.outputs[0]!;
+  }
+
+  /**
+   * What to submit at flush: nothing when no step's tensor has an owner; the original record
+   * when one op is left to compute; else one 'fused' record (id from `opId`) of the steps the
+   * owned ones need.
+   */
+  build(opId: () => number): OpRecord | undefined {
+    const n = this.steps.length;
+    const needed = new Array<boolean>(n).fill(false);
+    let live = 0;
+    for (let s = 0; s < n; s++) {
+      if (this.owners[s]! > 0) {
+        needed[s] = true;
+        live++;
+      }
+    }
+    if (live === 0) return undefined;
+    let count = 0;
+    for (let s = n - 1; s >= 0; s--) {
+      if (!needed[s]) continue;
+      count++;
+      for (const a of this.steps[s]!.args) if ('step' in a) needed[a.step] = true;
+    }
+    if (count === 1) return this.records[needed.indexOf(true)];
+    const stepIndex = new Array<number>(n).fill(-1);
+    const inputIndex = new Map<number, number>();
+    const inputs: TensorMeta[] = [];
+    const steps: FusedStep[] = [];
+    const outputs: number[] = [];
+    const metas: TensorMeta[] = [];
+    for (let s = 0; s < n; s++) {
+      if (!needed[s]) continue;
+      const st = this.steps[s]!;
+      const args = st.args.map((a): FusedArg => {
+        if ('step' in a) return { step: stepIndex[a.step]! };
+        let k = inputIndex.get(a.input);
+        if (k === undefined) {
+          k = inputs.length;
+          inputs.push(this.inputs[a.input]!);
+          inputIndex.set(a.input, k);
+        }
+        return { input: k };
+      });
+      stepIndex[s] = steps.length;
+      steps.push({ ...st, args });
+      if (this.owners[s]! > 0) {
+        outputs.push(stepIndex[s]!);
+        metas.push(this.output(s));
+      }
+    }
+    return { id: opId(), op: 'fused', device: this.device, inputs, outputs: metas, attrs: { steps, outputs } };
+  }
+}
