@@ -155,7 +155,7 @@ async function check<B extends Backend>(fused: B, plain: Backend | undefined, p:
 }
 
 describe('fused chains on the CPU', () => {
-  const cpu = new Cpu({ threads: 0, runtime });
+  const cpu = new Cpu({ threads: 0, runtime, kernels: 'js' }) // the fused CPU loop is JS: compare it with the JS kernels bit for bit;
   const fusion = new Fusion(cpu);
   afterAll(() => fusion.close());
 

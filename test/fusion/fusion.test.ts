@@ -22,7 +22,7 @@ import { erf as erfRef, gelu } from '../conformance/ref.js';
 const runtime = new Runtime();
 const tidy = <T>(fn: () => T): T => tidyIn(fn, runtime);
 const keep = <T extends Tensor>(t: T): T => keepIn(t, runtime);
-const cpu = new Cpu({ threads: 0, runtime });
+const cpu = new Cpu({ threads: 0, runtime, kernels: 'js' }) // bit-for-bit comparisons with the unfused JS kernels;
 const fusion = new Fusion(cpu);
 afterAll(() => fusion.close());
 
