@@ -29,7 +29,7 @@ export class Profiler {
   private readonly samplesSubject = new Subject<Sample>();
   private sub: Subscription | undefined;
   private readonly persist: string | false | undefined;
-  /** Record ids whose events must not reach the model (calibration runs feed it themselves). */
+  /** Output tensor ids whose ops must not reach the model (calibration runs feed it themselves). */
   readonly ignored = new Set<number>();
   private file: Promise<string | undefined> | undefined;
   private adapters: readonly string[] = [];
@@ -53,7 +53,7 @@ export class Profiler {
   enable(): void {
     if (this.sub) return;
     const samples = this.events$.pipe(
-      filter((e) => e.error === undefined && !this.ignored.has(e.opId)),
+      filter((e) => e.error === undefined && (this.ignored.size === 0 || !this.ignored.has(e.record.outputs[0]?.id ?? -1))),
       serviceTimes((e) => this.weigh(e), this.flush$),
       share(),
     );

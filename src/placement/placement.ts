@@ -1,0 +1,407 @@
+/**
+ * Placement for a Router in `auto` or `trace` mode: answers the tensor API's `place` question,
+ * watches the records the router submits (to book lanes and ready times and to trace steps), and
+ * keeps a log per step for `explain()`.
+ *
+ * - auto: every op is placed online by dmda (dmda.ts).
+ * - trace: the first step (ops between two `markStep()` calls) is placed online and recorded;
+ *   if some op has no prediction on some device, the next steps run the whole step on that device
+ *   to measure it (`traceCalibrationRuns` each); then HEFT plans the recorded graph (trace.ts) and
+ *   every later step replays the plan. A step that differs from the recording is placed online
+ *   and recorded again; measured op times that drift from the plan's by more than `drift`, or
+ *   inputs of the step found on other devices than planned, re-plan it.
+ */
+import type { Observable, Subscription } from 'rxjs';
+import type { Backend, Handle } from '../backends/backend.js';
+import type { Device } from '../devices/device.js';
+import type { OpAttrs, OpName, OpRecord } from '../ir/ops.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { OpEvent } from '../scheduler/events.js';
+import { clock } from '../scheduler/clock.js';
+import { fromData } from '../tensor/creation.js';
+import { Dmda, type Decision, type DmdaOptions } from './dmda.js';
+import { explainStep, StepLog, type Explanation, type LoggedOp, type LoggedTransfer } from './explain.js';
+import { footprint, signature } from './footprint.js';
+import { Profiler, type ProfilerOptions } from './profiler.js';
+import { planStep, sameInputs, StepGraph, type Plan, type TraceInput } from './trace.js';
+
+export type PlacementMode = 'explicit' | 'auto' | 'trace';
+
+export interface PlacementOptions extends ProfilerOptions, DmdaOptions {
+  /** Re-plan a traced step when its measured op times differ from the plan's by more than this fraction (default 0.2). */
+  drift?: number;
+  /** Measure transfers between every pair of devices at first use, unless saved models have them (default true). */
+  calibrate?: boolean;
+  /** Time the transfer calibration may take (default 2000 ms). */
+  calibrationBudgetMs?: number;
+  /** Steps a traced step runs on a device it has no prediction for (default 2: one warm-up, one measured). */
+  traceCalibrationRuns?: number;
+  /** Where op events come from (default: the runtime's scheduler); tests feed synthetic ones. */
+  events?: Observable<OpEvent>;
+}
+
+/** What placement needs from its router. */
+export interface PlacementHost {
+  readonly name: string;
+  readonly runtime: Runtime;
+  /** Where ops may go: one device per inner backend. */
+  readonly devices: readonly Device[];
+  /** Makes the calibration's tensors (the router itself). */
+  readonly backend: Backend;
+  /** Names of the devices and their adapters: models are saved per machine and adapters. */
+  adapters(): Promise<string[]>;
+}
+
+/** Ops that stay with their input: views and copies cost nothing worth a transfer. */
+const STAYS = new Set<string>(['reshape', 'permute', 'slice', 'expand', 'copy', 'transfer']);
+
+/** Ops logged per step at most (explain covers the first ones of a longer step). */
+const LOG_CAPACITY = 100_000;
+
+/** Completed steps whose measurements are still collected. */
+const KEEP_LOGS = 3;
+
+interface Pending {
+  readonly decision: Decision;
+  readonly node: number;
+  /** The plan's predicted time (replayed steps), else the decision's. */
+  readonly predictedMs: number;
+  readonly transfers: LoggedTransfer[];
+}
+
+type Phase = 'record' | 'calibrate' | 'replay';
+
+export class Placement {
+  readonly profiler: Profiler;
+  readonly dmda: Dmda;
+  private readonly drift: number;
+  private readonly calibrationRuns: number;
+  private readonly loaded: Promise<boolean>;
+  private calibration: Promise<void> | undefined;
+  private used = false;
+  private pending: Pending | undefined;
+  private readonly sampleSub: Subscription;
+  private readonly notes: string[] = [];
+  // Steps and their logs.
+  private step = 0;
+  private log: StepLog;
+  private readonly done: StepLog[] = [];
+  private readonly tracked = new Map<number, { item: LoggedOp | LoggedTransfer; log: StepLog }>();
+  // Trace state.
+  private phase: Phase = 'record';
+  private graph = new StepGraph();
+  private traced: StepGraph | undefined;
+  private plan: Plan | undefined;
+  private plans = 0;
+  private planOf = new WeakMap<StepLog, number>();
+  private queue: Device[] = [];
+  private calibrationRun = 0;
+  private index = 0;
+  private mismatch = false;
+  private moved = false;
+  private movedReplans = 0;
+
+  constructor(
+    readonly mode: 'auto' | 'trace',
+    private readonly host: PlacementHost,
+    private readonly options: PlacementOptions = {},
+  ) {
+    this.profiler = new Profiler(options.events ?? host.runtime.scheduler.events$, options);
+    this.dmda = new Dmda(this.profiler.model, { now: () => clock.now(), depth: (d) => host.runtime.scheduler.lane(d).depth }, host.devices, options);
+    this.drift = options.drift ?? 0.2;
+    this.calibrationRuns = options.traceCalibrationRuns ?? 2;
+    this.log = new StepLog(0);
+    this.loaded = host
+      .adapters()
+      .then((a) => {
+        this.profiler.identify(a);
+        return this.profiler.load();
+      })
+      .catch((e: unknown) => {
+        this.notes.push(`saved models not loaded: ${e instanceof Error ? e.message : String(e)}`);
+        return false;
+      });
+    this.sampleSub = this.profiler.samples$.subscribe((s) => {
+      const hit = this.tracked.get(s.event.opId);
+      if (!hit) return;
+      this.tracked.delete(s.event.opId);
+      hit.item.measuredMs = s.ms;
+      hit.log.seen(s.event.queuedAt, s.event.endAt);
+    });
+  }
+
+  /** Resolves once saved models are loaded (true when a file was read). */
+  ready(): Promise<boolean> {
+    return this.loaded;
+  }
+
+  // ---- the tensor API's question ---------------------------------------------------------
+
+  place(op: OpName, inputs: readonly Handle[], attrs: OpAttrs[OpName]): Device | undefined {
+    if (inputs.length === 0 || STAYS.has(op)) return undefined;
+    if (!this.used) this.firstUse();
+    const fp = footprint(op, inputs, attrs);
+    let decision: Decision;
+    let node = -1;
+    let planned: number | undefined;
+    if (this.mode === 'auto') decision = this.dmda.decide(op, fp, inputs);
+    else {
+      const sig = signature(op, inputs);
+      const i = this.index++;
+      node = this.graph.add(op, sig, fp, inputs);
+      const was = this.traced?.nodes[i];
+      const same = !this.mismatch && was !== undefined && was.sig === sig && sameInputs(was.inputs, this.graph.nodes[node]!.inputs);
+      if (!same) this.mismatch = this.phase !== 'record';
+      if (this.phase === 'calibrate' && same) decision = this.dmda.forced(op, fp, inputs, this.queue[0]!, 'calibrate');
+      else if (this.phase === 'replay' && same && this.plan) {
+        const target = this.host.devices.find((d) => d.key === this.plan!.devices[i])!;
+        decision = this.dmda.forced(op, fp, inputs, target, 'plan');
+        planned = this.plan.costs[i];
+        if (movedInputs(was!.inputs, this.graph.nodes[node]!.inputs)) this.moved = true;
+      } else decision = this.dmda.decide(op, fp, inputs);
+    }
+    this.pending = { decision, node, predictedMs: planned ?? decision.runMs, transfers: [] };
+    return decision.device;
+  }
+
+  /** Every record the router submitted (placed or not), in order. */
+  submitted(record: OpRecord): void {
+    const p = this.pending;
+    if (record.op === 'transfer') {
+      const input = record.inputs[0]!.id;
+      const output = record.outputs[0]!.id;
+      this.graph.alias(output, input);
+      const t = p?.decision.transfers.find((x) => x.id === input);
+      if (p && t) {
+        this.dmda.bookTransfer(p.decision, input, output);
+        const logged: LoggedTransfer = { bytes: t.bytes, predictedMs: t.ms };
+        p.transfers.push(logged);
+        this.track(record.id, logged);
+      }
+      return;
+    }
+    if (p && record.op === p.decision.op && record.device === p.decision.device.key) {
+      this.pending = undefined;
+      this.dmda.commit(p.decision, record.outputs);
+      if (p.node >= 0) this.graph.produced(p.node, record.outputs);
+      const log = this.log;
+      if (log.ops.length < LOG_CAPACITY) {
+        const d = p.decision;
+        const entry: LoggedOp = { op: d.op, shape: `[${record.outputs[0]?.shape.join(', ') ?? ''}]`, device: d.device.key, reason: d.reason, source: d.source, predictedMs: p.predictedMs, transfers: p.transfers };
+        log.ops.push(entry);
+        this.track(record.id, entry);
+        log.startedAt = Math.min(log.startedAt, d.at);
+        log.predictedEnd = Math.max(log.predictedEnd, d.finish);
+      }
+      return;
+    }
+    // Views and other unplaced ops of one input: their output stands for the input in the step graph.
+    if (record.inputs.length === 1) for (const o of record.outputs) this.graph.alias(o.id, record.inputs[0]!.id);
+  }
+
+  private track(opId: number, item: LoggedOp | LoggedTransfer): void {
+    this.tracked.set(opId, { item, log: this.log });
+  }
+
+  // ---- steps --------------------------------------------------------------------------------
+
+  /** Ends a step: the next ops belong to the next one. A traced step is recorded, measured, planned or checked here. */
+  markStep(): void {
+    const ended = this.log;
+    if (this.mode === 'trace') this.traceStep(ended);
+    this.done.push(ended);
+    while (this.done.length > KEEP_LOGS) {
+      const old = this.done.shift()!;
+      for (const [id, v] of this.tracked) if (v.log === old) this.tracked.delete(id);
+    }
+    this.step++;
+    this.log = new StepLog(this.step);
+    if (this.mode === 'trace' && this.phase === 'replay' && this.plan) {
+      this.log.plannedMs = this.plan.makespan;
+      this.planOf.set(this.log, this.plans);
+    }
+    this.graph = new StepGraph();
+    this.index = 0;
+    this.mismatch = false;
+    this.pending = undefined;
+  }
+
+  private traceStep(ended: StepLog): void {
+    const g = this.graph;
+    if (g.nodes.length === 0) return;
+    const changed = this.mismatch || (this.traced !== undefined && g.nodes.length !== this.traced.nodes.length);
+    if (this.phase !== 'record' && changed) {
+      this.note(`step ${ended.index}: the step's ops differ from the recorded ones; recording again`);
+      this.phase = 'record';
+      this.traced = undefined;
+      this.plan = undefined;
+      this.moved = false;
+      return;
+    }
+    switch (this.phase) {
+      case 'record': {
+        this.traced = g;
+        const keys = new Set<string>();
+        for (const n of g.nodes) for (const d of this.host.devices) if (this.profiler.model.predict(n.fp, d.key).source === 'none') keys.add(d.key);
+        this.queue = this.host.devices.filter((d) => keys.has(d.key));
+        this.calibrationRun = 0;
+        if (this.queue.length > 0) {
+          this.phase = 'calibrate';
+          this.note(`step ${ended.index}: recorded ${g.nodes.length} ops; measuring them on ${this.queue.map((d) => d.key).join(', ')} (${this.calibrationRuns} steps each)`);
+        } else this.replan(`step ${ended.index}: recorded ${g.nodes.length} ops`);
+        return;
+      }
+      case 'calibrate':
+        if (++this.calibrationRun >= this.calibrationRuns) {
+          this.queue.shift();
+          this.calibrationRun = 0;
+        }
+        if (this.queue.length === 0) this.replan(`step ${ended.index}: measured`);
+        return;
+      case 'replay': {
+        if (this.moved && this.movedReplans < 3) {
+          // The step's inputs (parameters updated by the last step) live elsewhere than planned.
+          this.traced = g;
+          this.movedReplans++;
+          this.moved = false;
+          this.replan(`step ${ended.index}: inputs of the step moved`);
+          return;
+        }
+        this.moved = false;
+        const drift = this.measuredDrift();
+        if (drift !== undefined && Math.abs(drift) > this.drift) {
+          this.movedReplans = 0;
+          this.replan(`step ${ended.index}: measured op times ${drift > 0 ? 'above' : 'below'} the plan's by ${Math.abs(100 * drift).toFixed(0)}%`);
+        }
+        return;
+      }
+    }
+  }
+
+  /** (measured - planned) / planned over the latest fully measured step of the current plan. */
+  private measuredDrift(): number | undefined {
+    for (let i = this.done.length - 1; i >= 0; i--) {
+      const log = this.done[i]!;
+      if (this.planOf.get(log) !== this.plans || !log.complete) continue;
+      let predicted = 0;
+      let measured = 0;
+      for (const o of log.ops) {
+        if (Number.isNaN(o.predictedMs) || o.measuredMs === undefined) continue;
+        predicted += o.predictedMs;
+        measured += o.measuredMs;
+      }
+      return predicted > 0 ? (measured - predicted) / predicted : undefined;
+    }
+    return undefined;
+  }
+
+  private replan(why: string): void {
+    if (!this.traced) return;
+    this.plan = planStep(this.traced.nodes, this.profiler.model, this.host.devices);
+    this.plans++;
+    this.phase = 'replay';
+    const counts = new Map<string, number>();
+    for (const d of this.plan.devices) counts.set(d, (counts.get(d) ?? 0) + 1);
+    this.note(`${why}; planned with HEFT (plan ${this.plans}): ${[...counts].map(([d, n]) => `${n} on ${d}`).join(', ')}, makespan ${this.plan.makespan.toFixed(3)} ms`);
+  }
+
+  private note(s: string): void {
+    this.notes.push(s);
+    if (this.notes.length > 20) this.notes.shift();
+  }
+
+  // ---- explain --------------------------------------------------------------------------
+
+  /** The latest ended step (or the current one when no step has ended), with measured times that have arrived. */
+  explain(options: { step?: 'last' | 'current' } = {}): Explanation {
+    this.profiler.flush();
+    const log = options.step === 'current' || this.done.length === 0 ? this.log : this.done[this.done.length - 1]!;
+    const notes = [...this.notes];
+    const { placed, explored } = this.dmda.counts;
+    if (explored > 0) notes.push(`${explored} of ${placed} ops placed so far ran where their model was short of samples (exploration)`);
+    return explainStep(log, this.mode, this.host.name, notes);
+  }
+
+  // ---- transfer calibration ---------------------------------------------------------------
+
+  private firstUse(): void {
+    this.used = true;
+    if (this.options.calibrate === false) return;
+    void this.loaded.then(() => {
+      const { devices } = this.host;
+      const missing = devices.some((a) => devices.some((b) => a !== b && !this.profiler.model.transfer(a.key, b.key).calibrated));
+      if (missing && !this.calibration) {
+        this.calibration = this.calibrateTransfers().catch((e: unknown) => {
+          this.note(`transfer calibration failed: ${e instanceof Error ? e.message : String(e)}`);
+        });
+      }
+    });
+  }
+
+  /**
+   * Measures transfers of 1 KiB to 4 MiB between every ordered pair of devices, round-robin, for
+   * at most `budgetMs`; fits alpha + beta * bytes per pair and saves the models.
+   */
+  async calibrateTransfers(budgetMs = this.options.calibrationBudgetMs ?? 2000): Promise<void> {
+    const { devices, backend, runtime } = this.host;
+    const model = this.profiler.model;
+    const pairs: Array<[Device, Device]> = [];
+    for (const a of devices) for (const b of devices) if (a !== b) pairs.push([a, b]);
+    const sizes = [1 << 10, 1 << 14, 1 << 18, 1 << 20, 1 << 22];
+    const expected = new Map<number, [string, string, number]>();
+    const sub = runtime.scheduler.events$.subscribe((e) => {
+      if (e.op !== 'transfer' || e.error !== undefined) return;
+      const m = expected.get(e.record.outputs[0]?.id ?? -1);
+      if (m) model.addTransfer(m[0], m[1], m[2], Math.max(e.endAt - e.startAt, 0));
+    });
+    const t0 = performance.now();
+    try {
+      rounds: for (let rep = 0; rep < 3; rep++) {
+        for (const bytes of sizes) {
+          for (const [a, b] of pairs) {
+            if (performance.now() - t0 > budgetMs) break rounds;
+            const x = fromData(backend, new Float32Array(bytes / 4), { device: a });
+            await x.toData();
+            const y = x.toDevice(b);
+            this.profiler.ignored.add(y.id);
+            expected.set(y.id, [a.key, b.key, bytes]);
+            await y.toData();
+            x.dispose();
+            y.dispose();
+            this.profiler.ignored.delete(y.id);
+          }
+        }
+      }
+    } finally {
+      sub.unsubscribe();
+    }
+    for (const [a, b] of pairs) {
+      const t = model.transfer(a.key, b.key);
+      if (t.model().source === 'measured') t.calibrated = true;
+    }
+    const fits = pairs.map(([a, b]) => {
+      const f = model.transferFit(a.key, b.key);
+      return `${a.key}->${b.key}: ${f.alpha.toFixed(3)} ms + ${f.beta > 0 ? (1 / f.beta / 1e3).toFixed(2) : 'inf'} MB/s`;
+    });
+    this.note(`transfers calibrated in ${(performance.now() - t0).toFixed(0)} ms: ${fits.join('; ')}`);
+    await this.profiler.save().catch(() => undefined);
+  }
+
+  /** Waits for a calibration in flight, stops watching events and saves the models. */
+  async close(): Promise<void> {
+    await this.calibration;
+    this.profiler.disable();
+    this.sampleSub.unsubscribe();
+    await this.profiler.save().catch(() => undefined);
+  }
+}
+
+/** Whether a replayed node's inputs from before the step live elsewhere than when it was recorded. */
+function movedInputs(recorded: readonly TraceInput[], now: readonly TraceInput[]): boolean {
+  for (let j = 0; j < now.length; j++) {
+    const a = recorded[j];
+    const b = now[j]!;
+    if (a && 'device' in a && 'device' in b && a.device !== b.device) return true;
+  }
+  return false;
+}
