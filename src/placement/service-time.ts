@@ -5,7 +5,8 @@
  * group: the group's busy time is measured, and split among its ops by weight (the cost model's
  * prediction, or a roofline estimate before there is one). For work that runs ahead (GPU), the
  * device cannot start a batch before its last op was encoded, so the busy time counts from there.
- * Transfers run beside the lanes (on a bridge) and are timed start to end.
+ * Transfers (on a bridge) and ops that ran inline on the calling thread are timed start to end.
+ * A lane's last group is held until an op that does not overlap it arrives, or `flush$` emits.
  */
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { OpEvent } from '../scheduler/events.js';
@@ -53,7 +54,8 @@ export function serviceTimes(weigh: Weigh, flush$?: Observable<unknown>): Operat
       const sub = source.subscribe({
         next(e) {
           if (e.error !== undefined) return;
-          if (e.op === 'transfer') {
+          // Transfers run on a bridge; inline ops and views ran on the calling thread, alone: timed start to end.
+          if (e.op === 'transfer' || e.where === 'inline' || e.where === 'view') {
             out.next({ event: e, ms: Math.max(e.endAt - e.startAt, 0) });
             return;
           }
