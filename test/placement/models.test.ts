@@ -114,7 +114,7 @@ describe('cost model', () => {
 });
 
 describe('service times from events', () => {
-  function run(events: OpEvent[], weigh = () => 1): Sample[] {
+  function run(events: OpEvent[], weigh: (e: OpEvent) => number = () => 1): Sample[] {
     const out: Sample[] = [];
     const src = new Subject<OpEvent>();
     src.pipe(serviceTimes(weigh)).subscribe((s) => out.push(s));
