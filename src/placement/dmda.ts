@@ -160,7 +160,8 @@ export class Dmda {
       if (e.source !== 'none' && (known < 0 || e.finish < estimates[known]!.finish)) known = i;
     }
     // Exploration: a device whose history is short, not predicted far slower than the best, within budget.
-    if (this.explored < this.explore * this.placed + 1) {
+    // The budget: after this op, at most explore * placed + 1 ops explored (the +1 lets the first op explore).
+    if (this.explore > 0 && this.explored <= this.explore * this.placed) {
       const bestSpan = known >= 0 ? estimates[known]!.finish - now : Infinity;
       let pick = -1;
       let pickSamples = Infinity;
