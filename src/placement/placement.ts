@@ -208,8 +208,8 @@ export class Placement {
   /** Ends a step: the next ops belong to the next one. A traced step is recorded, measured, planned or checked here. */
   markStep(): void {
     const ended = this.log;
-    if (this.mode === 'trace') this.traceStep(ended);
     this.done.push(ended);
+    if (this.mode === 'trace') this.traceStep(ended);
     while (this.done.length > KEEP_LOGS) {
       const old = this.done.shift()!;
       for (const [id, v] of this.tracked) if (v.log === old) this.tracked.delete(id);
