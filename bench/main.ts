@@ -16,6 +16,7 @@ const BENCHES: Record<string, string> = {
   wgpu: 'WebGPU backend figures and their baselines',
   overlap: 'CPU and GPU work overlapping through the router',
   overhead: 'per-op overhead of a tiny add: bare Cpu, Router, Autodiff<Router>',
+  placement: "auto-placement: four workloads on each device, by hand, 'auto' and 'trace'; time to place a 1,000-op graph",
 };
 
 type BenchModule = { main?: unknown; default?: unknown };

@@ -66,15 +66,17 @@ export interface Decision {
   readonly estimates: readonly DeviceEstimate[];
 }
 
-/** Predicted ready times kept (older tensors count as ready now). */
-const READY_CAPACITY = 1 << 16;
+/** Predicted ready times kept per generation (tensors older than two generations count as ready now). */
+const READY_CAPACITY = 1 << 15;
 
 export class Dmda {
   private readonly explore: number;
   private readonly margin: number;
   private readonly slack: number;
   private readonly booked = new Map<string, number>();
-  private readonly ready = new Map<number, number>();
+  /** Predicted ready times by tensor id, in two generations: the older one is dropped when the newer fills. */
+  private ready = new Map<number, number>();
+  private readyOld = new Map<number, number>();
   private placed = 0;
   private explored = 0;
 
@@ -101,7 +103,7 @@ export class Dmda {
   }
 
   readyAt(id: number, now: number): number {
-    return Math.max(this.ready.get(id) ?? now, now);
+    return Math.max(this.ready.get(id) ?? this.readyOld.get(id) ?? now, now);
   }
 
   /** The finish predicted for the op on one device. */
@@ -219,7 +221,10 @@ export class Dmda {
   }
 
   private setReady(id: number, at: number): void {
-    if (this.ready.size >= READY_CAPACITY) this.ready.delete(this.ready.keys().next().value!);
+    if (this.ready.size >= READY_CAPACITY) {
+      this.readyOld = this.ready;
+      this.ready = new Map();
+    }
     this.ready.set(id, at);
   }
 }

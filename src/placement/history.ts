@@ -44,7 +44,8 @@ export class History {
   private readonly ring: number[] = [];
   private next = 0;
   private cached: Estimate | undefined;
-  private dirty = false;
+  /** Samples added since the estimate was computed. */
+  private fresh = 0;
   /** Runs seen, including the warm-up run that was not kept. */
   seen = 0;
 
@@ -78,13 +79,14 @@ export class History {
       this.ring[this.next] = ms;
       this.next = (this.next + 1) % HISTORY_CAPACITY;
     }
-    this.dirty = true;
+    this.fresh++;
   }
 
+  /** The robust mean, recomputed once a quarter of the ring is new (every sample while the ring is short). */
   estimate(): Estimate | undefined {
-    if (this.dirty || (this.cached === undefined && this.ring.length > 0)) {
+    if (this.fresh > 0 && (this.cached === undefined || this.ring.length < 16 || this.fresh >= this.ring.length >> 2)) {
       this.cached = robustMean(this.ring);
-      this.dirty = false;
+      this.fresh = 0;
     }
     return this.cached;
   }

@@ -55,8 +55,8 @@ export interface PlacementHost {
 /** Ops that stay with their input: views and copies cost nothing worth a transfer. */
 const STAYS = new Set<string>(['reshape', 'permute', 'slice', 'expand', 'copy', 'transfer']);
 
-/** Ops logged per step at most (explain covers the first ones of a longer step). */
-const LOG_CAPACITY = 100_000;
+/** Ops logged per step at most (a longer traced step is explained by its first ones). */
+const LOG_CAPACITY = 20_000;
 
 /** Completed steps whose measurements are still collected. */
 const KEEP_LOGS = 3;
@@ -184,6 +184,8 @@ export class Placement {
       this.pending = undefined;
       this.dmda.commit(p.decision, record.outputs);
       if (p.node >= 0) this.graph.produced(p.node, record.outputs);
+      // Without markStep() an auto router's log rolls over, as if a step ended every LOG_CAPACITY ops.
+      if (this.mode === 'auto' && this.log.ops.length >= LOG_CAPACITY) this.markStep();
       const log = this.log;
       if (log.ops.length < LOG_CAPACITY) {
         const d = p.decision;
@@ -278,21 +280,29 @@ export class Placement {
     }
   }
 
-  /** (measured - planned) / planned over the latest fully measured step of the current plan. */
+  /**
+   * (measured - planned) / planned, summed over the fully measured steps of the current plan among
+   * the last few; undefined until two are measured (one step's noise does not re-plan).
+   */
   private measuredDrift(): number | undefined {
-    for (let i = this.done.length - 1; i >= 0; i--) {
-      const log = this.done[i]!;
+    let predicted = 0;
+    let measured = 0;
+    let steps = 0;
+    for (const log of this.done) {
       if (this.planOf.get(log) !== this.plans || !log.complete) continue;
-      let predicted = 0;
-      let measured = 0;
+      steps++;
       for (const o of log.ops) {
         if (Number.isNaN(o.predictedMs) || o.measuredMs === undefined) continue;
         predicted += o.predictedMs;
         measured += o.measuredMs;
       }
-      return predicted > 0 ? (measured - predicted) / predicted : undefined;
     }
-    return undefined;
+    return steps >= 2 && predicted > 0 ? (measured - predicted) / predicted : undefined;
+  }
+
+  /** Plans made for traced steps so far (HEFT runs). */
+  get plansMade(): number {
+    return this.plans;
   }
 
   private replan(why: string): void {

@@ -304,18 +304,25 @@ describe("placement: 'trace'", () => {
     router.markStep();
     await step(router, x, w1, w2).item();
     router.markStep(); // recorded and planned
-    // A replayed step whose ops are measured 3x slower than planned: its events, with made-up times, feed the model.
-    const rec = record();
-    await step(router, x, w1, w2).item();
-    rec.stop();
+    // Replayed steps whose ops are measured 3x slower than planned: their events, with made-up times, feed the model.
     const planned = new Map<string, number>([['matmul@cpu:1', 1], ['relu@cpu:1', 0.2], ['matmul@cpu', 0.1], ['exp@cpu', 0.05], ['sum@cpu', 0.05]]);
-    for (const e of rec.events) {
-      const ms = planned.get(`${e.op}@${e.device}`);
-      if (ms !== undefined) syn.subject.next(syn.event(e.record, 3 * ms));
-    }
-    router.markStep();
+    const slowStep = async () => {
+      const rec = record();
+      await step(router, x, w1, w2).item();
+      rec.stop();
+      for (const e of rec.events) {
+        const ms = planned.get(`${e.op}@${e.device}`);
+        if (ms !== undefined) syn.subject.next(syn.event(e.record, 3 * ms));
+      }
+      router.markStep();
+    };
+    await slowStep();
+    // One slow step is not enough (it could be noise)...
+    expect(router.placement!.plansMade).toBe(1);
+    await slowStep();
+    // ...two are.
+    expect(router.placement!.plansMade).toBe(2);
     const notes = router.explain().notes;
-
     expect(notes.some((n) => /measured op times above the plan's by 200%; planned with HEFT \(plan 2\)/.test(n))).toBe(true);
   });
 });
