@@ -180,8 +180,9 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
       const what = record.op === 'transfer' ? 'destination device' : 'device';
       throw new DeviceError(`unknown ${what} '${record.device}' for ${this.name}`, { op: record.op, devices: [record.device], hint: `valid devices: ${this.deviceStrings().join(', ')}` });
     }
-    this.backends[d.index]!.submit(record);
+    // Placement sees the record first: an inline op completes (and reports its time) inside submit.
     this.identity.placement?.submitted(record);
+    this.backends[d.index]!.submit(record);
   }
 
   read(t: TensorRef): Promise<TypedArray> {
