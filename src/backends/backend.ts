@@ -44,6 +44,8 @@ export interface Backend<D extends Device = Device> {
    * with transfer records, then build the op there. Undefined (or no hook): the inputs' device.
    */
   place?(op: OpName, inputs: readonly Handle[], attrs: OpAttrs[OpName]): Device | undefined;
+  /** A live copy of `input` on `device` that a placed op may use instead of a new transfer (a Router keeps the copies it moved). */
+  replica?(input: Handle, device: Device): Handle | undefined;
   /** Runs (or queues) one op. Throws synchronously for records it cannot take (wrong device, closed). */
   submit(record: OpRecord): void;
   /** Contiguous host values of a tensor; rejects with the error of the op that failed to produce it. */

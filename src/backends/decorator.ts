@@ -35,6 +35,9 @@ export abstract class Decorator<B extends Backend> implements Backend<DeviceOf<B
   place(op: OpName, inputs: readonly Handle[], attrs: OpAttrs[OpName]): Device | undefined {
     return this.inner.place?.(op, inputs, attrs);
   }
+  replica(input: Handle, device: Device): Handle | undefined {
+    return this.inner.replica?.(input, device);
+  }
   submit(record: OpRecord): void {
     this.inner.submit(record);
   }

@@ -14,10 +14,12 @@ import type { Device } from '../devices/device.js';
 import type { CostModel, PredictionSource } from './cost-model.js';
 import { tensorBytes, type Footprint } from './footprint.js';
 
-/** What the placer reads of the scheduler: the clock and how many ops each lane holds. */
+/** What the placer reads of the scheduler and the router: the clock, how many ops each lane holds, copies already moved. */
 export interface LaneView {
   now(): number;
   depth(device: string): number;
+  /** A copy of tensor `id` already on `device` (moved for an earlier op and kept), if any. */
+  copy?(id: number, device: string): { readonly id: number } | undefined;
 }
 
 export interface DmdaOptions {
@@ -38,6 +40,8 @@ export interface DeviceEstimate {
   readonly transferMs: number;
   readonly start: number;
   readonly finish: number;
+  /** What the choice compares: the finish with each move's cost shared among the uses its tensor had so far. */
+  readonly score: number;
 }
 
 export interface PlannedTransfer {
@@ -79,6 +83,9 @@ export class Dmda {
   private readyOld = new Map<number, number>();
   private placed = 0;
   private explored = 0;
+  /** How many placed ops used each tensor so far (two generations, like `ready`). */
+  private uses = new Map<number, number>();
+  private usesOld = new Map<number, number>();
 
   constructor(
     private readonly model: CostModel,
@@ -106,30 +113,61 @@ export class Dmda {
     return Math.max(this.ready.get(id) ?? this.readyOld.get(id) ?? now, now);
   }
 
-  /** The finish predicted for the op on one device. */
+  /**
+   * The finish predicted for the op on one device. Its score shares each move among the uses the
+   * moved tensor had so far: a tensor used again and again (a parameter, a constant input) moves
+   * once and its copy is kept, so moving it pays off when the op gains more than that share.
+   */
   estimate(fp: Footprint, inputs: readonly Handle[], device: Device, now = this.lanes.now()): [DeviceEstimate, PlannedTransfer[]] {
     const key = device.key;
     let arrival = now;
+    let scored = now;
     let transferMs = 0;
     const transfers: PlannedTransfer[] = [];
     for (let i = 0; i < inputs.length; i++) {
       const h = inputs[i]!;
-      const at = this.readyAt(h.id, now);
       if (h.device.key === key) {
+        const at = this.readyAt(h.id, now);
         arrival = Math.max(arrival, at);
+        scored = Math.max(scored, at);
+        continue;
+      }
+      const copy = this.lanes.copy?.(h.id, key);
+      if (copy) {
+        const at = this.readyAt(copy.id, now);
+        arrival = Math.max(arrival, at);
+        scored = Math.max(scored, at);
         continue;
       }
       if (transfers.some((t) => t.id === h.id)) continue;
+      const at = this.readyAt(h.id, now);
       const bytes = tensorBytes(h);
       const ms = this.model.predictTransfer(h.device.key, key, bytes);
       transferMs += ms;
       transfers.push({ id: h.id, from: h.device.key, bytes, ms, arrival: at + ms });
       arrival = Math.max(arrival, at + ms);
+      scored = Math.max(scored, at + ms / (1 + this.usesOf(h.id)));
     }
     const p = this.model.predict(fp, key);
     const runMs = p.source === 'none' ? Number.NaN : p.ms;
-    const start = Math.max(this.laneFree(key, now), arrival);
-    return [{ device: key, runMs, source: p.source, transferMs, start, finish: start + (p.source === 'none' ? 0 : p.ms) }, transfers];
+    const run = p.source === 'none' ? 0 : p.ms;
+    const free = this.laneFree(key, now);
+    const start = Math.max(free, arrival);
+    return [{ device: key, runMs, source: p.source, transferMs, start, finish: start + run, score: Math.max(free, scored) + run }, transfers];
+  }
+
+  private usesOf(id: number): number {
+    return this.uses.get(id) ?? this.usesOld.get(id) ?? 0;
+  }
+
+  private used(inputs: readonly Handle[]): void {
+    for (const h of inputs) {
+      if (this.uses.size >= READY_CAPACITY) {
+        this.usesOld = this.uses;
+        this.uses = new Map();
+      }
+      this.uses.set(h.id, this.usesOf(h.id) + 1);
+    }
   }
 
   /** The device holding most of the inputs' bytes (the first input's on a tie). */
@@ -152,6 +190,7 @@ export class Dmda {
   decide(op: string, fp: Footprint, inputs: readonly Handle[]): Decision {
     const now = this.lanes.now();
     const all = this.devices.map((d) => this.estimate(fp, inputs, d, now));
+    this.used(inputs);
     const estimates = all.map(([e]) => e);
     const home = this.home(inputs);
     const homeIdx = this.devices.indexOf(home);
@@ -159,12 +198,12 @@ export class Dmda {
     let known = -1;
     for (let i = 0; i < estimates.length; i++) {
       const e = estimates[i]!;
-      if (e.source !== 'none' && (known < 0 || e.finish < estimates[known]!.finish)) known = i;
+      if (e.source !== 'none' && (known < 0 || e.score < estimates[known]!.score)) known = i;
     }
     // Exploration: a device whose history is short, not predicted far slower than the best, within budget.
     // The budget: after this op, at most explore * placed + 1 ops explored (the +1 lets the first op explore).
     if (this.explore > 0 && this.explored <= this.explore * this.placed) {
-      const bestSpan = known >= 0 ? estimates[known]!.finish - now : Infinity;
+      const bestSpan = known >= 0 ? estimates[known]!.score - now : Infinity;
       let pick = -1;
       let pickSamples = Infinity;
       for (let i = 0; i < estimates.length; i++) {
@@ -172,7 +211,7 @@ export class Dmda {
         if (e.source === 'history' || e.source === 'regression') continue;
         const samples = this.model.estimate(fp, e.device)?.kept ?? 0;
         if (samples >= this.model.minSamples) continue;
-        if (e.source === 'partial' && e.finish - now > this.slack * bestSpan) continue;
+        if (e.source === 'partial' && e.score - now > this.slack * bestSpan) continue;
         // Fewest samples first; on a tie, away from home (home is measured whenever nothing is known).
         if (samples < pickSamples || (samples === pickSamples && pick === homeIdx)) {
           pick = i;
@@ -187,8 +226,8 @@ export class Dmda {
     if (known < 0) return this.decision(op, fp, homeIdx, 'unknown', all, now);
     const h = estimates[homeIdx]!;
     if (known !== homeIdx && h.source !== 'none') {
-      const gain = h.finish - estimates[known]!.finish;
-      if (gain <= this.margin * (h.finish - now)) return this.decision(op, fp, homeIdx, 'home', all, now);
+      const gain = h.score - estimates[known]!.score;
+      if (gain <= this.margin * (h.score - now)) return this.decision(op, fp, homeIdx, 'home', all, now);
     }
     return this.decision(op, fp, known, known === homeIdx ? 'home' : 'earliest', all, now);
   }
@@ -199,6 +238,7 @@ export class Dmda {
     const now = this.lanes.now();
     const i = this.devices.findIndex((d) => d.key === device.key);
     const all = this.devices.map((d) => this.estimate(fp, inputs, d, now));
+    this.used(inputs);
     return this.decision(op, fp, i, reason, all, now);
   }
 

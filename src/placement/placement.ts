@@ -100,6 +100,12 @@ export class Placement {
   private mismatch = false;
   private moved = false;
   private movedReplans = 0;
+  /** Inputs from before the step that were the same tensors in the last two steps (moving them once pays). */
+  private constants = new Set<number>();
+  private plannedConstants = 0;
+  // Copies moved for placed ops, kept while their source lives: source id -> device key -> copy.
+  private readonly replicas = new Map<number, Map<string, Handle>>();
+  private readonly keptTransfers = new Set<number>();
 
   constructor(
     readonly mode: 'auto' | 'trace',
@@ -107,7 +113,7 @@ export class Placement {
     private readonly options: PlacementOptions = {},
   ) {
     this.profiler = new Profiler(options.events ?? host.runtime.scheduler.events$, options);
-    this.dmda = new Dmda(this.profiler.model, { now: () => clock.now(), depth: (d) => host.runtime.scheduler.lane(d).depth }, host.devices, options);
+    this.dmda = new Dmda(this.profiler.model, { now: () => clock.now(), depth: (d) => host.runtime.scheduler.lane(d).depth, copy: (id, d) => this.replicas.get(id)?.get(d) }, host.devices, options);
     this.drift = options.drift ?? 0.2;
     this.calibrationRuns = options.traceCalibrationRuns ?? 2;
     this.log = new StepLog(0);
@@ -174,6 +180,10 @@ export class Placement {
       const t = p?.decision.transfers.find((x) => x.id === input);
       if (p && t) {
         this.dmda.bookTransfer(p.decision, input, output);
+        let copies = this.replicas.get(input);
+        if (!copies) this.replicas.set(input, (copies = new Map()));
+        copies.set(record.device, { id: output, shape: record.outputs[0]!.shape, dtype: record.outputs[0]!.dtype, device: p.decision.device });
+        this.keptTransfers.add(record.id);
         const logged: LoggedTransfer = { bytes: t.bytes, predictedMs: t.ms };
         p.transfers.push(logged);
         this.track(record.id, logged);
@@ -199,6 +209,27 @@ export class Placement {
     }
     // Views and other unplaced ops of one input: their output stands for the input in the step graph.
     if (record.inputs.length === 1) for (const o of record.outputs) this.graph.alias(o.id, record.inputs[0]!.id);
+  }
+
+  /** A copy of tensor `id` on `device` moved earlier for a placed op, if it is still kept. */
+  replica(id: number, device: string): Handle | undefined {
+    return this.replicas.get(id)?.get(device);
+  }
+
+  /** Whether the router should keep (retain) the output of this transfer record: a copy placement moved. */
+  keeps(record: OpRecord): boolean {
+    return record.op === 'transfer' && this.keptTransfers.delete(record.id);
+  }
+
+  hasReplicas(id: number): boolean {
+    return this.replicas.has(id);
+  }
+
+  /** The copies of a source that is gone: the router releases them. */
+  dropReplicas(id: number): Handle[] {
+    const copies = this.replicas.get(id);
+    this.replicas.delete(id);
+    return copies ? [...copies.values()] : [];
   }
 
   private track(opId: number, item: LoggedOp | LoggedTransfer): void {
@@ -240,6 +271,10 @@ export class Placement {
       this.moved = false;
       return;
     }
+    if (this.phase !== 'record' && this.traced) {
+      const before = this.traced.externals();
+      this.constants = new Set([...g.externals()].filter((id) => before.has(id)));
+    }
     switch (this.phase) {
       case 'record': {
         this.traced = g;
@@ -270,6 +305,10 @@ export class Placement {
           return;
         }
         this.moved = false;
+        if (this.constants.size !== this.plannedConstants) {
+          this.replan(`step ${ended.index}: ${this.constants.size} inputs are the same tensors every step (moved once, then kept)`);
+          return;
+        }
         const drift = this.measuredDrift();
         if (drift !== undefined && Math.abs(drift) > this.drift) {
           this.movedReplans = 0;
@@ -307,7 +346,9 @@ export class Placement {
 
   private replan(why: string): void {
     if (!this.traced) return;
-    this.plan = planStep(this.traced.nodes, this.profiler.model, this.host.devices);
+    const constants = this.constants;
+    this.plan = planStep(this.traced.nodes, this.profiler.model, this.host.devices, (id, d) => constants.has(id) || this.replicas.get(id)?.has(d) === true);
+    this.plannedConstants = constants.size;
     this.plans++;
     this.phase = 'replay';
     const counts = new Map<string, number>();
@@ -411,7 +452,7 @@ function movedInputs(recorded: readonly TraceInput[], now: readonly TraceInput[]
   for (let j = 0; j < now.length; j++) {
     const a = recorded[j];
     const b = now[j]!;
-    if (a && 'device' in a && 'device' in b && a.device !== b.device) return true;
+    if (a && 'id' in a && 'id' in b && a.device !== b.device) return true;
   }
   return false;
 }

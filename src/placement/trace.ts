@@ -10,7 +10,8 @@ import type { CostModel, PredictionSource } from './cost-model.js';
 import { tensorBytes, type Footprint } from './footprint.js';
 import { heft, type HeftEdge } from './heft.js';
 
-export type TraceInput = { readonly node: number; readonly bytes: number } | { readonly device: string; readonly bytes: number };
+/** A node's input: the output of another node of the step, or a tensor made before the step (its id and device). */
+export type TraceInput = { readonly node: number; readonly bytes: number } | { readonly id: number; readonly device: string; readonly bytes: number };
 
 export interface TraceNode {
   readonly op: string;
@@ -34,8 +35,15 @@ export class StepGraph {
   resolve(inputs: readonly Handle[]): TraceInput[] {
     return inputs.map((h) => {
       const node = this.producer.get(h.id);
-      return node === undefined ? { device: h.device.key, bytes: tensorBytes(h) } : { node, bytes: tensorBytes(h) };
+      return node === undefined ? { id: h.id, device: h.device.key, bytes: tensorBytes(h) } : { node, bytes: tensorBytes(h) };
     });
+  }
+
+  /** Ids of the tensors made before the step that its ops used. */
+  externals(): Set<number> {
+    const ids = new Set<number>();
+    for (const n of this.nodes) for (const x of n.inputs) if ('id' in x) ids.add(x.id);
+    return ids;
   }
 
   produced(node: number, outputs: ReadonlyArray<{ readonly id: number }>): void {
@@ -63,9 +71,11 @@ export interface Plan {
 /**
  * Places a traced step with HEFT. A node's cost on a device is the model's prediction; a device
  * with no prediction is not used for it unless no device has one (then run times are taken as
- * equal and only transfers decide).
+ * equal and only transfers decide). An input made before the step costs its transfer to each
+ * device, unless `movedOnce(id, device)`: it is the same tensor every step (a parameter, a
+ * constant input) or already has a copy there, so it moves once and its copy is kept.
  */
-export function planStep(nodes: readonly TraceNode[], model: CostModel, devices: readonly Device[]): Plan {
+export function planStep(nodes: readonly TraceNode[], model: CostModel, devices: readonly Device[], movedOnce: (id: number, device: string) => boolean = () => false): Plan {
   const keys = devices.map((d) => d.key);
   const preds = nodes.map((n) => keys.map((k) => model.predict(n.fp, k)));
   const cost = preds.map((row) => {
@@ -84,7 +94,7 @@ export function planStep(nodes: readonly TraceNode[], model: CostModel, devices:
     comm: (e, p, q) => model.predictTransfer(keys[p]!, keys[q]!, e.data),
     release: (t, p) => {
       let r = 0;
-      for (const x of nodes[t]!.inputs) if ('device' in x) r = Math.max(r, model.predictTransfer(x.device, keys[p]!, x.bytes));
+      for (const x of nodes[t]!.inputs) if ('id' in x && !movedOnce(x.id, keys[p]!)) r = Math.max(r, model.predictTransfer(x.device, keys[p]!, x.bytes));
       return r;
     },
   });

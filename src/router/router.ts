@@ -92,6 +92,10 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
     return this.identity.placement?.place(op, inputs, attrs);
   }
 
+  replica(input: Handle, device: Device): Handle | undefined {
+    return this.identity.placement?.replica(input.id, device.key);
+  }
+
   /** Ends a step (a training iteration): 'trace' records, plans and replays steps; explain() reports the last one. */
   markStep(): void {
     this.identity.placement?.markStep();
@@ -181,8 +185,11 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
       throw new DeviceError(`unknown ${what} '${record.device}' for ${this.name}`, { op: record.op, devices: [record.device], hint: `valid devices: ${this.deviceStrings().join(', ')}` });
     }
     // Placement sees the record first: an inline op completes (and reports its time) inside submit.
-    this.identity.placement?.submitted(record);
+    const p = this.identity.placement;
+    p?.submitted(record);
     this.backends[d.index]!.submit(record);
+    // A copy placement moved is kept (one reference) while its source lives, for later ops there.
+    if (p?.keeps(record)) this.retain({ id: record.outputs[0]!.id, device: d });
   }
 
   read(t: TensorRef): Promise<TypedArray> {
@@ -193,6 +200,8 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
   release(t: TensorRef): void {
     const [b, inner] = this.route(t);
     b.release(inner);
+    const p = this.identity.placement;
+    if (p?.hasReplicas(t.id) && !b.isLive(inner)) for (const copy of p.dropReplicas(t.id)) this.release(copy);
   }
 
   retain(t: TensorRef): void {

@@ -135,8 +135,9 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
 
   /**
    * An op the backend placed on `device`: inputs that live elsewhere move there first as
-   * ordinary transfer records (an autodiff tape records them, so gradients flow back). Every
-   * record is built before any is submitted, so a bad call throws with nothing queued.
+   * ordinary transfer records (an autodiff tape records them, so gradients flow back), unless the
+   * backend still holds a copy moved earlier. Every record is built before any is submitted, so
+   * a bad call throws with nothing queued.
    */
   private static runOn<B extends Backend, N extends OpName>(backend: B, op: N, handles: readonly Handle[], attrs: OpAttrs[N], device: Device): Array<Tensor<B, Kind>> {
     const ids = backend.runtime.ids;
@@ -144,12 +145,13 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     const moved = new Map<number, Handle>();
     const ins = handles.map((h) => {
       if (h.device.key === device.key) return h;
-      let m = moved.get(h.id);
+      let m = moved.get(h.id) ?? backend.replica?.(h, device);
       if (!m) {
         const t = buildTransfer(ids, h, device);
         transfers.push(t);
-        moved.set(h.id, (m = t.outputs[0]!));
+        m = t.outputs[0]!;
       }
+      moved.set(h.id, m);
       return m;
     });
     const built = buildOp(ids, op, ins, attrs, device);

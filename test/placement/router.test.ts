@@ -210,6 +210,41 @@ describe("placement: 'auto'", () => {
     checkNothingMovesSilently(rec.records, new Map([[x.id, 'cpu'], [w.id, 'cpu'], [c.id, 'cpu']]));
   });
 
+  test('a tensor moved for one op is kept there for later ops, and freed with its source', async () => {
+    const { router, syn } = placed('auto');
+    cost(syn, 'matmul', [f32(32, 32), f32(32, 32)], {}, [10, 1]);
+    link(syn);
+    const a = fromData(router, new Float32Array(32 * 32).fill(0.5), { shape: [32, 32], device: D0 });
+    const rec = record();
+    const p = a.matmul(a);
+    const q = a.matmul(a);
+    await Promise.all([p.toData(), q.toData()]);
+    rec.stop();
+    expect([p.device.key, q.device.key]).toEqual(['cpu:1', 'cpu:1']);
+    expect(rec.records.filter((r) => r.op === 'transfer').map((r) => r.inputs[0]!.id)).toEqual([a.id]);
+    const held = router.memory(D1).tensors;
+    expect(router.placement!.hasReplicas(a.id)).toBe(true);
+    a.dispose();
+    expect(router.placement!.hasReplicas(a.id)).toBe(false);
+    expect(router.memory(D1).tensors).toBe(held - 1);
+  });
+
+  test('under autodiff a tracked tensor is moved for each op (its copy is a variable of the tape)', async () => {
+    const { router, syn } = placed('auto');
+    cost(syn, 'matmul', [f32(8, 8), f32(8, 8)], {}, [10, 1]);
+    link(syn);
+    const ad = new Autodiff(router);
+    const w = fromData(ad, new Float32Array(64).fill(0.25), { shape: [8, 8], device: D0 }).requireGrad();
+    const rec = record();
+    const loss = w.matmul(w).add(w.matmul(w)).sum();
+    const g = w.grad(loss.backward())!;
+    const values = (await g.toData()).values;
+    rec.stop();
+    expect(rec.records.filter((r) => r.op === 'transfer' && r.inputs[0]!.id === w.id).length).toBe(2);
+    // d/dW sum(2 W W) = 2 (1 W^T + W^T 1) with W = 0.25 everywhere: 2 * (8 * 0.25 + 8 * 0.25) = 8.
+    for (const v of values) expect(v).toBeCloseTo(8, 5);
+  });
+
   test('a bad call throws before anything is queued', () => {
     const { router, syn } = placed('auto');
     link(syn);
@@ -237,15 +272,16 @@ describe("placement: 'auto'", () => {
     expect(x.ops).toBe(3);
     const rows = x.rows.map((r) => [r.op, r.shape, r.device, r.count, r.reason, r.transfers]);
     expect(rows).toEqual([
-      // The second matmul's inputs weigh the same on both devices: it stays with the first (exp's output) and moves a again.
-      ['matmul', '[16, 16]', 'cpu:1', 2, 'earliest+home', 2],
+      // The second matmul's inputs weigh the same on both devices: it stays with the first (exp's output)
+      // and uses the copy of `a` moved for the first matmul: one transfer in all.
+      ['matmul', '[16, 16]', 'cpu:1', 2, 'earliest+home', 1],
       ['exp', '[16, 16]', 'cpu:1', 1, 'home', 0],
     ]);
     expect(x.rows[0]!.predictedMs).toBeCloseTo(2, 9);
     expect(x.predictedStepMs).toBeGreaterThan(2.5);
     const text = x.toString();
-    expect(text).toContain("placement 'auto' on router<cpu, cpu>, step 1: 3 ops placed, 2 transfers added (2.0 KiB)");
-    expect(text).toContain('| matmul | [16, 16] | cpu:1 | 2 | earliest+home | 2.000 | - | 2 (2.0 KiB) |');
+    expect(text).toContain("placement 'auto' on router<cpu, cpu>, step 1: 3 ops placed, 1 transfers added (1.0 KiB)");
+    expect(text).toContain('| matmul | [16, 16] | cpu:1 | 2 | earliest+home | 2.000 | - | 1 (1.0 KiB) |');
   });
 });
 
@@ -304,6 +340,10 @@ describe("placement: 'trace'", () => {
     router.markStep();
     await step(router, x, w1, w2).item();
     router.markStep(); // recorded and planned
+    await step(router, x, w1, w2).item();
+    router.markStep(); // x, w1, w2 are the same tensors every step: planned again with them moved once
+    expect(router.placement!.plansMade).toBe(2);
+    expect(router.explain().notes.at(-1)).toMatch(/3 inputs are the same tensors every step/);
     // Replayed steps whose ops are measured 3x slower than planned: their events, with made-up times, feed the model.
     const planned = new Map<string, number>([['matmul@cpu:1', 1], ['relu@cpu:1', 0.2], ['matmul@cpu', 0.1], ['exp@cpu', 0.05], ['sum@cpu', 0.05]]);
     const slowStep = async () => {
@@ -318,12 +358,12 @@ describe("placement: 'trace'", () => {
     };
     await slowStep();
     // One slow step is not enough (it could be noise)...
-    expect(router.placement!.plansMade).toBe(1);
+    expect(router.placement!.plansMade).toBe(2);
     await slowStep();
     // ...two are.
-    expect(router.placement!.plansMade).toBe(2);
+    expect(router.placement!.plansMade).toBe(3);
     const notes = router.explain().notes;
-    expect(notes.some((n) => /measured op times above the plan's by 200%; planned with HEFT \(plan 2\)/.test(n))).toBe(true);
+    expect(notes.some((n) => /measured op times above the plan's by 200%; planned with HEFT \(plan 3\)/.test(n))).toBe(true);
   });
 });
 
