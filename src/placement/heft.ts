@@ -24,6 +24,11 @@ export interface HeftProblem {
   comm(edge: HeftEdge, p: number, q: number): number;
   /** The earliest start of task t on processor p from inputs outside the graph (default 0). */
   release?(t: number, p: number): number;
+  /**
+   * A cost of putting task t on processor p that falls outside the schedule (what a later run of
+   * the graph pays for it): added to the finish time when processors are compared, not to the schedule.
+   */
+  penalty?(t: number, p: number): number;
 }
 
 export interface HeftSchedule {
@@ -108,6 +113,7 @@ export function heft(problem: HeftProblem): HeftSchedule {
     let bestP = -1;
     let bestStart = 0;
     let bestFinish = Infinity;
+    let bestScore = Infinity;
     for (let p = 0; p < q; p++) {
       const w = cost[t]![p]!;
       if (!Number.isFinite(w)) continue;
@@ -117,10 +123,12 @@ export function heft(problem: HeftProblem): HeftSchedule {
         ready = Math.max(ready, finish[e.from]! + (from === p ? 0 : problem.comm(e, from, p)));
       }
       const s = earliestGap(busy[p]!, ready, w);
-      if (s + w < bestFinish) {
+      const score = s + w + (problem.penalty ? problem.penalty(t, p) : 0);
+      if (score < bestScore) {
         bestP = p;
         bestStart = s;
         bestFinish = s + w;
+        bestScore = score;
       }
     }
     if (bestP < 0) throw new ArgumentError(`task ${t} cannot run on any processor (every cost is infinite)`, { op: 'heft' });

@@ -90,6 +90,8 @@ export class Placement {
   // Trace state.
   private phase: Phase = 'record';
   private graph = new StepGraph();
+  /** The step before the current one (its nodes made the current step's carried inputs). */
+  private previous: StepGraph | undefined;
   private traced: StepGraph | undefined;
   private plan: Plan | undefined;
   private plans = 0;
@@ -261,6 +263,8 @@ export class Placement {
 
   private traceStep(ended: StepLog): void {
     const g = this.graph;
+    if (this.previous) g.link(this.previous);
+    this.previous = g;
     if (g.nodes.length === 0) return;
     const changed = this.mismatch || (this.traced !== undefined && g.nodes.length !== this.traced.nodes.length);
     if (this.phase !== 'record' && changed) {
@@ -271,9 +275,11 @@ export class Placement {
       this.moved = false;
       return;
     }
+    let linked = 0;
     if (this.phase !== 'record' && this.traced) {
       const before = this.traced.externals();
       this.constants = new Set([...g.externals()].filter((id) => before.has(id)));
+      linked = this.traced.adoptLinks(g);
     }
     switch (this.phase) {
       case 'record': {
@@ -305,6 +311,10 @@ export class Placement {
           return;
         }
         this.moved = false;
+        if (linked > 0) {
+          this.replan(`step ${ended.index}: ${linked} inputs are made by the previous step (they stay where the plan puts their maker)`);
+          return;
+        }
         if (this.constants.size !== this.plannedConstants) {
           this.replan(`step ${ended.index}: ${this.constants.size} inputs are the same tensors every step (moved once, then kept)`);
           return;
@@ -452,7 +462,8 @@ function movedInputs(recorded: readonly TraceInput[], now: readonly TraceInput[]
   for (let j = 0; j < now.length; j++) {
     const a = recorded[j];
     const b = now[j]!;
-    if (a && 'id' in a && 'id' in b && a.device !== b.device) return true;
+    // Inputs the previous step made live where the plan put their maker: not a move.
+    if (a && 'id' in a && 'id' in b && a.from === undefined && a.device !== b.device) return true;
   }
   return false;
 }

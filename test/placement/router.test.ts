@@ -367,6 +367,41 @@ describe("placement: 'trace'", () => {
   });
 });
 
+describe("placement: 'trace' over a training loop", () => {
+  test('parameters the step updates stay where the plan puts their update: no transfer in the steady state', async () => {
+    const { router, syn } = placed('trace');
+    const m = f32(16, 16);
+    cost(syn, 'matmul', [m, m], {}, [10, 1]);
+    cost(syn, 'sum', [m], { dim: null, keepDims: false }, [0.1, 0.1]);
+    cost(syn, 'mulScalar', [m], { scalar: 0.99 }, [0.1, 0.1]);
+    // A slow link (0.5 ms a move): moving w every step costs more than running its update after the matmul.
+    for (const [f, t] of [['cpu', 'cpu:1'], ['cpu:1', 'cpu']] as const) for (const n of [256, 1 << 18]) syn.transfer(f, t, n, 0.5 + (4 * n) / 1e6, 3);
+    const x = fromData(router, new Float32Array(256).fill(1), { shape: [16, 16], device: D1 });
+    let w = fromData(router, new Float32Array(256).fill(0.5), { shape: [16, 16], device: D0 });
+    router.markStep();
+    const transfersPerStep: number[] = [];
+    let last = 0;
+    for (let i = 0; i < 6; i++) {
+      const rec = record();
+      const y = x.matmul(w).sum();
+      const next = w.mul(0.99);
+      last = await y.item();
+      rec.stop();
+      transfersPerStep.push(rec.records.filter((r) => r.op === 'transfer').length);
+      w.dispose();
+      w = next;
+      router.markStep();
+    }
+    // w is used twice (the matmul and its own update): two inputs carried from the previous step.
+    expect(router.explain().notes.some((n) => /2 inputs are made by the previous step.*3 on cpu:1, makespan 1.200 ms/.test(n))).toBe(true);
+    // The first steps (recorded online, then planned before w was known to be carried) move w; then it lives on cpu:1.
+    expect(transfersPerStep.slice(-3)).toEqual([0, 0, 0]);
+    expect(w.device.key).toBe('cpu:1');
+    // sum(x w) with x = 1 and w = 0.5 * 0.99^5 everywhere: 16 * 16 * 16 * w.
+    expect(last).toBeCloseTo(16 * 16 * 16 * 0.5 * 0.99 ** 5, 2);
+  });
+});
+
 describe('models persist per machine and adapter', () => {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-router-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
