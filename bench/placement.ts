@@ -248,7 +248,7 @@ async function runWorkload(backends: [Backend, Backend], names: [string, string]
     }
   }
   // Let the last steps' events arrive, then explain the last full step.
-  await new Promise((r) => setTimeout(r, 50));
+  await Promise.all([auto.placement!.settled(), trace.placement!.settled()]);
   results.get('auto')!.explanation = auto.explain();
   results.get('trace')!.explanation = trace.explain();
   await auto.placement!.close();

@@ -21,6 +21,8 @@ export interface LoggedOp {
   /** Predicted device time (NaN when nothing predicted it). */
   readonly predictedMs: number;
   readonly transfers: LoggedTransfer[];
+  /** The node of a traced step this op is. */
+  readonly node?: number;
   measuredMs?: number;
 }
 

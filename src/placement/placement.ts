@@ -105,6 +105,8 @@ export class Placement {
   /** Inputs from before the step that were the same tensors in the last two steps (moving them once pays). */
   private constants = new Set<number>();
   private plannedConstants = 0;
+  /** Recent measured times per node (on the device it ran on), taken by later plans until the next drift. */
+  private recent: ReadonlyMap<number, { device: string; ms: number }> | undefined;
   // Copies moved for placed ops, kept while their source lives: source id -> device key -> copy.
   private readonly replicas = new Map<number, Map<string, Handle>>();
   private readonly keptTransfers = new Set<number>();
@@ -201,7 +203,7 @@ export class Placement {
       const log = this.log;
       if (log.ops.length < LOG_CAPACITY) {
         const d = p.decision;
-        const entry: LoggedOp = { op: d.op, shape: `[${record.outputs[0]?.shape.join(', ') ?? ''}]`, device: d.device.key, reason: d.reason, source: d.source, predictedMs: p.predictedMs, transfers: p.transfers };
+        const entry: LoggedOp = { op: d.op, shape: `[${record.outputs[0]?.shape.join(', ') ?? ''}]`, device: d.device.key, reason: d.reason, source: d.source, predictedMs: p.predictedMs, transfers: p.transfers, ...(p.node >= 0 ? { node: p.node } : {}) };
         log.ops.push(entry);
         this.track(record.id, entry);
         log.startedAt = Math.min(log.startedAt, d.at);
@@ -272,6 +274,7 @@ export class Placement {
       this.phase = 'record';
       this.traced = undefined;
       this.plan = undefined;
+      this.recent = undefined;
       this.moved = false;
       return;
     }
@@ -319,10 +322,11 @@ export class Placement {
           this.replan(`step ${ended.index}: ${this.constants.size} inputs are the same tensors every step (moved once, then kept)`);
           return;
         }
-        const drift = this.measuredDrift();
-        if (drift !== undefined && Math.abs(drift) > this.drift) {
+        const m = this.measuredDrift();
+        if (m !== undefined && Math.abs(m.drift) > this.drift) {
           this.movedReplans = 0;
-          this.replan(`step ${ended.index}: measured op times ${drift > 0 ? 'above' : 'below'} the plan's by ${Math.abs(100 * drift).toFixed(0)}%`);
+          // The new plan takes the recent measurements for the ops as placed (the long histories follow slowly).
+          this.replan(`step ${ended.index}: measured op times ${m.drift > 0 ? 'above' : 'below'} the plan's by ${Math.abs(100 * m.drift).toFixed(0)}%`, m.recent);
         }
         return;
       }
@@ -331,12 +335,14 @@ export class Placement {
 
   /**
    * (measured - planned) / planned, summed over the fully measured steps of the current plan among
-   * the last few; undefined until two are measured (one step's noise does not re-plan).
+   * the last few, with each node's mean measured time; undefined until two are measured (one
+   * step's noise does not re-plan).
    */
-  private measuredDrift(): number | undefined {
+  private measuredDrift(): { drift: number; recent: Map<number, { device: string; ms: number }> } | undefined {
     let predicted = 0;
     let measured = 0;
     let steps = 0;
+    const sums = new Map<number, { device: string; ms: number; n: number }>();
     for (const log of this.done) {
       if (this.planOf.get(log) !== this.plans || !log.complete) continue;
       steps++;
@@ -344,9 +350,18 @@ export class Placement {
         if (Number.isNaN(o.predictedMs) || o.measuredMs === undefined) continue;
         predicted += o.predictedMs;
         measured += o.measuredMs;
+        if (o.node === undefined) continue;
+        const s = sums.get(o.node);
+        if (s && s.device === o.device) {
+          s.ms += o.measuredMs;
+          s.n++;
+        } else sums.set(o.node, { device: o.device, ms: o.measuredMs, n: 1 });
       }
     }
-    return steps >= 2 && predicted > 0 ? (measured - predicted) / predicted : undefined;
+    if (steps < 2 || predicted <= 0) return undefined;
+    const recent = new Map<number, { device: string; ms: number }>();
+    for (const [node, s] of sums) recent.set(node, { device: s.device, ms: s.ms / s.n });
+    return { drift: (measured - predicted) / predicted, recent };
   }
 
   /** Plans made for traced steps so far (HEFT runs). */
@@ -354,10 +369,15 @@ export class Placement {
     return this.plans;
   }
 
-  private replan(why: string): void {
+  private replan(why: string, recent?: ReadonlyMap<number, { device: string; ms: number }>): void {
     if (!this.traced) return;
     const constants = this.constants;
-    this.plan = planStep(this.traced.nodes, this.profiler.model, this.host.devices, (id, d) => constants.has(id) || this.replicas.get(id)?.has(d) === true);
+    const measured = recent ?? this.recent;
+    this.recent = measured;
+    this.plan = planStep(this.traced.nodes, this.profiler.model, this.host.devices, {
+      movedOnce: (id, d) => constants.has(id) || this.replicas.get(id)?.has(d) === true,
+      measured: (t, d) => (measured?.get(t)?.device === d ? measured.get(t)!.ms : undefined),
+    });
     this.plannedConstants = constants.size;
     this.plans++;
     this.phase = 'replay';
@@ -372,6 +392,22 @@ export class Placement {
   }
 
   // ---- explain --------------------------------------------------------------------------
+
+  /**
+   * Resolves once every op of the last ended step has been measured (its event arrived), or after
+   * `timeoutMs` (default 2000): GPU ops report when their command batch is done, after the step's
+   * read may have returned. Await it before `explain()` for measured times of the whole step.
+   */
+  async settled(timeoutMs = 2000): Promise<boolean> {
+    const until = performance.now() + timeoutMs;
+    for (;;) {
+      this.profiler.flush();
+      const log = this.done[this.done.length - 1];
+      if (!log || log.complete) return true;
+      if (performance.now() >= until) return false;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
 
   /** The latest ended step (or the current one when no step has ended), with measured times that have arrived. */
   explain(options: { step?: 'last' | 'current' } = {}): Explanation {

@@ -92,6 +92,13 @@ export class StepGraph {
   }
 }
 
+export interface PlanOptions {
+  /** Whether input `id` (made before the step) moves to `device` only once: the same tensor every step, or a copy is there. */
+  movedOnce?(id: number, device: string): boolean;
+  /** A recent measured time of node t on `device`, taken over the model's prediction. */
+  measured?(t: number, device: string): number | undefined;
+}
+
 export interface Plan {
   /** The device of each node. */
   readonly devices: string[];
@@ -104,21 +111,22 @@ export interface Plan {
 }
 
 /**
- * Places a traced step with HEFT. A node's cost on a device is the model's prediction; a device
- * with no prediction is not used for it unless no device has one (then run times are taken as
- * equal and only transfers decide). An input made before the step costs its transfer to each
+ * Places a traced step with HEFT. A node's cost on a device is its recent measured time there
+ * (after a drift) or the model's prediction; a device with no prediction is not used for it
+ * unless no device has one (then run times are taken as equal and only transfers decide). An input made before the step costs its transfer to each
  * device, unless `movedOnce(id, device)`: it is the same tensor every step (a parameter, a
  * constant input) or already has a copy there, so it moves once and its copy is kept. An input
  * the previous step made (`from`) lives where this plan puts its maker, and a maker pays for
  * moving it to its users: planning repeats, with those devices taken from the last plan, until
  * the plan no longer changes (at most 4 times).
  */
-export function planStep(nodes: readonly TraceNode[], model: CostModel, devices: readonly Device[], movedOnce: (id: number, device: string) => boolean = () => false): Plan {
+export function planStep(nodes: readonly TraceNode[], model: CostModel, devices: readonly Device[], options: PlanOptions = {}): Plan {
+  const movedOnce = options.movedOnce ?? (() => false);
   const keys = devices.map((d) => d.key);
   const preds = nodes.map((n) => keys.map((k) => model.predict(n.fp, k)));
-  const cost = preds.map((row) => {
+  const cost = preds.map((row, t) => {
     const anyKnown = row.some((p) => p.source !== 'none');
-    return row.map((p) => (p.source !== 'none' ? p.ms : anyKnown ? Infinity : 0));
+    return row.map((p, i) => options.measured?.(t, keys[i]!) ?? (p.source !== 'none' ? p.ms : anyKnown ? Infinity : 0));
   });
   const edges: HeftEdge[] = [];
   nodes.forEach((n, t) => {

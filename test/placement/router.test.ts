@@ -364,6 +364,10 @@ describe("placement: 'trace'", () => {
     expect(router.placement!.plansMade).toBe(3);
     const notes = router.explain().notes;
     expect(notes.some((n) => /measured op times above the plan's by 200%; planned with HEFT \(plan 3\)/.test(n))).toBe(true);
+    // The new plan takes the measured times: the same slow steps no longer drift from it.
+    await slowStep();
+    await slowStep();
+    expect(router.placement!.plansMade).toBe(3);
   });
 });
 
