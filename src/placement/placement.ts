@@ -213,6 +213,8 @@ export class Placement {
     }
     // Views and other unplaced ops of one input: their output stands for the input in the step graph.
     if (record.inputs.length === 1) for (const o of record.outputs) this.graph.alias(o.id, record.inputs[0]!.id);
+    // Tensors created inside the step (a backward pass's seed): where they appear follows the plan.
+    else if (record.inputs.length === 0) for (const o of record.outputs) this.graph.created(o.id);
   }
 
   /** A copy of tensor `id` on `device` moved earlier for a placed op, if it is still kept. */
@@ -257,7 +259,7 @@ export class Placement {
       this.log.plannedMs = this.plan.makespan;
       this.planOf.set(this.log, this.plans);
     }
-    this.graph = new StepGraph();
+    this.graph = new StepGraph(this.mode === 'trace' ? this.previous : undefined);
     this.index = 0;
     this.mismatch = false;
     this.pending = undefined;
@@ -265,7 +267,7 @@ export class Placement {
 
   private traceStep(ended: StepLog): void {
     const g = this.graph;
-    if (this.previous) g.link(this.previous);
+    g.link();
     this.previous = g;
     if (g.nodes.length === 0) return;
     const changed = this.mismatch || (this.traced !== undefined && g.nodes.length !== this.traced.nodes.length);
@@ -498,8 +500,9 @@ function movedInputs(recorded: readonly TraceInput[], now: readonly TraceInput[]
   for (let j = 0; j < now.length; j++) {
     const a = recorded[j];
     const b = now[j]!;
-    // Inputs the previous step made live where the plan put their maker: not a move.
-    if (a && 'id' in a && 'id' in b && a.from === undefined && a.device !== b.device) return true;
+    // Inputs the previous step made live where the plan put their maker, and tensors created in
+    // the step where the plan creates them: not a move.
+    if (a && 'id' in a && 'id' in b && a.from === undefined && b.from === undefined && !a.made && !b.made && a.device !== b.device) return true;
   }
   return false;
 }

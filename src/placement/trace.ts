@@ -15,7 +15,7 @@ import { heft, type HeftEdge, type HeftSchedule } from './heft.js';
  * id and device; `from` when the previous step's node of that index made it, as an optimizer's
  * update makes the next step's parameters).
  */
-export type TraceInput = { readonly node: number; readonly bytes: number } | { readonly id: number; readonly device: string; readonly bytes: number; readonly from?: number };
+export type TraceInput = { readonly node: number; readonly bytes: number } | { readonly id: number; readonly device: string; readonly bytes: number; readonly from?: number; readonly made?: boolean };
 
 export interface TraceNode {
   readonly op: string;
@@ -28,6 +28,11 @@ export interface TraceNode {
 export class StepGraph {
   readonly nodes: TraceNode[] = [];
   private readonly producer = new Map<number, number>();
+  /** Tensors created (no inputs) during the step. */
+  private readonly made = new Set<number>();
+
+  /** `previous`: the step before, whose nodes may have made this step's inputs (forgotten by `link`). */
+  constructor(private previous?: StepGraph) {}
 
   /** A node for an op over `inputs`; returns its index. */
   add(op: string, sig: string, fp: Footprint, inputs: readonly Handle[]): number {
@@ -39,7 +44,9 @@ export class StepGraph {
   resolve(inputs: readonly Handle[]): TraceInput[] {
     return inputs.map((h) => {
       const node = this.producer.get(h.id);
-      return node === undefined ? { id: h.id, device: h.device.key, bytes: tensorBytes(h) } : { node, bytes: tensorBytes(h) };
+      if (node !== undefined) return { node, bytes: tensorBytes(h) };
+      const from = this.previous?.producerOf(h.id);
+      return { id: h.id, device: h.device.key, bytes: tensorBytes(h), ...(from !== undefined ? { from } : {}), ...(this.made.has(h.id) ? { made: true } : {}) };
     });
   }
 
@@ -48,8 +55,11 @@ export class StepGraph {
     return this.producer.get(id);
   }
 
-  /** Marks inputs made by the previous step's nodes (`previous`): they live where the plan puts those nodes. */
-  link(previous: StepGraph): void {
+  /** Marks inputs made by the previous step's nodes, then lets the previous step go (graphs do not chain). */
+  link(): void {
+    const previous = this.previous;
+    this.previous = undefined;
+    if (!previous) return;
     for (const n of this.nodes) {
       n.inputs.forEach((x, j) => {
         if (!('id' in x)) return;
@@ -83,6 +93,11 @@ export class StepGraph {
 
   produced(node: number, outputs: ReadonlyArray<{ readonly id: number }>): void {
     for (const o of outputs) this.producer.set(o.id, node);
+  }
+
+  /** A tensor created inside the step. */
+  created(id: number): void {
+    this.made.add(id);
   }
 
   /** A transfer or view: its output stands for its input. */
