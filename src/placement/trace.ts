@@ -100,10 +100,11 @@ export class StepGraph {
     this.made.add(id);
   }
 
-  /** A transfer or view: its output stands for its input. */
+  /** A transfer or view: its output stands for its input (a view of a tensor from before the step is made in it). */
   alias(output: number, input: number): void {
     const n = this.producer.get(input);
     if (n !== undefined) this.producer.set(output, n);
+    else this.made.add(output);
   }
 }
 
