@@ -59,7 +59,10 @@ const STAYS = new Set<string>(['reshape', 'permute', 'slice', 'expand', 'copy', 
 const LOG_CAPACITY = 20_000;
 
 /** Completed steps whose measurements are still collected. */
-const KEEP_LOGS = 3;
+const KEEP_LOGS = 8;
+
+/** A traced plan is kept only if its measured step is at most this much slower than the best device alone. */
+const SINGLE_DEVICE_SLACK = 1.05;
 
 interface Pending {
   readonly decision: Decision;
@@ -105,11 +108,19 @@ export class Placement {
   /** Inputs from before the step that were the same tensors in the last two steps (moving them once pays). */
   private constants = new Set<number>();
   private plannedConstants = 0;
+  /** The last calibration step on each device (the whole step there): its measured span is that device's alone. */
+  private alone = new Map<string, StepLog>();
+  /** Whether the current plan's measured steps were compared with the devices alone. */
+  private judged = false;
+  /** The device a traced step runs on alone, when the plan lost to it. */
+  private fallback: string | undefined;
   /** Recent measured times per node (on the device it ran on), taken by later plans until the next drift. */
   private recent: ReadonlyMap<number, { device: string; ms: number }> | undefined;
   // Copies moved for placed ops, kept while their source lives: source id -> device key -> copy.
   private readonly replicas = new Map<number, Map<string, Handle>>();
   private readonly keptTransfers = new Set<number>();
+  /** Inputs of the op being placed whose copy was asked for and not found: their transfers may be kept. */
+  private asked: Array<[number, string]> = [];
 
   constructor(
     readonly mode: 'auto' | 'trace',
@@ -150,6 +161,7 @@ export class Placement {
   place(op: OpName, inputs: readonly Handle[], attrs: OpAttrs[OpName]): Device | undefined {
     if (inputs.length === 0 || STAYS.has(op)) return undefined;
     if (!this.used) this.firstUse();
+    this.asked = [];
     const fp = footprint(op, inputs, attrs);
     let decision: Decision;
     let node = -1;
@@ -180,14 +192,17 @@ export class Placement {
     if (record.op === 'transfer') {
       const input = record.inputs[0]!.id;
       const output = record.outputs[0]!.id;
-      this.graph.alias(output, input);
+      if (this.mode === 'trace') this.graph.alias(output, input);
       const t = p?.decision.transfers.find((x) => x.id === input);
       if (p && t) {
         this.dmda.bookTransfer(p.decision, input, output);
-        let copies = this.replicas.get(input);
-        if (!copies) this.replicas.set(input, (copies = new Map()));
-        copies.set(record.device, { id: output, shape: record.outputs[0]!.shape, dtype: record.outputs[0]!.dtype, device: p.decision.device });
-        this.keptTransfers.add(record.id);
+        // Kept only where the layers above asked for a copy (an autodiff tape does not for tensors it tracks).
+        if (this.asked.some(([id, d]) => id === input && d === record.device)) {
+          let copies = this.replicas.get(input);
+          if (!copies) this.replicas.set(input, (copies = new Map()));
+          copies.set(record.device, { id: output, shape: record.outputs[0]!.shape, dtype: record.outputs[0]!.dtype, device: p.decision.device });
+          this.keptTransfers.add(record.id);
+        }
         const logged: LoggedTransfer = { bytes: t.bytes, predictedMs: t.ms };
         p.transfers.push(logged);
         this.track(record.id, logged);
@@ -211,6 +226,7 @@ export class Placement {
       }
       return;
     }
+    if (this.mode !== 'trace') return;
     // Views and other unplaced ops of one input: their output stands for the input in the step graph.
     if (record.inputs.length === 1) for (const o of record.outputs) this.graph.alias(o.id, record.inputs[0]!.id);
     // Tensors created inside the step (a backward pass's seed): where they appear follows the plan.
@@ -219,7 +235,9 @@ export class Placement {
 
   /** A copy of tensor `id` on `device` moved earlier for a placed op, if it is still kept. */
   replica(id: number, device: string): Handle | undefined {
-    return this.replicas.get(id)?.get(device);
+    const copy = this.replicas.get(id)?.get(device);
+    if (!copy) this.asked.push([id, device]);
+    return copy;
   }
 
   /** Whether the router should keep (retain) the output of this transfer record: a copy placement moved. */
@@ -289,19 +307,21 @@ export class Placement {
     switch (this.phase) {
       case 'record': {
         this.traced = g;
-        const keys = new Set<string>();
-        for (const n of g.nodes) for (const d of this.host.devices) if (this.profiler.model.predict(n.fp, d.key).source === 'none') keys.add(d.key);
-        this.queue = this.host.devices.filter((d) => keys.has(d.key));
+        // Every device runs the whole step alone (the last of its runs is measured): that measures
+        // ops without a prediction there, and gives the plan a baseline it has to beat.
+        this.queue = [...this.host.devices];
         this.calibrationRun = 0;
-        if (this.queue.length > 0) {
+        this.alone.clear();
+        this.fallback = undefined;
+        if (this.calibrationRuns > 0) {
           this.phase = 'calibrate';
-          this.note(`step ${ended.index}: recorded ${g.nodes.length} ops; measuring them on ${this.queue.map((d) => d.key).join(', ')} (${this.calibrationRuns} steps each)`);
+          this.note(`step ${ended.index}: recorded ${g.nodes.length} ops; running the step on ${this.queue.map((d) => d.key).join(', ')} alone (${this.calibrationRuns} steps each)`);
         } else this.replan(`step ${ended.index}: recorded ${g.nodes.length} ops`);
         return;
       }
       case 'calibrate':
         if (++this.calibrationRun >= this.calibrationRuns) {
-          this.queue.shift();
+          this.alone.set(this.queue.shift()!.key, ended);
           this.calibrationRun = 0;
         }
         if (this.queue.length === 0) this.replan(`step ${ended.index}: measured`);
@@ -324,6 +344,8 @@ export class Placement {
           this.replan(`step ${ended.index}: ${this.constants.size} inputs are the same tensors every step (moved once, then kept)`);
           return;
         }
+        if (this.judge(ended.index)) return;
+        if (this.fallback !== undefined) return;
         const m = this.measuredDrift();
         if (m !== undefined && Math.abs(m.drift) > this.drift) {
           this.movedReplans = 0;
@@ -366,6 +388,39 @@ export class Placement {
     return { drift: (measured - predicted) / predicted, recent };
   }
 
+  /**
+   * Once two steps of a HEFT plan are measured, compares their span with each device's alone (its
+   * calibration step); a plan slower than the best device alone by more than 5% gives way to that
+   * device for every op. Returns whether the plan changed.
+   */
+  private judge(step: number): boolean {
+    if (this.judged || this.fallback !== undefined) return false;
+    const spans = this.done.filter((l) => this.planOf.get(l) === this.plans && l.complete).map((l) => l.lastEnd - l.firstQueued);
+    if (spans.length < 2) return false;
+    this.judged = true;
+    let best: [string, number] | undefined;
+    for (const [d, log] of this.alone) {
+      if (!log.complete) continue;
+      const span = log.lastEnd - log.firstQueued;
+      if (!best || span < best[1]) best = [d, span];
+    }
+    const mine = Math.min(...spans);
+    if (!best || mine <= SINGLE_DEVICE_SLACK * best[1]) return false;
+    this.fallback = best[0];
+    const plan = this.plan!;
+    const device = best[0];
+    this.plan = {
+      devices: plan.devices.map(() => device),
+      costs: this.traced!.nodes.map((n) => this.profiler.model.predict(n.fp, device).ms),
+      sigs: plan.sigs,
+      makespan: best[1],
+      sources: this.traced!.nodes.map((n) => this.profiler.model.predict(n.fp, device).source),
+    };
+    this.plans++;
+    this.note(`step ${step}: the plan's step took ${mine.toFixed(3)} ms, ${device} alone ${best[1].toFixed(3)} ms: every op runs on ${device} (plan ${this.plans})`);
+    return true;
+  }
+
   /** Plans made for traced steps so far (HEFT runs). */
   get plansMade(): number {
     return this.plans;
@@ -376,6 +431,7 @@ export class Placement {
     const constants = this.constants;
     const measured = recent ?? this.recent;
     this.recent = measured;
+    this.judged = false;
     this.plan = planStep(this.traced.nodes, this.profiler.model, this.host.devices, {
       movedOnce: (id, d) => constants.has(id) || this.replicas.get(id)?.has(d) === true,
       measured: (t, d) => (measured?.get(t)?.device === d ? measured.get(t)!.ms : undefined),

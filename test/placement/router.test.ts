@@ -241,6 +241,7 @@ describe("placement: 'auto'", () => {
     const values = (await g.toData()).values;
     rec.stop();
     expect(rec.records.filter((r) => r.op === 'transfer' && r.inputs[0]!.id === w.id).length).toBe(2);
+    expect(router.placement!.hasReplicas(w.id)).toBe(false); // and no copy of it is held
     // d/dW sum(2 W W) = 2 (1 W^T + W^T 1) with W = 0.25 everywhere: 2 * (8 * 0.25 + 8 * 0.25) = 8.
     for (const v of values) expect(v).toBeCloseTo(8, 5);
   });
@@ -292,7 +293,7 @@ describe("placement: 'trace'", () => {
   }
 
   test('records a step, plans it with HEFT, replays the plan; a different step is recorded again', async () => {
-    const { router, syn } = placed('trace');
+    const { router, syn } = placed('trace', { traceCalibrationRuns: 0 }); // models given: no step on each device alone
     cost(syn, 'matmul', [f32(8, 32), f32(32, 32)], {}, [5, 1]);
     cost(syn, 'relu', [f32(8, 32)], {}, [0.2, 0.2]);
     cost(syn, 'matmul', [f32(8, 32), f32(32, 8)], {}, [0.1, 0.3]);
@@ -327,7 +328,7 @@ describe("placement: 'trace'", () => {
   });
 
   test('re-plans when measured op times drift more than 20% from the plan', async () => {
-    const { router, syn } = placed('trace');
+    const { router, syn } = placed('trace', { traceCalibrationRuns: 0 }); // models given: no step on each device alone
     cost(syn, 'matmul', [f32(8, 32), f32(32, 32)], {}, [5, 1]);
     cost(syn, 'relu', [f32(8, 32)], {}, [0.2, 0.2]);
     cost(syn, 'matmul', [f32(8, 32), f32(32, 8)], {}, [0.1, 0.3]);
@@ -371,9 +372,42 @@ describe("placement: 'trace'", () => {
   });
 });
 
+describe("placement: 'trace' against each device alone", () => {
+  test('a plan whose measured steps are slower than a device alone gives way to that device', async () => {
+    const { router, syn } = placed('trace', { traceCalibrationRuns: 1 });
+    const m = f32(16, 16);
+    cost(syn, 'matmul', [m, m], {}, [10, 1]);
+    cost(syn, 'exp', [m], {}, [0.1, 5]);
+    cost(syn, 'sum', [m], { dim: null, keepDims: false }, [0.1, 5]);
+    link(syn);
+    const x = fromData(router, new Float32Array(256).fill(0.01), { shape: [16, 16], device: D0 });
+    router.markStep();
+    /** One step; its ops' events are fed again with `ms` each, one after another (the step's measured span). */
+    const step = async (ms: number) => {
+      const rec = record();
+      await x.matmul(x).exp().sum().item();
+      rec.stop();
+      for (const e of rec.events) if (e.op !== 'transfer' && e.record.inputs.length > 0) syn.subject.next(syn.event(e.record, ms));
+      router.markStep();
+    };
+    await step(0.2); // recorded
+    await step(0.1); // cpu alone (first device): 3 ops of 0.1 ms
+    await step(0.1); // cpu:1 alone
+    expect(router.explain().notes.at(-1)).toMatch(/planned with HEFT \(plan 1\): 1 on cpu:1, 2 on cpu/);
+    // The plan (matmul on cpu:1, the rest on cpu) is measured at 2 ms an op: slower than either device alone.
+    for (let i = 0; i < 3; i++) await step(2);
+    const notes = router.explain().notes;
+    expect(notes.at(-1)).toMatch(/the plan's step took .* ms, cpu alone .* ms: every op runs on cpu/);
+    const rec = record();
+    await x.matmul(x).exp().sum().item();
+    rec.stop();
+    expect(rec.records.filter((r) => r.inputs.length > 0).map((r) => `${r.op}@${r.device}`)).toEqual(['matmul@cpu', 'exp@cpu', 'sum@cpu']);
+  });
+});
+
 describe("placement: 'trace' over a training loop", () => {
   test('parameters the step updates stay where the plan puts their update: no transfer in the steady state', async () => {
-    const { router, syn } = placed('trace');
+    const { router, syn } = placed('trace', { traceCalibrationRuns: 0 }); // models given: no step on each device alone
     const m = f32(16, 16);
     cost(syn, 'matmul', [m, m], {}, [10, 1]);
     cost(syn, 'sum', [m], { dim: null, keepDims: false }, [0.1, 0.1]);
