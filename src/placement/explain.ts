@@ -37,6 +37,8 @@ export class StepLog {
   predictedEnd = -Infinity;
   /** A traced step's planned makespan (replaces the online prediction). */
   plannedMs: number | undefined;
+  /** Wall time from the `markStep()` that began the step to the one that ended it. */
+  wallMs: number | undefined;
 
   constructor(readonly index: number) {}
 
@@ -87,6 +89,8 @@ export interface Explanation {
   readonly predictedStepMs: number | undefined;
   /** From the first op's submit to the last op's completion; undefined until events arrived. */
   readonly measuredStepMs: number | undefined;
+  /** Wall time between the `markStep()` calls around the step (what the program saw). */
+  readonly wallStepMs: number | undefined;
   /** Median over ops of |predicted - measured| / measured. */
   readonly medianErrorPct: number | undefined;
   readonly notes: readonly string[];
@@ -172,6 +176,7 @@ export function explainStep(log: StepLog, mode: string, router: string, notes: r
     transferBytes,
     predictedStepMs,
     measuredStepMs,
+    wallStepMs: log.wallMs,
     medianErrorPct,
     notes,
     toString: () => render(explanation),
@@ -190,7 +195,7 @@ function render(x: Explanation): string {
   }
   lines.push('');
   const ratio = x.predictedStepMs !== undefined && x.measuredStepMs !== undefined && x.measuredStepMs > 0 ? ` (${x.predictedStepMs >= x.measuredStepMs ? '+' : ''}${((100 * (x.predictedStepMs - x.measuredStepMs)) / x.measuredStepMs).toFixed(0)}%)` : '';
-  lines.push(`step time: predicted ${fmt(x.predictedStepMs)} ms, measured ${fmt(x.measuredStepMs)} ms${ratio}; median op prediction error ${x.medianErrorPct === undefined ? '-' : `${x.medianErrorPct.toFixed(0)}%`}`);
+  lines.push(`step time: predicted ${fmt(x.predictedStepMs)} ms, measured ${fmt(x.measuredStepMs)} ms${ratio} (first submit to last completion; ${fmt(x.wallStepMs)} ms between markStep calls); median op prediction error ${x.medianErrorPct === undefined ? '-' : `${x.medianErrorPct.toFixed(0)}%`}`);
   for (const n of x.notes) lines.push(n);
   return lines.join('\n');
 }

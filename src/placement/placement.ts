@@ -5,11 +5,13 @@
  *
  * - auto: every op is placed online by dmda (dmda.ts).
  * - trace: the first step (ops between two `markStep()` calls) is placed online and recorded;
- *   if some op has no prediction on some device, the next steps run the whole step on that device
- *   to measure it (`traceCalibrationRuns` each); then HEFT plans the recorded graph (trace.ts) and
- *   every later step replays the plan. A step that differs from the recording is placed online
- *   and recorded again; measured op times that drift from the plan's by more than `drift`, or
- *   inputs of the step found on other devices than planned, re-plan it.
+ *   the next steps run the whole step on each device alone (`traceCalibrationRuns` each: every op
+ *   measured everywhere, and a baseline); then HEFT plans the recorded graph (trace.ts) and every
+ *   later step replays the plan, unless its measured steps are slower than the best device alone,
+ *   which then runs every op. A step that differs from the recording is placed online and
+ *   recorded again; measured op times that drift from the plan's by more than `drift`, inputs
+ *   made by the previous step or the same every step, or found on other devices than planned,
+ *   re-plan it.
  */
 import type { Observable, Subscription } from 'rxjs';
 import type { Backend, Handle } from '../backends/backend.js';
@@ -34,7 +36,7 @@ export interface PlacementOptions extends ProfilerOptions, DmdaOptions {
   calibrate?: boolean;
   /** Time the transfer calibration may take (default 2000 ms). */
   calibrationBudgetMs?: number;
-  /** Steps a traced step runs on a device it has no prediction for (default 2: one warm-up, one measured). */
+  /** Steps a traced step runs on each device alone before it is planned (default 2: one warm-up, one measured; 0: none, and no baseline). */
   traceCalibrationRuns?: number;
   /** Where op events come from (default: the runtime's scheduler); tests feed synthetic ones. */
   events?: Observable<OpEvent>;
@@ -88,6 +90,8 @@ export class Placement {
   // Steps and their logs.
   private step = 0;
   private log: StepLog;
+  /** When the current step began (the last markStep, on the scheduler's clock). */
+  private stepStart: number | undefined;
   private readonly done: StepLog[] = [];
   private readonly tracked = new Map<number, { item: LoggedOp | LoggedTransfer; log: StepLog }>();
   // Trace state.
@@ -265,6 +269,9 @@ export class Placement {
   /** Ends a step: the next ops belong to the next one. A traced step is recorded, measured, planned or checked here. */
   markStep(): void {
     const ended = this.log;
+    const now = clock.now();
+    if (this.stepStart !== undefined) ended.wallMs = now - this.stepStart;
+    this.stepStart = now;
     this.done.push(ended);
     if (this.mode === 'trace') this.traceStep(ended);
     while (this.done.length > KEEP_LOGS) {
@@ -389,20 +396,20 @@ export class Placement {
   }
 
   /**
-   * Once two steps of a HEFT plan are measured, compares their span with each device's alone (its
-   * calibration step); a plan slower than the best device alone by more than 5% gives way to that
-   * device for every op. Returns whether the plan changed.
+   * Once two steps of a HEFT plan have run, compares their wall time (markStep to markStep: what
+   * the program sees, reads included) with each device's alone (its calibration step); a plan
+   * slower than the best device alone by more than 5% gives way to that device for every op.
+   * Returns whether the plan changed.
    */
   private judge(step: number): boolean {
     if (this.judged || this.fallback !== undefined) return false;
-    const spans = this.done.filter((l) => this.planOf.get(l) === this.plans && l.complete).map((l) => l.lastEnd - l.firstQueued);
+    const spans = this.done.flatMap((l) => (this.planOf.get(l) === this.plans && l.wallMs !== undefined ? [l.wallMs] : []));
     if (spans.length < 2) return false;
     this.judged = true;
     let best: [string, number] | undefined;
     for (const [d, log] of this.alone) {
-      if (!log.complete) continue;
-      const span = log.lastEnd - log.firstQueued;
-      if (!best || span < best[1]) best = [d, span];
+      if (log.wallMs === undefined) continue;
+      if (!best || log.wallMs < best[1]) best = [d, log.wallMs];
     }
     const mine = Math.min(...spans);
     if (!best || mine <= SINGLE_DEVICE_SLACK * best[1]) return false;

@@ -373,35 +373,62 @@ describe("placement: 'trace'", () => {
 });
 
 describe("placement: 'trace' against each device alone", () => {
-  test('a plan whose measured steps are slower than a device alone gives way to that device', async () => {
+  test('a plan whose steps take longer than a device alone gives way to that device', async () => {
     const { router, syn } = placed('trace', { traceCalibrationRuns: 1 });
     const m = f32(16, 16);
     cost(syn, 'matmul', [m, m], {}, [10, 1]);
     cost(syn, 'exp', [m], {}, [0.1, 5]);
     cost(syn, 'sum', [m], { dim: null, keepDims: false }, [0.1, 5]);
     link(syn);
-    const x = fromData(router, new Float32Array(256).fill(0.01), { shape: [16, 16], device: D0 });
-    router.markStep();
-    /** One step; its ops' events are fed again with `ms` each, one after another (the step's measured span). */
-    const step = async (ms: number) => {
+    // Step times come from the scheduler's clock: here a virtual one the test moves.
+    let now = 0;
+    clock.delegate = { now: () => now };
+    try {
+      const x = fromData(router, new Float32Array(256).fill(0.01), { shape: [16, 16], device: D0 });
+      router.markStep();
+      const step = async (ms: number) => {
+        await x.matmul(x).exp().sum().item();
+        now += ms;
+        router.markStep();
+      };
+      await step(20); // recorded
+      await step(3); // cpu alone (the first device)
+      await step(5); // cpu:1 alone
+      expect(router.explain().notes.at(-1)).toMatch(/planned with HEFT \(plan 1\): 1 on cpu:1, 2 on cpu/);
+      await step(4); // the plan: two steps of 4 ms, more than 5% over cpu's 3 ms alone
+      expect(router.placement!.plansMade).toBe(1);
+      await step(4);
+      expect(router.explain().notes.at(-1)).toMatch(/the plan's step took 4.000 ms, cpu alone 3.000 ms: every op runs on cpu \(plan 2\)/);
       const rec = record();
       await x.matmul(x).exp().sum().item();
       rec.stop();
-      for (const e of rec.events) if (e.op !== 'transfer' && e.record.inputs.length > 0) syn.subject.next(syn.event(e.record, ms));
+      expect(rec.records.filter((r) => r.inputs.length > 0).map((r) => `${r.op}@${r.device}`)).toEqual(['matmul@cpu', 'exp@cpu', 'sum@cpu']);
+    } finally {
+      clock.delegate = { now: () => 0 };
+    }
+  });
+
+  test('a plan within 5% of the best device alone stays', async () => {
+    const { router, syn } = placed('trace', { traceCalibrationRuns: 1 });
+    const m = f32(16, 16);
+    cost(syn, 'matmul', [m, m], {}, [10, 1]);
+    cost(syn, 'exp', [m], {}, [0.1, 5]);
+    cost(syn, 'sum', [m], { dim: null, keepDims: false }, [0.1, 5]);
+    link(syn);
+    let now = 0;
+    clock.delegate = { now: () => now };
+    try {
+      const x = fromData(router, new Float32Array(256).fill(0.01), { shape: [16, 16], device: D0 });
       router.markStep();
-    };
-    await step(0.2); // recorded
-    await step(0.1); // cpu alone (first device): 3 ops of 0.1 ms
-    await step(0.1); // cpu:1 alone
-    expect(router.explain().notes.at(-1)).toMatch(/planned with HEFT \(plan 1\): 1 on cpu:1, 2 on cpu/);
-    // The plan (matmul on cpu:1, the rest on cpu) is measured at 2 ms an op: slower than either device alone.
-    for (let i = 0; i < 3; i++) await step(2);
-    const notes = router.explain().notes;
-    expect(notes.at(-1)).toMatch(/the plan's step took .* ms, cpu alone .* ms: every op runs on cpu/);
-    const rec = record();
-    await x.matmul(x).exp().sum().item();
-    rec.stop();
-    expect(rec.records.filter((r) => r.inputs.length > 0).map((r) => `${r.op}@${r.device}`)).toEqual(['matmul@cpu', 'exp@cpu', 'sum@cpu']);
+      for (const ms of [20, 3, 5, 3.1, 3.1, 3.1]) {
+        await x.matmul(x).exp().sum().item();
+        now += ms;
+        router.markStep();
+      }
+      expect(router.placement!.plansMade).toBe(1);
+    } finally {
+      clock.delegate = { now: () => 0 };
+    }
   });
 });
 
