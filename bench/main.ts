@@ -18,6 +18,7 @@ const BENCHES: Record<string, string> = {
   overhead: 'per-op overhead of a tiny add: bare Cpu, Router, Autodiff<Router>',
   ops: 'scans, sorts, composite reductions, padding, activations, attention: Switchyard CPU (inline, pool; --wgpu) beside TensorFlow.js cpu',
   fusion: 'Fusion: fused GELU vs unfused and torch copy; MLP and transformer training steps with and without fusion beside TF.js webgpu and torch',
+  placement: "auto-placement: four workloads on each device, by hand, 'auto' and 'trace'; time to place a 1,000-op graph",
 };
 
 type BenchModule = { main?: unknown; default?: unknown };

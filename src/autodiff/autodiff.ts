@@ -46,6 +46,11 @@ export class Autodiff<B extends Backend> extends Decorator<B> implements Autodif
     return d;
   }
 
+  /** A tracked tensor's copy is a variable of its own, which the tape forgets with it: never reuse one. */
+  override replica(input: Handle, device: DeviceOf<B>): Handle | undefined {
+    return this.tape.get(input.id) !== undefined ? undefined : this.inner.replica?.(input, device);
+  }
+
   override retain(t: TensorRef): void {
     this.inner.retain(t);
     this.tape.retain(t.id);

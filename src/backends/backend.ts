@@ -7,7 +7,7 @@
 import { DeviceError } from '../errors.js';
 import type { Device } from '../devices/device.js';
 import type { TypedArray } from '../ir/dtype.js';
-import type { OpRecord, TensorMeta } from '../ir/ops.js';
+import type { OpAttrs, OpName, OpRecord, TensorMeta } from '../ir/ops.js';
 import type { MemoryInfo } from '../memory/info.js';
 import type { Runtime } from '../runtime/runtime.js';
 
@@ -38,6 +38,14 @@ export interface Backend<D extends Device = Device> {
   checkDevice(op: string, device: Device): void;
   /** The device tag of a record's device key, if this backend has it. */
   deviceOf(key: string): D | undefined;
+  /**
+   * Where an op should run, asked by the tensor API before it builds the record (a Router with
+   * `placement: 'auto' | 'trace'` answers). A device means: move the inputs that live elsewhere
+   * with transfer records, then build the op there. Undefined (or no hook): the inputs' device.
+   */
+  place?(op: OpName, inputs: readonly Handle[], attrs: OpAttrs[OpName]): Device | undefined;
+  /** A live copy of `input` on `device` that a placed op may use instead of a new transfer (a Router keeps the copies it moved). */
+  replica?(input: Handle, device: Device): Handle | undefined;
   /** Runs (or queues) one op. Throws synchronously for records it cannot take (wrong device, closed). */
   submit(record: OpRecord): void;
   /** Contiguous host values of a tensor; rejects with the error of the op that failed to produce it. */

@@ -4,10 +4,10 @@
  */
 import type { Device } from '../devices/device.js';
 import type { TypedArray } from '../ir/dtype.js';
-import type { OpRecord } from '../ir/ops.js';
+import type { OpAttrs, OpName, OpRecord } from '../ir/ops.js';
 import type { MemoryInfo } from '../memory/info.js';
 import type { Runtime } from '../runtime/runtime.js';
-import type { Backend, TensorRef } from './backend.js';
+import type { Backend, Handle, TensorRef } from './backend.js';
 
 export type DeviceOf<B extends Backend> = ReturnType<B['defaultDevice']>;
 
@@ -31,6 +31,12 @@ export abstract class Decorator<B extends Backend> implements Backend<DeviceOf<B
   }
   deviceOf(key: string): DeviceOf<B> | undefined {
     return this.inner.deviceOf(key) as DeviceOf<B> | undefined;
+  }
+  place(op: OpName, inputs: readonly Handle[], attrs: OpAttrs[OpName]): Device | undefined {
+    return this.inner.place?.(op, inputs, attrs);
+  }
+  replica(input: Handle, device: Device): Handle | undefined {
+    return this.inner.replica?.(input, device);
   }
   submit(record: OpRecord): void {
     this.inner.submit(record);

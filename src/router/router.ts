@@ -6,25 +6,37 @@
  * backends, decorators (Autodiff) or Routers.
  */
 import { ArgumentError, DeviceError } from '../errors.js';
-import type { Backend, TensorRef } from '../backends/backend.js';
+import type { Backend, Handle, TensorRef } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import { MultiDevice } from '../devices/multi-device.js';
 import type { TypedArray } from '../ir/dtype.js';
-import type { OpRecord } from '../ir/ops.js';
+import type { OpAttrs, OpName, OpRecord } from '../ir/ops.js';
 import type { MemoryInfo } from '../memory/info.js';
 import type { Runtime } from '../runtime/runtime.js';
+import type { Explanation } from '../placement/explain.js';
+import { Placement, type PlacementMode, type PlacementOptions } from '../placement/placement.js';
 import { parseInnerDevice } from './parse.js';
 import type { Backends, DeviceOf, IndexOf, RouterDevice } from './types.js';
 
 export interface RouterOptions {
   /** The device of creation ops that name none (default: the first backend's default device). */
   defaultDevice?: Device;
+  /**
+   * 'explicit' (default): ops run where their inputs live, and inputs on two devices are an error.
+   * 'auto': each op runs where it is predicted to finish first, transfers included.
+   * 'trace': one step (between `markStep()` calls) is recorded, planned with HEFT and replayed.
+   */
+  placement?: PlacementMode;
+  /** Options of 'auto' and 'trace' placement (profiling, persistence, exploration, drift). */
+  placer?: PlacementOptions;
 }
 
 /** What a Router and the routers made by its `on(device)` share. */
 interface RouterState {
   /** Devices met so far, by key: routes records and lists valid device strings. */
   readonly known: Map<string, MultiDevice>;
+  /** Placement in 'auto' and 'trace' modes. */
+  placement?: Placement;
 }
 
 export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
@@ -63,6 +75,43 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
     }
     this.identity = shared ?? { known: this.known };
     this.fallback = options.defaultDevice ? this.check('Router', options.defaultDevice) : this.known.get(backends[0].defaultDevice().key)!;
+    const mode = options.placement ?? 'explicit';
+    if (mode !== 'explicit' && mode !== 'auto' && mode !== 'trace') throw new ArgumentError(`placement must be 'explicit', 'auto' or 'trace', got ${JSON.stringify(mode)}`, { op: 'Router' });
+    if (!shared && mode !== 'explicit') {
+      const devices = backends.map((b, i) => this.known.get(b.defaultDevice().key) ?? MultiDevice.at(i, b.defaultDevice()));
+      this.identity.placement = new Placement(mode, { name: this.name, runtime: this.runtime, devices, backend: this, adapters: () => adapterNames(backends) }, options.placer);
+    }
+  }
+
+  /** Placement of 'auto' and 'trace' routers (undefined when explicit): its profiler, models and counters. */
+  get placement(): Placement | undefined {
+    return this.identity.placement;
+  }
+
+  place(op: OpName, inputs: readonly Handle[], attrs: OpAttrs[OpName]): Device | undefined {
+    return this.identity.placement?.place(op, inputs, attrs);
+  }
+
+  replica(input: Handle, device: Device): Handle | undefined {
+    return this.identity.placement?.replica(input.id, device.key);
+  }
+
+  /** Ends a step (a training iteration): 'trace' records, plans and replays steps; explain() reports the last one. */
+  markStep(): void {
+    this.identity.placement?.markStep();
+  }
+
+  /** Where the last step's ops ran and why, predicted against measured times (print it: a markdown table). */
+  explain(): Explanation {
+    const p = this.identity.placement;
+    if (!p) throw new ArgumentError(`${this.name} places ops explicitly: there is no placement to explain`, { op: 'explain', hint: "create the router with { placement: 'auto' } or { placement: 'trace' }" });
+    return p.explain();
+  }
+
+  /** Measures transfers between every pair of devices (at most `budgetMs`, default 2000) and saves the models. */
+  async calibrate(budgetMs?: number): Promise<void> {
+    await this.identity.placement?.ready();
+    await this.identity.placement?.calibrateTransfers(budgetMs);
   }
 
   /** The MultiDevice for `inner` on backend `index` (0-based position in the tuple). */
@@ -140,7 +189,12 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
       const from = this.lookup(record.attrs.from);
       if (from) this.backends[from.index]!.materialize?.({ id: record.inputs[0]!.id, device: from.inner });
     }
+    // Placement sees the record first: an inline op completes (and reports its time) inside submit.
+    const p = this.identity.placement;
+    p?.submitted(record);
     this.backends[d.index]!.submit(record);
+    // A copy placement moved is kept (one reference) while its source lives, for later ops there.
+    if (p?.keeps(record)) this.retain({ id: record.outputs[0]!.id, device: d });
   }
 
   materialize(t: TensorRef): void {
@@ -156,6 +210,8 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
   release(t: TensorRef): void {
     const [b, inner] = this.route(t);
     b.release(inner);
+    const p = this.identity.placement;
+    if (p?.hasReplicas(t.id) && !b.isLive(inner)) for (const copy of p.dropReplicas(t.id)) this.release(copy);
   }
 
   retain(t: TensorRef): void {
@@ -187,6 +243,7 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
 
   /** Waits for queued work, then closes every inner backend (the router owns them). */
   async close(): Promise<void> {
+    await this.identity.placement?.close();
     // Each inner backend waits for its queued work before it closes.
     for (const b of this.backends) await b.close();
   }
@@ -227,4 +284,19 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
     this.last = d;
     return d;
   }
+}
+
+/** Each backend's name, with its adapter for GPU backends: saved placement models are per adapter. */
+async function adapterNames(backends: readonly Backend[]): Promise<string[]> {
+  return Promise.all(
+    backends.map(async (b) => {
+      if (!hasAdapterInfo(b)) return b.name;
+      const info = await b.adapterInfo().catch(() => undefined);
+      return info ? `${b.name}:${info.vendor}/${info.architecture}/${info.device}/${info.description}` : b.name;
+    }),
+  );
+}
+
+function hasAdapterInfo(b: Backend): b is Backend & { adapterInfo(): Promise<{ vendor: string; architecture: string; device: string; description: string }> } {
+  return 'adapterInfo' in b && typeof b.adapterInfo === 'function';
 }

@@ -131,9 +131,42 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
         throw new ArgumentError(`inputs come from different backends (${backend.name} and ${t.backend.name})`, { op, hint: 'build every input through one backend (a Router spans several devices)' });
       }
     }
+    const placed = backend.place?.(op, handles, attrs);
+    if (placed !== undefined) return Tensor.runOn(backend, op, handles, attrs, placed);
     const built = buildOp(backend.runtime.ids, op, handles, attrs);
     backend.checkDevice(op, built.outputs[0]?.device ?? handles[0]!.device);
     return Tensor.submit(backend, built);
+  }
+
+  /**
+   * An op the backend placed on `device`: inputs that live elsewhere move there first as
+   * ordinary transfer records (an autodiff tape records them, so gradients flow back), unless the
+   * backend still holds a copy moved earlier. Every record is built before any is submitted, so
+   * a bad call throws with nothing queued.
+   */
+  private static runOn<B extends Backend, N extends OpName>(backend: B, op: N, handles: readonly Handle[], attrs: OpAttrs[N], device: Device): Array<Tensor<B, Kind>> {
+    const ids = backend.runtime.ids;
+    const transfers: Array<Built<'transfer'>> = [];
+    const moved = new Map<number, Handle>();
+    const ins = handles.map((h) => {
+      if (h.device.key === device.key) return h;
+      let m = moved.get(h.id) ?? backend.replica?.(h, device);
+      if (!m) {
+        const t = buildTransfer(ids, h, device);
+        transfers.push(t);
+        m = t.outputs[0]!;
+      }
+      moved.set(h.id, m);
+      return m;
+    });
+    const built = buildOp(ids, op, ins, attrs, device);
+    backend.checkDevice(op, device);
+    const temps = transfers.map((t) => Tensor.submit(backend, t)[0]!);
+    try {
+      return Tensor.submit(backend, built);
+    } finally {
+      for (const t of temps) t.dispose();
+    }
   }
 
   /** @internal Hands a built record to the backend and wraps its outputs. */

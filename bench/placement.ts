@@ -1,0 +1,385 @@
+/**
+ * Auto-placement (`npm run bench -- placement [--quick] [--cpu-only] [--rounds n]`; compiled:
+ * `node dist/bench/main.js placement`).
+ *
+ * Four workloads, each run as one step after another (a step ends at a read of its result):
+ * - inception: blocks of four branches of different weight (matmuls, elementwise), concatenated;
+ * - mlp: a small-batch MLP training step (forward, backward, SGD): launch bound, where a CPU may win;
+ * - chain: a chain of large matmuls, where a GPU wins;
+ * - embedding: an embedding lookup (indexSelect into a large table, mean over each bag) and dense layers.
+ * Each on: every single device alone, hand placement where it is natural, `auto` and `trace`
+ * (each with its own Router over the same backends, after a warm-up in which the profiler learns
+ * and the trace is recorded, measured and planned). Modes are interleaved round by round; medians.
+ * Then: the time to place a 1,000-op graph (HEFT on a recorded step, and online per op).
+ *
+ * The router is Router<[Wgpu, Cpu]> when a WebGPU adapter is found (on a machine without a GPU:
+ * lavapipe), else (or with --cpu-only) Router<[Cpu, Cpu]>. Progress goes to stderr, tables to stdout.
+ */
+import os from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { Autodiff } from '../src/autodiff/autodiff.js';
+import { noGrad } from '../src/autodiff/grad-mode.js';
+import type { Backend } from '../src/backends/backend.js';
+import { Cpu } from '../src/backends/cpu/backend.js';
+import { Wgpu } from '../src/backends/wgpu/backend.js';
+import { CpuDevice } from '../src/devices/cpu.js';
+import type { Device } from '../src/devices/device.js';
+import { MultiDevice } from '../src/devices/multi-device.js';
+import { tidy } from '../src/memory/tidy.js';
+import { heft } from '../src/placement/heft.js';
+import type { Explanation } from '../src/placement/explain.js';
+import { Router } from '../src/router/router.js';
+import { Distribution, fromData, random } from '../src/tensor/creation.js';
+import { Tensor } from '../src/tensor/tensor.js';
+import type { Kind } from '../src/ir/dtype.js';
+
+const log = (msg: string): void => void process.stderr.write(`[bench placement] ${msg}\n`);
+
+type R = Router<[Backend, Backend]>;
+type Mode = 'single0' | 'single1' | 'hand' | 'auto' | 'trace';
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** What a workload sees of its mode: where to create tensors, and (hand placement) where each part runs. */
+interface Ctx {
+  readonly router: R;
+  /** The device tensors of a role ('param', 'input', or a part name) are created on. */
+  dev(role: string): Device;
+  /** Hand placement moves `t` to the device of `part`; every other mode leaves it. */
+  at<K extends Kind>(part: string, t: Tensor<R, K>): Tensor<R, K>;
+}
+
+interface Workload {
+  readonly name: string;
+  /** Hand placement: part -> device index (0: the first backend, the GPU when there is one). Absent: no natural one. */
+  readonly hand?: Readonly<Record<string, 0 | 1>>;
+  /** Builds parameters and inputs; returns one step (resolves when its result is read). */
+  setup(ctx: Ctx): () => Promise<void>;
+}
+
+interface Sizes {
+  inception: { batch: number; width: number; blocks: number };
+  mlp: { batch: number; inp: number; hidden: number; out: number };
+  chain: { n: number; k: number };
+  embedding: { vocab: number; dim: number; batch: number; bag: number; hidden: number };
+}
+
+function sizesFor(quick: boolean, gpu: 'real' | 'software' | 'none'): Sizes {
+  // On a real GPU the large sizes; on lavapipe or two CPU devices, sizes a 2-core machine runs in seconds.
+  if (gpu === 'real' && !quick) {
+    return {
+      inception: { batch: 256, width: 1024, blocks: 4 },
+      mlp: { batch: 16, inp: 784, hidden: 256, out: 10 },
+      chain: { n: 2048, k: 8 },
+      embedding: { vocab: 200_000, dim: 256, batch: 256, bag: 32, hidden: 1024 },
+    };
+  }
+  return {
+    inception: { batch: 32, width: quick ? 128 : 256, blocks: 2 },
+    mlp: { batch: 16, inp: 784, hidden: 128, out: 10 },
+    chain: { n: quick ? 192 : 320, k: 4 },
+    embedding: { vocab: quick ? 20_000 : 50_000, dim: 64, batch: 64, bag: 16, hidden: 256 },
+  };
+}
+
+const normal = (std: number) => Distribution.Normal(0, std);
+
+function inception(s: Sizes['inception']): Workload {
+  return {
+    name: `inception (${s.blocks} blocks of 4 branches, [${s.batch}, ${s.width}])`,
+    hand: { input: 0, param: 0, b1: 0, b2: 0, b3: 1, b4: 1, cat: 0 },
+    setup(ctx) {
+      const { router } = ctx;
+      const w = s.width;
+      const q = w / 4;
+      const blocks = Array.from({ length: s.blocks }, () => ({
+        w1: random(router, [w, q], normal(1 / Math.sqrt(w)), { device: ctx.dev('b1') }),
+        w2a: random(router, [w, 2 * q], normal(1 / Math.sqrt(w)), { device: ctx.dev('b2') }),
+        w2b: random(router, [2 * q, q], normal(1 / Math.sqrt(2 * q)), { device: ctx.dev('b2') }),
+        w3: random(router, [w, q / 2], normal(1 / Math.sqrt(w)), { device: ctx.dev('b3') }),
+        w3b: random(router, [q / 2, q], normal(1 / Math.sqrt(q / 2)), { device: ctx.dev('b3') }),
+        w4: random(router, [w, q], normal(1 / Math.sqrt(w)), { device: ctx.dev('b4') }),
+      }));
+      const x0 = random(router, [s.batch, w], normal(1), { device: ctx.dev('input') });
+      return async () => {
+        const out = tidy(() => {
+          let x: Tensor<R, 'float'> = x0;
+          for (const b of blocks) {
+            const b1 = ctx.at('b1', x).matmul(b.w1).relu();
+            const b2 = ctx.at('b2', x).matmul(b.w2a).relu().matmul(b.w2b).relu();
+            const b3 = ctx.at('b3', x).tanh().matmul(b.w3).sigmoid().matmul(b.w3b);
+            const b4 = ctx.at('b4', x).mul(0.5).tanh().matmul(b.w4).gelu();
+            const y = Tensor.cat([ctx.at('cat', b1), ctx.at('cat', b2), ctx.at('cat', b3), ctx.at('cat', b4)], 1);
+            x = y.add(ctx.at('cat', x)).mul(0.5);
+          }
+          return x.sum();
+        });
+        await out.item();
+        out.dispose();
+      };
+    },
+  };
+}
+
+function mlp(s: Sizes['mlp']): Workload {
+  return {
+    name: `mlp training step (batch ${s.batch}, ${s.inp}-${s.hidden}-${s.out}, SGD)`,
+    setup(ctx) {
+      const ad = new Autodiff(ctx.router);
+      type P = Tensor<Autodiff<R>, 'float'>;
+      const param = (shape: number[], std: number): P => random(ad, shape, normal(std), { device: ctx.dev('param') }).requireGrad();
+      let p = { w1: param([s.inp, s.hidden], 1 / Math.sqrt(s.inp)), b1: param([s.hidden], 0.01), w2: param([s.hidden, s.out], 1 / Math.sqrt(s.hidden)), b2: param([s.out], 0.01) };
+      const x = random(ad, [s.batch, s.inp], Distribution.Uniform(0, 1), { device: ctx.dev('input') });
+      const onehot = fromData(ad, Float32Array.from({ length: s.batch * s.out }, (_, i) => (i % s.out === Math.floor(i / s.out) % s.out ? 1 : 0)), { shape: [s.batch, s.out], device: ctx.dev('input') });
+      return async () => {
+        const [loss, next] = tidy(() => {
+          const logits = x.matmul(p.w1).add(p.b1).relu().matmul(p.w2).add(p.b2);
+          const l = logits.logSoftmax(1).mul(onehot).sum().mul(-1 / s.batch);
+          const grads = l.backward();
+          const step = (t: P): P => noGrad(() => t.sub(t.grad(grads)!.mul(0.05)), ad.runtime).requireGrad();
+          return [l, { w1: step(p.w1), b1: step(p.b1), w2: step(p.w2), b2: step(p.b2) }] as const;
+        });
+        await loss.item();
+        loss.dispose();
+        for (const t of Object.values(p)) t.dispose();
+        p = next;
+      };
+    },
+  };
+}
+
+function chain(s: Sizes['chain']): Workload {
+  return {
+    name: `chain of ${s.k} matmuls ${s.n}^2`,
+    setup(ctx) {
+      const a = random(ctx.router, [s.n, s.n], Distribution.Uniform(0, 2 / s.n), { device: ctx.dev('param') });
+      const x0 = random(ctx.router, [s.n, s.n], Distribution.Uniform(0, 1), { device: ctx.dev('input') });
+      return async () => {
+        const out = tidy(() => {
+          let x: Tensor<R, 'float'> = x0;
+          for (let i = 0; i < s.k; i++) x = x.matmul(a);
+          return x.sum();
+        });
+        await out.item();
+        out.dispose();
+      };
+    },
+  };
+}
+
+function embedding(s: Sizes['embedding']): Workload {
+  return {
+    name: `embedding lookup (${s.vocab} x ${s.dim}, ${s.batch} bags of ${s.bag}) + 3 dense layers of ${s.hidden}`,
+    hand: { table: 1, input: 1, param: 0, dense: 0 },
+    setup(ctx) {
+      const { router } = ctx;
+      const table = random(router, [s.vocab, s.dim], normal(0.1), { device: ctx.dev('table') });
+      const ids = fromData(router, Int32Array.from({ length: s.batch * s.bag }, (_, i) => (i * 7919) % s.vocab), { device: ctx.dev('input') });
+      const w1 = random(router, [s.dim, s.hidden], normal(1 / Math.sqrt(s.dim)), { device: ctx.dev('param') });
+      const w2 = random(router, [s.hidden, s.hidden], normal(1 / Math.sqrt(s.hidden)), { device: ctx.dev('param') });
+      const w3 = random(router, [s.hidden, 16], normal(1 / Math.sqrt(s.hidden)), { device: ctx.dev('param') });
+      return async () => {
+        const out = tidy(() => {
+          const bags = table.indexSelect(0, ctx.at('table', ids)).reshape([s.batch, s.bag, s.dim]).mean(1);
+          const h = ctx.at('dense', bags).matmul(w1).relu().matmul(w2).relu().matmul(w3);
+          return h.sum();
+        });
+        await out.item();
+        out.dispose();
+      };
+    },
+  };
+}
+
+interface ModeResult {
+  ms: number[];
+  explanation?: Explanation;
+}
+
+async function runWorkload(backends: [Backend, Backend], names: [string, string], w: Workload, warmup: number, rounds: number): Promise<Map<Mode, ModeResult>> {
+  const devs: [MultiDevice<0>, MultiDevice<1>] = [MultiDevice.at(0, backends[0].defaultDevice()), MultiDevice.at(1, backends[1].defaultDevice())];
+  // The host CPU: where inputs arrive from (the last backend is always a Cpu).
+  const host = devs[1];
+  const explicit: R = new Router(backends);
+  const auto: R = new Router(backends, { placement: 'auto', placer: { persist: false } });
+  const trace: R = new Router(backends, { placement: 'trace', placer: { persist: false } });
+  await Promise.all([auto.calibrate(), trace.calibrate()]);
+  const ctxFor = (mode: Mode): Ctx => {
+    const identity = <K extends Kind>(_: string, t: Tensor<R, K>): Tensor<R, K> => t;
+    switch (mode) {
+      case 'single0':
+      case 'single1': {
+        const d = devs[mode === 'single0' ? 0 : 1];
+        return { router: explicit, dev: () => d, at: identity };
+      }
+      case 'hand': {
+        const hand = w.hand!;
+        const devOf = (part: string): MultiDevice<0> | MultiDevice<1> => devs[hand[part] ?? hand['param'] ?? 0];
+        return { router: explicit, dev: devOf, at: (part, t) => (t.device.key === devOf(part).key ? t : t.toDevice(devOf(part))) };
+      }
+      case 'auto':
+      case 'trace':
+        // A user of auto placement creates parameters on the default device, and data arrives on the host.
+        return { router: mode === 'auto' ? auto : trace, dev: (role) => (role === 'input' ? host : devs[0]), at: identity };
+    }
+  };
+  const modes: Mode[] = ['single0', 'single1', ...(w.hand ? (['hand'] as const) : []), 'auto', 'trace'];
+  const steps = new Map<Mode, () => Promise<void>>();
+  for (const m of modes) steps.set(m, w.setup(ctxFor(m)));
+  const results = new Map<Mode, ModeResult>(modes.map((m) => [m, { ms: [] }]));
+  const placed = (m: Mode): R | undefined => (m === 'auto' ? auto : m === 'trace' ? trace : undefined);
+  for (const m of modes) {
+    const n = placed(m) ? warmup : 2;
+    for (let i = 0; i < n; i++) {
+      await steps.get(m)!();
+      placed(m)?.markStep();
+    }
+  }
+  for (let r = 0; r < rounds; r++) {
+    for (const m of r % 2 ? [...modes].reverse() : modes) {
+      const t0 = performance.now();
+      await steps.get(m)!();
+      results.get(m)!.ms.push(performance.now() - t0);
+      placed(m)?.markStep();
+    }
+  }
+  // Let the last steps' events arrive, then explain the last full step.
+  await Promise.all([auto.placement!.settled(), trace.placement!.settled()]);
+  results.get('auto')!.explanation = auto.explain();
+  results.get('trace')!.explanation = trace.explain();
+  await auto.placement!.close();
+  await trace.placement!.close();
+  void names;
+  return results;
+}
+
+/** Time to place a 1,000-op graph: HEFT on a random step graph, and the online placer per op through the tensor API. */
+async function placingTime(backends: [Backend, Backend]): Promise<string[]> {
+  const lines: string[] = [];
+  // HEFT: 1,000 tasks, about 2 inputs each from the previous 50, 2 and 3 processors.
+  for (const q of [2, 3]) {
+    let seed = 12345;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const n = 1000;
+    const cost = Array.from({ length: n }, () => Array.from({ length: q }, () => 0.01 + rnd()));
+    const edges = [];
+    for (let t = 1; t < n; t++) for (let k = 0; k < 2; k++) edges.push({ from: Math.max(0, t - 1 - Math.floor(rnd() * 50)), to: t, data: 4096 * Math.floor(1 + rnd() * 64) });
+    const t0 = performance.now();
+    const s = heft({ tasks: n, processors: q, cost, edges, comm: (e) => 0.01 + e.data / 1e6 });
+    lines.push(`| HEFT, 1,000 tasks, ${edges.length} edges, ${q} devices | ${(performance.now() - t0).toFixed(1)} ms | makespan ${s.makespan.toFixed(1)} |`);
+  }
+  // The traced step: a recorded 1,000-op graph, planned at markStep (models from the recording and calibration steps).
+  const devs: [Device, Device] = [MultiDevice.at(0, backends[0].defaultDevice()), MultiDevice.at(1, backends[1].defaultDevice())];
+  const trace: R = new Router(backends, { placement: 'trace', placer: { persist: false, calibrate: false } });
+  const explicit: R = new Router(backends);
+  const x0 = random(trace, [16, 16], normal(1), { device: devs[1] });
+  const step = async (r: R, x: Tensor<R, 'float'>) => {
+    const out = tidy(() => {
+      let y = x;
+      for (let i = 0; i < 250; i++) y = y.mul(0.5).add(y.exp().mul(0.01)).tanh();
+      return y.sum();
+    });
+    await out.item();
+    out.dispose();
+  };
+  let planMs = 0;
+  for (let i = 0; i < 8 && planMs === 0; i++) {
+    await step(trace, x0);
+    const before = trace.placement!.plansMade;
+    const t0 = performance.now();
+    trace.markStep();
+    const dt = performance.now() - t0;
+    if (trace.placement!.plansMade > before) planMs = dt;
+  }
+  const ops = trace.explain().ops;
+  lines.push(`| trace: markStep that plans a recorded step of ${ops} ops | ${planMs.toFixed(1)} ms | |`);
+  // Online: enqueueing 1,000 ops, explicit vs auto (same ops, same inputs).
+  const auto: R = new Router(backends, { placement: 'auto', placer: { persist: false, calibrate: false } });
+  const enqueue = (r: R): number => {
+    const x = random(r, [16, 16], normal(1), { device: devs[1] });
+    const t0 = performance.now();
+    const out = tidy(() => {
+      let y: Tensor<R, 'float'> = x;
+      for (let i = 0; i < 333; i++) y = y.mul(0.5).add(y).tanh();
+      return y.sum();
+    });
+    const dt = performance.now() - t0;
+    void out.item().then(() => out.dispose());
+    return dt;
+  };
+  const te: number[] = [];
+  const ta: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    te.push(enqueue(explicit));
+    ta.push(enqueue(auto));
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  lines.push(`| auto: enqueue 1,000 ops (explicit: ${median(te).toFixed(1)} ms) | ${median(ta).toFixed(1)} ms | ${((1000 * (median(ta) - median(te))) / 1000).toFixed(2)} us per op for placing |`);
+  await auto.placement!.close();
+  await trace.placement!.close();
+  return lines;
+}
+
+export async function main(args: readonly string[]): Promise<void> {
+  const quick = args.includes('--quick');
+  const cpuOnly = args.includes('--cpu-only');
+  const roundsArg = args.indexOf('--rounds');
+  const rounds = roundsArg >= 0 ? Number(args[roundsArg + 1]) : quick ? 5 : 9;
+  let gpu: Wgpu | undefined;
+  let kind: 'real' | 'software' | 'none' = 'none';
+  let adapter = '';
+  if (!cpuOnly) {
+    try {
+      gpu = await Wgpu.create();
+      const info = await gpu.adapterInfo();
+      adapter = `${info.vendor} ${info.device} ${info.description}`.trim();
+      kind = /llvmpipe|lavapipe|swiftshader|software/i.test(`${adapter} ${info.architecture}`) ? 'software' : 'real';
+    } catch (e) {
+      log(`no WebGPU adapter (${e instanceof Error ? e.message.split(';')[0] : String(e)}): Router<[Cpu, Cpu]>`);
+    }
+  }
+  const cpu = new Cpu();
+  const second: Backend = gpu ?? new Cpu({ device: CpuDevice.named('cpu:1') });
+  const backends: [Backend, Backend] = [second, cpu];
+  const names: [string, string] = [gpu ? `wgpu (${adapter})` : 'cpu:1', 'cpu'];
+  const sizes = sizesFor(quick, kind);
+  const warmup = quick ? 12 : 30;
+  console.log(`## placement: ${new Router(backends).name} on ${os.cpus()[0]?.model.trim()} (${os.cpus().length} cores)${gpu ? `, adapter: ${adapter}` : ''}`);
+  console.log(`${new Date().toISOString()}; ${warmup} warm-up steps per placed mode, ${rounds} rounds, median step times\n`);
+  const workloads = [inception(sizes.inception), mlp(sizes.mlp), chain(sizes.chain), embedding(sizes.embedding)];
+  const summary: string[] = [];
+  console.log(`| workload | ${names[0]} | ${names[1]} | hand | auto | trace | auto / best single | trace / best single | auto: step predicted / measured | trace: step predicted / measured | median op error auto / trace |`);
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const w of workloads) {
+    log(w.name);
+    const r = await runWorkload(backends, names, w, warmup, rounds);
+    const med = (m: Mode) => (r.has(m) ? median(r.get(m)!.ms) : undefined);
+    const best = Math.min(med('single0')!, med('single1')!);
+    const f = (v: number | undefined) => (v === undefined ? 'n/a' : v.toFixed(2));
+    const ex = (m: Mode) => {
+      const x = r.get(m)!.explanation;
+      return x ? `${f(x.predictedStepMs)} / ${f(x.measuredStepMs)}` : '-';
+    };
+    const err = (m: Mode) => {
+      const e = r.get(m)!.explanation?.medianErrorPct;
+      return e === undefined ? '-' : `${e.toFixed(0)}%`;
+    };
+    console.log(`| ${w.name} | ${f(med('single0'))} | ${f(med('single1'))} | ${f(med('hand'))} | ${f(med('auto'))} | ${f(med('trace'))} | ${(med('auto')! / best).toFixed(2)}x | ${(med('trace')! / best).toFixed(2)}x | ${ex('auto')} | ${ex('trace')} | ${err('auto')} / ${err('trace')} |`);
+    summary.push(`### ${w.name}: trace\n\n${r.get('trace')!.explanation!.toString()}\n`);
+    summary.push(`### ${w.name}: auto (rows of the last step)\n\n${r.get('auto')!.explanation!.toString()}\n`);
+  }
+  console.log('\nTimes in ms (median step, first submit to result read). Ratios below 1 are faster than the best single device.\n');
+  console.log('| placing a 1,000-op graph | time | |');
+  console.log('| --- | ---: | --- |');
+  for (const l of await placingTime(backends)) console.log(l);
+  console.log('');
+  for (const s of summary) console.log(s);
+  await cpu.close();
+  await second.close();
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main(process.argv.slice(2));

@@ -1,0 +1,201 @@
+/**
+ * What `router.explain()` shows: per op group (op, output shape, device) of a step, where it ran
+ * and why, predicted against measured device time, and the transfers placement added for it;
+ * then the step: predicted against measured time from first submit to last completion.
+ */
+import type { PredictionSource } from './cost-model.js';
+import type { Reason } from './dmda.js';
+
+export interface LoggedTransfer {
+  readonly bytes: number;
+  readonly predictedMs: number;
+  measuredMs?: number;
+}
+
+export interface LoggedOp {
+  readonly op: string;
+  readonly shape: string;
+  readonly device: string;
+  readonly reason: Reason;
+  readonly source: PredictionSource;
+  /** Predicted device time (NaN when nothing predicted it). */
+  readonly predictedMs: number;
+  readonly transfers: LoggedTransfer[];
+  /** The node of a traced step this op is. */
+  readonly node?: number;
+  measuredMs?: number;
+}
+
+/** The ops placed in one step, filled with measured times as their events arrive. */
+export class StepLog {
+  readonly ops: LoggedOp[] = [];
+  /** Earliest submit and latest completion seen among this step's ops and transfers (scheduler clock). */
+  firstQueued = Infinity;
+  lastEnd = -Infinity;
+  /** When the first op was placed, and the latest predicted finish. */
+  startedAt = Infinity;
+  predictedEnd = -Infinity;
+  /** A traced step's planned makespan (replaces the online prediction). */
+  plannedMs: number | undefined;
+  /** Wall time from the `markStep()` that began the step to the one that ended it. */
+  wallMs: number | undefined;
+
+  constructor(readonly index: number) {}
+
+  /** Ops whose measured time has arrived. */
+  get measured(): number {
+    let n = 0;
+    for (const o of this.ops) if (o.measuredMs !== undefined) n++;
+    return n;
+  }
+
+  get complete(): boolean {
+    return this.ops.length > 0 && this.measured === this.ops.length;
+  }
+
+  seen(queuedAt: number, endAt: number): void {
+    if (queuedAt < this.firstQueued) this.firstQueued = queuedAt;
+    if (endAt > this.lastEnd) this.lastEnd = endAt;
+  }
+}
+
+export interface ExplainRow {
+  readonly op: string;
+  /** Output shape of the group's ops. */
+  readonly shape: string;
+  readonly device: string;
+  readonly count: number;
+  /** Why the ops went there: 'earliest', 'home', 'explore', 'unknown', 'plan', 'calibrate' (several joined by '+'). */
+  readonly reason: string;
+  readonly predictedMs: number;
+  /** Undefined until every op of the group has been measured. */
+  readonly measuredMs: number | undefined;
+  readonly transfers: number;
+  readonly transferBytes: number;
+  readonly transferPredictedMs: number;
+  readonly transferMeasuredMs: number | undefined;
+}
+
+export interface Explanation {
+  readonly mode: string;
+  readonly router: string;
+  /** The step explained (0-based; steps end at `markStep()`). */
+  readonly step: number;
+  readonly ops: number;
+  readonly rows: readonly ExplainRow[];
+  readonly transfers: number;
+  readonly transferBytes: number;
+  /** Planned makespan (trace) or predicted span from first placement to last predicted finish (auto). */
+  readonly predictedStepMs: number | undefined;
+  /** From the first op's submit to the last op's completion; undefined until events arrived. */
+  readonly measuredStepMs: number | undefined;
+  /** Wall time between the `markStep()` calls around the step (what the program saw). */
+  readonly wallStepMs: number | undefined;
+  /** Median over ops of |predicted - measured| / measured. */
+  readonly medianErrorPct: number | undefined;
+  readonly notes: readonly string[];
+  toString(): string;
+}
+
+function fmt(ms: number | undefined): string {
+  if (ms === undefined || Number.isNaN(ms)) return '-';
+  return ms >= 100 ? ms.toFixed(1) : ms >= 1 ? ms.toFixed(3) : ms.toFixed(4);
+}
+
+function fmtBytes(b: number): string {
+  if (b >= 1 << 20) return `${(b / (1 << 20)).toFixed(1)} MiB`;
+  if (b >= 1 << 10) return `${(b / (1 << 10)).toFixed(1)} KiB`;
+  return `${b} B`;
+}
+
+interface Group {
+  readonly op: string;
+  readonly shape: string;
+  readonly device: string;
+  readonly reasons: Set<string>;
+  count: number;
+  predicted: number;
+  /** Sum of measured times, or undefined once an op of the group is missing one. */
+  measured: number | undefined;
+  transfers: number;
+  transferBytes: number;
+  transferPredicted: number;
+  transferMeasured: number | undefined;
+}
+
+export function explainStep(log: StepLog, mode: string, router: string, notes: readonly string[]): Explanation {
+  const groups = new Map<string, Group>();
+  let transfers = 0;
+  let transferBytes = 0;
+  const errors: number[] = [];
+  for (const o of log.ops) {
+    const key = `${o.op}|${o.shape}|${o.device}`;
+    let g = groups.get(key);
+    if (!g) {
+      g = { op: o.op, shape: o.shape, device: o.device, reasons: new Set(), count: 0, predicted: 0, measured: 0, transfers: 0, transferBytes: 0, transferPredicted: 0, transferMeasured: 0 };
+      groups.set(key, g);
+    }
+    g.reasons.add(o.reason);
+    g.count++;
+    if (!Number.isNaN(o.predictedMs)) g.predicted += o.predictedMs;
+    g.measured = o.measuredMs === undefined || g.measured === undefined ? undefined : g.measured + o.measuredMs;
+    if (o.measuredMs !== undefined && o.measuredMs > 0 && !Number.isNaN(o.predictedMs)) errors.push(Math.abs(o.predictedMs - o.measuredMs) / o.measuredMs);
+    for (const t of o.transfers) {
+      transfers++;
+      transferBytes += t.bytes;
+      g.transfers++;
+      g.transferBytes += t.bytes;
+      g.transferPredicted += t.predictedMs;
+      g.transferMeasured = t.measuredMs === undefined || g.transferMeasured === undefined ? undefined : g.transferMeasured + t.measuredMs;
+    }
+  }
+  const rows: ExplainRow[] = [...groups.values()].map((g) => ({
+    op: g.op,
+    shape: g.shape,
+    device: g.device,
+    count: g.count,
+    reason: [...g.reasons].join('+'),
+    predictedMs: g.predicted,
+    measuredMs: g.measured,
+    transfers: g.transfers,
+    transferBytes: g.transferBytes,
+    transferPredictedMs: g.transferPredicted,
+    transferMeasuredMs: g.transfers === 0 ? undefined : g.transferMeasured,
+  }));
+  errors.sort((a, b) => a - b);
+  const medianErrorPct = errors.length > 0 ? 100 * (errors.length % 2 ? errors[errors.length >> 1]! : (errors[(errors.length >> 1) - 1]! + errors[errors.length >> 1]!) / 2) : undefined;
+  const predictedStepMs = log.plannedMs ?? (log.ops.length > 0 && Number.isFinite(log.startedAt) ? log.predictedEnd - log.startedAt : undefined);
+  const measuredStepMs = log.complete && Number.isFinite(log.firstQueued) ? log.lastEnd - log.firstQueued : undefined;
+  const explanation: Explanation = {
+    mode,
+    router,
+    step: log.index,
+    ops: log.ops.length,
+    rows,
+    transfers,
+    transferBytes,
+    predictedStepMs,
+    measuredStepMs,
+    wallStepMs: log.wallMs,
+    medianErrorPct,
+    notes,
+    toString: () => render(explanation),
+  };
+  return explanation;
+}
+
+function render(x: Explanation): string {
+  const lines = [`placement '${x.mode}' on ${x.router}, step ${x.step}: ${x.ops} ops placed, ${x.transfers} transfers added (${fmtBytes(x.transferBytes)})`, ''];
+  lines.push('| op | output | device | ops | why | predicted ms | measured ms | transfers in | transfer ms predicted / measured |');
+  lines.push('| --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: |');
+  for (const r of x.rows) {
+    const t = r.transfers > 0 ? `${r.transfers} (${fmtBytes(r.transferBytes)})` : '-';
+    const tm = r.transfers > 0 ? `${fmt(r.transferPredictedMs)} / ${fmt(r.transferMeasuredMs)}` : '-';
+    lines.push(`| ${r.op} | ${r.shape} | ${r.device} | ${r.count} | ${r.reason} | ${fmt(r.predictedMs)} | ${fmt(r.measuredMs)} | ${t} | ${tm} |`);
+  }
+  lines.push('');
+  const ratio = x.predictedStepMs !== undefined && x.measuredStepMs !== undefined && x.measuredStepMs > 0 ? ` (${x.predictedStepMs >= x.measuredStepMs ? '+' : ''}${((100 * (x.predictedStepMs - x.measuredStepMs)) / x.measuredStepMs).toFixed(0)}%)` : '';
+  lines.push(`step time: predicted ${fmt(x.predictedStepMs)} ms, measured ${fmt(x.measuredStepMs)} ms${ratio} (first submit to last completion; ${fmt(x.wallStepMs)} ms between markStep calls); median op prediction error ${x.medianErrorPct === undefined ? '-' : `${x.medianErrorPct.toFixed(0)}%`}`);
+  for (const n of x.notes) lines.push(n);
+  return lines.join('\n');
+}

@@ -1,0 +1,571 @@
+/**
+ * Placement for a Router in `auto` or `trace` mode: answers the tensor API's `place` question,
+ * watches the records the router submits (to book lanes and ready times and to trace steps), and
+ * keeps a log per step for `explain()`.
+ *
+ * - auto: every op is placed online by dmda (dmda.ts).
+ * - trace: the first step (ops between two `markStep()` calls) is placed online and recorded;
+ *   the next steps run the whole step on each device alone (`traceCalibrationRuns` each: every op
+ *   measured everywhere, and a baseline); then HEFT plans the recorded graph (trace.ts) and every
+ *   later step replays the plan, unless its measured steps are slower than the best device alone,
+ *   which then runs every op. A step that differs from the recording is placed online and
+ *   recorded again; measured op times that drift from the plan's by more than `drift`, inputs
+ *   made by the previous step or the same every step, or found on other devices than planned,
+ *   re-plan it.
+ */
+import type { Observable, Subscription } from 'rxjs';
+import type { Backend, Handle } from '../backends/backend.js';
+import type { Device } from '../devices/device.js';
+import type { OpAttrs, OpName, OpRecord } from '../ir/ops.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { OpEvent } from '../scheduler/events.js';
+import { clock } from '../scheduler/clock.js';
+import { fromData } from '../tensor/creation.js';
+import { Dmda, type Decision, type DmdaOptions } from './dmda.js';
+import { explainStep, StepLog, type Explanation, type LoggedOp, type LoggedTransfer } from './explain.js';
+import { footprint, signature } from './footprint.js';
+import { Profiler, type ProfilerOptions } from './profiler.js';
+import { planStep, sameInputs, StepGraph, type Plan, type TraceInput } from './trace.js';
+
+export type PlacementMode = 'explicit' | 'auto' | 'trace';
+
+export interface PlacementOptions extends ProfilerOptions, DmdaOptions {
+  /** Re-plan a traced step when its measured op times differ from the plan's by more than this fraction (default 0.2). */
+  drift?: number;
+  /** Measure transfers between every pair of devices at first use, unless saved models have them (default true). */
+  calibrate?: boolean;
+  /** Time the transfer calibration may take (default 2000 ms). */
+  calibrationBudgetMs?: number;
+  /** Steps a traced step runs on each device alone before it is planned (default 2: one warm-up, one measured; 0: none, and no baseline). */
+  traceCalibrationRuns?: number;
+  /** Where op events come from (default: the runtime's scheduler); tests feed synthetic ones. */
+  events?: Observable<OpEvent>;
+}
+
+/** What placement needs from its router. */
+export interface PlacementHost {
+  readonly name: string;
+  readonly runtime: Runtime;
+  /** Where ops may go: one device per inner backend. */
+  readonly devices: readonly Device[];
+  /** Makes the calibration's tensors (the router itself). */
+  readonly backend: Backend;
+  /** Names of the devices and their adapters: models are saved per machine and adapters. */
+  adapters(): Promise<string[]>;
+}
+
+/** Ops that stay with their input: views and copies cost nothing worth a transfer. */
+const STAYS = new Set<string>(['reshape', 'permute', 'slice', 'expand', 'copy', 'transfer']);
+
+/** Ops logged per step at most (a longer traced step is explained by its first ones). */
+const LOG_CAPACITY = 20_000;
+
+/** Completed steps whose measurements are still collected. */
+const KEEP_LOGS = 8;
+
+/** A traced plan is kept only if its measured step is at most this much slower than the best device alone. */
+const SINGLE_DEVICE_SLACK = 1.05;
+
+interface Pending {
+  readonly decision: Decision;
+  readonly node: number;
+  /** The plan's predicted time (replayed steps), else the decision's. */
+  readonly predictedMs: number;
+  readonly transfers: LoggedTransfer[];
+}
+
+type Phase = 'record' | 'calibrate' | 'replay';
+
+export class Placement {
+  readonly profiler: Profiler;
+  readonly dmda: Dmda;
+  private readonly drift: number;
+  private readonly calibrationRuns: number;
+  private readonly loaded: Promise<boolean>;
+  private calibration: Promise<void> | undefined;
+  private used = false;
+  private pending: Pending | undefined;
+  private readonly sampleSub: Subscription;
+  private readonly notes: string[] = [];
+  // Steps and their logs.
+  private step = 0;
+  private log: StepLog;
+  /** When the current step began (the last markStep, on the scheduler's clock). */
+  private stepStart: number | undefined;
+  private readonly done: StepLog[] = [];
+  private readonly tracked = new Map<number, { item: LoggedOp | LoggedTransfer; log: StepLog }>();
+  // Trace state.
+  private phase: Phase = 'record';
+  private graph = new StepGraph();
+  /** The step before the current one (its nodes made the current step's carried inputs). */
+  private previous: StepGraph | undefined;
+  private traced: StepGraph | undefined;
+  private plan: Plan | undefined;
+  private plans = 0;
+  private planOf = new WeakMap<StepLog, number>();
+  private queue: Device[] = [];
+  private calibrationRun = 0;
+  private index = 0;
+  private mismatch = false;
+  private moved = false;
+  private movedReplans = 0;
+  /** Inputs from before the step that were the same tensors in the last two steps (moving them once pays). */
+  private constants = new Set<number>();
+  private plannedConstants = 0;
+  /** The last calibration step on each device (the whole step there): its measured span is that device's alone. */
+  private alone = new Map<string, StepLog>();
+  /** Whether the current plan's measured steps were compared with the devices alone. */
+  private judged = false;
+  /** The device a traced step runs on alone, when the plan lost to it. */
+  private fallback: string | undefined;
+  /** Recent measured times per node (on the device it ran on), taken by later plans until the next drift. */
+  private recent: ReadonlyMap<number, { device: string; ms: number }> | undefined;
+  // Copies moved for placed ops, kept while their source lives: source id -> device key -> copy.
+  private readonly replicas = new Map<number, Map<string, Handle>>();
+  private readonly keptTransfers = new Set<number>();
+  /** Inputs of the op being placed whose copy was asked for and not found: their transfers may be kept. */
+  private asked: Array<[number, string]> = [];
+
+  constructor(
+    readonly mode: 'auto' | 'trace',
+    private readonly host: PlacementHost,
+    private readonly options: PlacementOptions = {},
+  ) {
+    this.profiler = new Profiler(options.events ?? host.runtime.scheduler.events$, options);
+    this.dmda = new Dmda(this.profiler.model, { now: () => clock.now(), depth: (d) => host.runtime.scheduler.lane(d).depth, copy: (id, d) => this.replicas.get(id)?.get(d) }, host.devices, options);
+    this.drift = options.drift ?? 0.2;
+    this.calibrationRuns = options.traceCalibrationRuns ?? 2;
+    this.log = new StepLog(0);
+    this.loaded = host
+      .adapters()
+      .then((a) => {
+        this.profiler.identify(a);
+        return this.profiler.load();
+      })
+      .catch((e: unknown) => {
+        this.notes.push(`saved models not loaded: ${e instanceof Error ? e.message : String(e)}`);
+        return false;
+      });
+    this.sampleSub = this.profiler.samples$.subscribe((s) => {
+      const hit = this.tracked.get(s.event.opId);
+      if (!hit) return;
+      this.tracked.delete(s.event.opId);
+      hit.item.measuredMs = s.ms;
+      hit.log.seen(s.event.queuedAt, s.event.endAt);
+    });
+  }
+
+  /** Resolves once saved models are loaded (true when a file was read). */
+  ready(): Promise<boolean> {
+    return this.loaded;
+  }
+
+  // ---- the tensor API's question ---------------------------------------------------------
+
+  place(op: OpName, inputs: readonly Handle[], attrs: OpAttrs[OpName]): Device | undefined {
+    if (inputs.length === 0 || STAYS.has(op)) return undefined;
+    if (!this.used) this.firstUse();
+    this.asked = [];
+    const fp = footprint(op, inputs, attrs);
+    let decision: Decision;
+    let node = -1;
+    let planned: number | undefined;
+    if (this.mode === 'auto') decision = this.dmda.decide(op, fp, inputs);
+    else {
+      const sig = signature(op, inputs);
+      const i = this.index++;
+      node = this.graph.add(op, sig, fp, inputs);
+      const was = this.traced?.nodes[i];
+      const same = !this.mismatch && was !== undefined && was.sig === sig && sameInputs(was.inputs, this.graph.nodes[node]!.inputs);
+      if (!same) this.mismatch = this.phase !== 'record';
+      if (this.phase === 'calibrate' && same) decision = this.dmda.forced(op, fp, inputs, this.queue[0]!, 'calibrate');
+      else if (this.phase === 'replay' && same && this.plan) {
+        const target = this.host.devices.find((d) => d.key === this.plan!.devices[i])!;
+        decision = this.dmda.forced(op, fp, inputs, target, 'plan');
+        planned = this.plan.costs[i];
+        if (movedInputs(was!.inputs, this.graph.nodes[node]!.inputs)) this.moved = true;
+      } else decision = this.dmda.decide(op, fp, inputs);
+    }
+    this.pending = { decision, node, predictedMs: planned ?? decision.runMs, transfers: [] };
+    return decision.device;
+  }
+
+  /** Every record the router submitted (placed or not), in order. */
+  submitted(record: OpRecord): void {
+    const p = this.pending;
+    if (record.op === 'transfer') {
+      const input = record.inputs[0]!.id;
+      const output = record.outputs[0]!.id;
+      if (this.mode === 'trace') this.graph.alias(output, input);
+      const t = p?.decision.transfers.find((x) => x.id === input);
+      if (p && t) {
+        this.dmda.bookTransfer(p.decision, input, output);
+        // Kept only where the layers above asked for a copy (an autodiff tape does not for tensors it tracks).
+        if (this.asked.some(([id, d]) => id === input && d === record.device)) {
+          let copies = this.replicas.get(input);
+          if (!copies) this.replicas.set(input, (copies = new Map()));
+          copies.set(record.device, { id: output, shape: record.outputs[0]!.shape, dtype: record.outputs[0]!.dtype, device: p.decision.device });
+          this.keptTransfers.add(record.id);
+        }
+        const logged: LoggedTransfer = { bytes: t.bytes, predictedMs: t.ms };
+        p.transfers.push(logged);
+        this.track(record.id, logged);
+      }
+      return;
+    }
+    if (p && record.op === p.decision.op && record.device === p.decision.device.key) {
+      this.pending = undefined;
+      this.dmda.commit(p.decision, record.outputs);
+      if (p.node >= 0) this.graph.produced(p.node, record.outputs);
+      // Without markStep() an auto router's log rolls over, as if a step ended every LOG_CAPACITY ops.
+      if (this.mode === 'auto' && this.log.ops.length >= LOG_CAPACITY) this.markStep();
+      const log = this.log;
+      if (log.ops.length < LOG_CAPACITY) {
+        const d = p.decision;
+        const entry: LoggedOp = { op: d.op, shape: `[${record.outputs[0]?.shape.join(', ') ?? ''}]`, device: d.device.key, reason: d.reason, source: d.source, predictedMs: p.predictedMs, transfers: p.transfers, ...(p.node >= 0 ? { node: p.node } : {}) };
+        log.ops.push(entry);
+        this.track(record.id, entry);
+        log.startedAt = Math.min(log.startedAt, d.at);
+        log.predictedEnd = Math.max(log.predictedEnd, d.finish);
+      }
+      return;
+    }
+    if (this.mode !== 'trace') return;
+    // Views and other unplaced ops of one input: their output stands for the input in the step graph.
+    if (record.inputs.length === 1) for (const o of record.outputs) this.graph.alias(o.id, record.inputs[0]!.id);
+    // Tensors created inside the step (a backward pass's seed): where they appear follows the plan.
+    else if (record.inputs.length === 0) for (const o of record.outputs) this.graph.created(o.id);
+  }
+
+  /** A copy of tensor `id` on `device` moved earlier for a placed op, if it is still kept. */
+  replica(id: number, device: string): Handle | undefined {
+    const copy = this.replicas.get(id)?.get(device);
+    if (!copy) this.asked.push([id, device]);
+    return copy;
+  }
+
+  /** Whether the router should keep (retain) the output of this transfer record: a copy placement moved. */
+  keeps(record: OpRecord): boolean {
+    return record.op === 'transfer' && this.keptTransfers.delete(record.id);
+  }
+
+  hasReplicas(id: number): boolean {
+    return this.replicas.has(id);
+  }
+
+  /** The copies of a source that is gone: the router releases them. */
+  dropReplicas(id: number): Handle[] {
+    const copies = this.replicas.get(id);
+    this.replicas.delete(id);
+    return copies ? [...copies.values()] : [];
+  }
+
+  private track(opId: number, item: LoggedOp | LoggedTransfer): void {
+    this.tracked.set(opId, { item, log: this.log });
+  }
+
+  // ---- steps --------------------------------------------------------------------------------
+
+  /** Ends a step: the next ops belong to the next one. A traced step is recorded, measured, planned or checked here. */
+  markStep(): void {
+    const ended = this.log;
+    const now = clock.now();
+    if (this.stepStart !== undefined) ended.wallMs = now - this.stepStart;
+    this.stepStart = now;
+    this.done.push(ended);
+    if (this.mode === 'trace') this.traceStep(ended);
+    while (this.done.length > KEEP_LOGS) {
+      const old = this.done.shift()!;
+      for (const [id, v] of this.tracked) if (v.log === old) this.tracked.delete(id);
+    }
+    this.step++;
+    this.log = new StepLog(this.step);
+    if (this.mode === 'trace' && this.phase === 'replay' && this.plan) {
+      this.log.plannedMs = this.plan.makespan;
+      this.planOf.set(this.log, this.plans);
+    }
+    this.graph = new StepGraph(this.mode === 'trace' ? this.previous : undefined);
+    this.index = 0;
+    this.mismatch = false;
+    this.pending = undefined;
+  }
+
+  private traceStep(ended: StepLog): void {
+    const g = this.graph;
+    g.link();
+    this.previous = g;
+    if (g.nodes.length === 0) return;
+    const changed = this.mismatch || (this.traced !== undefined && g.nodes.length !== this.traced.nodes.length);
+    if (this.phase !== 'record' && changed) {
+      this.note(`step ${ended.index}: the step's ops differ from the recorded ones; recording again`);
+      this.phase = 'record';
+      this.traced = undefined;
+      this.plan = undefined;
+      this.recent = undefined;
+      this.moved = false;
+      return;
+    }
+    let linked = 0;
+    if (this.phase !== 'record' && this.traced) {
+      const before = this.traced.externals();
+      this.constants = new Set([...g.externals()].filter((id) => before.has(id)));
+      linked = this.traced.adoptLinks(g);
+    }
+    switch (this.phase) {
+      case 'record': {
+        this.traced = g;
+        // Every device runs the whole step alone (the last of its runs is measured): that measures
+        // ops without a prediction there, and gives the plan a baseline it has to beat.
+        this.queue = [...this.host.devices];
+        this.calibrationRun = 0;
+        this.alone.clear();
+        this.fallback = undefined;
+        if (this.calibrationRuns > 0) {
+          this.phase = 'calibrate';
+          this.note(`step ${ended.index}: recorded ${g.nodes.length} ops; running the step on ${this.queue.map((d) => d.key).join(', ')} alone (${this.calibrationRuns} steps each)`);
+        } else this.replan(`step ${ended.index}: recorded ${g.nodes.length} ops`);
+        return;
+      }
+      case 'calibrate':
+        if (++this.calibrationRun >= this.calibrationRuns) {
+          this.alone.set(this.queue.shift()!.key, ended);
+          this.calibrationRun = 0;
+        }
+        if (this.queue.length === 0) this.replan(`step ${ended.index}: measured`);
+        return;
+      case 'replay': {
+        if (this.moved && this.movedReplans < 3) {
+          // The step's inputs (parameters updated by the last step) live elsewhere than planned.
+          this.traced = g;
+          this.movedReplans++;
+          this.moved = false;
+          this.replan(`step ${ended.index}: inputs of the step moved`);
+          return;
+        }
+        this.moved = false;
+        if (linked > 0) {
+          this.replan(`step ${ended.index}: ${linked} inputs are made by the previous step (they stay where the plan puts their maker)`);
+          return;
+        }
+        if (this.constants.size !== this.plannedConstants) {
+          this.replan(`step ${ended.index}: ${this.constants.size} inputs are the same tensors every step (moved once, then kept)`);
+          return;
+        }
+        if (this.judge(ended.index)) return;
+        if (this.fallback !== undefined) return;
+        const m = this.measuredDrift();
+        if (m !== undefined && Math.abs(m.drift) > this.drift) {
+          this.movedReplans = 0;
+          // The new plan takes the recent measurements for the ops as placed (the long histories follow slowly).
+          this.replan(`step ${ended.index}: measured op times ${m.drift > 0 ? 'above' : 'below'} the plan's by ${Math.abs(100 * m.drift).toFixed(0)}%`, m.recent);
+        }
+        return;
+      }
+    }
+  }
+
+  /**
+   * (measured - planned) / planned, summed over the fully measured steps of the current plan among
+   * the last few, with each node's mean measured time; undefined until two are measured (one
+   * step's noise does not re-plan).
+   */
+  private measuredDrift(): { drift: number; recent: Map<number, { device: string; ms: number }> } | undefined {
+    let predicted = 0;
+    let measured = 0;
+    let steps = 0;
+    const sums = new Map<number, { device: string; ms: number; n: number }>();
+    for (const log of this.done) {
+      if (this.planOf.get(log) !== this.plans || !log.complete) continue;
+      steps++;
+      for (const o of log.ops) {
+        if (Number.isNaN(o.predictedMs) || o.measuredMs === undefined) continue;
+        predicted += o.predictedMs;
+        measured += o.measuredMs;
+        if (o.node === undefined) continue;
+        const s = sums.get(o.node);
+        if (s && s.device === o.device) {
+          s.ms += o.measuredMs;
+          s.n++;
+        } else sums.set(o.node, { device: o.device, ms: o.measuredMs, n: 1 });
+      }
+    }
+    if (steps < 2 || predicted <= 0) return undefined;
+    const recent = new Map<number, { device: string; ms: number }>();
+    for (const [node, s] of sums) recent.set(node, { device: s.device, ms: s.ms / s.n });
+    return { drift: (measured - predicted) / predicted, recent };
+  }
+
+  /**
+   * Once two steps of a HEFT plan have run, compares their wall time (markStep to markStep: what
+   * the program sees, reads included) with each device's alone (its calibration step); a plan
+   * slower than the best device alone by more than 5% gives way to that device for every op.
+   * Returns whether the plan changed.
+   */
+  private judge(step: number): boolean {
+    if (this.judged || this.fallback !== undefined) return false;
+    const spans = this.done.flatMap((l) => (this.planOf.get(l) === this.plans && l.wallMs !== undefined ? [l.wallMs] : []));
+    if (spans.length < 2) return false;
+    this.judged = true;
+    let best: [string, number] | undefined;
+    for (const [d, log] of this.alone) {
+      if (log.wallMs === undefined) continue;
+      if (!best || log.wallMs < best[1]) best = [d, log.wallMs];
+    }
+    const mine = Math.min(...spans);
+    if (!best || mine <= SINGLE_DEVICE_SLACK * best[1]) return false;
+    this.fallback = best[0];
+    const plan = this.plan!;
+    const device = best[0];
+    this.plan = {
+      devices: plan.devices.map(() => device),
+      costs: this.traced!.nodes.map((n) => this.profiler.model.predict(n.fp, device).ms),
+      sigs: plan.sigs,
+      makespan: best[1],
+      sources: this.traced!.nodes.map((n) => this.profiler.model.predict(n.fp, device).source),
+    };
+    this.plans++;
+    this.note(`step ${step}: the plan's step took ${mine.toFixed(3)} ms, ${device} alone ${best[1].toFixed(3)} ms: every op runs on ${device} (plan ${this.plans})`);
+    return true;
+  }
+
+  /** Plans made for traced steps so far (HEFT runs). */
+  get plansMade(): number {
+    return this.plans;
+  }
+
+  private replan(why: string, recent?: ReadonlyMap<number, { device: string; ms: number }>): void {
+    if (!this.traced) return;
+    const constants = this.constants;
+    const measured = recent ?? this.recent;
+    this.recent = measured;
+    this.judged = false;
+    this.plan = planStep(this.traced.nodes, this.profiler.model, this.host.devices, {
+      movedOnce: (id, d) => constants.has(id) || this.replicas.get(id)?.has(d) === true,
+      measured: (t, d) => (measured?.get(t)?.device === d ? measured.get(t)!.ms : undefined),
+    });
+    this.plannedConstants = constants.size;
+    this.plans++;
+    this.phase = 'replay';
+    const counts = new Map<string, number>();
+    for (const d of this.plan.devices) counts.set(d, (counts.get(d) ?? 0) + 1);
+    this.note(`${why}; planned with HEFT (plan ${this.plans}): ${[...counts].map(([d, n]) => `${n} on ${d}`).join(', ')}, makespan ${this.plan.makespan.toFixed(3)} ms`);
+  }
+
+  private note(s: string): void {
+    this.notes.push(s);
+    if (this.notes.length > 20) this.notes.shift();
+  }
+
+  // ---- explain --------------------------------------------------------------------------
+
+  /**
+   * Resolves once every op of the last ended step has been measured (its event arrived), or after
+   * `timeoutMs` (default 2000): GPU ops report when their command batch is done, after the step's
+   * read may have returned. Await it before `explain()` for measured times of the whole step.
+   */
+  async settled(timeoutMs = 2000): Promise<boolean> {
+    const until = performance.now() + timeoutMs;
+    for (;;) {
+      this.profiler.flush();
+      const log = this.done[this.done.length - 1];
+      if (!log || log.complete) return true;
+      if (performance.now() >= until) return false;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+
+  /** The latest ended step (or the current one when no step has ended), with measured times that have arrived. */
+  explain(options: { step?: 'last' | 'current' } = {}): Explanation {
+    this.profiler.flush();
+    const log = options.step === 'current' || this.done.length === 0 ? this.log : this.done[this.done.length - 1]!;
+    const notes = [...this.notes];
+    const { placed, explored } = this.dmda.counts;
+    if (explored > 0) notes.push(`${explored} of ${placed} ops placed so far ran where their model was short of samples (exploration)`);
+    return explainStep(log, this.mode, this.host.name, notes);
+  }
+
+  // ---- transfer calibration ---------------------------------------------------------------
+
+  private firstUse(): void {
+    this.used = true;
+    if (this.options.calibrate === false) return;
+    void this.loaded.then(() => {
+      const { devices } = this.host;
+      const missing = devices.some((a) => devices.some((b) => a !== b && !this.profiler.model.transfer(a.key, b.key).calibrated));
+      if (missing && !this.calibration) {
+        this.calibration = this.calibrateTransfers().catch((e: unknown) => {
+          this.note(`transfer calibration failed: ${e instanceof Error ? e.message : String(e)}`);
+        });
+      }
+    });
+  }
+
+  /**
+   * Measures transfers of 1 KiB to 4 MiB between every ordered pair of devices, round-robin, for
+   * at most `budgetMs`; fits alpha + beta * bytes per pair and saves the models.
+   */
+  async calibrateTransfers(budgetMs = this.options.calibrationBudgetMs ?? 2000): Promise<void> {
+    const { devices, backend, runtime } = this.host;
+    const model = this.profiler.model;
+    const pairs: Array<[Device, Device]> = [];
+    for (const a of devices) for (const b of devices) if (a !== b) pairs.push([a, b]);
+    const sizes = [1 << 10, 1 << 14, 1 << 18, 1 << 20, 1 << 22];
+    const expected = new Map<number, [string, string, number]>();
+    const sub = runtime.scheduler.events$.subscribe((e) => {
+      if (e.op !== 'transfer' || e.error !== undefined) return;
+      const m = expected.get(e.record.outputs[0]?.id ?? -1);
+      if (m) model.addTransfer(m[0], m[1], m[2], Math.max(e.endAt - e.startAt, 0));
+    });
+    const t0 = performance.now();
+    try {
+      rounds: for (let rep = 0; rep < 3; rep++) {
+        for (const bytes of sizes) {
+          for (const [a, b] of pairs) {
+            if (performance.now() - t0 > budgetMs) break rounds;
+            const x = fromData(backend, new Float32Array(bytes / 4), { device: a });
+            await x.toData();
+            const y = x.toDevice(b);
+            this.profiler.ignored.add(y.id);
+            expected.set(y.id, [a.key, b.key, bytes]);
+            await y.toData();
+            x.dispose();
+            y.dispose();
+            this.profiler.ignored.delete(y.id);
+          }
+        }
+      }
+    } finally {
+      sub.unsubscribe();
+    }
+    for (const [a, b] of pairs) {
+      const t = model.transfer(a.key, b.key);
+      if (t.model().source === 'measured') t.calibrated = true;
+    }
+    const fits = pairs.map(([a, b]) => {
+      const f = model.transferFit(a.key, b.key);
+      return `${a.key}->${b.key}: ${f.alpha.toFixed(3)} ms + ${f.beta > 0 ? (1 / f.beta / 1e3).toFixed(2) : 'inf'} MB/s`;
+    });
+    this.note(`transfers calibrated in ${(performance.now() - t0).toFixed(0)} ms: ${fits.join('; ')}`);
+    await this.profiler.save().catch(() => undefined);
+  }
+
+  /** Waits for a calibration in flight, stops watching events and saves the models. */
+  async close(): Promise<void> {
+    await this.calibration;
+    this.profiler.disable();
+    this.sampleSub.unsubscribe();
+    await this.profiler.save().catch(() => undefined);
+  }
+}
+
+/** Whether a replayed node's inputs from before the step live elsewhere than when it was recorded. */
+function movedInputs(recorded: readonly TraceInput[], now: readonly TraceInput[]): boolean {
+  for (let j = 0; j < now.length; j++) {
+    const a = recorded[j];
+    const b = now[j]!;
+    // Inputs the previous step made live where the plan put their maker, and tensors created in
+    // the step where the plan creates them: not a move.
+    if (a && 'id' in a && 'id' in b && a.from === undefined && b.from === undefined && !a.made && !b.made && a.device !== b.device) return true;
+  }
+  return false;
+}

@@ -1,0 +1,143 @@
+/**
+ * The profiler: watches op events (RxJS operators over `events$`), turns them into device time
+ * per op (service-time.ts), and feeds the cost model: op runs by footprint and device, transfers
+ * by device pair. It persists the model per machine and adapters (store.ts) and reloads it.
+ * Disabled, it stops watching (events are then not timed at all) and the model stays as it is.
+ */
+import { filter, share, Subject, type Observable, type Subscription } from 'rxjs';
+import type { OpEvent } from '../scheduler/events.js';
+import { CostModel, type CostModelOptions } from './cost-model.js';
+import { footprint, type Footprint } from './footprint.js';
+import { rooflineMs, serviceTimes, type Sample } from './service-time.js';
+import { cacheDir, machineId, modelPath, readModels, removeModels, writeModels, type SavedFile } from './store.js';
+
+export interface ProfilerOptions extends CostModelOptions {
+  /** Where `save()` and `load()` keep the models: a folder, or false for nowhere (default: the user's cache dir, in Node). */
+  persist?: string | false;
+  /** Start disabled: the model is used as loaded, nothing is watched. */
+  enabled?: boolean;
+}
+
+/** The footprint of a recorded op (its record carries the input shapes). */
+export function footprintOf(e: OpEvent): Footprint {
+  return footprint(e.op, e.record.inputs, e.record.attrs);
+}
+
+export class Profiler {
+  readonly model: CostModel;
+  private readonly flush$ = new Subject<void>();
+  private readonly samplesSubject = new Subject<Sample>();
+  private sub: Subscription | undefined;
+  private readonly persist: string | false | undefined;
+  /** Output tensor ids whose ops must not reach the model (calibration runs feed it themselves). */
+  readonly ignored = new Set<number>();
+  private file: Promise<string | undefined> | undefined;
+  private adapters: readonly string[] = [];
+
+  /** Every sample, after it reached the model (placement reads measured times here). */
+  readonly samples$: Observable<Sample> = this.samplesSubject.asObservable();
+
+  constructor(
+    private readonly events$: Observable<OpEvent>,
+    options: ProfilerOptions = {},
+  ) {
+    this.model = new CostModel(options);
+    this.persist = options.persist;
+    if (options.enabled !== false) this.enable();
+  }
+
+  get enabled(): boolean {
+    return this.sub !== undefined;
+  }
+
+  enable(): void {
+    if (this.sub) return;
+    const samples = this.events$.pipe(
+      filter((e) => e.error === undefined && (this.ignored.size === 0 || !this.ignored.has(e.record.outputs[0]?.id ?? -1))),
+      serviceTimes((e) => this.weigh(e), this.flush$),
+      share(),
+    );
+    this.sub = samples.subscribe((s) => this.observe(s));
+  }
+
+  /** Stops watching events; the model keeps what it learned. */
+  disable(): void {
+    this.flush();
+    this.sub?.unsubscribe();
+    this.sub = undefined;
+  }
+
+  /** Closes the groups of overlapping ops still open, so their times reach the model now. */
+  flush(): void {
+    this.flush$.next();
+  }
+
+  /** Feeds one sample (the operator chain does this for watched events; tests may too). */
+  observe(s: Sample): void {
+    const e = s.event;
+    if (e.record.op === 'transfer') {
+      // A transfer inside a workload also waits for the JavaScript turn to end (its halves are
+      // promise callbacks); once a calibration has measured the pair alone, that wait stays out of it.
+      const { from, to } = e.record.attrs;
+      const t = this.model.transfer(from, to);
+      if (!t.calibrated) t.add(e.outputBytes, s.ms);
+    } else this.model.add(footprintOf(e), e.device, s.ms);
+    this.samplesSubject.next(s);
+  }
+
+  /** An op's share of a group: its predicted time, or a roofline estimate before there is one. */
+  private weigh(e: OpEvent): number {
+    const fp = footprintOf(e);
+    const est = this.model.estimate(fp, e.device);
+    return est ? est.ms : rooflineMs(fp.flops, fp.bytes, e.where === 'gpu');
+  }
+
+  // ---- persistence ----------------------------------------------------------------------
+
+  /** Names the devices and adapters the models belong to (part of the file name). */
+  identify(adapters: readonly string[]): void {
+    this.adapters = adapters;
+    this.file = undefined;
+  }
+
+  /** The file the models live in, or undefined where nothing persists. */
+  path(): Promise<string | undefined> {
+    this.file ??= (async () => {
+      if (this.persist === false) return undefined;
+      const dir = this.persist ?? (await cacheDir());
+      const machine = await machineId();
+      if (dir === undefined || machine === undefined) return undefined;
+      return modelPath(dir, machine, this.adapters);
+    })();
+    return this.file;
+  }
+
+  /** Merges the saved models (what was measured in this process wins); resolves to whether a file was read. */
+  async load(): Promise<boolean> {
+    const file = await this.path();
+    if (!file) return false;
+    const saved = await readModels(file);
+    if (!saved) return false;
+    this.model.load(saved.models);
+    return true;
+  }
+
+  /** Writes the models; resolves to the file written (undefined where nothing persists). */
+  async save(): Promise<string | undefined> {
+    const file = await this.path();
+    const machine = await machineId();
+    if (!file || !machine) return undefined;
+    const data: SavedFile = { format: 'switchyard-placement', version: 1, machine, adapters: this.adapters, savedAt: new Date().toISOString(), models: this.model.toJSON() };
+    await writeModels(file, data);
+    return file;
+  }
+
+  /** Forgets every model; with `{ saved: true }` also deletes the file. */
+  async reset(options: { saved?: boolean } = {}): Promise<void> {
+    this.model.reset();
+    if (options.saved) {
+      const file = await this.path();
+      if (file) await removeModels(file);
+    }
+  }
+}
