@@ -45,9 +45,12 @@ export abstract class Optimizer<B extends Backend = Backend> {
   /** The new value of one parameter; `state` holds what earlier steps left (see setState). */
   protected abstract update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'>;
 
-  /** Updates every trainable parameter of `module` that has a gradient in `grads`. */
-  step(module: Module<B>, grads: ParamGrads<B>, lr = this.lr): Module<B> {
-    if (this.options.clipNorm !== undefined) clipGradNorm(grads, this.options.clipNorm)?.dispose();
+  /**
+   * Updates every trainable parameter of `module` that has a gradient in `grads`. `clip: false`
+   * skips the clipNorm option (for callers that clipped on a norm over more gradients than these).
+   */
+  step(module: Module<B>, grads: ParamGrads<B>, lr = this.lr, options: { clip?: boolean } = {}): Module<B> {
+    if (this.options.clipNorm !== undefined && options.clip !== false) clipGradNorm(grads, this.options.clipNorm)?.dispose();
     noGrad(() =>
       module.visit((p) => {
         const g = grads.get(p.id);
