@@ -37,7 +37,7 @@ export function safetensorsToOptimizer(bytes: Uint8Array): OptimizerRecord {
   const { tensors, metadata } = decodeSafetensors(bytes);
   const head = metadata[STATE_KEY];
   if (!head) throw new ArgumentError('not an optimizer state file (no switchyard.optimizer metadata)', { op: 'loadCheckpoint' });
-  const { kind, steps } = JSON.parse(head) as { kind: string; steps: Record<string, number> };
+  const { kind, steps } = parseStateHead(head);
   const params: Record<string, { step: number; tensors: Record<string, { shape: readonly number[]; dtype: 'float32'; data: Float32Array }> }> = {};
   for (const [id, step] of Object.entries(steps)) params[id] = { step, tensors: {} };
   for (const [key, t] of Object.entries(tensors)) {
@@ -47,6 +47,25 @@ export function safetensorsToOptimizer(bytes: Uint8Array): OptimizerRecord {
     entry.tensors[key.slice(at + 1)] = { shape: t.shape, dtype: 'float32', data: t.data };
   }
   return { kind, params };
+}
+
+function parseStateHead(text: string): { kind: string; steps: Record<string, number> } {
+  const bad = (): ArgumentError => new ArgumentError('the optimizer state metadata is not { kind, steps }', { op: 'loadCheckpoint' });
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw bad();
+  }
+  if (v === null || typeof v !== 'object' || !('kind' in v) || !('steps' in v)) throw bad();
+  const { kind, steps } = v;
+  if (typeof kind !== 'string' || steps === null || typeof steps !== 'object') throw bad();
+  const out: Record<string, number> = {};
+  for (const [id, n] of Object.entries(steps)) {
+    if (typeof n !== 'number') throw bad();
+    out[id] = n;
+  }
+  return { kind, steps: out };
 }
 
 type Fs = typeof import('node:fs/promises');
@@ -68,7 +87,9 @@ export async function saveCheckpoint(dir: string, cp: Checkpoint): Promise<strin
   await fs.mkdir(tmp);
   await fs.writeFile(path.join(tmp, 'model.safetensors'), recordToSafetensors(cp.model, { step: String(cp.step) }));
   await fs.writeFile(path.join(tmp, 'optimizer.safetensors'), optimizerToSafetensors(cp.optimizer));
-  await fs.writeFile(path.join(tmp, 'trainer.json'), `${JSON.stringify({ step: cp.step, meta: cp.meta }, null, 2)}\n`);
+  // safetensors sorts tensors by name: the module's parameter order is kept here.
+  const order = Object.keys(cp.model.params);
+  await fs.writeFile(path.join(tmp, 'trainer.json'), `${JSON.stringify({ step: cp.step, order, meta: cp.meta }, null, 2)}\n`);
   await fs.rm(sub, { recursive: true, force: true });
   await fs.rename(tmp, sub);
   const pointer = path.join(dir, `.latest.${process.pid}.tmp`);
@@ -90,8 +111,26 @@ export async function loadCheckpoint(dir: string): Promise<Checkpoint | undefine
     return undefined;
   }
   const sub = path.join(dir, name);
-  const model = safetensorsToRecord(new Uint8Array(await fs.readFile(path.join(sub, 'model.safetensors'))));
+  const stored = safetensorsToRecord(new Uint8Array(await fs.readFile(path.join(sub, 'model.safetensors'))));
   const optimizer = safetensorsToOptimizer(new Uint8Array(await fs.readFile(path.join(sub, 'optimizer.safetensors'))));
-  const trainer = JSON.parse(await fs.readFile(path.join(sub, 'trainer.json'), 'utf8')) as { step: number; meta?: Record<string, unknown> };
-  return { model, optimizer, step: trainer.step, meta: trainer.meta ?? {} };
+  const trainer = parseTrainer(await fs.readFile(path.join(sub, 'trainer.json'), 'utf8'), sub);
+  const names = [...trainer.order.filter((n) => n in stored.params), ...Object.keys(stored.params).filter((n) => !trainer.order.includes(n))];
+  const model: ModuleRecord = { params: Object.fromEntries(names.map((n) => [n, stored.params[n]!])) };
+  return { model, optimizer, step: trainer.step, meta: trainer.meta };
+}
+
+function parseTrainer(text: string, where: string): { step: number; order: string[]; meta: Record<string, unknown> } {
+  const bad = (): ArgumentError => new ArgumentError(`${where}/trainer.json is not a checkpoint's trainer file`, { op: 'loadCheckpoint' });
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw bad();
+  }
+  if (v === null || typeof v !== 'object') throw bad();
+  const step = 'step' in v ? v.step : undefined;
+  const order = 'order' in v ? v.order : [];
+  const meta = 'meta' in v ? v.meta : {};
+  if (typeof step !== 'number' || !Array.isArray(order) || meta === null || typeof meta !== 'object' || Array.isArray(meta)) throw bad();
+  return { step, order: order.filter((n): n is string => typeof n === 'string'), meta: { ...meta } };
 }

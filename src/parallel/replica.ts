@@ -65,6 +65,7 @@ export class Replica {
   private ctx!: ReplicaContext;
   private backend!: Closable;
   private model!: Module<ReplicaBackend>;
+  /** The model's parameters in layout order (the layout's `index`). */
   private params: Array<Param<ReplicaBackend>> = [];
   private optimizer!: Optimizer<ReplicaBackend>;
   private layout!: Layout;
@@ -122,13 +123,14 @@ export class Replica {
     const device = backend.defaultDevice();
     this.ctx = { backend, device, options: m.options, replica: { index: m.index, device: m.device.key } };
     this.model = task.model(this.ctx);
+    // Strict: the record and the model have the same parameter names (and shapes).
     this.model.fromRecord(m.record);
-    this.params = this.model.params().filter((p) => p.trainable);
-    const names = this.model.namedParams().filter(([, p]) => p.trainable).map(([n]) => n);
-    const expected = m.layout.params.map((p) => p.name);
-    if (names.join('\n') !== expected.join('\n')) {
-      throw new ArgumentError(`the task's model has trainable parameters [${names.join(', ')}], the coordinator's module [${expected.join(', ')}]`, { op: 'DataParallel', hint: 'the task must build the same architecture as the module given to DataParallel.create' });
-    }
+    const byName = new Map(this.model.namedParams());
+    this.params = m.layout.params.map((slot) => {
+      const p = byName.get(slot.name);
+      if (!p) throw new ArgumentError(`the task's model has no parameter '${slot.name}'`, { op: 'DataParallel', hint: 'the task must build the same architecture as the module given to DataParallel.create' });
+      return p;
+    });
     this.optimizer = task.optimizer(this.ctx);
     if (m.optimizer) this.optimizer.loadState(m.optimizer, this.model);
     if (m.shared) {
