@@ -11,7 +11,7 @@
  * with the coordinator (SharedArrayBuffer: gradients are written and summed in place, never
  * serialised). Replicas in processes carry the same data in messages.
  */
-import { ArgumentError, DTypeError, ShapeError, SwitchyardError } from '../errors.js';
+import { ArgumentError, SwitchyardError } from '../errors.js';
 import type { Module } from '../nn/module.js';
 import { ownedFloat32, type ModuleRecord, type ParamRecord } from '../nn/record.js';
 import type { OptimizerRecord } from '../optim/optimizer.js';
@@ -20,10 +20,12 @@ import { saveCheckpoint } from './checkpoint.js';
 import { Balancer, type BalancerOptions, type Decision, type Split } from './balancer.js';
 import { parseDevices, type ReplicaDevice } from './devices.js';
 import { ReplicaError } from './errors.js';
-import { describeGpu, gpuAt, gpuInventory, selectionEnv, withoutSelection, type GpuInventory } from './gpus.js';
+import { gpuInventory, withoutSelection } from './gpus.js';
+import { placeGpus, type GpuHost, type Placement } from './placement.js';
+import { checkBatch, sliceBatch } from './batch.js';
 import { startProcess, startThread, type ReplicaHost } from './host.js';
 import { assignOwners, planLayout, type Layout } from './layout.js';
-import { absoluteNow, isMessage, transferList, type Batch, type BatchArray, type ComputedMessage, type FromReplica, type GpuTarget, type ToReplica } from './protocol.js';
+import { absoluteNow, isMessage, transferList, type Batch, type ComputedMessage, type FromReplica, type ToReplica } from './protocol.js';
 import { chunkOf, sumOfSquares, weightedSum } from './reduce.js';
 import { overlapOf, type BucketEvents, type Interval, type StepTimeline } from './timeline.js';
 
@@ -50,7 +52,7 @@ export interface DataParallelOptions<O = unknown> {
   /** Pool threads of a 'cpu' replica (default: the cores the other replicas leave, at least 1). */
   readonly cpuThreads?: number;
   /** Where GPU replicas run: 'auto' (default: a worker thread on a one-GPU machine, a pinned process each otherwise), 'thread' or 'process'. */
-  readonly gpuHost?: 'auto' | 'thread' | 'process';
+  readonly gpuHost?: GpuHost;
   /** Optimizer state to start from (a checkpoint's), for every parameter. */
   readonly optimizerState?: OptimizerRecord;
   /** Steps already taken (a checkpoint's): numbering continues from here. */
@@ -195,7 +197,7 @@ export class DataParallel {
     if (!['auto', 'thread', 'process'].includes(gpuHost)) throw new ArgumentError(`gpuHost must be 'auto', 'thread' or 'process', got ${String(gpuHost)}`, { op: 'DataParallel' });
     const taskUrl = taskHref(options.task);
     // Devices are checked before anything starts: a GPU that does not exist is a DeviceError now.
-    const placements = await placeGpus(devices, gpuHost);
+    const placements = devices.some((d) => d.kind === 'wgpu') ? placeGpus(devices, gpuHost, await gpuInventory()) : devices.map(() => undefined);
     const record = isModule(options.module) ? await options.module.toRecord() : options.module;
     const names = Object.keys(record.params);
     if (names.length === 0) throw new ArgumentError('the module has no parameters', { op: 'DataParallel' });
@@ -355,6 +357,11 @@ export class DataParallel {
         reject,
       };
       this.run = r;
+      // A replica may have failed while the weights were being made current.
+      if (this.failure) {
+        reject(this.failure);
+        return;
+      }
       if (this.options.timeoutMs !== undefined) {
         r.timer = setTimeout(() => {
           const late = active.filter((i) => !r.computed.has(i));
@@ -759,39 +766,6 @@ export class DataParallel {
 
 // ---- helpers ---------------------------------------------------------------------------------
 
-interface Placement {
-  readonly host: 'thread' | 'process';
-  readonly env: Readonly<Record<string, string>>;
-  readonly target: GpuTarget;
-}
-
-/** Where each GPU replica runs and how it finds its GPU (undefined for CPU replicas). */
-async function placeGpus(devices: readonly ReplicaDevice[], gpuHost: 'auto' | 'thread' | 'process'): Promise<Array<Placement | undefined>> {
-  if (!devices.some((d) => d.kind === 'wgpu')) return devices.map(() => undefined);
-  const inventory: GpuInventory = await gpuInventory();
-  return devices.map((d) => {
-    if (d.kind !== 'wgpu') return undefined;
-    const gpu = gpuAt(inventory, d.gpu);
-    const host = gpuHost === 'auto' ? (inventory.gpus.length === 1 ? 'thread' : 'process') : gpuHost;
-    if (host === 'process') return { host, env: inventory.source === 'device-select' ? selectionEnv(inventory, gpu) : {}, target: dawnTarget(inventory, gpu) };
-    // In a thread the Vulkan instance is the process's environment's: only names tell GPUs apart.
-    if (inventory.gpus.length > 1) {
-      const target = dawnTarget(inventory, gpu);
-      if (!target.dawnName) {
-        throw new ArgumentError(`${d.key} (${describeGpu(gpu)}) cannot be told apart from an identical GPU inside one process`, { op: 'DataParallel', devices: [d.key], hint: "use gpuHost: 'process' (the default on machines with several GPUs)" });
-      }
-      return { host, env: {}, target };
-    }
-    return { host, env: {}, target: { name: gpu.name } };
-  });
-}
-
-/** The GPU's name, and Dawn's name for it when that name is unique on the machine. */
-function dawnTarget(inventory: GpuInventory, gpu: { name: string }): GpuTarget {
-  const unique = inventory.gpus.filter((g) => g.name === gpu.name).length === 1;
-  return unique && inventory.gpus.length > 1 ? { name: gpu.name, dawnName: gpu.name } : { name: gpu.name };
-}
-
 function taskHref(task: string | URL): string {
   if (task instanceof URL) return task.href;
   if (typeof task !== 'string' || task.length === 0) throw new ArgumentError('task must be a URL or a file path of the task module', { op: 'DataParallel' });
@@ -815,41 +789,4 @@ function copyRecord(r: ModuleRecord): ModuleRecord {
 function bucketRows(events: Map<number, { send?: Interval; reduce?: Interval; apply?: Interval }> | undefined): BucketEvents[] {
   if (!events) return [];
   return [...events.entries()].sort(([a], [b]) => a - b).map(([bucket, e]) => ({ bucket, ...e }));
-}
-
-/** The batch size, after checking that every input is a typed array of its shape and all share dim 0. */
-export function checkBatch(batch: Batch): number {
-  const entries = Object.entries(batch ?? {});
-  if (entries.length === 0) throw new ArgumentError('the batch has no inputs', { op: 'DataParallel.step', hint: 'pass named arrays, e.g. { x: { data, shape: [n, 784] }, y: { data, shape: [n] } }' });
-  let size: number | undefined;
-  for (const [name, a] of entries) {
-    const data: unknown = a?.data;
-    if (!(data instanceof Float32Array || data instanceof Int32Array || data instanceof Uint8Array)) {
-      throw new DTypeError(`input '${name}' must hold a Float32Array, Int32Array or Uint8Array`, { op: 'DataParallel.step', dtypes: [Object.prototype.toString.call(data)] });
-    }
-    const shape = a.shape;
-    if (!Array.isArray(shape) || shape.length === 0 || shape.some((d) => !Number.isInteger(d) || d < 0)) {
-      throw new ShapeError(`input '${name}' needs a shape with a batch dim first`, { op: 'DataParallel.step', shapes: [Array.isArray(shape) ? shape : []] });
-    }
-    if (shape.reduce((x, y) => x * y, 1) !== data.length) throw new ShapeError(`input '${name}' holds ${data.length} values for its shape`, { op: 'DataParallel.step', shapes: [shape] });
-    if (size === undefined) size = shape[0]!;
-    else if (shape[0] !== size) {
-      throw new ShapeError(`inputs disagree on the batch size: '${entries[0]![0]}' has ${size}, '${name}' ${shape[0]}`, { op: 'DataParallel.step', shapes: [entries[0]![1].shape, shape] });
-    }
-  }
-  if (!size) throw new ArgumentError('the batch is empty', { op: 'DataParallel.step' });
-  return size;
-}
-
-/** Rows [from, to) of every input, copied into buffers of their own (to be transferred). */
-export function sliceBatch(batch: Batch, from: number, to: number): Batch {
-  const out: Record<string, BatchArray> = {};
-  for (const [name, a] of Object.entries(batch)) {
-    const row = a.shape.slice(1).reduce((x, y) => x * y, 1);
-    const shape = [to - from, ...a.shape.slice(1)];
-    if (a.data instanceof Float32Array) out[name] = { data: a.data.slice(from * row, to * row), shape };
-    else if (a.data instanceof Int32Array) out[name] = { data: a.data.slice(from * row, to * row), shape };
-    else out[name] = { data: a.data.slice(from * row, to * row), shape };
-  }
-  return out;
 }

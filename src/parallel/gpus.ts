@@ -60,14 +60,20 @@ export function orderGpus(list: ReadonlyArray<Omit<MachineGpu, 'index'>>): Machi
 
 /** A GPU's line in messages: 'wgpu:0 = NVIDIA H200 (discrete GPU, PCI 0000:19:00.0)'. */
 export function describeGpu(g: MachineGpu): string {
-  return `wgpu:${g.index} = ${g.name} (${g.type}${g.pci ? `, PCI ${g.pci}` : ''})`;
+  const type = g.type === 'CPU' ? 'software adapter' : g.type;
+  return `wgpu:${g.index} = ${g.name} (${type}${g.pci ? `, PCI ${g.pci}` : ''})`;
 }
 
 /** The n-th GPU, or a DeviceError that names the GPUs this machine has. */
 export function gpuAt(inventory: GpuInventory, n: number): MachineGpu {
   const g = inventory.gpus[n];
   if (g) return g;
-  const have = inventory.gpus.length === 0 ? 'this machine has no WebGPU adapter' : `this machine has ${inventory.gpus.length} GPU${inventory.gpus.length === 1 ? '' : 's'}: ${inventory.gpus.map(describeGpu).join('; ')}`;
+  const count = inventory.gpus.length;
+  const software = inventory.gpus.every((x) => x.type === 'CPU');
+  const have =
+    count === 0
+      ? 'this machine has no WebGPU adapter'
+      : `this machine has ${count} ${software ? `software adapter${count === 1 ? '' : 's'} and no GPU` : `GPU${count === 1 ? '' : 's'}`}: ${inventory.gpus.map(describeGpu).join('; ')}`;
   throw new DeviceError(`wgpu:${n} does not exist: ${have}`, {
     op: 'DataParallel',
     devices: [`wgpu:${n}`],
