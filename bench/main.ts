@@ -16,6 +16,7 @@ const BENCHES: Record<string, string> = {
   wgpu: 'WebGPU backend figures and their baselines',
   overlap: 'CPU and GPU work overlapping through the router',
   overhead: 'per-op overhead of a tiny add: bare Cpu, Router, Autodiff<Router>',
+  parallel: 'data-parallel MLP training: CPU replicas 1/2/4/8, the GPU with CPU replicas, a step timeline',
 };
 
 type BenchModule = { main?: unknown; default?: unknown };

@@ -2,8 +2,9 @@
  * Shard sizes. 'balanced' (the default) fits each replica's measured compute time as
  * t(n) = a + b n (a fixed cost per step, b per sample; from the scheduler's events) and splits
  * the batch so that every replica is predicted to finish at the same time. After a few balanced
- * steps it measures the fastest replica alone on whole batches; when the mix is not faster, the
- * slower replicas are dropped (a mix is never kept slower than its fastest device alone).
+ * steps it times the fastest replica alone on whole batches, then the mix again (A-B-A, so that
+ * warm-up drift favours neither); when the mix is not faster, the slower replicas are dropped (a
+ * mix is never kept slower than its fastest device alone).
  * Pure: observations in, plans and decisions out (tests drive it without clocks).
  */
 import { ArgumentError } from '../errors.js';
@@ -11,11 +12,11 @@ import { ArgumentError } from '../errors.js';
 export type Split = 'balanced' | 'even' | readonly number[];
 
 export interface BalancerOptions {
-  /** Steps whose timings are ignored (kernel compilation, first allocations). Default 1. */
+  /** Steps whose timings are ignored (kernel compilation, JIT warm-up, first allocations). Default 3. */
   warmupSteps?: number;
-  /** Balanced steps timed before the solo probe. Default 3. */
+  /** Balanced steps timed before the solo probe, and again after it. Default 3. */
   measureSteps?: number;
-  /** Steps of the fastest replica alone. Default 2 (the first of them is not timed). */
+  /** Steps of the fastest replica alone. Default 3 (the first of them is not timed). */
   probeSteps?: number;
 }
 
@@ -36,6 +37,8 @@ export interface Observation {
 
 export type Decision =
   | { readonly kind: 'probe'; readonly replica: number }
+  /** The probe is over: the mix takes shards again (and is timed again). */
+  | { readonly kind: 'unprobe' }
   | { readonly kind: 'keep'; readonly mixMs: number; readonly soloMs: number; readonly fastest: number }
   | { readonly kind: 'drop'; readonly keep: number; readonly dropped: readonly number[]; readonly mixMs: number; readonly soloMs: number };
 
@@ -105,7 +108,7 @@ function median(xs: readonly number[]): number {
 export class Balancer {
   private readonly samples: Sample[][];
   private steps = 0;
-  private phase: 'measure' | 'probe' | 'settled';
+  private phase: 'measure' | 'probe' | 'remeasure' | 'settled';
   private readonly mixWalls: number[] = [];
   private readonly soloWalls: number[] = [];
   private probeReplica = -1;
@@ -133,9 +136,9 @@ export class Balancer {
       if (!(Number.isInteger(v) && v >= min)) throw new ArgumentError(`${name} must be an integer >= ${min}, got ${String(v)}`, { op: 'DataParallel' });
       return v;
     };
-    this.warmup = count('warmupSteps', options.warmupSteps, 1, 0);
+    this.warmup = count('warmupSteps', options.warmupSteps, 3, 0);
     this.measure = count('measureSteps', options.measureSteps, 3, 1);
-    this.probe = count('probeSteps', options.probeSteps, 2, 1);
+    this.probe = count('probeSteps', options.probeSteps, 3, 1);
     this.samples = Array.from({ length: replicas }, () => []);
     this.phase = split === 'balanced' ? 'measure' : 'settled';
   }
@@ -176,20 +179,22 @@ export class Balancer {
         return undefined;
       }
       if (planned) this.mixWalls.push(o.wallMs);
-      if (this.mixWalls.length > this.measure) this.mixWalls.shift();
-      if (this.mixWalls.length === this.measure) {
-        this.phase = 'probe';
-        this.probeReplica = this.fastest(o.shards.reduce((a, b) => a + b, 0), active);
-        return { kind: 'probe', replica: this.probeReplica };
-      }
-      return undefined;
+      if (this.mixWalls.length < this.measure) return undefined;
+      this.phase = 'probe';
+      this.probeReplica = this.fastest(o.shards.reduce((a, b) => a + b, 0), active);
+      return { kind: 'probe', replica: this.probeReplica };
     }
     if (this.phase === 'probe') {
       this.soloWalls.push(o.wallMs);
       if (this.soloWalls.length < this.probe) return undefined;
+      this.phase = 'remeasure';
+      return { kind: 'unprobe' };
+    }
+    if (this.phase === 'remeasure') {
+      this.mixWalls.push(o.wallMs);
+      if (this.mixWalls.length < 2 * this.measure) return undefined;
       // The first solo step runs new shapes (kernels, buffers): it is not timed when there are more.
-      const timed = this.soloWalls.length > 1 ? this.soloWalls.slice(1) : this.soloWalls;
-      const soloMs = Math.min(...timed);
+      const soloMs = median(this.soloWalls.length > 1 ? this.soloWalls.slice(1) : this.soloWalls);
       const mixMs = median(this.mixWalls);
       this.phase = 'settled';
       if (soloMs <= mixMs) return { kind: 'drop', keep: this.probeReplica, dropped: active.filter((r) => r !== this.probeReplica), mixMs, soloMs };

@@ -160,7 +160,8 @@ export class DataParallel {
   private readonly balancer: Balancer;
   private readonly views: { grads: Float32Array[]; joined: Float32Array; weights: Float32Array };
   private clipNorm: number | undefined;
-  private mixBeforeProbe: number[] | undefined;
+  /** The replicas of the mix while the balancer times one of them alone. */
+  private mix: number[] | undefined;
   private readonly notice: (message: string) => void;
 
   private constructor(
@@ -388,7 +389,7 @@ export class DataParallel {
       if (this.run?.timer) clearTimeout(this.run.timer);
       this.run = undefined;
     });
-    const decision = this.balancer.observe({ shards: run.shards, computeMs: run.computeMs, wallMs: run.wallMs }, this.mixBeforeProbe ?? this.active);
+    const decision = this.balancer.observe({ shards: run.shards, computeMs: run.computeMs, wallMs: run.wallMs }, this.mix ?? this.active);
     if (decision) await this.decide(decision);
     return run;
   }
@@ -545,13 +546,14 @@ export class DataParallel {
           reloadAt: c.reloadAt,
           forwardAt: c.forwardAt,
           backwardAt: c.backwardAt,
+          forwardEndAt: c.forwardEndAt,
           computeEndAt: c.computeEndAt,
           ...(c.optimizerEndAt !== undefined ? { optimizerEndAt: c.optimizerEndAt } : {}),
           buckets: bucketRows(run.events.get(r)),
         }))
         .concat(
           run.events.has(COORDINATOR)
-            ? [{ index: COORDINATOR, device: 'coordinator', shard: 0, reloadAt: run.startAt, forwardAt: run.startAt, backwardAt: run.startAt, computeEndAt: run.startAt, buckets: bucketRows(run.events.get(COORDINATOR)) }]
+            ? [{ index: COORDINATOR, device: 'coordinator', shard: 0, reloadAt: run.startAt, forwardAt: run.startAt, backwardAt: run.startAt, forwardEndAt: run.startAt, computeEndAt: run.startAt, buckets: bucketRows(run.events.get(COORDINATOR)) }]
             : [],
         ),
     };
@@ -571,17 +573,21 @@ export class DataParallel {
   private async decide(d: Decision): Promise<void> {
     const names = (rs: readonly number[]): string => rs.map((r) => `${this.replicas[r]!.device.key} (replica ${r})`).join(', ');
     if (d.kind === 'probe') {
-      this.mixBeforeProbe = this.active;
+      this.mix = this.active;
       await this.reconfigure([d.replica]);
       return;
     }
-    const mix = this.mixBeforeProbe ?? this.active;
-    this.mixBeforeProbe = undefined;
-    if (d.kind === 'keep') {
+    const mix = this.mix ?? this.active;
+    if (d.kind === 'unprobe') {
       await this.reconfigure(mix);
+      return;
+    }
+    this.mix = undefined;
+    if (d.kind === 'keep') {
       this.notice(`DataParallel: keeping ${names(mix)}: ${d.mixMs.toFixed(1)} ms per step against ${d.soloMs.toFixed(1)} ms for ${names([d.fastest])} alone (${(d.soloMs / d.mixMs).toFixed(2)}x)`);
       return;
     }
+    await this.reconfigure([d.keep]);
     this.notice(`DataParallel: dropping ${names(d.dropped)}: ${names([d.keep])} alone takes ${d.soloMs.toFixed(1)} ms per step, the mix ${d.mixMs.toFixed(1)} ms`);
     for (const r of d.dropped) await this.retire(this.replicas[r]!);
   }

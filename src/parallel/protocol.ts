@@ -122,7 +122,10 @@ export interface ComputedMessage {
   /** Absolute times (ms since the epoch, fractional). */
   readonly reloadAt: number;
   readonly forwardAt: number;
+  /** When backward() was called: the forward pass is queued (not necessarily done). */
   readonly backwardAt: number;
+  /** When the device finished the forward pass's last op (from the scheduler's events). */
+  readonly forwardEndAt: number;
   /** When the last forward or backward op finished on the device (from the scheduler's events). */
   readonly computeEndAt: number;
   /** Device-side span of the step's forward and backward ops, ms. */

@@ -71,8 +71,11 @@ export class Replica {
   private layout!: Layout;
   private views: Views | undefined;
   private readonly scratch = new Float64Array(4096);
-  /** Serialises the messages that change the model (steps, applies, reloads, state). */
+  /** Serialises the messages that change the model (steps, reloads, state). */
   private chain: Promise<void> = Promise.resolve();
+  /** Resolves once the current step has reloaded the weights others changed. */
+  private reloaded: Promise<void> = Promise.resolve();
+  private reloadDone: () => void = () => undefined;
 
   constructor(private readonly link: CoordinatorLink) {}
 
@@ -98,9 +101,16 @@ export class Replica {
           return this.close();
       }
     };
-    // A reduction only reads and writes shared memory: it may run while a step still waits on the
-    // device. Everything else touches the model, in arrival order.
-    const task = message.type === 'reduce' ? run() : (this.chain = this.chain.then(run));
+    // Reductions (shared memory only) and optimizer updates (the parameters of a bucket whose
+    // gradients are joined) run while the step still waits on later buckets: that is the overlap.
+    // An update waits for the step's reload; everything else runs in arrival order.
+    let task: Promise<void>;
+    if (message.type === 'reduce') task = run();
+    else if (message.type === 'apply') task = this.reloaded.then(run);
+    else {
+      if (message.type === 'step') this.reloaded = new Promise((resolve) => (this.reloadDone = resolve));
+      task = this.chain = this.chain.then(run);
+    }
     task.catch((e: unknown) => {
       const err = e instanceof Error ? e : new Error(String(e));
       this.link.post({ type: 'error', name: err.name, message: err.message, ...(err.stack ? { stack: err.stack } : {}), during: message.type });
@@ -146,10 +156,10 @@ export class Replica {
 
   private async makeBackend(m: InitMessage): Promise<{ inner: Backend & { close(): Promise<void> }; describe: string; adapter?: { vendor: string; device: string; description: string } }> {
     if (m.device.kind === 'cpu' || m.device.kind === 'cpu:worker') {
-      // 'cpu:worker' computes on one pool thread, so this thread stays free to hand gradients over
-      // while backward runs (inline ops would block it until backward ends).
+      // 'cpu:worker' computes its large ops on one pool thread: offloaded, they leave this thread
+      // free to hand gradients over while backward runs (inline, backward would block it to the end).
       const threads = m.device.kind === 'cpu' ? m.cpuThreads : 1;
-      const cpu = new Cpu({ threads, runtime: Runtime.default });
+      const cpu = new Cpu({ threads, offload: true, runtime: Runtime.default });
       return { inner: cpu, describe: `autodiff<cpu>, ${threads} pool thread${threads === 1 ? '' : 's'}` };
     }
     const { Wgpu } = await import('../backends/wgpu/backend.js');
@@ -188,27 +198,35 @@ export class Replica {
 
   private async step(m: StepMessage): Promise<void> {
     const reloadAt = absoluteNow();
-    this.reload(m);
+    try {
+      this.reload(m);
+    } finally {
+      this.reloadDone();
+    }
     const forwardAt = absoluteNow();
     if (m.size === 0) {
-      this.link.post({ type: 'computed', step: m.step, loss: 0, metrics: {}, reloadAt, forwardAt, backwardAt: forwardAt, computeEndAt: forwardAt, computeMs: 0 });
+      this.link.post({ type: 'computed', step: m.step, loss: 0, metrics: {}, reloadAt, forwardAt, backwardAt: forwardAt, forwardEndAt: forwardAt, computeEndAt: forwardAt, computeMs: 0 });
       return;
     }
     // The device-side span of this step's forward and backward ops, from the scheduler's events.
     const scheduler = this.backend.runtime.scheduler;
     const windowStart = clock.now();
+    let backwardFrom = Infinity;
     let windowEnd = Infinity;
     let first = Infinity;
     let last = -Infinity;
+    let forwardLast = -Infinity;
     const sub = scheduler.events$.subscribe((e) => {
       if (e.queuedAt < windowStart || e.queuedAt > windowEnd) return;
       if (e.startAt < first) first = e.startAt;
       if (e.endAt > last) last = e.endAt;
+      if (e.queuedAt < backwardFrom && e.endAt > forwardLast) forwardLast = e.endAt;
     });
     try {
       const shard = new Shard(this.backend, this.ctx.device, m.inputs, m.size);
       const { loss, metrics } = tidy(() => lossParts(this.task.loss(this.model, shard, this.ctx)));
       const backwardAt = absoluteNow();
+      backwardFrom = clock.now();
       const grads = loss.backward();
       windowEnd = clock.now();
       shard.dispose();
@@ -241,6 +259,7 @@ export class Replica {
         reloadAt,
         forwardAt,
         backwardAt,
+        forwardEndAt: Number.isFinite(forwardLast) ? Math.max(forwardLast + originShift, backwardAt) : backwardAt,
         computeEndAt: Number.isFinite(last) ? last + originShift : absoluteNow(),
         computeMs: Number.isFinite(last) ? last - first : 0,
         ...(optimizerEndAt !== undefined ? { optimizerEndAt } : {}),

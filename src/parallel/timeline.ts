@@ -27,7 +27,10 @@ export interface ReplicaTimeline {
   readonly shard: number;
   readonly reloadAt: number;
   readonly forwardAt: number;
+  /** When backward() was called (ops run ahead: the device may still be in the forward pass). */
   readonly backwardAt: number;
+  /** When the device finished the forward pass (backward runs from here to computeEndAt). */
+  readonly forwardEndAt: number;
   /** When the device finished the step's last forward or backward op. */
   readonly computeEndAt: number;
   /** Solo steps: the local optimizer step ended here. */
@@ -83,13 +86,13 @@ export interface Overlap {
 
 export function overlapOf(t: StepTimeline): Overlap {
   const comm = union(t.replicas.flatMap((r) => r.buckets.flatMap((b) => [b.send, b.reduce, b.apply].filter((x): x is Interval => x !== undefined))));
-  const backward = union(t.replicas.filter((r) => r.shard > 0).map((r) => ({ startAt: r.backwardAt, endAt: r.computeEndAt })));
+  const backward = union(t.replicas.filter((r) => r.shard > 0).map((r) => ({ startAt: Math.max(r.backwardAt, r.forwardEndAt), endAt: r.computeEndAt })));
   const commMs = length(comm);
   const overlappedMs = length(intersect(comm, backward));
   return { commMs, overlappedMs, fraction: commMs > 0 ? overlappedMs / commMs : 0, backwardMs: length(backward) };
 }
 
-/** A text chart: per replica a compute row (f forward, b backward) and a row per bucket (s hand-over, r reduce, o optimizer). */
+/** A text chart: per replica a compute row (f forward, b backward, from the device's op times) and a row per bucket (s hand-over, r reduce, o optimizer). */
 export function renderTimeline(t: StepTimeline, width = 64): string {
   const span = Math.max(1e-9, t.endAt - t.startAt);
   const col = (at: number): number => Math.min(width - 1, Math.max(0, Math.floor(((at - t.startAt) / span) * width)));
@@ -105,8 +108,9 @@ export function renderTimeline(t: StepTimeline, width = 64): string {
   for (const r of t.replicas) {
     const compute = new Array<string>(width).fill(' ');
     if (r.shard > 0) {
-      paint(compute, r.forwardAt, r.backwardAt, 'f');
-      paint(compute, r.backwardAt, r.computeEndAt, 'b');
+      const backwardFrom = Math.max(r.backwardAt, r.forwardEndAt);
+      paint(compute, r.forwardAt, backwardFrom, 'f');
+      paint(compute, backwardFrom, r.computeEndAt, 'b');
       if (r.optimizerEndAt !== undefined) paint(compute, r.computeEndAt, r.optimizerEndAt, 'o');
     }
     lines.push(`${label(r.index < 0 ? 'coordinator' : `replica ${r.index} ${r.device} n=${r.shard}`)}|${compute.join('')}|`);

@@ -159,17 +159,18 @@ describe('the balancer', () => {
     expect(n0).toBeGreaterThan(300);
   });
 
-  test('the fastest replica alone is probed; slower alone than the mix: the mix stays', () => {
+  test('the fastest replica alone is timed between two timings of the mix; slower alone: the mix stays', () => {
     const { decisions, plans } = drive(10, 5);
-    expect(decisions).toEqual([{ kind: 'probe', replica: 0 }, { kind: 'keep', mixMs: 5, soloMs: 10, fastest: 0 }]);
+    expect(decisions).toEqual([{ kind: 'probe', replica: 0 }, { kind: 'unprobe' }, { kind: 'keep', mixMs: 5, soloMs: 10, fastest: 0 }]);
     expect(plans[4]).toEqual([400, 0]);
     expect(plans[5]).toEqual([400, 0]);
     expect(plans[6]![1]).toBeGreaterThan(0);
+    expect(plans[8]![1]).toBeGreaterThan(0);
   });
 
   test('faster alone than the mix: the others are dropped', () => {
     const { decisions, plans } = drive(4, 5);
-    expect(decisions[1]).toEqual({ kind: 'drop', keep: 0, dropped: [1], mixMs: 5, soloMs: 4 });
+    expect(decisions[2]).toEqual({ kind: 'drop', keep: 0, dropped: [1], mixMs: 5, soloMs: 4 });
     expect(plans[8]).toEqual([400, 0]);
   });
 
@@ -226,8 +227,8 @@ describe('timelines', () => {
     startAt: 1000,
     endAt: 1100,
     replicas: [
-      { index: 0, device: 'cpu:worker', shard: 8, reloadAt: 1000, forwardAt: 1000, backwardAt: 1020, computeEndAt: 1080, buckets: [{ bucket: 0, send: { startAt: 1040, endAt: 1045 }, reduce: { startAt: 1050, endAt: 1060 }, apply: { startAt: 1085, endAt: 1095 } }] },
-      { index: 1, device: 'cpu:worker', shard: 8, reloadAt: 1000, forwardAt: 1000, backwardAt: 1010, computeEndAt: 1030, buckets: [{ bucket: 0, send: { startAt: 1030, endAt: 1035 } }] },
+      { index: 0, device: 'cpu:worker', shard: 8, reloadAt: 1000, forwardAt: 1000, backwardAt: 1002, forwardEndAt: 1020, computeEndAt: 1080, buckets: [{ bucket: 0, send: { startAt: 1040, endAt: 1045 }, reduce: { startAt: 1050, endAt: 1060 }, apply: { startAt: 1085, endAt: 1095 } }] },
+      { index: 1, device: 'cpu:worker', shard: 8, reloadAt: 1000, forwardAt: 1000, backwardAt: 1001, forwardEndAt: 1010, computeEndAt: 1030, buckets: [{ bucket: 0, send: { startAt: 1030, endAt: 1035 } }] },
     ],
   };
 

@@ -31,6 +31,13 @@ export interface CpuOptions {
   device?: CpuDevice;
   /** The runtime whose scheduler and ids this backend uses (default: this thread's). */
   runtime?: Runtime;
+  /**
+   * Run ops above the inline threshold on a worker even when only one is free (default false:
+   * one worker is no faster than the calling thread, which then runs the op itself). For a
+   * thread that must stay free while its ops run, such as a data-parallel replica handing
+   * gradients over during backward.
+   */
+  offload?: boolean;
 }
 
 export const DEFAULT_INLINE_THRESHOLD = 262144;
@@ -59,7 +66,7 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
     this.pool = new CpuPool(shared && isNode() ? options.threads : 0);
     const allocator = options.allocator ?? (shared ? new SharedPoolAllocator() : new PlainAllocator());
     this.device = options.device ?? CpuDevice.Cpu;
-    this.exec = new CpuExecutor(allocator, this.pool, { inlineThreshold: options.inlineThreshold ?? DEFAULT_INLINE_THRESHOLD }, this.device.key);
+    this.exec = new CpuExecutor(allocator, this.pool, { inlineThreshold: options.inlineThreshold ?? DEFAULT_INLINE_THRESHOLD, offload: options.offload === true }, this.device.key);
     this.runtime.memory.register(this.device.key, this.exec);
   }
 
