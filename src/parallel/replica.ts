@@ -237,7 +237,7 @@ export class Replica {
         this.optimizer.step(this.model, pg, m.lr ?? this.optimizer.lr);
         pg.dispose();
         // A small read orders after the update (same device): the step is done when it resolves.
-        await this.params[0]?.value.toData();
+        await this.smallest()?.value.toData();
         optimizerEndAt = absoluteNow();
       } else {
         await this.sendBuckets(m.step, pg);
@@ -267,6 +267,13 @@ export class Replica {
     } finally {
       sub.unsubscribe();
     }
+  }
+
+  /** The parameter with the fewest values (a cheap read to wait on). */
+  private smallest(): Param<ReplicaBackend> | undefined {
+    let best: Param<ReplicaBackend> | undefined;
+    for (const p of this.params) if (!best || p.value.size < best.value.size) best = p;
+    return best;
   }
 
   /** Hands gradients over bucket by bucket, each as soon as backward has produced all of it. */
@@ -377,13 +384,18 @@ export class Replica {
   }
 }
 
-/** Whether Dawn's adapter is the GPU the machine listed under `name` (names compared by their letters and digits). */
-export function sameGpu(name: string, adapter: { device: string; description: string }): boolean {
+/**
+ * Whether Dawn's adapter is the GPU the machine listed under `name`. Dawn's `device` is the
+ * Vulkan device name in a slug ('llvmpipe-llvm-15-0-6-256-bits-' for 'llvmpipe (LLVM 15.0.6, 256
+ * bits)'): compared by letters and digits. Where an adapter reports no device name, its vendor
+ * must at least begin the listed name.
+ */
+export function sameGpu(name: string, adapter: { vendor?: string; device: string; description: string }): boolean {
   const norm = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
   const want = norm(name);
   if (want === '') return true;
-  return [adapter.device, adapter.description].some((s) => {
-    const have = norm(s);
-    return have !== '' && (have.includes(want) || want.includes(have));
-  });
+  const device = norm(adapter.device);
+  if (device !== '') return device.includes(want) || want.includes(device);
+  const vendor = norm(adapter.vendor ?? '') || norm(adapter.description.split(/[\s:]/)[0] ?? '');
+  return vendor !== '' && want.startsWith(vendor);
 }

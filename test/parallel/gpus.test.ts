@@ -8,6 +8,7 @@ import { DeviceError } from '../../src/errors.js';
 import { parseDevices } from '../../src/parallel/devices.js';
 import { gpuAt, gpuInventory, orderGpus, parseDeviceSelectList, selectionEnv, type GpuInventory } from '../../src/parallel/gpus.js';
 import { placeGpus } from '../../src/parallel/placement.js';
+import { sameGpu } from '../../src/parallel/replica.js';
 import { DataParallel } from '../../src/parallel/data-parallel.js';
 import { hasAdapter } from '../wgpu/gpu.js';
 
@@ -81,6 +82,17 @@ describe('pinning a GPU', () => {
     expect(err).toBeInstanceOf(DeviceError);
     expect(String(err)).toMatch(/wgpu:2 does not exist: this machine has 2 GPUs: wgpu:0 = NVIDIA H200 \(discrete GPU, PCI 0000:19:00.0\); wgpu:1 = NVIDIA H200 \(discrete GPU, PCI 0000:9a:00.0\)/);
     expect(() => gpuAt({ gpus: [], source: 'none' }, 0)).toThrow(/wgpu:0 does not exist: this machine has no WebGPU adapter/);
+  });
+});
+
+describe('checking the adapter Dawn opened', () => {
+  test('the listed name against Dawn\'s adapter info', () => {
+    const lavapipe = { vendor: 'mesa', device: 'llvmpipe-llvm-15-0-6-256-bits-', description: 'llvmpipe: Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6) 0.0.1' };
+    expect(sameGpu('llvmpipe (LLVM 15.0.6, 256 bits)', lavapipe)).toBe(true);
+    expect(sameGpu('NVIDIA H200', lavapipe)).toBe(false); // a silent fallback to the software adapter
+    expect(sameGpu('NVIDIA H200', { vendor: 'nvidia', device: 'nvidia-h200', description: 'NVIDIA: 580.159.04 580.159.4.0' })).toBe(true);
+    expect(sameGpu('NVIDIA H200', { vendor: 'nvidia', device: '', description: 'NVIDIA: 580.159.04' })).toBe(true);
+    expect(sameGpu('NVIDIA H200', { vendor: 'amd', device: '', description: 'AMD Radeon' })).toBe(false);
   });
 });
 
