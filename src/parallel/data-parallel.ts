@@ -196,7 +196,7 @@ export class DataParallel {
     if (strategy !== 'main' && strategy !== 'sharded') throw new ArgumentError(`strategy must be 'main' or 'sharded', got ${String(strategy)}`, { op: 'DataParallel' });
     const gpuHost = options.gpuHost ?? 'auto';
     if (!['auto', 'thread', 'process'].includes(gpuHost)) throw new ArgumentError(`gpuHost must be 'auto', 'thread' or 'process', got ${String(gpuHost)}`, { op: 'DataParallel' });
-    const taskUrl = taskHref(options.task);
+    const taskUrl = await taskHref(options.task);
     // Devices are checked before anything starts: a GPU that does not exist is a DeviceError now.
     const placements = devices.some((d) => d.kind === 'wgpu') ? placeGpus(devices, gpuHost, await gpuInventory()) : devices.map(() => undefined);
     const record = isModule(options.module) ? await options.module.toRecord() : options.module;
@@ -772,13 +772,13 @@ export class DataParallel {
 
 // ---- helpers ---------------------------------------------------------------------------------
 
-function taskHref(task: string | URL): string {
+async function taskHref(task: string | URL): Promise<string> {
   if (task instanceof URL) return task.href;
   if (typeof task !== 'string' || task.length === 0) throw new ArgumentError('task must be a URL or a file path of the task module', { op: 'DataParallel' });
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(task)) return task;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(task) && !/^[a-z]:[\\/]/i.test(task)) return new URL(task).href;
   // A file path, absolute or relative to the working directory.
-  const abs = task.startsWith('/') ? task : `${process.cwd()}/${task}`;
-  return new URL(`file://${abs}`).href;
+  const [{ pathToFileURL }, { resolve }] = await Promise.all([importNodeModule<typeof import('node:url')>('node:url'), importNodeModule<typeof import('node:path')>('node:path')]);
+  return pathToFileURL(resolve(task)).href;
 }
 
 function sab(v: Float32Array): SharedArrayBuffer {

@@ -21,13 +21,24 @@ export interface ReplicaHost {
   kill(): Promise<void>;
 }
 
-const fromSources = import.meta.url.endsWith('.ts');
-const entry = new URL(fromSources ? './replica-entry.ts' : './replica-entry.js', import.meta.url);
+// Computed on use: no top-level side effects, so bundles that do not use DataParallel drop this
+// module; names in variables, so bundlers leave `new URL(name, import.meta.url)` alone (Node-only).
+function fromSources(): boolean {
+  return import.meta.url.endsWith('.ts');
+}
+
+function entryUrl(): URL {
+  const name = fromSources() ? './replica-entry.ts' : './replica-entry.js';
+  return new URL(name, import.meta.url);
+}
+
+const BOOTSTRAP = './ts-bootstrap.mjs';
 
 export async function startThread(resourceLimits?: { maxOldGenerationSizeMb?: number }): Promise<ReplicaHost> {
   const { Worker } = await importNodeModule<typeof import('node:worker_threads')>('node:worker_threads');
-  const worker: Worker = fromSources
-    ? new Worker(new URL('./ts-bootstrap.mjs', import.meta.url), { workerData: { entry: entry.href }, ...(resourceLimits ? { resourceLimits } : {}) })
+  const entry = entryUrl();
+  const worker: Worker = fromSources()
+    ? new Worker(new URL(BOOTSTRAP, import.meta.url), { workerData: { entry: entry.href }, ...(resourceLimits ? { resourceLimits } : {}) })
     : new Worker(entry, resourceLimits ? { resourceLimits } : {});
   let ended = false;
   let endedWith = '';
@@ -66,8 +77,8 @@ export async function startThread(resourceLimits?: { maxOldGenerationSizeMb?: nu
 export async function startProcess(env: Readonly<Record<string, string | undefined>>): Promise<ReplicaHost> {
   const { fork } = await importNodeModule<typeof import('node:child_process')>('node:child_process');
   const { fileURLToPath } = await importNodeModule<typeof import('node:url')>('node:url');
-  const child: ChildProcess = fork(fileURLToPath(entry), [], {
-    execArgv: fromSources ? ['--import', 'tsx'] : [],
+  const child: ChildProcess = fork(fileURLToPath(entryUrl()), [], {
+    execArgv: fromSources() ? ['--import', 'tsx'] : [],
     env: { ...env },
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
