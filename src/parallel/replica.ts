@@ -232,6 +232,8 @@ export class Replica {
       shard.dispose();
       const pg = ParamGrads.from(grads, this.model);
       grads.dispose();
+      // The loss and metrics are read while the gradients are handed over (one wait, not three).
+      const values = Promise.all([loss.item(), ...metrics.map(([, t]) => t.item())]);
       let optimizerEndAt: number | undefined;
       if (m.solo) {
         this.optimizer.step(this.model, pg, m.lr ?? this.optimizer.lr);
@@ -243,13 +245,13 @@ export class Replica {
         await this.sendBuckets(m.step, pg);
         pg.dispose();
       }
-      const lossValue = await loss.item();
+      const [lossValue, ...metricList] = await values;
       loss.dispose();
       const metricValues: Record<string, number> = {};
-      for (const [name, t] of metrics) {
-        metricValues[name] = await t.item();
+      metrics.forEach(([name, t], i) => {
+        metricValues[name] = metricList[i]!;
         t.dispose();
-      }
+      });
       const originShift = performance.timeOrigin;
       this.link.post({
         type: 'computed',
