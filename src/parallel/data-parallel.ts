@@ -23,7 +23,8 @@ import { ReplicaError } from './errors.js';
 import { gpuInventory, withoutSelection } from './gpus.js';
 import { placeGpus, type GpuHost, type Placement } from './placement.js';
 import { checkBatch, sliceBatch } from './batch.js';
-import { startProcess, startThread, type ReplicaHost } from './host.js';
+import { startProcess, startThread, taskHref, type ReplicaHost } from './host.js';
+import { copyRecord, gatherParams, scatterParams, sharedBuffer } from './flat.js';
 import { assignOwners, planLayout, type Layout } from './layout.js';
 import { absoluteNow, isMessage, transferList, type Batch, type ComputedMessage, type FromReplica, type ToReplica } from './protocol.js';
 import { chunkOf, sumOfSquares, weightedSum } from './reduce.js';
@@ -250,7 +251,7 @@ export class DataParallel {
             options: this.options.options,
             layout: this.layout,
             record,
-            ...(shared ? { shared: { grads: this.views.grads.map((v) => sab(v)), joined: sab(this.views.joined), weights: sab(this.views.weights) } } : {}),
+            ...(shared ? { shared: { grads: this.views.grads.map((v) => sharedBuffer(v)), joined: sharedBuffer(this.views.joined), weights: sharedBuffer(this.views.weights) } } : {}),
             ...(state ? { optimizer: state } : {}),
             seed: (this.options.seed ?? 1) + r.index,
           };
@@ -287,14 +288,7 @@ export class DataParallel {
 
   /** The current weights as a module record (names and ParamIds of the module given to create). */
   record(): Promise<ModuleRecord> {
-    return this.enqueue(async () => {
-      await this.freshWeights();
-      const params: Record<string, ParamRecord> = {};
-      for (const p of this.layout.params) {
-        params[p.name] = { id: p.id, shape: [...p.shape], dtype: 'float32', data: ownedFloat32(this.views.weights.subarray(p.offset, p.offset + p.size)) };
-      }
-      return { params };
-    });
+    return this.enqueue(() => this.snapshot());
   }
 
   /** The optimizer state of every parameter, gathered from the replicas that own them. */
@@ -303,10 +297,13 @@ export class DataParallel {
   }
 
   /** Saves the current weights, optimizer state and `meta` into `dir` (see loadCheckpoint); returns the subfolder written. */
-  async checkpoint(dir: string, meta: Readonly<Record<string, unknown>> = {}): Promise<string> {
-    const model = await this.record();
-    const optimizer = await this.optimizerState();
-    return saveCheckpoint(dir, { model, optimizer, step: this.stepCount, meta });
+  checkpoint(dir: string, meta: Readonly<Record<string, unknown>> = {}): Promise<string> {
+    // One queue entry: no step runs between reading the weights and the optimizer state.
+    return this.enqueue(async () => {
+      const model = await this.snapshot();
+      const optimizer = await this.gatherState(this.layout.params.map((p) => p.index));
+      return saveCheckpoint(dir, { model, optimizer, step: this.stepCount, meta });
+    });
   }
 
   /** Ends every replica, after the step in flight; resolves once their threads and processes have ended. */
@@ -378,7 +375,7 @@ export class DataParallel {
         from += n;
         const reload = reloads.get(i) ?? [];
         const shared = rep.host.kind === 'thread';
-        const weights = !shared && reload.length > 0 ? this.gather(this.views.weights, reload) : undefined;
+        const weights = !shared && reload.length > 0 ? gatherParams(this.layout, this.views.weights, reload) : undefined;
         rep.host.post(
           { type: 'step', step, size: n, inputs, ...(lr !== undefined ? { lr } : {}), solo, reload, ...(weights ? { weights } : {}) },
           shared ? transferList(Object.values(inputs).map((a) => a.data)) : [],
@@ -496,7 +493,7 @@ export class DataParallel {
     run.applying[bucket] = byOwner.size;
     for (const [o, params] of byOwner) {
       const rep = this.replicas[o]!;
-      const joined = rep.host.kind === 'process' ? this.gather(this.views.joined, params) : undefined;
+      const joined = rep.host.kind === 'process' ? gatherParams(this.layout, this.views.joined, params) : undefined;
       rep.host.post({ type: 'apply', step: run.step, bucket, params, ...(run.lr !== undefined ? { lr: run.lr } : {}), scale, ...(joined ? { joined } : {}) });
     }
   }
@@ -504,7 +501,7 @@ export class DataParallel {
   private onApplied(run: Run, rep: Replica, m: Extract<FromReplica, { type: 'applied' }>): void {
     const b = this.layout.buckets[m.bucket]!;
     const mine = b.params.filter((p) => this.owners[p] === rep.index);
-    if (m.data) this.scatter(this.views.weights, mine, m.data);
+    if (m.data) scatterParams(this.layout, this.views.weights, mine, m.data);
     for (const p of mine) {
       this.version[p]!++;
       rep.loaded[p] = this.version[p]!;
@@ -626,6 +623,15 @@ export class DataParallel {
 
   // ---- weights and state ---------------------------------------------------------------------
 
+  private async snapshot(): Promise<ModuleRecord> {
+    await this.freshWeights();
+    const params: Record<string, ParamRecord> = {};
+    for (const p of this.layout.params) {
+      params[p.name] = { id: p.id, shape: [...p.shape], dtype: 'float32', data: ownedFloat32(this.views.weights.subarray(p.offset, p.offset + p.size)) };
+    }
+    return { params };
+  }
+
   /** Makes the shared weights current (after solo steps the newest are in one replica only). */
   private async freshWeights(): Promise<void> {
     const holder = this.staleHolder;
@@ -633,7 +639,7 @@ export class DataParallel {
     const rep = this.replicas[holder]!;
     const all = this.layout.params.map((p) => p.index);
     const m = await this.ask(rep, { type: 'publish', params: all }, 'published');
-    if (m.data) this.scatter(this.views.weights, all, m.data);
+    if (m.data) scatterParams(this.layout, this.views.weights, all, m.data);
     this.staleHolder = undefined;
   }
 
@@ -668,26 +674,6 @@ export class DataParallel {
       mine[p.id] = s;
     }
     return new Map([...parts].map(([o, params]) => [o, { kind: record.kind, params }]));
-  }
-
-  private gather(src: Float32Array, params: readonly number[]): Float32Array<ArrayBuffer> {
-    const out = new Float32Array(params.reduce((a, p) => a + this.layout.params[p]!.size, 0));
-    let at = 0;
-    for (const p of params) {
-      const s = this.layout.params[p]!;
-      out.set(src.subarray(s.offset, s.offset + s.size), at);
-      at += s.size;
-    }
-    return out;
-  }
-
-  private scatter(dst: Float32Array, params: readonly number[], data: Float32Array): void {
-    let at = 0;
-    for (const p of params) {
-      const s = this.layout.params[p]!;
-      dst.set(data.subarray(at, at + s.size), s.offset);
-      at += s.size;
-    }
   }
 
   // ---- requests, failures, shutdown -----------------------------------------------------------
@@ -771,26 +757,6 @@ export class DataParallel {
 }
 
 // ---- helpers ---------------------------------------------------------------------------------
-
-async function taskHref(task: string | URL): Promise<string> {
-  if (task instanceof URL) return task.href;
-  if (typeof task !== 'string' || task.length === 0) throw new ArgumentError('task must be a URL or a file path of the task module', { op: 'DataParallel' });
-  if (/^[a-z][a-z0-9+.-]*:/i.test(task) && !/^[a-z]:[\\/]/i.test(task)) return new URL(task).href;
-  // A file path, absolute or relative to the working directory.
-  const [{ pathToFileURL }, { resolve }] = await Promise.all([importNodeModule<typeof import('node:url')>('node:url'), importNodeModule<typeof import('node:path')>('node:path')]);
-  return pathToFileURL(resolve(task)).href;
-}
-
-function sab(v: Float32Array): SharedArrayBuffer {
-  const b = v.buffer;
-  if (!(b instanceof SharedArrayBuffer)) throw new ArgumentError('internal: a shared view without a SharedArrayBuffer', { op: 'DataParallel' });
-  return b;
-}
-
-/** A record whose buffers can be transferred to one replica. */
-function copyRecord(r: ModuleRecord): ModuleRecord {
-  return { params: Object.fromEntries(Object.entries(r.params).map(([k, p]) => [k, { ...p, data: Float32Array.from(p.data) }])) };
-}
 
 function bucketRows(events: Map<number, { send?: Interval; reduce?: Interval; apply?: Interval }> | undefined): BucketEvents[] {
   if (!events) return [];

@@ -7,6 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Worker } from 'node:worker_threads';
 import { importNodeModule } from '../platform.js';
+import { ArgumentError } from '../errors.js';
 import type { FromReplica, ToReplica } from './protocol.js';
 
 export interface ReplicaHost {
@@ -115,4 +116,14 @@ export async function startProcess(env: Readonly<Record<string, string | undefin
       await exited;
     },
   };
+}
+
+/** The task module's URL: a URL, or a file path (absolute, or relative to the working directory). */
+export async function taskHref(task: string | URL): Promise<string> {
+  if (task instanceof URL) return task.href;
+  if (typeof task !== 'string' || task.length === 0) throw new ArgumentError('task must be a URL or a file path of the task module', { op: 'DataParallel' });
+  if (/^[a-z][a-z0-9+.-]*:/i.test(task) && !/^[a-z]:[\\/]/i.test(task)) return new URL(task).href;
+  // A file path, absolute or relative to the working directory.
+  const [{ pathToFileURL }, { resolve }] = await Promise.all([importNodeModule<typeof import('node:url')>('node:url'), importNodeModule<typeof import('node:path')>('node:path')]);
+  return pathToFileURL(resolve(task)).href;
 }
