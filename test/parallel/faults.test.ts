@@ -75,6 +75,17 @@ describe('a failing replica fails the step, names itself, and leaves no thread b
   });
 });
 
+describe('bad tasks', () => {
+  test('a task module without a task, or a model that does not match the record, fails create() naming the replica', async () => {
+    host.seed(9);
+    const module = await mlp(host, host.defaultDevice(), SIZES).toRecord();
+    const noTask = DataParallel.create({ task: new URL('./ref-mlp.ts', import.meta.url), module, devices: 'cpu:worker', options: {} });
+    await expect(noTask).rejects.toThrow(/replica 0 \(cpu:worker\) failed during 'init': ArgumentError: .*ref-mlp.ts does not export a task.*hint: export default defineTask/);
+    const other = DataParallel.create<MlpOptions>({ task: TASK, module, devices: 'cpu:worker', options: { ...SGD, sizes: [6, 5, 3] } });
+    await expect(other).rejects.toThrow(/replica 0 \(cpu:worker\) failed during 'init': ShapeError: fromRecord: parameter 'layers.0.weight' has shape \[6, 5\], the record \[6, 8\]/);
+  });
+});
+
 describe('resuming from a checkpoint', () => {
   test('the next run continues from the last checkpoint to the weights of an uninterrupted run', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'switchyard-dp-resume-'));
