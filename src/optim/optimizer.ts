@@ -54,11 +54,13 @@ export abstract class Optimizer<B extends Backend = Backend> {
   /**
    * Updates every trainable parameter of `module` that has a gradient in `grads`, at `rate`: a
    * number, a schedule (which moves on one step), or by default the options' scheduler or `lr`.
+   * `clip: false` skips the clipNorm option (for callers that clipped on a norm over more
+   * gradients than these).
    */
-  step(module: Module<B>, grads: ParamGrads<B>, rate: number | LrScheduler | undefined = this.options.scheduler): Module<B> {
+  step(module: Module<B>, grads: ParamGrads<B>, rate: number | LrScheduler | undefined = this.options.scheduler, options: { clip?: boolean } = {}): Module<B> {
     const lr = rate === undefined ? this.lr : typeof rate === 'number' ? rate : rate.next(this.lr);
     this.lastLr = lr;
-    if (this.options.clipNorm !== undefined) clipGradNorm(grads, this.options.clipNorm)?.dispose();
+    if (this.options.clipNorm !== undefined && options.clip !== false) clipGradNorm(grads, this.options.clipNorm)?.dispose();
     noGrad(() =>
       module.visit((p) => {
         const g = grads.get(p.id);

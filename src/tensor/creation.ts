@@ -153,7 +153,9 @@ export function fromData<B extends Backend, T extends FromDataInput, D extends D
   }
   const device = deviceFor('fromData', b, opts['device']);
   const payload = allocTyped(dtype, n);
-  for (let i = 0; i < n; i++) payload[i] = coerce(dtype, flat[i]!);
+  // Same-kind typed arrays hold coerced values already: a block copy (weights reloaded per step).
+  if ((dtype === 'float32' && flat instanceof Float32Array) || (dtype === 'int32' && flat instanceof Int32Array)) payload.set(flat);
+  else for (let i = 0; i < n; i++) payload[i] = coerce(dtype, flat[i]!);
   return Tensor.upload(b, payload, shape, dtype, device) as never;
 }
 

@@ -42,6 +42,13 @@ export interface CpuOptions {
    * 'js': the JS reference kernels, tensors in pooled SharedArrayBuffers.
    */
   kernels?: KernelChoice;
+  /**
+   * Run ops above the inline threshold on a worker even when only one is free (default false:
+   * one worker is no faster than the calling thread, which then runs the op itself). For a
+   * thread that must stay free while its ops run, such as a data-parallel replica handing
+   * gradients over during backward.
+   */
+  offload?: boolean;
 }
 
 export const DEFAULT_INLINE_THRESHOLD = 262144;
@@ -81,7 +88,7 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
     const allocator = options.allocator ?? heap?.allocator ?? (shared ? new SharedPoolAllocator() : new PlainAllocator());
     this.pool = new CpuPool(shared && isNode() ? options.threads : 0, heap?.workerSetup ?? { kernels: 'js' });
     this.device = options.device ?? CpuDevice.Cpu;
-    this.exec = new CpuExecutor(allocator, this.pool, { inlineThreshold: options.inlineThreshold ?? DEFAULT_INLINE_THRESHOLD, kernels: kernelsFor(this.kernels) }, this.device.key);
+    this.exec = new CpuExecutor(allocator, this.pool, { inlineThreshold: options.inlineThreshold ?? DEFAULT_INLINE_THRESHOLD, kernels: kernelsFor(this.kernels), offload: options.offload === true }, this.device.key);
     this.runtime.memory.register(this.device.key, this.exec);
     this.pool.warm();
   }

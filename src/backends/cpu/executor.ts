@@ -19,6 +19,8 @@ export interface CpuExecutorOptions {
   inlineThreshold: number;
   /** The kernel table (default: the JS kernels). */
   kernels?: KernelLookup;
+  /** Hand ops to a single free worker too (default: at least two, else this thread runs the op). */
+  offload?: boolean;
 }
 
 const CHUNKS_PER_TASK = 4;
@@ -119,7 +121,7 @@ export class CpuExecutor implements Executor<CpuStorage> {
     // Never queue behind busy workers: Piscina dispatches queued tasks only from this thread's
     // event loop, which a long synchronous loop starves. Use the free workers, else run here.
     const parts = Math.min(this.pool.size - this.pool.outstanding, units);
-    if (options.sync || parts < 2 || kernel.cost(record) < this.options.inlineThreshold) {
+    if (options.sync || parts < (this.options.offload ? 1 : 2) || kernel.cost(record) < this.options.inlineThreshold) {
       try {
         if (units > 0) kernel.run(record, inViews, outViews, 0, units);
       } catch (e) {

@@ -1,0 +1,196 @@
+/**
+ * Data-parallel training (`npm run bench -- parallel [--quick] [--no-gpu] [--replicas 1,2,4,8]
+ * [--batch 1024] [--steps N]`; compiled: `node dist/bench/main.js parallel ...`). The training
+ * step of an MLP 784-512-512-10 with Adam (examples/data-parallel-task.ts) on random data:
+ *
+ *   (a) CPU only: 1 vs 2/4/8 'cpu:worker' replicas (each computes on one thread), even shards;
+ *       scaling efficiency T1 / (n Tn), beside the same step on one thread without DataParallel.
+ *   (b) The GPU alone (one device, no DataParallel; and DataParallel on 'wgpu:0') against the GPU
+ *       with CPU replicas, shards balanced by measured speed (the balancer may drop the CPU).
+ *   (c) A per-step timeline with small buckets: gradients handed over, reduced and applied while
+ *       backward still runs.
+ *
+ * Step times are medians of wall times after a warm-up that covers the balancer's probes.
+ */
+import { Autodiff } from '../src/autodiff/autodiff.js';
+import type { Backend } from '../src/backends/backend.js';
+import { Cpu } from '../src/backends/cpu/backend.js';
+import type { Device } from '../src/devices/device.js';
+import { tidy } from '../src/memory/tidy.js';
+import { crossEntropy } from '../src/nn/loss.js';
+import type { ModuleRecord } from '../src/nn/record.js';
+import { Adam } from '../src/optim/adam.js';
+import { ParamGrads } from '../src/optim/param-grads.js';
+import { DataParallel, type DataParallelOptions, type StepResult } from '../src/parallel/data-parallel.js';
+import { gpuInventory } from '../src/parallel/gpus.js';
+import type { Batch } from '../src/parallel/protocol.js';
+import { overlapOf, renderTimeline } from '../src/parallel/timeline.js';
+import { fromData } from '../src/tensor/creation.js';
+import { mlp, type MnistTaskOptions } from '../examples/data-parallel-task.js';
+
+const SIZES = [784, 512, 512, 10];
+const LR = 1e-3;
+const TASK = new URL(import.meta.url.endsWith('.ts') ? '../examples/data-parallel-task.ts' : '../examples/data-parallel-task.js', import.meta.url);
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+function randomBatch(n: number, seed: number): Batch {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (Math.imul(a, 1664525) + 1013904223) >>> 0;
+    return a / 4294967296;
+  };
+  return {
+    x: { data: Float32Array.from({ length: n * 784 }, next), shape: [n, 784] },
+    y: { data: Int32Array.from({ length: n }, () => Math.floor(next() * 10)), shape: [n] },
+  };
+}
+
+async function initialRecord(): Promise<ModuleRecord> {
+  const cpu = new Cpu({ threads: 0 });
+  cpu.seed(1);
+  const m = mlp(cpu, cpu.defaultDevice(), SIZES);
+  const r = await m.toRecord();
+  m.dispose();
+  await cpu.close();
+  return r;
+}
+
+interface Timed {
+  ms: number;
+  last: StepResult;
+  shards: readonly number[];
+  notes: string[];
+  describe: string;
+}
+
+/** Median step wall time of a DataParallel run after `warm` steps. */
+async function timeParallel(devices: string, batch: Batch, warm: number, steps: number, extra: Partial<DataParallelOptions<MnistTaskOptions>> = {}): Promise<Timed> {
+  const notes: string[] = [];
+  const dp = await DataParallel.create<MnistTaskOptions>({ task: TASK, module: await initialRecord(), devices, options: { sizes: SIZES, lr: LR }, onNotice: (m) => notes.push(m.replace(/^DataParallel: /, '')), ...extra });
+  try {
+    const walls: number[] = [];
+    let last: StepResult | undefined;
+    for (let s = 0; s < warm + steps; s++) {
+      last = await dp.step(batch);
+      if (s >= warm) walls.push(last.wallMs);
+    }
+    const describe = dp.replicaInfo.map((r) => `${r.device}${r.active ? '' : ' (dropped)'}`).join(', ');
+    return { ms: median(walls), last: last!, shards: last!.shards, notes, describe };
+  } finally {
+    await dp.close();
+  }
+}
+
+/** The same step without DataParallel: Autodiff over one backend, on this thread. */
+async function timePlain(inner: Backend & { close(): Promise<void> }, device: Device, batch: Batch, warm: number, steps: number): Promise<number> {
+  const ad = new Autodiff(inner);
+  ad.seed(1);
+  const model = mlp(ad, device, SIZES);
+  const opt = new Adam<typeof ad>({ lr: LR });
+  const xs = batch['x']!.data;
+  const ys = batch['y']!.data;
+  if (!(xs instanceof Float32Array) || !(ys instanceof Int32Array)) throw new Error('the batch holds float x and int y');
+  const n = ys.length;
+  const walls: number[] = [];
+  for (let s = 0; s < warm + steps; s++) {
+    const t0 = performance.now();
+    const loss = tidy(() => {
+      const x = fromData(ad, xs, { shape: [n, 784], device });
+      const y = fromData(ad, ys, { device });
+      const l = crossEntropy(model.forward(x), y);
+      opt.step(model, ParamGrads.from(l.backward(), model));
+      return l;
+    });
+    await model.params().at(-1)!.value.toData(); // the last bias: a small read after the update (same device)
+    await loss.item();
+    loss.dispose();
+    if (s >= warm) walls.push(performance.now() - t0);
+  }
+  model.dispose();
+  opt.clear();
+  await ad.close();
+  return median(walls);
+}
+
+function parseList(args: readonly string[], name: string, fallback: number[]): number[] {
+  const i = args.indexOf(name);
+  if (i < 0) return fallback;
+  return (args[i + 1] ?? '').split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+}
+
+export async function main(args: readonly string[] = []): Promise<void> {
+  const quick = args.includes('--quick');
+  const batchSize = parseList(args, '--batch', [1024])[0] ?? 1024;
+  const replicaCounts = parseList(args, '--replicas', quick ? [1, 2] : [1, 2, 4, 8]);
+  const steps = parseList(args, '--steps', [quick ? 3 : 10])[0] ?? 10;
+  const os = await import('node:os');
+  const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+  const batch = randomBatch(batchSize, 7);
+  const warm = quick ? 2 : 4;
+  console.log(`\n## Data-parallel training: MLP ${SIZES.join('-')}, Adam, batch ${batchSize}; ${cores} cores; median of ${steps} steps after ${warm} (+ the balancer's probes)\n`);
+
+  // (a) CPU-only scaling.
+  console.log(`### (a) CPU replicas ('cpu:worker', one compute thread each), even shards\n`);
+  const plainOne = await timePlain(new Cpu({ threads: 1 }), { backend: 'cpu', key: 'cpu' }, batch, warm, steps);
+  console.log(`one thread without DataParallel (Autodiff<Cpu>, pool of 1): ${plainOne.toFixed(1)} ms per step\n`);
+  for (const strategy of ['main', 'sharded'] as const) {
+    console.log(`strategy '${strategy}':\n`);
+    console.log('| replicas | shard | ms per step | samples/s | speedup vs 1 | efficiency T1 / (n Tn) |');
+    console.log('| --- | --- | --- | --- | --- | --- |');
+    let t1 = 0;
+    for (const n of replicaCounts) {
+      const r = await timeParallel(`cpu:worker*${n}`, batch, warm, steps, { strategy, split: 'even' });
+      if (n === 1) t1 = r.ms;
+      const base = t1 || r.ms;
+      console.log(`| ${n} | ${Math.ceil(batchSize / n)} | ${r.ms.toFixed(1)} | ${Math.round((batchSize / r.ms) * 1000)} | ${(base / r.ms).toFixed(2)}x | ${(base / (n * r.ms)).toFixed(2)} |`);
+    }
+    console.log('');
+  }
+
+  // (b) GPU with CPU replicas.
+  const inventory = args.includes('--no-gpu') ? { gpus: [] } : await gpuInventory();
+  if (inventory.gpus.length === 0) console.log('### (b) skipped: no GPU adapter\n');
+  else {
+    console.log(`### (b) the GPU alone against the GPU with CPU replicas (${inventory.gpus[0]!.name})\n`);
+    const { Wgpu } = await import('../src/backends/wgpu/backend.js');
+    for (const b of quick ? [batchSize] : [batchSize, 8 * batchSize]) {
+      const big = b === batchSize ? batch : randomBatch(b, 11);
+      const gpu = await Wgpu.create();
+      const plain = await timePlain(gpu, gpu.defaultDevice(), big, warm, steps);
+      console.log(`batch ${b}: the GPU without DataParallel: ${plain.toFixed(2)} ms per step\n`);
+      console.log('| devices | final shards | ms per step | vs GPU alone (no DataParallel) | balancer |');
+      console.log('| --- | --- | --- | --- | --- |');
+      const warmBalanced = warm + 12; // the balancer's warm-up, timing, probe and re-timing
+      const rows: Array<[string, Partial<DataParallelOptions<MnistTaskOptions>>]> = [
+        ['wgpu:0', {}],
+        ['wgpu:0,cpu', {}],
+        [`wgpu:0,cpu:worker*${Math.max(1, Math.min(8, cores - 2))}`, {}],
+        ['wgpu:0,cpu', { split: [3, 1] }],
+      ];
+      for (const [devices, extra] of rows) {
+        const r = await timeParallel(devices, big, warmBalanced, steps, extra);
+        const how = extra.split ? `fixed split ${JSON.stringify(extra.split)}` : r.notes.join('; ') || '-';
+        console.log(`| ${r.describe} | ${r.shards.join(' / ')} | ${r.ms.toFixed(2)} | ${(plain / r.ms).toFixed(2)}x | ${how} |`);
+      }
+      console.log('');
+    }
+  }
+
+  // (c) The timeline of one step, buckets of at most 512 KiB (one per layer here).
+  console.log('### (c) one step, gradient buckets of at most 512 KiB (first 256 KiB)\n');
+  const timelineDevices = inventory.gpus.length > 0 ? ['cpu:worker*4', 'wgpu:0,cpu:worker*2'] : ['cpu:worker*4'];
+  for (const devices of timelineDevices) {
+    const r = await timeParallel(devices, batch, warm, steps, { strategy: 'sharded', split: 'even', bucketBytes: 512 * 1024, firstBucketBytes: 256 * 1024 });
+    const o = overlapOf(r.last.timeline);
+    console.log(`${devices}, 'sharded': ${r.ms.toFixed(1)} ms per step (median); the last step:\n`);
+    console.log('```');
+    console.log(renderTimeline(r.last.timeline, 72));
+    console.log('```');
+    console.log(`communication ${o.commMs.toFixed(2)} ms, of which ${o.overlappedMs.toFixed(2)} ms (${(100 * o.fraction).toFixed(0)}%) ran while backward ran (backward ${o.backwardMs.toFixed(2)} ms)\n`);
+  }
+}

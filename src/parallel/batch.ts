@@ -1,0 +1,40 @@
+/** Checking a global batch and cutting it into shards. */
+import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
+import type { Batch, BatchArray } from './protocol.js';
+
+/** The batch size, after checking that every input is a typed array of its shape and all share dim 0. */
+export function checkBatch(batch: Batch): number {
+  const entries = Object.entries(batch ?? {});
+  if (entries.length === 0) throw new ArgumentError('the batch has no inputs', { op: 'DataParallel.step', hint: 'pass named arrays, e.g. { x: { data, shape: [n, 784] }, y: { data, shape: [n] } }' });
+  let size: number | undefined;
+  for (const [name, a] of entries) {
+    const data: unknown = a?.data;
+    if (!(data instanceof Float32Array || data instanceof Int32Array || data instanceof Uint8Array)) {
+      throw new DTypeError(`input '${name}' must hold a Float32Array, Int32Array or Uint8Array`, { op: 'DataParallel.step', dtypes: [Object.prototype.toString.call(data)] });
+    }
+    const shape = a.shape;
+    if (!Array.isArray(shape) || shape.length === 0 || shape.some((d) => !Number.isInteger(d) || d < 0)) {
+      throw new ShapeError(`input '${name}' needs a shape with a batch dim first`, { op: 'DataParallel.step', shapes: [Array.isArray(shape) ? shape : []] });
+    }
+    if (shape.reduce((x, y) => x * y, 1) !== data.length) throw new ShapeError(`input '${name}' holds ${data.length} values for its shape`, { op: 'DataParallel.step', shapes: [shape] });
+    if (size === undefined) size = shape[0]!;
+    else if (shape[0] !== size) {
+      throw new ShapeError(`inputs disagree on the batch size: '${entries[0]![0]}' has ${size}, '${name}' ${shape[0]}`, { op: 'DataParallel.step', shapes: [entries[0]![1].shape, shape] });
+    }
+  }
+  if (!size) throw new ArgumentError('the batch is empty', { op: 'DataParallel.step' });
+  return size;
+}
+
+/** Rows [from, to) of every input, copied into buffers of their own (to be transferred). */
+export function sliceBatch(batch: Batch, from: number, to: number): Batch {
+  const out: Record<string, BatchArray> = {};
+  for (const [name, a] of Object.entries(batch)) {
+    const row = a.shape.slice(1).reduce((x, y) => x * y, 1);
+    const shape = [to - from, ...a.shape.slice(1)];
+    if (a.data instanceof Float32Array) out[name] = { data: a.data.slice(from * row, to * row), shape };
+    else if (a.data instanceof Int32Array) out[name] = { data: a.data.slice(from * row, to * row), shape };
+    else out[name] = { data: a.data.slice(from * row, to * row), shape };
+  }
+  return out;
+}

@@ -1,0 +1,764 @@
+/**
+ * DataParallel: one replica of a module per device, each in a worker thread (or, for a GPU that
+ * must be pinned, a process) with its own Runtime and backend. Every step splits the global batch
+ * into shards, runs forward and backward on all replicas at once, joins the gradients by
+ * parameter (the mean over the batch: each shard's mean gradient weighted by its size), steps the
+ * optimizer once per parameter on the replica that owns it, and brings the other replicas up to
+ * date. Gradients travel in buckets, in the order backward produces them, so joining and updating
+ * overlap the rest of backward.
+ *
+ * Memory: replicas in worker threads share the flat gradient, joined-gradient and weight buffers
+ * with the coordinator (SharedArrayBuffer: gradients are written and summed in place, never
+ * serialised). Replicas in processes carry the same data in messages.
+ */
+import { ArgumentError, SwitchyardError } from '../errors.js';
+import type { Module } from '../nn/module.js';
+import { ownedFloat32, type ModuleRecord, type ParamRecord } from '../nn/record.js';
+import type { OptimizerRecord } from '../optim/optimizer.js';
+import { importNodeModule, isNode } from '../platform.js';
+import { saveCheckpoint } from './checkpoint.js';
+import { Balancer, type BalancerOptions, type Decision, type Split } from './balancer.js';
+import { parseDevices, type ReplicaDevice } from './devices.js';
+import { ReplicaError } from './errors.js';
+import { gpuInventory, withoutSelection } from './gpus.js';
+import { placeGpus, type GpuHost, type Placement } from './placement.js';
+import { checkBatch, sliceBatch } from './batch.js';
+import { startProcess, startThread, taskHref, type ReplicaHost } from './host.js';
+import { copyRecord, gatherParams, scatterParams, sharedBuffer } from './flat.js';
+import { assignOwners, planLayout, type Layout } from './layout.js';
+import { absoluteNow, isMessage, transferList, type Batch, type ComputedMessage, type FromReplica, type ToReplica } from './protocol.js';
+import { chunkOf, sumOfSquares, weightedSum } from './reduce.js';
+import { overlapOf, type BucketEvents, type Interval, type StepTimeline } from './timeline.js';
+
+export type Strategy = 'main' | 'sharded';
+
+export interface DataParallelOptions<O = unknown> {
+  /** The task module every replica imports (a URL or a file path): `export default defineTask({ model, loss, optimizer })`. */
+  readonly task: string | URL;
+  /** The model to train (any backend), or its record: every replica starts from these weights and ParamIds. */
+  readonly module: Module | ModuleRecord;
+  /** 'wgpu:0,cpu' or ['wgpu:0', 'cpu:worker*4']: one replica per entry. */
+  readonly devices: string | readonly string[];
+  /** 'main' (default): the first active device steps every parameter; 'sharded': parameter i is stepped on device (i + k) mod n. */
+  readonly strategy?: Strategy;
+  /** Plain data handed to the task's functions. */
+  readonly options?: O;
+  /** 'balanced' (default: by measured speed, dropping devices that do not help), 'even', or a weight per device. */
+  readonly split?: Split;
+  readonly balance?: BalancerOptions;
+  /** Gradient bucket cap, bytes (default 25 MiB, as PyTorch DDP). */
+  readonly bucketBytes?: number;
+  /** Cap of the first bucket, bytes (default 1 MiB). */
+  readonly firstBucketBytes?: number;
+  /** Pool threads of a 'cpu' replica (default: the cores the other replicas leave, at least 1). */
+  readonly cpuThreads?: number;
+  /** Where GPU replicas run: 'auto' (default: a worker thread on a one-GPU machine, a pinned process each otherwise), 'thread' or 'process'. */
+  readonly gpuHost?: GpuHost;
+  /** Optimizer state to start from (a checkpoint's), for every parameter. */
+  readonly optimizerState?: OptimizerRecord;
+  /** Steps already taken (a checkpoint's): numbering continues from here. */
+  readonly startStep?: number;
+  /** Seed of the replicas' random streams (dropout). Default 1. */
+  readonly seed?: number;
+  /** A step that takes longer fails, naming the replicas still working (default: no limit). */
+  readonly timeoutMs?: number;
+  /** Replicas must report ready within this (default 180 s: GPU start-up on a software adapter is slow). */
+  readonly startTimeoutMs?: number;
+  /** Where notices go (devices dropped or kept by the balancer). Default: console.warn. */
+  readonly onNotice?: (message: string) => void;
+}
+
+export interface StepOptions {
+  /** The learning rate of this step (default: the optimizer's). */
+  readonly lr?: number;
+}
+
+export interface StepResult {
+  /** 1-based, continuing from `startStep`. */
+  readonly step: number;
+  /** Mean loss over the batch (each shard's mean weighted by its size). */
+  readonly loss: number;
+  /** Each metric summed over the shards. */
+  readonly metrics: Readonly<Record<string, number>>;
+  /** Samples per replica (0 for replicas that sat this step out). */
+  readonly shards: readonly number[];
+  /** Device-side forward+backward ms per replica. */
+  readonly computeMs: readonly number[];
+  readonly wallMs: number;
+  readonly timeline: StepTimeline;
+}
+
+export interface ReplicaInfo {
+  readonly index: number;
+  readonly device: string;
+  /** 'thread' or 'process', and its thread id or pid. */
+  readonly host: 'thread' | 'process';
+  readonly id: number;
+  /** The backend (and adapter) the replica runs. */
+  readonly describe: string;
+  /** Takes shards (dropped replicas have ended; idle ones wait during a probe). */
+  readonly active: boolean;
+  /** Its thread or process has ended. */
+  readonly ended: boolean;
+}
+
+interface Replica {
+  readonly index: number;
+  readonly device: ReplicaDevice;
+  readonly host: ReplicaHost;
+  describe: string;
+  /** Not told to close, not failed. */
+  alive: boolean;
+  /** Its thread or process has ended. */
+  ended: boolean;
+  /** Version of each parameter this replica holds. */
+  readonly loaded: number[];
+  /** Requests waiting for their answer, by the answer's type. */
+  readonly waiting: Map<string, Array<{ resolve: (m: FromReplica) => void; reject: (e: unknown) => void }>>;
+}
+
+interface Run {
+  readonly step: number;
+  readonly lr: number | undefined;
+  readonly shards: number[];
+  readonly contributors: number[];
+  readonly active: number[];
+  readonly solo: boolean;
+  readonly startAt: number;
+  readonly delivered: number[];
+  readonly reducing: number[];
+  readonly applying: number[];
+  reducedBuckets: number;
+  appliedBuckets: number;
+  readonly computed: Map<number, ComputedMessage>;
+  readonly events: Map<number, Map<number, { send?: Interval; reduce?: Interval; apply?: Interval }>>;
+  clipped: boolean;
+  readonly resolve: (r: StepResult) => void;
+  readonly reject: (e: unknown) => void;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+function isModule(m: Module | ModuleRecord): m is Module {
+  return 'toRecord' in m && typeof m.toRecord === 'function';
+}
+
+/** The coordinator's pseudo-replica index in timelines (reductions it ran itself). */
+const COORDINATOR = -1;
+
+export class DataParallel {
+  private readonly replicas: Replica[] = [];
+  private active: number[];
+  private owners: number[];
+  private readonly version: number[];
+  /** A replica holding newer weights than the shared buffer (after solo steps), if any. */
+  private staleHolder: number | undefined;
+  private run: Run | undefined;
+  private failure: SwitchyardError | undefined;
+  private closing = false;
+  private stopped: Promise<void> | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private stepCount: number;
+  private readonly balancer: Balancer;
+  private readonly views: { grads: Float32Array[]; joined: Float32Array; weights: Float32Array };
+  private clipNorm: number | undefined;
+  /** The replicas of the mix while the balancer times one of them alone. */
+  private mix: number[] | undefined;
+  private readonly notice: (message: string) => void;
+
+  private constructor(
+    private readonly layout: Layout,
+    private readonly devices: readonly ReplicaDevice[],
+    private readonly strategy: Strategy,
+    private readonly frozen: ModuleRecord,
+    private readonly options: DataParallelOptions<unknown>,
+  ) {
+    const n = devices.length;
+    const floats = Math.max(1, layout.total);
+    this.views = {
+      grads: Array.from({ length: n }, () => new Float32Array(new SharedArrayBuffer(floats * 4))),
+      joined: new Float32Array(new SharedArrayBuffer(floats * 4)),
+      weights: new Float32Array(new SharedArrayBuffer(floats * 4)),
+    };
+    this.active = devices.map((_, i) => i);
+    this.owners = assignOwners(layout.params.length, n, this.active, strategy);
+    this.version = layout.params.map(() => 0);
+    this.stepCount = options.startStep ?? 0;
+    this.balancer = new Balancer(n, options.split ?? 'balanced', options.balance);
+    this.notice = options.onNotice ?? ((m) => console.warn(m));
+  }
+
+  /** Starts one replica per device and loads the module into each; rejects (starting nothing) on a bad device. */
+  static async create<O>(options: DataParallelOptions<O>): Promise<DataParallel> {
+    if (!isNode() || typeof SharedArrayBuffer === 'undefined') {
+      throw new ArgumentError('DataParallel needs Node.js (worker threads and SharedArrayBuffer)', { op: 'DataParallel' });
+    }
+    const devices = parseDevices(options.devices);
+    const strategy = options.strategy ?? 'main';
+    if (strategy !== 'main' && strategy !== 'sharded') throw new ArgumentError(`strategy must be 'main' or 'sharded', got ${String(strategy)}`, { op: 'DataParallel' });
+    const gpuHost = options.gpuHost ?? 'auto';
+    if (!['auto', 'thread', 'process'].includes(gpuHost)) throw new ArgumentError(`gpuHost must be 'auto', 'thread' or 'process', got ${String(gpuHost)}`, { op: 'DataParallel' });
+    const taskUrl = await taskHref(options.task);
+    // Devices are checked before anything starts: a GPU that does not exist is a DeviceError now.
+    const placements = devices.some((d) => d.kind === 'wgpu') ? placeGpus(devices, gpuHost, await gpuInventory()) : devices.map(() => undefined);
+    const record = isModule(options.module) ? await options.module.toRecord() : options.module;
+    const names = Object.keys(record.params);
+    if (names.length === 0) throw new ArgumentError('the module has no parameters', { op: 'DataParallel' });
+    const layout = planLayout(names.map((name) => ({ name, id: record.params[name]!.id, shape: record.params[name]!.shape })), options);
+    const dp = new DataParallel(layout, devices, strategy, record, options);
+    for (const p of layout.params) dp.views.weights.set(record.params[p.name]!.data, p.offset);
+    try {
+      await dp.start(taskUrl, placements);
+    } catch (e) {
+      await dp.shutdown();
+      throw e;
+    }
+    return dp;
+  }
+
+  private async start(taskUrl: string, placements: ReadonlyArray<Placement | undefined>): Promise<void> {
+    const os = await importNodeModule<typeof import('node:os')>('node:os');
+    const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+    const others = this.devices.filter((d) => d.kind !== 'cpu').length;
+    const cpuThreads = this.options.cpuThreads ?? Math.max(1, cores - others - 1);
+    if (!(Number.isInteger(cpuThreads) && cpuThreads >= 1)) throw new ArgumentError(`cpuThreads must be an integer >= 1, got ${String(cpuThreads)}`, { op: 'DataParallel' });
+    const hosts = await Promise.all(
+      this.devices.map((d, i) => {
+        const place = placements[i];
+        return place?.host === 'process' ? startProcess({ ...withoutSelection(process.env), ...place.env }) : startThread();
+      }),
+    );
+    hosts.forEach((host, index) => {
+      const r: Replica = { index, device: this.devices[index]!, host, describe: '', alive: true, ended: false, loaded: this.layout.params.map(() => 0), waiting: new Map() };
+      this.replicas.push(r);
+      host.onMessage((m) => this.receive(r, m));
+      host.onExit((why) => this.exited(r, why));
+    });
+    const byOwner = this.splitState(this.options.optimizerState);
+    const ready = await this.withTimeout(
+      Promise.all(
+        this.replicas.map((r) => {
+          const shared = r.host.kind === 'thread';
+          const record = copyRecord(this.frozen);
+          const place = placements[r.index];
+          const state = byOwner.get(r.index);
+          const init: ToReplica = {
+            type: 'init',
+            index: r.index,
+            device: r.device,
+            ...(place ? { gpu: place.target } : {}),
+            cpuThreads,
+            task: taskUrl,
+            options: this.options.options,
+            layout: this.layout,
+            record,
+            ...(shared ? { shared: { grads: this.views.grads.map((v) => sharedBuffer(v)), joined: sharedBuffer(this.views.joined), weights: sharedBuffer(this.views.weights) } } : {}),
+            ...(state ? { optimizer: state } : {}),
+            seed: (this.options.seed ?? 1) + r.index,
+          };
+          const answer = this.request(r, 'ready');
+          r.host.post(init, shared ? transferList(Object.values(record.params).map((p) => p.data)) : []);
+          return answer;
+        }),
+      ),
+      this.options.startTimeoutMs ?? 180_000,
+      () => `did not start within ${((this.options.startTimeoutMs ?? 180_000) / 1000).toFixed(0)} s`,
+    );
+    ready.forEach((m, i) => {
+      this.replicas[i]!.describe = m.describe;
+      if (m.clipNorm !== undefined) this.clipNorm = m.clipNorm;
+    });
+  }
+
+  /** The replicas: device, host, backend, and whether each still takes shards. */
+  get replicaInfo(): ReplicaInfo[] {
+    return this.replicas.map((r) => ({ index: r.index, device: r.device.key, host: r.host.kind, id: r.host.id, describe: r.describe, active: this.active.includes(r.index) && r.alive, ended: r.ended }));
+  }
+
+  /** Steps taken so far (including `startStep`). */
+  get steps(): number {
+    return this.stepCount;
+  }
+
+  /** One training step on a global batch (named arrays sharing their first dim). */
+  step(batch: Batch, options: StepOptions = {}): Promise<StepResult> {
+    const size = checkBatch(batch);
+    if (options.lr !== undefined && !(Number.isFinite(options.lr) && options.lr >= 0)) throw new ArgumentError(`lr must be a number >= 0, got ${String(options.lr)}`, { op: 'DataParallel.step' });
+    return this.enqueue(() => this.runStep(batch, size, options.lr));
+  }
+
+  /** The current weights as a module record (names and ParamIds of the module given to create). */
+  record(): Promise<ModuleRecord> {
+    return this.enqueue(() => this.snapshot());
+  }
+
+  /** The optimizer state of every parameter, gathered from the replicas that own them. */
+  optimizerState(): Promise<OptimizerRecord> {
+    return this.enqueue(() => this.gatherState(this.layout.params.map((p) => p.index)));
+  }
+
+  /** Saves the current weights, optimizer state and `meta` into `dir` (see loadCheckpoint); returns the subfolder written. */
+  checkpoint(dir: string, meta: Readonly<Record<string, unknown>> = {}): Promise<string> {
+    // One queue entry: no step runs between reading the weights and the optimizer state.
+    return this.enqueue(async () => {
+      const model = await this.snapshot();
+      const optimizer = await this.gatherState(this.layout.params.map((p) => p.index));
+      return saveCheckpoint(dir, { model, optimizer, step: this.stepCount, meta });
+    });
+  }
+
+  /** Ends every replica, after the step in flight; resolves once their threads and processes have ended. */
+  async close(): Promise<void> {
+    await this.queue.catch(() => undefined);
+    await this.shutdown();
+  }
+
+  // ---- the step ------------------------------------------------------------------------------
+
+  private enqueue<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(() => {
+      if (this.failure) throw this.failure;
+      if (this.closing) throw new ArgumentError('this DataParallel is closed', { op: 'DataParallel' });
+      return fn();
+    });
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async runStep(batch: Batch, size: number, lr: number | undefined): Promise<StepResult> {
+    const plan = this.balancer.plan(size, this.active);
+    const active = this.active;
+    const solo = active.length === 1 && this.layout.params.every((_, i) => this.owners[i] === active[0]);
+    // Replicas that will reload parameters need the shared buffer to hold the newest weights.
+    const reloads = new Map(active.map((r) => [r, this.layout.params.filter((p) => this.replicas[r]!.loaded[p.index]! < this.version[p.index]!).map((p) => p.index)]));
+    if ([...reloads].some(([r, list]) => list.length > 0 && r !== this.staleHolder)) await this.freshWeights();
+    const step = ++this.stepCount;
+    const contributors = active.filter((r) => plan.shards[r]! > 0);
+    const run = await new Promise<StepResult>((resolve, reject) => {
+      const nb = this.layout.buckets.length;
+      const r: Run = {
+        step,
+        lr,
+        shards: plan.shards,
+        contributors,
+        active,
+        solo,
+        startAt: absoluteNow(),
+        delivered: new Array<number>(nb).fill(0),
+        reducing: new Array<number>(nb).fill(0),
+        applying: new Array<number>(nb).fill(0),
+        reducedBuckets: 0,
+        appliedBuckets: 0,
+        computed: new Map(),
+        events: new Map(),
+        clipped: false,
+        resolve,
+        reject,
+      };
+      this.run = r;
+      // A replica may have failed while the weights were being made current.
+      if (this.failure) {
+        reject(this.failure);
+        return;
+      }
+      if (this.options.timeoutMs !== undefined) {
+        r.timer = setTimeout(() => {
+          const late = active.filter((i) => !r.computed.has(i));
+          const who = this.replicas[late[0] ?? active[0]!]!;
+          this.fail(new ReplicaError(`did not finish step ${step} within ${this.options.timeoutMs} ms${late.length > 1 ? ` (nor did replicas ${late.slice(1).join(', ')})` : ''}`, who.index, who.device.key));
+        }, this.options.timeoutMs);
+      }
+      let from = 0;
+      for (const i of active) {
+        const n = plan.shards[i]!;
+        const rep = this.replicas[i]!;
+        const inputs = sliceBatch(batch, from, from + n);
+        from += n;
+        const reload = reloads.get(i) ?? [];
+        const shared = rep.host.kind === 'thread';
+        const weights = !shared && reload.length > 0 ? gatherParams(this.layout, this.views.weights, reload) : undefined;
+        rep.host.post(
+          { type: 'step', step, size: n, inputs, ...(lr !== undefined ? { lr } : {}), solo, reload, ...(weights ? { weights } : {}) },
+          shared ? transferList(Object.values(inputs).map((a) => a.data)) : [],
+        );
+        for (const p of reload) rep.loaded[p] = this.version[p]!;
+      }
+    }).finally(() => {
+      if (this.run?.timer) clearTimeout(this.run.timer);
+      this.run = undefined;
+    });
+    const decision = this.balancer.observe({ shards: run.shards, computeMs: run.computeMs, wallMs: run.wallMs }, this.mix ?? this.active);
+    if (decision) await this.decide(decision);
+    return run;
+  }
+
+  private receive(rep: Replica, m: FromReplica): void {
+    if (m.type === 'error') {
+      const err = new ReplicaError(`failed during '${m.during}': ${m.name}: ${m.message}`, rep.index, rep.device.key, { cause: m.stack ?? m.message });
+      const waiting = rep.waiting.get('ready');
+      if (waiting?.length) {
+        for (const w of waiting.splice(0)) w.reject(err);
+        return;
+      }
+      this.fail(err);
+      return;
+    }
+    const waiting = rep.waiting.get(m.type);
+    if (waiting && waiting.length > 0) {
+      waiting.shift()!.resolve(m);
+      return;
+    }
+    const run = this.run;
+    if (!run) return;
+    try {
+      switch (m.type) {
+        case 'bucket':
+          return this.onBucket(run, rep, m);
+        case 'reduced':
+          return this.onReduced(run, rep.index, m.bucket, { startAt: m.startAt, endAt: m.endAt });
+        case 'applied':
+          return this.onApplied(run, rep, m);
+        case 'computed':
+          run.computed.set(rep.index, m);
+          return this.maybeFinish(run);
+        default:
+          return;
+      }
+    } catch (e) {
+      this.fail(e instanceof SwitchyardError ? e : new ReplicaError(`sent a message the coordinator could not use: ${String(e)}`, rep.index, rep.device.key, { cause: e }));
+    }
+  }
+
+  private bucketEvents(run: Run, replica: number, bucket: number): { send?: Interval; reduce?: Interval; apply?: Interval } {
+    let byBucket = run.events.get(replica);
+    if (!byBucket) run.events.set(replica, (byBucket = new Map()));
+    let ev = byBucket.get(bucket);
+    if (!ev) byBucket.set(bucket, (ev = {}));
+    return ev;
+  }
+
+  private onBucket(run: Run, rep: Replica, m: Extract<FromReplica, { type: 'bucket' }>): void {
+    const b = this.layout.buckets[m.bucket]!;
+    if (m.data) this.views.grads[rep.index]!.set(m.data, b.offset);
+    this.bucketEvents(run, rep.index, m.bucket).send = { startAt: m.readyAt, endAt: m.data ? absoluteNow() : m.sentAt };
+    if (++run.delivered[m.bucket]! === run.contributors.length) this.startReduce(run, m.bucket);
+  }
+
+  /** Splits a delivered bucket's range among the replicas in worker threads (the coordinator reduces when there are none). */
+  private startReduce(run: Run, bucket: number): void {
+    const b = this.layout.buckets[bucket]!;
+    const total = run.shards.reduce((a, n) => a + n, 0);
+    const inputs = run.contributors.map((r) => ({ replica: r, weight: run.shards[r]! / total }));
+    const reducers = run.active.filter((r) => this.replicas[r]!.host.kind === 'thread' && this.replicas[r]!.alive);
+    // Below ~16k floats per reducer a message costs more than the sum.
+    const parts = Math.max(1, Math.min(reducers.length, Math.floor(b.size / 16384)));
+    if (reducers.length === 0) {
+      const startAt = absoluteNow();
+      weightedSum(this.views.joined, inputs.map((x) => ({ data: this.views.grads[x.replica]!, weight: x.weight })), b.offset, b.offset + b.size);
+      run.reducing[bucket] = 1;
+      this.onReduced(run, COORDINATOR, bucket, { startAt, endAt: absoluteNow() });
+      return;
+    }
+    run.reducing[bucket] = parts;
+    for (let k = 0; k < parts; k++) {
+      const [from, to] = chunkOf(b.offset, b.offset + b.size, k, parts);
+      this.replicas[reducers[k]!]!.host.post({ type: 'reduce', step: run.step, bucket, from, to, inputs });
+    }
+  }
+
+  private onReduced(run: Run, replica: number, bucket: number, when: Interval): void {
+    this.bucketEvents(run, replica, bucket).reduce = when;
+    if (--run.reducing[bucket]! > 0) return;
+    run.reducedBuckets++;
+    if (this.clipNorm === undefined) {
+      this.startApply(run, bucket, 1);
+      return;
+    }
+    // Clipping needs the norm of the whole joined gradient: update once every bucket is in.
+    if (run.reducedBuckets < this.layout.buckets.length) return;
+    const norm = Math.sqrt(sumOfSquares(this.views.joined, 0, this.layout.total));
+    const scale = Math.min(1, this.clipNorm / (norm + 1e-6));
+    run.clipped = scale < 1;
+    for (const b of this.layout.buckets) this.startApply(run, b.index, scale);
+  }
+
+  private startApply(run: Run, bucket: number, scale: number): void {
+    const b = this.layout.buckets[bucket]!;
+    const byOwner = new Map<number, number[]>();
+    for (const p of b.params) {
+      const o = this.owners[p]!;
+      let list = byOwner.get(o);
+      if (!list) byOwner.set(o, (list = []));
+      list.push(p);
+    }
+    run.applying[bucket] = byOwner.size;
+    for (const [o, params] of byOwner) {
+      const rep = this.replicas[o]!;
+      const joined = rep.host.kind === 'process' ? gatherParams(this.layout, this.views.joined, params) : undefined;
+      rep.host.post({ type: 'apply', step: run.step, bucket, params, ...(run.lr !== undefined ? { lr: run.lr } : {}), scale, ...(joined ? { joined } : {}) });
+    }
+  }
+
+  private onApplied(run: Run, rep: Replica, m: Extract<FromReplica, { type: 'applied' }>): void {
+    const b = this.layout.buckets[m.bucket]!;
+    const mine = b.params.filter((p) => this.owners[p] === rep.index);
+    if (m.data) scatterParams(this.layout, this.views.weights, mine, m.data);
+    for (const p of mine) {
+      this.version[p]!++;
+      rep.loaded[p] = this.version[p]!;
+    }
+    this.bucketEvents(run, rep.index, m.bucket).apply = { startAt: m.startAt, endAt: m.data ? absoluteNow() : m.endAt };
+    if (--run.applying[m.bucket]! === 0) run.appliedBuckets++;
+    this.maybeFinish(run);
+  }
+
+  private maybeFinish(run: Run): void {
+    if (run.computed.size < run.active.length) return;
+    if (!run.solo && run.contributors.length > 0 && run.appliedBuckets < this.layout.buckets.length) return;
+    if (run.solo) {
+      const holder = run.active[0]!;
+      for (const p of this.layout.params) {
+        this.version[p.index]!++;
+        this.replicas[holder]!.loaded[p.index] = this.version[p.index]!;
+      }
+      this.staleHolder = holder;
+    }
+    const endAt = absoluteNow();
+    const total = run.shards.reduce((a, n) => a + n, 0);
+    let loss = 0;
+    const metrics: Record<string, number> = {};
+    for (const [r, c] of run.computed) {
+      loss += (run.shards[r]! / total) * c.loss;
+      for (const [k, v] of Object.entries(c.metrics)) metrics[k] = (metrics[k] ?? 0) + v;
+    }
+    const timeline: StepTimeline = {
+      step: run.step,
+      startAt: run.startAt,
+      endAt,
+      replicas: [...run.computed.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([r, c]) => ({
+          index: r,
+          device: this.replicas[r]!.device.key,
+          shard: run.shards[r]!,
+          reloadAt: c.reloadAt,
+          forwardAt: c.forwardAt,
+          backwardAt: c.backwardAt,
+          forwardEndAt: c.forwardEndAt,
+          computeEndAt: c.computeEndAt,
+          ...(c.optimizerEndAt !== undefined ? { optimizerEndAt: c.optimizerEndAt } : {}),
+          buckets: bucketRows(run.events.get(r)),
+        }))
+        .concat(
+          run.events.has(COORDINATOR)
+            ? [{ index: COORDINATOR, device: 'coordinator', shard: 0, reloadAt: run.startAt, forwardAt: run.startAt, backwardAt: run.startAt, forwardEndAt: run.startAt, computeEndAt: run.startAt, buckets: bucketRows(run.events.get(COORDINATOR)) }]
+            : [],
+        ),
+    };
+    run.resolve({
+      step: run.step,
+      loss,
+      metrics,
+      shards: run.shards,
+      computeMs: this.replicas.map((r) => run.computed.get(r.index)?.computeMs ?? 0),
+      wallMs: endAt - run.startAt,
+      timeline,
+    });
+  }
+
+  // ---- balancing: probes and drops -----------------------------------------------------------
+
+  private async decide(d: Decision): Promise<void> {
+    const names = (rs: readonly number[]): string => rs.map((r) => `${this.replicas[r]!.device.key} (replica ${r})`).join(', ');
+    if (d.kind === 'probe') {
+      this.mix = this.active;
+      await this.reconfigure([d.replica]);
+      return;
+    }
+    const mix = this.mix ?? this.active;
+    if (d.kind === 'unprobe') {
+      await this.reconfigure(mix);
+      return;
+    }
+    this.mix = undefined;
+    if (d.kind === 'keep') {
+      this.notice(`DataParallel: keeping ${names(mix)}: ${d.mixMs.toFixed(1)} ms per step against ${d.soloMs.toFixed(1)} ms for ${names([d.fastest])} alone (${(d.soloMs / d.mixMs).toFixed(2)}x)`);
+      return;
+    }
+    await this.reconfigure([d.keep]);
+    this.notice(`DataParallel: dropping ${names(d.dropped)}: ${names([d.keep])} alone takes ${d.soloMs.toFixed(1)} ms per step, the mix ${d.mixMs.toFixed(1)} ms`);
+    for (const r of d.dropped) await this.retire(this.replicas[r]!);
+  }
+
+  /** Makes `active` the replicas that take shards, moving optimizer state to the parameters' new owners. */
+  private async reconfigure(active: number[]): Promise<void> {
+    const owners = assignOwners(this.layout.params.length, this.replicas.length, active, this.strategy);
+    const moving = new Map<number, Map<number, number[]>>(); // old owner -> new owner -> params
+    owners.forEach((o, p) => {
+      const old = this.owners[p]!;
+      if (old === o) return;
+      let to = moving.get(old);
+      if (!to) moving.set(old, (to = new Map()));
+      let list = to.get(o);
+      if (!list) to.set(o, (list = []));
+      list.push(p);
+    });
+    for (const [from, to] of moving) {
+      for (const [dest, params] of to) {
+        const state = await this.askState(this.replicas[from]!, params);
+        if (Object.keys(state.params).length > 0) await this.ask(this.replicas[dest]!, { type: 'set-state', record: state }, 'state-set');
+      }
+    }
+    this.owners = owners;
+    this.active = active;
+  }
+
+  /** Ends a replica the balancer dropped (after moving what it owns). */
+  private async retire(rep: Replica): Promise<void> {
+    if (this.staleHolder === rep.index) await this.freshWeights();
+    rep.alive = false;
+    rep.host.post({ type: 'close' });
+    await Promise.race([new Promise<void>((resolve) => rep.host.onExit(() => resolve())), new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    await rep.host.kill();
+  }
+
+  // ---- weights and state ---------------------------------------------------------------------
+
+  private async snapshot(): Promise<ModuleRecord> {
+    await this.freshWeights();
+    const params: Record<string, ParamRecord> = {};
+    for (const p of this.layout.params) {
+      params[p.name] = { id: p.id, shape: [...p.shape], dtype: 'float32', data: ownedFloat32(this.views.weights.subarray(p.offset, p.offset + p.size)) };
+    }
+    return { params };
+  }
+
+  /** Makes the shared weights current (after solo steps the newest are in one replica only). */
+  private async freshWeights(): Promise<void> {
+    const holder = this.staleHolder;
+    if (holder === undefined) return;
+    const rep = this.replicas[holder]!;
+    const all = this.layout.params.map((p) => p.index);
+    const m = await this.ask(rep, { type: 'publish', params: all }, 'published');
+    if (m.data) scatterParams(this.layout, this.views.weights, all, m.data);
+    this.staleHolder = undefined;
+  }
+
+  private async askState(rep: Replica, params: readonly number[]): Promise<OptimizerRecord> {
+    const m = await this.ask(rep, { type: 'get-state', params }, 'state');
+    return m.record;
+  }
+
+  private async gatherState(params: readonly number[]): Promise<OptimizerRecord> {
+    const byOwner = new Map<number, number[]>();
+    for (const p of params) {
+      const o = this.owners[p]!;
+      let list = byOwner.get(o);
+      if (!list) byOwner.set(o, (list = []));
+      list.push(p);
+    }
+    const parts = await Promise.all([...byOwner].map(([o, ps]) => this.askState(this.replicas[o]!, ps)));
+    const kind = parts[0]?.kind ?? 'unknown';
+    return { kind, params: Object.assign({}, ...parts.map((s) => s.params)) };
+  }
+
+  /** A checkpoint's optimizer state split by owner, for create. */
+  private splitState(record: OptimizerRecord | undefined): Map<number, OptimizerRecord> {
+    const parts = new Map<number, Record<string, OptimizerRecord['params'][string]>>();
+    if (!record) return new Map();
+    for (const p of this.layout.params) {
+      const s = record.params[p.id];
+      if (!s) continue;
+      const o = this.owners[p.index]!;
+      let mine = parts.get(o);
+      if (!mine) parts.set(o, (mine = {}));
+      mine[p.id] = s;
+    }
+    return new Map([...parts].map(([o, params]) => [o, { kind: record.kind, params }]));
+  }
+
+  // ---- requests, failures, shutdown -----------------------------------------------------------
+
+  private request<T extends FromReplica['type']>(rep: Replica, type: T): Promise<Extract<FromReplica, { type: T }>> {
+    return new Promise((resolve, reject) => {
+      let list = rep.waiting.get(type);
+      if (!list) rep.waiting.set(type, (list = []));
+      list.push({
+        resolve: (m) => (isMessage(m, type) ? resolve(m) : reject(new ReplicaError(`answered '${m.type}' where '${type}' was expected`, rep.index, rep.device.key))),
+        reject,
+      });
+    });
+  }
+
+  private ask<T extends FromReplica['type']>(rep: Replica, message: ToReplica, answer: T): Promise<Extract<FromReplica, { type: T }>> {
+    if (this.failure) return Promise.reject(this.failure);
+    const p = this.request(rep, answer);
+    rep.host.post(message);
+    return p;
+  }
+
+  private async withTimeout<T>(p: Promise<T>, ms: number, what: () => string): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const slow = this.replicas.find((r) => r.waiting.get('ready')?.length) ?? this.replicas[0]!;
+        reject(new ReplicaError(what(), slow.index, slow.device.key));
+      }, ms);
+    });
+    try {
+      return await Promise.race([p, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private exited(rep: Replica, why: string): void {
+    rep.ended = true;
+    const expected = !rep.alive || this.closing;
+    rep.alive = false;
+    if (expected) return;
+    this.fail(new ReplicaError(`ended: ${why}`, rep.index, rep.device.key, { hint: 'the step failed; the other replicas were stopped. Resume from the last checkpoint (see the README, data-parallel training)' }));
+  }
+
+  /** Fails the step in flight and every waiting request, and stops all replicas (no orphans). */
+  private fail(e: SwitchyardError): void {
+    if (this.failure || this.closing) return;
+    this.failure = e;
+    const run = this.run;
+    if (run) {
+      if (run.timer) clearTimeout(run.timer);
+      run.reject(e);
+    }
+    for (const r of this.replicas) {
+      for (const list of r.waiting.values()) for (const w of list.splice(0)) w.reject(e);
+    }
+    void this.shutdown();
+  }
+
+  private shutdown(): Promise<void> {
+    return (this.stopped ??= this.stopAll());
+  }
+
+  private async stopAll(): Promise<void> {
+    this.closing = true;
+    await Promise.all(
+      this.replicas.map(async (r) => {
+        if (r.alive) {
+          r.alive = false;
+          r.host.post({ type: 'close' });
+          await Promise.race([new Promise<void>((resolve) => r.host.onExit(() => resolve())), new Promise((resolve) => setTimeout(resolve, 5_000))]);
+        }
+        await r.host.kill();
+      }),
+    );
+    for (const r of this.replicas) {
+      for (const list of r.waiting.values()) for (const w of list.splice(0)) w.reject(this.failure ?? new ArgumentError('this DataParallel is closed', { op: 'DataParallel' }));
+    }
+  }
+}
+
+// ---- helpers ---------------------------------------------------------------------------------
+
+function bucketRows(events: Map<number, { send?: Interval; reduce?: Interval; apply?: Interval }> | undefined): BucketEvents[] {
+  if (!events) return [];
+  return [...events.entries()].sort(([a], [b]) => a - b).map(([bucket, e]) => ({ bucket, ...e }));
+}

@@ -1,0 +1,163 @@
+/**
+ * Messages between the coordinator (the thread that owns the DataParallel) and its replicas.
+ * Plain data only: they cross worker-thread ports (where buffers transfer and SharedArrayBuffers
+ * are shared) and child-process pipes (structured clone, no sharing). A replica in a worker
+ * thread exchanges gradients and weights through the shared buffers; a replica in a process
+ * carries them in the messages (the `data` fields).
+ */
+import type { ModuleRecord } from '../nn/record.js';
+import type { OptimizerRecord } from '../optim/optimizer.js';
+import type { ReplicaDevice } from './devices.js';
+import type { Layout } from './layout.js';
+
+/** One input of a batch: its first dim is the batch dim. */
+export type BatchArray =
+  | { readonly data: Float32Array; readonly shape: readonly number[] }
+  | { readonly data: Int32Array; readonly shape: readonly number[] }
+  | { readonly data: Uint8Array; readonly shape: readonly number[] };
+
+/** A batch: named arrays that share their first dim. */
+export type Batch = Readonly<Record<string, BatchArray>>;
+
+/** The buffers replicas in worker threads share with the coordinator. */
+export interface SharedBuffers {
+  /** One flat gradient per replica (its own shard's mean gradient). */
+  readonly grads: readonly SharedArrayBuffer[];
+  /** The joined gradient: sum of weight_r * grads_r. */
+  readonly joined: SharedArrayBuffer;
+  /** The current weights, written by each parameter's owner after its step. */
+  readonly weights: SharedArrayBuffer;
+}
+
+/** How a GPU replica finds its adapter. */
+export interface GpuTarget {
+  /** The GPU as the machine lists it, e.g. 'NVIDIA H200' or 'llvmpipe (LLVM 15.0.6, 256 bits)'. */
+  readonly name: string;
+  /** Dawn's adapter name to ask for (thread replicas on a machine where names tell GPUs apart); unset: the default adapter. */
+  readonly dawnName?: string;
+}
+
+export interface InitMessage {
+  readonly type: 'init';
+  readonly index: number;
+  readonly device: ReplicaDevice;
+  readonly gpu?: GpuTarget;
+  /** Worker threads of a 'cpu' replica's pool. */
+  readonly cpuThreads: number;
+  /** URL of the task module. */
+  readonly task: string;
+  readonly options: unknown;
+  readonly layout: Layout;
+  /** Initial weights, every parameter (trainable or not). */
+  readonly record: ModuleRecord;
+  readonly shared?: SharedBuffers;
+  readonly optimizer?: OptimizerRecord;
+  readonly seed: number;
+}
+
+export interface StepMessage {
+  readonly type: 'step';
+  readonly step: number;
+  /** Samples in this replica's shard (0: it only reloads weights). */
+  readonly size: number;
+  readonly inputs: Batch;
+  /** Unset: the optimizer's own rate. */
+  readonly lr?: number;
+  /** Alone and owner of every parameter: step the optimizer locally, export nothing. */
+  readonly solo: boolean;
+  /** Parameters (module indices) whose weights changed elsewhere since this replica loaded them. */
+  readonly reload: readonly number[];
+  /** Process replicas: the reloaded weights, concatenated in `reload` order. */
+  readonly weights?: Float32Array;
+}
+
+export interface ReduceMessage {
+  readonly type: 'reduce';
+  readonly step: number;
+  readonly bucket: number;
+  readonly from: number;
+  readonly to: number;
+  readonly inputs: ReadonlyArray<{ readonly replica: number; readonly weight: number }>;
+}
+
+export interface ApplyMessage {
+  readonly type: 'apply';
+  readonly step: number;
+  readonly bucket: number;
+  /** Parameters (module indices) this replica owns in the bucket. */
+  readonly params: readonly number[];
+  readonly lr?: number;
+  /** Gradient-clipping factor (1 without clipping). */
+  readonly scale: number;
+  /** Process replicas: the joined gradients of `params`, concatenated. */
+  readonly joined?: Float32Array;
+}
+
+export type ToReplica =
+  | InitMessage
+  | StepMessage
+  | ReduceMessage
+  | ApplyMessage
+  | { readonly type: 'publish'; readonly params: readonly number[] }
+  | { readonly type: 'get-state'; readonly params: readonly number[] }
+  | { readonly type: 'set-state'; readonly record: OptimizerRecord }
+  | { readonly type: 'close' };
+
+export interface ReadyMessage {
+  readonly type: 'ready';
+  /** The backend and adapter, e.g. 'autodiff<cpu> (pool of 4)' or 'autodiff<wgpu> on NVIDIA H200'. */
+  readonly describe: string;
+  /** The adapter Dawn opened (GPU replicas). */
+  readonly adapter?: { readonly vendor: string; readonly device: string; readonly description: string };
+  /** The optimizer's clipNorm: the coordinator clips on the global norm. */
+  readonly clipNorm?: number;
+  readonly optimizerKind: string;
+}
+
+export interface ComputedMessage {
+  readonly type: 'computed';
+  readonly step: number;
+  readonly loss: number;
+  readonly metrics: Readonly<Record<string, number>>;
+  /** Absolute times (ms since the epoch, fractional). */
+  readonly reloadAt: number;
+  readonly forwardAt: number;
+  /** When backward() was called: the forward pass is queued (not necessarily done). */
+  readonly backwardAt: number;
+  /** When the device finished the forward pass's last op (from the scheduler's events). */
+  readonly forwardEndAt: number;
+  /** When the last forward or backward op finished on the device (from the scheduler's events). */
+  readonly computeEndAt: number;
+  /** Device-side span of the step's forward and backward ops, ms. */
+  readonly computeMs: number;
+  /** Solo steps: when the local optimizer step finished. */
+  readonly optimizerEndAt?: number;
+}
+
+export type FromReplica =
+  | ReadyMessage
+  | ComputedMessage
+  | { readonly type: 'bucket'; readonly step: number; readonly bucket: number; readonly readyAt: number; readonly sentAt: number; readonly data?: Float32Array }
+  | { readonly type: 'reduced'; readonly step: number; readonly bucket: number; readonly startAt: number; readonly endAt: number }
+  | { readonly type: 'applied'; readonly step: number; readonly bucket: number; readonly startAt: number; readonly endAt: number; readonly data?: Float32Array }
+  | { readonly type: 'published'; readonly data?: Float32Array }
+  | { readonly type: 'state'; readonly record: OptimizerRecord }
+  | { readonly type: 'state-set' }
+  | { readonly type: 'error'; readonly name: string; readonly message: string; readonly stack?: string; readonly during: string };
+
+/** Now, in ms since the epoch, comparable across threads and processes. */
+export function absoluteNow(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/** Narrows a replica's message by its type. */
+export function isMessage<T extends FromReplica['type']>(m: FromReplica, type: T): m is Extract<FromReplica, { type: T }> {
+  return m.type === type;
+}
+
+/** The ArrayBuffers behind `arrays` (to transfer; shared buffers are never in the list). */
+export function transferList(arrays: Iterable<{ readonly buffer: ArrayBufferLike }>): ArrayBuffer[] {
+  const out: ArrayBuffer[] = [];
+  for (const a of arrays) if (a.buffer instanceof ArrayBuffer && !out.includes(a.buffer)) out.push(a.buffer);
+  return out;
+}

@@ -1,0 +1,38 @@
+/**
+ * The join: sum over replicas of weight_r * grad_r on a range of the flat buffers, accumulated in
+ * float64 in blocks (one pass over each replica's memory per block), in replica order, so the
+ * result does not depend on which thread reduces which range, nor when.
+ */
+
+const BLOCK = 4096;
+
+export interface ReduceInput {
+  readonly data: Float32Array;
+  readonly weight: number;
+}
+
+/** out[i] = sum_r inputs[r].weight * inputs[r].data[i] for i in [from, to). */
+export function weightedSum(out: Float32Array, inputs: readonly ReduceInput[], from: number, to: number, scratch = new Float64Array(BLOCK)): void {
+  for (let start = from; start < to; start += BLOCK) {
+    const end = Math.min(to, start + BLOCK);
+    const n = end - start;
+    scratch.fill(0, 0, n);
+    for (const { data, weight } of inputs) {
+      for (let j = 0; j < n; j++) scratch[j]! += weight * data[start + j]!;
+    }
+    for (let j = 0; j < n; j++) out[start + j] = scratch[j]!;
+  }
+}
+
+/** The k-th of `parts` near-equal pieces of [from, to). */
+export function chunkOf(from: number, to: number, k: number, parts: number): [number, number] {
+  const n = to - from;
+  return [from + Math.floor((k * n) / parts), from + Math.floor(((k + 1) * n) / parts)];
+}
+
+/** Sum of squares of `data` (float64), for a global gradient norm. */
+export function sumOfSquares(data: Float32Array, from = 0, to = data.length): number {
+  let s = 0;
+  for (let i = from; i < to; i++) s += data[i]! * data[i]!;
+  return s;
+}

@@ -1,0 +1,403 @@
+/**
+ * One replica: a model on its own device, in its own worker thread (or process), with its own
+ * Runtime and backend. Per step it reloads the weights other replicas changed, runs forward and
+ * backward on its shard, and hands its gradients over bucket by bucket, in the order backward
+ * produces them, while the rest of backward still runs. It also reduces ranges of buckets (CPU
+ * replicas sum in place in shared memory) and steps the optimizer for the parameters it owns.
+ */
+import { Autodiff } from '../autodiff/autodiff.js';
+import { noGrad } from '../autodiff/grad-mode.js';
+import type { Backend } from '../backends/backend.js';
+import { Cpu } from '../backends/cpu/backend.js';
+import { ArgumentError, DeviceError } from '../errors.js';
+import { tidy } from '../memory/tidy.js';
+import type { Module } from '../nn/module.js';
+import type { Param } from '../nn/param.js';
+import type { Optimizer, OptimizerRecord } from '../optim/optimizer.js';
+import { ParamGrads } from '../optim/param-grads.js';
+import { Runtime } from '../runtime/runtime.js';
+import { clock } from '../scheduler/clock.js';
+import { fromData } from '../tensor/creation.js';
+import { Tensor } from '../tensor/tensor.js';
+import type { Layout } from './layout.js';
+import { absoluteNow, type ApplyMessage, type FromReplica, type InitMessage, type ReduceMessage, type StepMessage, type ToReplica } from './protocol.js';
+import { weightedSum } from './reduce.js';
+import { Shard, type LossResult, type ParallelTask, type ReplicaBackend, type ReplicaContext } from './task.js';
+
+/** How a replica talks to its coordinator: a worker thread's port or a child process's IPC channel. */
+export interface CoordinatorLink {
+  /** Whether shared memory reaches the coordinator (worker threads). */
+  readonly shared: boolean;
+  post(message: FromReplica, transfer?: ArrayBuffer[]): void;
+  /** Ends this thread or process. */
+  exit(code: number): void;
+}
+
+interface Views {
+  readonly grads: Float32Array[];
+  readonly joined: Float32Array;
+  readonly weights: Float32Array;
+}
+
+type Closable = ReplicaBackend & { close(): Promise<void> };
+
+function isTask(v: unknown): v is ParallelTask {
+  if (v === null || typeof v !== 'object') return false;
+  const t = v as Partial<Record<'model' | 'loss' | 'optimizer', unknown>>;
+  return typeof t.model === 'function' && typeof t.loss === 'function' && typeof t.optimizer === 'function';
+}
+
+/** The shard's loss and metrics, from what the task's loss function returned. */
+function lossParts(out: LossResult): { loss: Tensor<ReplicaBackend, 'float'>; metrics: ReadonlyArray<[string, Tensor<ReplicaBackend>]> } {
+  const parts = out instanceof Tensor ? { loss: out, metrics: [] } : { loss: out.loss, metrics: Object.entries(out.metrics ?? {}) };
+  if (!(parts.loss instanceof Tensor) || parts.loss.size !== 1) {
+    throw new ArgumentError("the task's loss must return a scalar tensor (the shard's mean loss) or { loss, metrics }", { op: 'DataParallel' });
+  }
+  for (const [name, t] of parts.metrics) {
+    if (!(t instanceof Tensor) || t.size !== 1) throw new ArgumentError(`metric '${name}' must be a scalar tensor`, { op: 'DataParallel', hint: 'reduce it with sum() in the loss function' });
+  }
+  return parts;
+}
+
+export class Replica {
+  private index = -1;
+  private task!: ParallelTask;
+  private ctx!: ReplicaContext;
+  private backend!: Closable;
+  private model!: Module<ReplicaBackend>;
+  /** The model's parameters in layout order (the layout's `index`). */
+  private params: Array<Param<ReplicaBackend>> = [];
+  private optimizer!: Optimizer<ReplicaBackend>;
+  private layout!: Layout;
+  private views: Views | undefined;
+  private readonly scratch = new Float64Array(4096);
+  /** Serialises the messages that change the model (steps, reloads, state). */
+  private chain: Promise<void> = Promise.resolve();
+  /** Resolves once the current step has reloaded the weights others changed. */
+  private reloaded: Promise<void> = Promise.resolve();
+  private reloadDone: () => void = () => undefined;
+
+  constructor(private readonly link: CoordinatorLink) {}
+
+  /** Handles one message; failures go back to the coordinator as 'error' messages. */
+  receive(message: ToReplica): void {
+    const run = async (): Promise<void> => {
+      switch (message.type) {
+        case 'init':
+          return this.init(message);
+        case 'step':
+          return this.step(message);
+        case 'reduce':
+          return this.reduce(message);
+        case 'apply':
+          return this.apply(message);
+        case 'publish':
+          return this.publish(message.params);
+        case 'get-state':
+          return this.getState(message.params);
+        case 'set-state':
+          return this.setState(message.record);
+        case 'close':
+          return this.close();
+      }
+    };
+    // Reductions (shared memory only) and optimizer updates (the parameters of a bucket whose
+    // gradients are joined) run while the step still waits on later buckets: that is the overlap.
+    // An update waits for the step's reload; everything else runs in arrival order.
+    let task: Promise<void>;
+    if (message.type === 'reduce') task = run();
+    else if (message.type === 'apply') task = this.reloaded.then(run);
+    else {
+      if (message.type === 'step') this.reloaded = new Promise((resolve) => (this.reloadDone = resolve));
+      task = this.chain = this.chain.then(run);
+    }
+    task.catch((e: unknown) => {
+      const err = e instanceof Error ? e : new Error(String(e));
+      this.link.post({ type: 'error', name: err.name, message: err.message, ...(err.stack ? { stack: err.stack } : {}), during: message.type });
+    });
+  }
+
+  private async init(m: InitMessage): Promise<void> {
+    this.index = m.index;
+    this.layout = m.layout;
+    const mod = (await import(m.task)) as { default?: unknown; task?: unknown };
+    const task = mod.default ?? mod.task;
+    if (!isTask(task)) {
+      throw new ArgumentError(`${m.task} does not export a task (default export with model, loss and optimizer)`, { op: 'DataParallel', hint: 'export default defineTask({ model, loss, optimizer })' });
+    }
+    this.task = task;
+    const { inner, describe, adapter } = await this.makeBackend(m);
+    const backend = new Autodiff(inner);
+    backend.seed(m.seed);
+    this.backend = backend;
+    const device = backend.defaultDevice();
+    this.ctx = { backend, device, options: m.options, replica: { index: m.index, device: m.device.key } };
+    this.model = task.model(this.ctx);
+    // Strict: the record and the model have the same parameter names (and shapes).
+    this.model.fromRecord(m.record);
+    const byName = new Map(this.model.namedParams());
+    this.params = m.layout.params.map((slot) => {
+      const p = byName.get(slot.name);
+      if (!p) throw new ArgumentError(`the task's model has no parameter '${slot.name}'`, { op: 'DataParallel', hint: 'the task must build the same architecture as the module given to DataParallel.create' });
+      return p;
+    });
+    this.optimizer = task.optimizer(this.ctx);
+    if (m.optimizer) this.optimizer.loadState(m.optimizer, this.model);
+    if (m.shared) {
+      this.views = {
+        grads: m.shared.grads.map((b) => new Float32Array(b)),
+        joined: new Float32Array(m.shared.joined),
+        weights: new Float32Array(m.shared.weights),
+      };
+    }
+    const clipNorm = this.optimizer.options.clipNorm;
+    this.link.post({ type: 'ready', describe, ...(adapter ? { adapter } : {}), ...(clipNorm !== undefined ? { clipNorm } : {}), optimizerKind: this.optimizer.kind });
+  }
+
+  private async makeBackend(m: InitMessage): Promise<{ inner: Backend & { close(): Promise<void> }; describe: string; adapter?: { vendor: string; device: string; description: string } }> {
+    if (m.device.kind === 'cpu' || m.device.kind === 'cpu:worker') {
+      // 'cpu:worker' computes its large ops on one pool thread: offloaded, they leave this thread
+      // free to hand gradients over while backward runs (inline, backward would block it to the end).
+      const threads = m.device.kind === 'cpu' ? m.cpuThreads : 1;
+      const cpu = new Cpu({ threads, offload: true, runtime: Runtime.default });
+      return { inner: cpu, describe: `autodiff<cpu>, ${threads} pool thread${threads === 1 ? '' : 's'}` };
+    }
+    const { Wgpu } = await import('../backends/wgpu/backend.js');
+    const { WgpuDevice } = await import('../devices/wgpu.js');
+    const device = m.gpu?.dawnName ? WgpuDevice.byName(m.gpu.dawnName) : WgpuDevice.Default;
+    const gpu = await Wgpu.create({ device });
+    const adapter = await gpu.adapterInfo();
+    if (m.gpu && !sameGpu(m.gpu.name, adapter)) {
+      await gpu.close();
+      throw new DeviceError(`${m.device.key} should be ${m.gpu.name}, but Dawn opened '${adapter.device}' (${adapter.description})`, {
+        op: 'DataParallel',
+        devices: [m.device.key],
+        hint: "the GPU could not be pinned; see the README's data-parallel section on choosing GPUs",
+      });
+    }
+    return { inner: gpu, describe: `autodiff<wgpu> on ${adapter.device || adapter.description}`, adapter };
+  }
+
+  private reload(m: StepMessage): void {
+    if (m.reload.length === 0) return;
+    let at = 0;
+    noGrad(() => {
+      for (const i of m.reload) {
+        const slot = this.layout.params[i]!;
+        const p = this.params[i]!;
+        let src: Float32Array;
+        if (m.weights) {
+          src = m.weights.subarray(at, at + slot.size);
+          at += slot.size;
+        } else if (this.views) src = this.views.weights.subarray(slot.offset, slot.offset + slot.size);
+        else throw new ArgumentError('a reload without weights', { op: 'DataParallel' });
+        p.set(fromData(this.backend, src, { shape: slot.shape, device: this.ctx.device }));
+      }
+    });
+  }
+
+  private async step(m: StepMessage): Promise<void> {
+    const reloadAt = absoluteNow();
+    try {
+      this.reload(m);
+    } finally {
+      this.reloadDone();
+    }
+    const forwardAt = absoluteNow();
+    if (m.size === 0) {
+      this.link.post({ type: 'computed', step: m.step, loss: 0, metrics: {}, reloadAt, forwardAt, backwardAt: forwardAt, forwardEndAt: forwardAt, computeEndAt: forwardAt, computeMs: 0 });
+      return;
+    }
+    // The device-side span of this step's forward and backward ops, from the scheduler's events.
+    const scheduler = this.backend.runtime.scheduler;
+    const windowStart = clock.now();
+    let backwardFrom = Infinity;
+    let windowEnd = Infinity;
+    let first = Infinity;
+    let last = -Infinity;
+    let forwardLast = -Infinity;
+    const sub = scheduler.events$.subscribe((e) => {
+      if (e.queuedAt < windowStart || e.queuedAt > windowEnd) return;
+      if (e.startAt < first) first = e.startAt;
+      if (e.endAt > last) last = e.endAt;
+      if (e.queuedAt < backwardFrom && e.endAt > forwardLast) forwardLast = e.endAt;
+    });
+    try {
+      const shard = new Shard(this.backend, this.ctx.device, m.inputs, m.size);
+      const { loss, metrics } = tidy(() => lossParts(this.task.loss(this.model, shard, this.ctx)));
+      const backwardAt = absoluteNow();
+      backwardFrom = clock.now();
+      const grads = loss.backward();
+      windowEnd = clock.now();
+      shard.dispose();
+      const pg = ParamGrads.from(grads, this.model);
+      grads.dispose();
+      // The loss and metrics are read while the gradients are handed over (one wait, not three).
+      const values = Promise.all([loss.item(), ...metrics.map(([, t]) => t.item())]);
+      let optimizerEndAt: number | undefined;
+      if (m.solo) {
+        this.optimizer.step(this.model, pg, m.lr ?? this.optimizer.lr);
+        pg.dispose();
+        // A small read orders after the update (same device): the step is done when it resolves.
+        await this.smallest()?.value.toData();
+        optimizerEndAt = absoluteNow();
+      } else {
+        await this.sendBuckets(m.step, pg);
+        pg.dispose();
+      }
+      const [lossValue, ...metricList] = await values;
+      loss.dispose();
+      const metricValues: Record<string, number> = {};
+      metrics.forEach(([name, t], i) => {
+        metricValues[name] = metricList[i]!;
+        t.dispose();
+      });
+      const originShift = performance.timeOrigin;
+      this.link.post({
+        type: 'computed',
+        step: m.step,
+        loss: lossValue,
+        metrics: metricValues,
+        reloadAt,
+        forwardAt,
+        backwardAt,
+        forwardEndAt: Number.isFinite(forwardLast) ? Math.max(forwardLast + originShift, backwardAt) : backwardAt,
+        computeEndAt: Number.isFinite(last) ? last + originShift : absoluteNow(),
+        computeMs: Number.isFinite(last) ? last - first : 0,
+        ...(optimizerEndAt !== undefined ? { optimizerEndAt } : {}),
+      });
+    } finally {
+      sub.unsubscribe();
+    }
+  }
+
+  /** The parameter with the fewest values (a cheap read to wait on). */
+  private smallest(): Param<ReplicaBackend> | undefined {
+    let best: Param<ReplicaBackend> | undefined;
+    for (const p of this.params) if (!best || p.value.size < best.value.size) best = p;
+    return best;
+  }
+
+  /** Hands gradients over bucket by bucket, each as soon as backward has produced all of it. */
+  private async sendBuckets(step: number, pg: ParamGrads<ReplicaBackend>): Promise<void> {
+    // Every read is issued now; each resolves when the op that makes that gradient finishes.
+    const reads = this.layout.buckets.map((b) =>
+      Promise.all(b.params.map((i) => pg.get(this.params[i]!.id)?.toData())),
+    );
+    const own = this.views?.grads[this.index];
+    for (const b of this.layout.buckets) {
+      const values = await reads[b.index]!;
+      const readyAt = absoluteNow();
+      if (own) {
+        b.params.forEach((i, k) => {
+          const slot = this.layout.params[i]!;
+          const v = values[k];
+          if (v) own.set(v.values, slot.offset);
+          else own.fill(0, slot.offset, slot.offset + slot.size); // not reached by backward: zero
+        });
+        this.link.post({ type: 'bucket', step, bucket: b.index, readyAt, sentAt: absoluteNow() });
+      } else {
+        const data = new Float32Array(b.size);
+        b.params.forEach((i, k) => {
+          const slot = this.layout.params[i]!;
+          const v = values[k];
+          if (v) data.set(v.values, slot.offset - b.offset);
+        });
+        this.link.post({ type: 'bucket', step, bucket: b.index, readyAt, sentAt: absoluteNow(), data }, [data.buffer]);
+      }
+    }
+  }
+
+  private async reduce(m: ReduceMessage): Promise<void> {
+    const views = this.views;
+    if (!views) throw new ArgumentError('only replicas in worker threads reduce', { op: 'DataParallel' });
+    const startAt = absoluteNow();
+    weightedSum(views.joined, m.inputs.map((x) => ({ data: views.grads[x.replica]!, weight: x.weight })), m.from, m.to, this.scratch);
+    this.link.post({ type: 'reduced', step: m.step, bucket: m.bucket, startAt, endAt: absoluteNow() });
+  }
+
+  /** Steps the optimizer for the parameters of a bucket this replica owns, then publishes their new values. */
+  private async apply(m: ApplyMessage): Promise<void> {
+    const startAt = absoluteNow();
+    const pg = new ParamGrads<ReplicaBackend>();
+    let at = 0;
+    noGrad(() => {
+      for (const i of m.params) {
+        const slot = this.layout.params[i]!;
+        let src: Float32Array;
+        if (m.joined) {
+          src = m.joined.subarray(at, at + slot.size);
+          at += slot.size;
+        } else src = this.views!.joined.subarray(slot.offset, slot.offset + slot.size);
+        const g = fromData(this.backend, src, { shape: slot.shape, device: this.ctx.device });
+        pg.set(this.params[i]!.id, m.scale === 1 ? g : tidy(() => g.mul(m.scale)));
+        if (m.scale !== 1) g.dispose();
+      }
+    });
+    this.optimizer.step(this.model, pg, m.lr ?? this.optimizer.lr, { clip: false });
+    pg.dispose();
+    const data = await this.writeWeights(m.params);
+    this.link.post({ type: 'applied', step: m.step, bucket: m.bucket, startAt, endAt: absoluteNow(), ...(data ? { data } : {}) }, data ? [data.buffer] : []);
+  }
+
+  /** Writes the current values of `params` to the shared weights, or returns them concatenated (process replicas). */
+  private async writeWeights(params: readonly number[]): Promise<Float32Array<ArrayBuffer> | undefined> {
+    const values = await Promise.all(params.map((i) => this.params[i]!.value.toData()));
+    if (this.views) {
+      params.forEach((i, k) => this.views!.weights.set(values[k]!.values, this.layout.params[i]!.offset));
+      return undefined;
+    }
+    const data = new Float32Array(params.reduce((a, i) => a + this.layout.params[i]!.size, 0));
+    let at = 0;
+    params.forEach((i, k) => {
+      data.set(values[k]!.values, at);
+      at += this.layout.params[i]!.size;
+    });
+    return data;
+  }
+
+  private async publish(params: readonly number[]): Promise<void> {
+    const data = await this.writeWeights(params);
+    this.link.post({ type: 'published', ...(data ? { data } : {}) }, data ? [data.buffer] : []);
+  }
+
+  private async getState(params: readonly number[]): Promise<void> {
+    const all = await this.optimizer.state();
+    const ids = new Set(params.map((i) => this.params[i]!.id as string));
+    const record: OptimizerRecord = { kind: all.kind, params: Object.fromEntries(Object.entries(all.params).filter(([id]) => ids.has(id))) };
+    this.link.post({ type: 'state', record });
+  }
+
+  /** Adds the states in `record` to this replica's optimizer (keeping the others). */
+  private async setState(record: OptimizerRecord): Promise<void> {
+    const mine = await this.optimizer.state();
+    this.optimizer.loadState({ kind: record.kind, params: { ...mine.params, ...record.params } }, this.model);
+    this.link.post({ type: 'state-set' });
+  }
+
+  private async close(): Promise<void> {
+    try {
+      this.model?.dispose();
+      this.optimizer?.clear();
+      await this.backend?.close();
+    } finally {
+      this.link.exit(0);
+    }
+  }
+}
+
+/**
+ * Whether Dawn's adapter is the GPU the machine listed under `name`. Dawn's `device` is the
+ * Vulkan device name in a slug ('llvmpipe-llvm-15-0-6-256-bits-' for 'llvmpipe (LLVM 15.0.6, 256
+ * bits)'): compared by letters and digits. Where an adapter reports no device name, its vendor
+ * must at least begin the listed name.
+ */
+export function sameGpu(name: string, adapter: { vendor?: string; device: string; description: string }): boolean {
+  const norm = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const want = norm(name);
+  if (want === '') return true;
+  const device = norm(adapter.device);
+  if (device !== '') return device.includes(want) || want.includes(device);
+  const vendor = norm(adapter.vendor ?? '') || norm(adapter.description.split(/[\s:]/)[0] ?? '');
+  return vendor !== '' && want.startsWith(vendor);
+}

@@ -1,0 +1,147 @@
+/**
+ * N replicas on one global batch give the updated weights of one device on that batch.
+ * Checked against an independent float64 reference (ref-mlp.ts) and against the same model
+ * trained on one Switchyard device, for both strategies, uneven shards, several buckets, global
+ * gradient clipping, the one-replica path and the balancer's reconfigurations. CPU replicas only.
+ *
+ * Tolerances: float32 against the float64 reference, |a - b| <= 1e-5 + 1e-4 |b|; against the
+ * one-device float32 run, |a - b| <= 2e-6 + 1e-5 |b| (the sums run in another order).
+ */
+import { afterAll, describe, expect, test } from 'vitest';
+import { Autodiff } from '../../src/autodiff/autodiff.js';
+import { Cpu } from '../../src/backends/cpu/backend.js';
+import { tidy } from '../../src/memory/tidy.js';
+import type { ModuleRecord } from '../../src/nn/record.js';
+import { crossEntropy } from '../../src/nn/loss.js';
+import { Adam } from '../../src/optim/adam.js';
+import { ParamGrads } from '../../src/optim/param-grads.js';
+import { SGD } from '../../src/optim/sgd.js';
+import type { Optimizer } from '../../src/optim/optimizer.js';
+import { DataParallel, type DataParallelOptions } from '../../src/parallel/data-parallel.js';
+import { fromData } from '../../src/tensor/creation.js';
+import { mlp, type MlpOptions } from './fixtures/mlp-task.js';
+import { RefTrainer, refModel, worstRatio } from './ref-mlp.js';
+
+const TASK = new URL('./fixtures/mlp-task.ts', import.meta.url);
+const SIZES = [12, 16, 8, 3];
+const B = 23;
+
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function batches(count: number, seed: number): Array<{ x: Float32Array; y: Int32Array }> {
+  const next = rng(seed);
+  return Array.from({ length: count }, () => ({
+    x: Float32Array.from({ length: B * SIZES[0]! }, () => 2 * next() - 1),
+    y: Int32Array.from({ length: B }, () => Math.floor(next() * SIZES[SIZES.length - 1]!)),
+  }));
+}
+
+const host = new Autodiff(new Cpu({ threads: 0 }));
+afterAll(() => host.close());
+
+async function initialRecord(seed: number): Promise<ModuleRecord> {
+  host.seed(seed);
+  const m = mlp(host, host.defaultDevice(), SIZES);
+  const r = await m.toRecord();
+  m.dispose();
+  return r;
+}
+
+/** The same training on one Switchyard device (no DataParallel). */
+async function oneDevice(record: ModuleRecord, opts: MlpOptions, data: ReadonlyArray<{ x: Float32Array; y: Int32Array }>): Promise<ModuleRecord> {
+  const model = mlp(host, host.defaultDevice(), SIZES).fromRecord(record);
+  const extra = opts.clipNorm !== undefined ? { clipNorm: opts.clipNorm } : {};
+  const opt: Optimizer<typeof host> = opts.optimizer === 'adam' ? new Adam({ lr: opts.lr, eps: opts.eps ?? 1e-8, ...extra }) : new SGD({ lr: opts.lr, momentum: opts.momentum ?? 0, ...extra });
+  for (const b of data) {
+    tidy(() => {
+      const loss = crossEntropy(model.forward(fromData(host, b.x, { shape: [B, SIZES[0]!] })), fromData(host, b.y));
+      opt.step(model, ParamGrads.from(loss.backward(), model));
+    });
+  }
+  const out = await model.toRecord();
+  model.dispose();
+  opt.clear();
+  return out;
+}
+
+async function trainParallel(record: ModuleRecord, opts: MlpOptions, data: ReadonlyArray<{ x: Float32Array; y: Int32Array }>, dpOptions: Partial<DataParallelOptions<MlpOptions>>): Promise<{ record: ModuleRecord; losses: number[]; shards: number[][] }> {
+  const dp = await DataParallel.create<MlpOptions>({ task: TASK, module: record, devices: 'cpu:worker*2', options: opts, split: 'even', onNotice: () => undefined, ...dpOptions });
+  try {
+    const losses: number[] = [];
+    const shards: number[][] = [];
+    for (const b of data) {
+      const r = await dp.step({ x: { data: b.x, shape: [B, SIZES[0]!] }, y: { data: b.y, shape: [B] } });
+      losses.push(r.loss);
+      shards.push([...r.shards]);
+    }
+    return { record: await dp.record(), losses, shards };
+  } finally {
+    await dp.close();
+  }
+}
+
+function reference(record: ModuleRecord, opts: MlpOptions, data: ReadonlyArray<{ x: Float32Array; y: Int32Array }>): { layers: ReturnType<typeof refModel>; losses: number[] } {
+  const layers = refModel(record, SIZES);
+  const t = new RefTrainer(layers, { kind: opts.optimizer, lr: opts.lr, ...(opts.momentum !== undefined ? { momentum: opts.momentum } : {}), ...(opts.eps !== undefined ? { eps: opts.eps } : {}), ...(opts.clipNorm !== undefined ? { clipNorm: opts.clipNorm } : {}) });
+  const losses = data.map((b) => t.step(b.x, b.y, B));
+  return { layers, losses };
+}
+
+function expectClose(actual: ModuleRecord, expected: ModuleRecord, atol: number, rtol: number): void {
+  for (const [name, p] of Object.entries(expected.params)) {
+    const got = actual.params[name]!.data;
+    for (let i = 0; i < p.data.length; i++) {
+      const ok = Math.abs(got[i]! - p.data[i]!) <= atol + rtol * Math.abs(p.data[i]!);
+      if (!ok) expect.fail(`${name}[${i}]: ${got[i]} vs one device ${p.data[i]}`);
+    }
+  }
+}
+
+async function check(seed: number, opts: MlpOptions, dpOptions: Partial<DataParallelOptions<MlpOptions>>, steps = 3): Promise<number[][]> {
+  const record = await initialRecord(seed);
+  const data = batches(steps, seed * 31);
+  const ref = reference(record, opts, data);
+  const [dp, one] = await Promise.all([trainParallel(record, opts, data, dpOptions), oneDevice(record, opts, data)]);
+  const worst = worstRatio(dp.record, ref.layers, 1e-5, 1e-4);
+  expect(worst.ratio, worst.where).toBeLessThanOrEqual(1);
+  expectClose(dp.record, one, 2e-6, 1e-5);
+  dp.losses.forEach((l, i) => expect(l).toBeCloseTo(ref.losses[i]!, 5));
+  // The weights moved: a test of equal results is no test when nothing changed.
+  expect(worstRatio(record, ref.layers, 1e-5, 1e-4).ratio).toBeGreaterThan(1);
+  return dp.shards;
+}
+
+describe('DataParallel gives the weights of one device', () => {
+  test("'main', two replicas, even shards (12 + 11), SGD with momentum", async () => {
+    const shards = await check(1, { sizes: SIZES, optimizer: 'sgd', lr: 0.2, momentum: 0.9 }, { strategy: 'main' });
+    expect(shards[0]).toEqual([12, 11]);
+  });
+
+  test("'sharded', three replicas, uneven shards (1:2:4), Adam, many small buckets", async () => {
+    const shards = await check(2, { sizes: SIZES, optimizer: 'adam', lr: 0.01, eps: 1e-6 }, { strategy: 'sharded', devices: 'cpu:worker*3', split: [1, 2, 4], bucketBytes: 256, firstBucketBytes: 128 });
+    expect(shards[0]).toEqual([3, 7, 13]);
+  });
+
+  test("'main' on a pool replica and a one-thread replica (3:1), SGD, clipped on the global norm", async () => {
+    await check(3, { sizes: SIZES, optimizer: 'sgd', lr: 0.5, clipNorm: 0.05 }, { strategy: 'main', devices: 'cpu,cpu:worker', split: [3, 1], cpuThreads: 2 });
+  });
+
+  test('one replica: the optimizer steps locally', async () => {
+    await check(4, { sizes: SIZES, optimizer: 'adam', lr: 0.01, eps: 1e-6 }, { devices: 'cpu:worker' });
+  });
+
+  test("'sharded' under the balancer: whatever it probes, keeps or drops, optimizer state follows the parameters", async () => {
+    const shards = await check(5, { sizes: SIZES, optimizer: 'adam', lr: 0.01, eps: 1e-6 }, { strategy: 'sharded', split: 'balanced', balance: { warmupSteps: 0, measureSteps: 1, probeSteps: 1 } }, 6);
+    // Step 1 even, step 2 balanced (timed), step 3 the fastest alone (every parameter's state moved to it).
+    expect(shards[0]).toEqual([12, 11]);
+    expect(shards[2]!.filter((n) => n === B)).toHaveLength(1);
+  });
+});

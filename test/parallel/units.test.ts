@@ -1,0 +1,249 @@
+/**
+ * The pure parts of DataParallel: bucket layout, owners, the weighted join, shard sizing and the
+ * balancer's decisions (driven by synthetic timings, no clock), device lists, batches, timelines.
+ */
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { ArgumentError, DTypeError, ShapeError } from '../../src/errors.js';
+import type { ParamId } from '../../src/nn/param.js';
+import { Balancer, apportion, equalFinish, fitCost } from '../../src/parallel/balancer.js';
+import { checkBatch, sliceBatch } from '../../src/parallel/batch.js';
+import { parseDevices } from '../../src/parallel/devices.js';
+import { assignOwners, planLayout } from '../../src/parallel/layout.js';
+import { chunkOf, weightedSum } from '../../src/parallel/reduce.js';
+import { overlapOf, renderTimeline, type StepTimeline } from '../../src/parallel/timeline.js';
+
+const id = (s: string): ParamId => s as ParamId;
+
+describe('bucket layout', () => {
+  test('buckets cover the flat buffer in reverse parameter order, each within its cap unless one parameter exceeds it', () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 12 }), fc.integer({ min: 4, max: 4000 }), fc.integer({ min: 4, max: 4000 }), (shapes, cap, first) => {
+        const params = shapes.map((shape, i) => ({ name: `p${i}`, id: id(`id${i}`), shape }));
+        const L = planLayout(params, { bucketBytes: cap, firstBucketBytes: first });
+        const sizes = shapes.map((s) => s.reduce((a, b) => a * b, 1));
+        expect(L.total).toBe(sizes.reduce((a, b) => a + b, 0));
+        // Reverse order, contiguous, no gaps.
+        let at = 0;
+        for (let i = params.length - 1; i >= 0; i--) {
+          expect(L.params[i]!.offset).toBe(at);
+          at += sizes[i]!;
+        }
+        let end = 0;
+        L.buckets.forEach((b, k) => {
+          expect(b.offset).toBe(end);
+          end += b.size;
+          expect(b.size).toBe(b.params.reduce((a, p) => a + sizes[p]!, 0));
+          const limit = Math.floor((k === 0 ? Math.min(first, cap) : cap) / 4);
+          if (b.params.length > 1) expect(b.size).toBeLessThanOrEqual(limit);
+          for (const p of b.params) expect(L.params[p]!.bucket).toBe(k);
+        });
+        expect(end).toBe(L.total);
+      }),
+    );
+  });
+
+  test('DDP defaults: a 1 MiB first bucket, then 25 MiB', () => {
+    const L = planLayout([
+      { name: 'a', id: id('a'), shape: [2048, 2048] }, // 16 MiB
+      { name: 'b', id: id('b'), shape: [1024, 1024] }, // 4 MiB
+      { name: 'c', id: id('c'), shape: [1000] },
+      { name: 'd', id: id('d'), shape: [512, 256] }, // 0.5 MiB
+    ]);
+    expect(L.buckets.map((b) => b.params)).toEqual([[3, 2], [1, 0]]);
+  });
+
+  test('bad caps are ArgumentErrors', () => {
+    expect(() => planLayout([{ name: 'a', id: id('a'), shape: [1] }], { bucketBytes: 0 })).toThrow(ArgumentError);
+  });
+});
+
+describe('owners', () => {
+  test("'main': the first active replica; 'sharded': (i + k) mod n, keeping owners that stay", () => {
+    expect(assignOwners(5, 3, [0, 1, 2], 'main')).toEqual([0, 0, 0, 0, 0]);
+    expect(assignOwners(5, 3, [1, 2], 'main')).toEqual([1, 1, 1, 1, 1]);
+    expect(assignOwners(5, 3, [0, 1, 2], 'sharded')).toEqual([0, 1, 2, 0, 1]);
+    expect(assignOwners(5, 3, [0, 2], 'sharded')).toEqual([0, 2, 2, 0, 2]);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 63 }), (params, n, mask) => {
+        const active = Array.from({ length: n }, (_, i) => i).filter((i) => mask & (1 << i));
+        if (active.length === 0) return;
+        const all = assignOwners(params, n, Array.from({ length: n }, (_, i) => i), 'sharded');
+        const some = assignOwners(params, n, active, 'sharded');
+        some.forEach((o, p) => {
+          expect(active).toContain(o);
+          if (active.includes(all[p]!)) expect(o).toBe(all[p]);
+        });
+      }),
+    );
+  });
+});
+
+describe('the weighted join', () => {
+  test('equals a float64 sum of weight * gradient, whichever ranges it is split into', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 9000 }), fc.integer({ min: 1, max: 7 }), fc.integer(), (n, len, parts, seed) => {
+        let s = seed;
+        const next = () => ((s = (Math.imul(s, 1103515245) + 12345) | 0) >>> 8) / 2 ** 24 - 0.5;
+        const grads = Array.from({ length: n }, () => Float32Array.from({ length: len }, next));
+        const w = Array.from({ length: n }, () => Math.abs(next()) + 0.01);
+        const out = new Float32Array(len);
+        for (let k = 0; k < parts; k++) {
+          const [from, to] = chunkOf(0, len, k, parts);
+          weightedSum(out, grads.map((data, r) => ({ data, weight: w[r]! })), from, to);
+        }
+        let bad = -1;
+        for (let i = 0; i < len && bad < 0; i++) {
+          let ref = 0;
+          for (let r = 0; r < n; r++) ref += w[r]! * grads[r]![i]!;
+          if (out[i] !== Math.fround(ref)) bad = i;
+        }
+        expect(bad).toBe(-1);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe('shard sizes', () => {
+  test('apportion: integers summing to the total, each within 1 of its exact share', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 5000 }), fc.array(fc.double({ min: 0, max: 100, noNaN: true }), { minLength: 1, maxLength: 8 }), (total, weights) => {
+        const out = apportion(total, weights);
+        expect(out.reduce((a, b) => a + b, 0)).toBe(total);
+        const sum = weights.reduce((a, b) => a + b, 0);
+        if (sum > 0) out.forEach((n, i) => expect(Math.abs(n - (weights[i]! / sum) * total)).toBeLessThan(1));
+      }),
+    );
+  });
+
+  test('fitCost recovers a + b n; equalFinish equalises the predicted times', () => {
+    expect(fitCost([{ n: 100, t: 7 }, { n: 300, t: 11 }, { n: 200, t: 9 }])).toEqual({ a: expect.closeTo(5, 9), b: expect.closeTo(0.02, 9) });
+    expect(fitCost([{ n: 100, t: 10 }, { n: 102, t: 10.5 }])).toEqual({ a: 0, b: expect.closeTo((0.1 + 10.5 / 102) / 2, 9) });
+    const costs = [{ a: 3, b: 0.002 }, { a: 1, b: 0.2 }, { a: 0, b: 0.05 }];
+    const sizes = equalFinish(1024, costs);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(1024);
+    const times = sizes.map((n, i) => costs[i]!.a + costs[i]!.b * n);
+    for (const t of times) expect(Math.abs(t - times[0]!)).toBeLessThanOrEqual(0.2 + 1e-9); // within one sample of the slowest
+    // A replica whose fixed cost alone exceeds the others' finish gets nothing.
+    expect(equalFinish(10, [{ a: 0, b: 1 }, { a: 100, b: 1 }])).toEqual([10, 0]);
+  });
+});
+
+describe('the balancer', () => {
+  // Two replicas: 0 costs 2 + 0.01 n ms, 1 costs 0.1 n ms; walls are whatever the test says.
+  const compute = (shards: readonly number[]): number[] => [shards[0]! > 0 ? 2 + 0.01 * shards[0]! : 0, shards[1]! > 0 ? 0.1 * shards[1]! : 0];
+
+  function drive(soloWall: number, mixWall: number): { decisions: unknown[]; plans: number[][] } {
+    const b = new Balancer(2, 'balanced', { warmupSteps: 1, measureSteps: 2, probeSteps: 2 });
+    const decisions: unknown[] = [];
+    const plans: number[][] = [];
+    let active = [0, 1];
+    for (let s = 0; s < 9; s++) {
+      const plan = b.plan(400, active);
+      plans.push(plan.shards);
+      const d = b.observe({ shards: plan.shards, computeMs: compute(plan.shards), wallMs: plan.solo !== undefined ? soloWall : mixWall }, [0, 1]);
+      if (d) decisions.push(d);
+      if (d?.kind === 'drop') active = [d.keep];
+    }
+    return { decisions, plans };
+  }
+
+  test('warm-up and the first timed step split evenly; then shards follow the fitted costs', () => {
+    const { plans } = drive(10, 5);
+    expect(plans[0]).toEqual([200, 200]);
+    expect(plans[1]).toEqual([200, 200]);
+    // 2 + 0.01 n0 = 0.1 n1, n0 + n1 = 400 (replica 0 was only seen at one size: fitted as proportional).
+    const [n0, n1] = plans[2]!;
+    expect(n0! + n1!).toBe(400);
+    expect(n0).toBeGreaterThan(300);
+  });
+
+  test('the fastest replica alone is timed between two timings of the mix; slower alone: the mix stays', () => {
+    const { decisions, plans } = drive(10, 5);
+    expect(decisions).toEqual([{ kind: 'probe', replica: 0 }, { kind: 'unprobe' }, { kind: 'keep', mixMs: 5, soloMs: 10, fastest: 0 }]);
+    expect(plans[4]).toEqual([400, 0]);
+    expect(plans[5]).toEqual([400, 0]);
+    expect(plans[6]![1]).toBeGreaterThan(0);
+    expect(plans[8]![1]).toBeGreaterThan(0);
+  });
+
+  test('faster alone than the mix: the others are dropped', () => {
+    const { decisions, plans } = drive(4, 5);
+    expect(decisions[2]).toEqual({ kind: 'drop', keep: 0, dropped: [1], mixMs: 5, soloMs: 4 });
+    expect(plans[8]).toEqual([400, 0]);
+  });
+
+  test('fixed and even splits never probe', () => {
+    const b = new Balancer(3, [1, 2, 1]);
+    expect(b.plan(10, [0, 1, 2]).shards).toEqual([3, 5, 2]);
+    for (let s = 0; s < 10; s++) expect(b.observe({ shards: [3, 5, 2], computeMs: [1, 1, 1], wallMs: 1 }, [0, 1, 2])).toBeUndefined();
+    expect(() => new Balancer(2, [1])).toThrow(/one weight >= 0 per device/);
+  });
+});
+
+describe('device lists', () => {
+  test('forms and repeats', () => {
+    expect(parseDevices('wgpu:0, cpu').map((d) => d.key)).toEqual(['wgpu:0', 'cpu']);
+    expect(parseDevices('wgpu').map((d) => d.key)).toEqual(['wgpu:0']);
+    expect(parseDevices(['cpu:worker*3', 'wgpu:1']).map((d) => d.key)).toEqual(['cpu:worker', 'cpu:worker', 'cpu:worker', 'wgpu:1']);
+  });
+
+  test.each([
+    ['gpu', /unknown device 'gpu'; devices are 'wgpu' or 'wgpu:<n>'/],
+    ['cpu,cpu', /device 'cpu' is listed more than once.*hint: 'cpu' already uses every core/],
+    ['wgpu:0,wgpu:0', /device 'wgpu:0' is listed more than once/],
+    ['cpu:worker*0', /repeat count must be in \[1, 1024\]/],
+    ['', /unknown device ''/],
+  ])('%j is an ArgumentError', (list, message) => {
+    expect(() => parseDevices(list)).toThrow(ArgumentError);
+    expect(() => parseDevices(list)).toThrow(message);
+  });
+});
+
+describe('batches', () => {
+  const x = { data: Float32Array.from({ length: 12 }, (_, i) => i), shape: [4, 3] };
+  const y = { data: Int32Array.from([0, 1, 2, 3]), shape: [4] };
+
+  test('shards are rows, in buffers of their own', () => {
+    expect(checkBatch({ x, y })).toBe(4);
+    const s = sliceBatch({ x, y }, 1, 3);
+    expect(s['x']).toEqual({ data: Float32Array.from([3, 4, 5, 6, 7, 8]), shape: [2, 3] });
+    expect(s['y']).toEqual({ data: Int32Array.from([1, 2]), shape: [2] });
+    expect(s['x']!.data.buffer).not.toBe(x.data.buffer);
+  });
+
+  test('bad batches are typed errors', () => {
+    expect(() => checkBatch({})).toThrow(/the batch has no inputs/);
+    expect(() => checkBatch({ x, y: { data: Int32Array.from([1, 2]), shape: [2] } })).toThrow(ShapeError);
+    expect(() => checkBatch({ x: { data: [1, 2] as unknown as Float32Array, shape: [2] } })).toThrow(DTypeError);
+    expect(() => checkBatch({ x: { data: new Float32Array(5), shape: [2, 3] } })).toThrow(/holds 5 values for its shape/);
+  });
+});
+
+describe('timelines', () => {
+  const t: StepTimeline = {
+    step: 7,
+    startAt: 1000,
+    endAt: 1100,
+    replicas: [
+      { index: 0, device: 'cpu:worker', shard: 8, reloadAt: 1000, forwardAt: 1000, backwardAt: 1002, forwardEndAt: 1020, computeEndAt: 1080, buckets: [{ bucket: 0, send: { startAt: 1040, endAt: 1045 }, reduce: { startAt: 1050, endAt: 1060 }, apply: { startAt: 1085, endAt: 1095 } }] },
+      { index: 1, device: 'cpu:worker', shard: 8, reloadAt: 1000, forwardAt: 1000, backwardAt: 1001, forwardEndAt: 1010, computeEndAt: 1030, buckets: [{ bucket: 0, send: { startAt: 1030, endAt: 1035 } }] },
+    ],
+  };
+
+  test('overlap: communication during any replica\'s backward', () => {
+    // comm: [1030,1035] [1040,1045] [1050,1060] [1085,1095] = 30 ms; backward union [1010,1080]: 20 ms of it.
+    expect(overlapOf(t)).toEqual({ commMs: 30, overlappedMs: 20, fraction: 20 / 30, backwardMs: 70 });
+  });
+
+  test('the chart has a row per replica and bucket, and the summary', () => {
+    const text = renderTimeline(t, 20);
+    const lines = text.split('\n');
+    expect(lines).toHaveLength(6);
+    // 20 columns of 5 ms: forward to 1020, backward to 1080; hand-over, reduce, optimizer in the bucket's row.
+    expect(lines[1]).toBe(`${'replica 0 cpu:worker n=8'.padEnd(30)}|ffffbbbbbbbbbbbbb   |`);
+    expect(lines[2]).toBe(`${'  bucket 0'.padEnd(30)}|        ssrrr    ooo|`);
+    expect(lines[5]).toMatch(/communication 30.00 ms, 20.00 ms of it \(67%\) while backward ran/);
+  });
+});
