@@ -209,14 +209,14 @@ export class Replica {
       return;
     }
     // The device-side span of this step's forward and backward ops, from the scheduler's events.
-    const scheduler = this.backend.runtime.scheduler;
+    const runtime = this.backend.runtime;
     const windowStart = clock.now();
     let backwardFrom = Infinity;
     let windowEnd = Infinity;
     let first = Infinity;
     let last = -Infinity;
     let forwardLast = -Infinity;
-    const sub = scheduler.events$.subscribe((e) => {
+    const sub = runtime.events$.subscribe((e) => {
       if (e.queuedAt < windowStart || e.queuedAt > windowEnd) return;
       if (e.startAt < first) first = e.startAt;
       if (e.endAt > last) last = e.endAt;

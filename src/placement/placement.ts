@@ -131,8 +131,8 @@ export class Placement {
     private readonly host: PlacementHost,
     private readonly options: PlacementOptions = {},
   ) {
-    this.profiler = new Profiler(options.events ?? host.runtime.scheduler.events$, options);
-    this.dmda = new Dmda(this.profiler.model, { now: () => clock.now(), depth: (d) => host.runtime.scheduler.lane(d).depth, copy: (id, d) => this.replicas.get(id)?.get(d) }, host.devices, options);
+    this.profiler = new Profiler(options.events ?? host.runtime.events$, options);
+    this.dmda = new Dmda(this.profiler.model, { now: () => clock.now(), depth: (d) => host.runtime.lane(d).depth, copy: (id, d) => this.replicas.get(id)?.get(d) }, host.devices, options);
     this.drift = options.drift ?? 0.2;
     this.calibrationRuns = options.traceCalibrationRuns ?? 2;
     this.log = new StepLog(0);
@@ -511,7 +511,7 @@ export class Placement {
     for (const a of devices) for (const b of devices) if (a !== b) pairs.push([a, b]);
     const sizes = [1 << 10, 1 << 14, 1 << 18, 1 << 20, 1 << 22];
     const expected = new Map<number, [string, string, number]>();
-    const sub = runtime.scheduler.events$.subscribe((e) => {
+    const sub = runtime.events$.subscribe((e) => {
       if (e.op !== 'transfer' || e.error !== undefined) return;
       const m = expected.get(e.record.outputs[0]?.id ?? -1);
       if (m) model.addTransfer(m[0], m[1], m[2], Math.max(e.endAt - e.startAt, 0));

@@ -4,6 +4,7 @@
  * to one runtime (the default one unless given); each worker thread has its own default runtime,
  * and their ids differ by prefix.
  */
+import type { LaneInfo } from '../scheduler/lane.js';
 import { Scheduler, type SchedulerOptions } from '../scheduler/scheduler.js';
 import { BlobStore } from './blobs.js';
 import { IdSource, threadPrefix } from './ids.js';
@@ -37,6 +38,16 @@ export class Runtime {
 
   get prefix(): number {
     return this.ids.prefix;
+  }
+
+  /** One event per finished op of this runtime (what profilers and timelines read). */
+  get events$(): Scheduler['events$'] {
+    return this.scheduler.events$;
+  }
+
+  /** A device lane's queue depth and predicted free time. */
+  lane(device: string): LaneInfo {
+    return this.scheduler.lane(device);
   }
 
   get gradEnabled(): boolean {

@@ -5,7 +5,7 @@
  * past the 4 GiB heap) or the op has no wasm form.
  */
 import type { DType } from '../../../ir/dtype.js';
-import { numel, type OpAttrs, type OpName, type OpRecord, type ReduceAttrs, type ReduceOp } from '../../../ir/ops.js';
+import { numel, type OpName, type OpRecord, type ReduceAttrs, type ReduceOp } from '../../../ir/ops.js';
 import { elementwiseKernel, elementwiseOf } from '../kernels/elementwise.js';
 import type { CpuKernel } from '../kernels/kernel.js';
 import { batchOffset, batchStrides } from '../kernels/matmul.js';
@@ -310,7 +310,7 @@ export const wasmReduceKernel: CpuKernel<ReduceOp> = { units: reduceKernel.units
 function runSoftmax(record: OpRecord<'softmax' | 'logSoftmax'>, inputs: readonly View[], outputs: readonly View[], lo: number, hi: number): void {
   const x = inputs[0]!;
   const out = outputs[0]!;
-  const { dim } = record.attrs as OpAttrs['softmax'];
+  const { dim } = record.attrs;
   const n = x.shape[dim]!;
   const rt = record.inputs[0]!.dtype === 'float32' && (x.stride[dim] === 1 || n === 1) ? runtimeFor(inputs, outputs) : undefined;
   const innerSize = numel(x.shape.slice(dim + 1));
