@@ -36,7 +36,7 @@ export interface PlacementOptions extends ProfilerOptions, DmdaOptions {
   calibrate?: boolean;
   /** Time the transfer calibration may take (default 2000 ms). */
   calibrationBudgetMs?: number;
-  /** Steps a traced step runs on each device alone before it is planned (default 2: one warm-up, one measured; 0: none, and no baseline). */
+  /** Steps a traced step runs on each device alone before it is planned (default 3: a warm-up, then the least of two is its time alone; 0: none, and no baseline). */
   traceCalibrationRuns?: number;
   /** Where op events come from (default: the runtime's scheduler); tests feed synthetic ones. */
   events?: Observable<OpEvent>;
@@ -112,8 +112,8 @@ export class Placement {
   /** Inputs from before the step that were the same tensors in the last two steps (moving them once pays). */
   private constants = new Set<number>();
   private plannedConstants = 0;
-  /** The last calibration step on each device (the whole step there): its measured span is that device's alone. */
-  private alone = new Map<string, StepLog>();
+  /** Each device's step alone: the least wall time of its calibration steps after the first (a warm-up). */
+  private alone = new Map<string, number>();
   /** Whether the current plan's measured steps were compared with the devices alone. */
   private judged = false;
   /** The device a traced step runs on alone, when the plan lost to it. */
@@ -134,7 +134,7 @@ export class Placement {
     this.profiler = new Profiler(options.events ?? host.runtime.scheduler.events$, options);
     this.dmda = new Dmda(this.profiler.model, { now: () => clock.now(), depth: (d) => host.runtime.scheduler.lane(d).depth, copy: (id, d) => this.replicas.get(id)?.get(d) }, host.devices, options);
     this.drift = options.drift ?? 0.2;
-    this.calibrationRuns = options.traceCalibrationRuns ?? 2;
+    this.calibrationRuns = options.traceCalibrationRuns ?? 3;
     this.log = new StepLog(0);
     this.loaded = host
       .adapters()
@@ -327,8 +327,12 @@ export class Placement {
         return;
       }
       case 'calibrate':
+        if (ended.wallMs !== undefined && (this.calibrationRun > 0 || this.calibrationRuns === 1)) {
+          const key = this.queue[0]!.key;
+          this.alone.set(key, Math.min(this.alone.get(key) ?? Infinity, ended.wallMs));
+        }
         if (++this.calibrationRun >= this.calibrationRuns) {
-          this.alone.set(this.queue.shift()!.key, ended);
+          this.queue.shift();
           this.calibrationRun = 0;
         }
         if (this.queue.length === 0) this.replan(`step ${ended.index}: measured`);
@@ -407,10 +411,7 @@ export class Placement {
     if (spans.length < 2) return false;
     this.judged = true;
     let best: [string, number] | undefined;
-    for (const [d, log] of this.alone) {
-      if (log.wallMs === undefined) continue;
-      if (!best || log.wallMs < best[1]) best = [d, log.wallMs];
-    }
+    for (const [d, ms] of this.alone) if (!best || ms < best[1]) best = [d, ms];
     const mine = Math.min(...spans);
     if (!best || mine <= SINGLE_DEVICE_SLACK * best[1]) return false;
     this.fallback = best[0];

@@ -408,6 +408,30 @@ describe("placement: 'trace' against each device alone", () => {
     }
   });
 
+  test("a device's time alone is the least of its steps after the first (a warm-up)", async () => {
+    const { router, syn } = placed('trace', { traceCalibrationRuns: 3 });
+    const m = f32(16, 16);
+    cost(syn, 'matmul', [m, m], {}, [10, 1]);
+    cost(syn, 'exp', [m], {}, [0.1, 5]);
+    cost(syn, 'sum', [m], { dim: null, keepDims: false }, [0.1, 5]);
+    link(syn);
+    let now = 0;
+    clock.delegate = { now: () => now };
+    try {
+      const x = fromData(router, new Float32Array(256).fill(0.01), { shape: [16, 16], device: D0 });
+      router.markStep();
+      // recorded; cpu alone: 50 (warm-up), 3.5, 3; cpu:1 alone: 1 (warm-up), 9, 6; then the plan: 4, 4.
+      for (const ms of [20, 50, 3.5, 3, 1, 9, 6, 4, 4]) {
+        await x.matmul(x).exp().sum().item();
+        now += ms;
+        router.markStep();
+      }
+      expect(router.explain().notes.at(-1)).toMatch(/the plan's step took 4.000 ms, cpu alone 3.000 ms: every op runs on cpu/);
+    } finally {
+      clock.delegate = { now: () => 0 };
+    }
+  });
+
   test('a plan within 5% of the best device alone stays', async () => {
     const { router, syn } = placed('trace', { traceCalibrationRuns: 1 });
     const m = f32(16, 16);
