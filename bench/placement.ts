@@ -1,6 +1,6 @@
 /**
- * Auto-placement (`npm run bench -- placement [--quick] [--cpu-only] [--rounds n]`; compiled:
- * `node dist/bench/main.js placement`).
+ * Auto-placement (`npm run bench -- placement [--quick] [--cpu-only] [--rounds n] [--only inception,mlp,chain,embedding]`;
+ * compiled: `node dist/bench/main.js placement`).
  *
  * Four workloads, each run as one step after another (a step ends at a read of its result):
  * - inception: blocks of four branches of different weight (matmuls, elementwise), concatenated;
@@ -350,7 +350,10 @@ export async function main(args: readonly string[]): Promise<void> {
   const warmup = quick ? 12 : 30;
   console.log(`## placement: ${new Router(backends).name} on ${os.cpus()[0]?.model.trim()} (${os.cpus().length} cores)${gpu ? `, adapter: ${adapter}` : ''}`);
   console.log(`${new Date().toISOString()}; ${warmup} warm-up steps per placed mode, ${rounds} rounds, median step times\n`);
-  const workloads = [inception(sizes.inception), mlp(sizes.mlp), chain(sizes.chain), embedding(sizes.embedding)];
+  const onlyArg = args.indexOf('--only');
+  const only = onlyArg >= 0 ? new Set((args[onlyArg + 1] ?? '').split(',')) : undefined;
+  const all = { inception: inception(sizes.inception), mlp: mlp(sizes.mlp), chain: chain(sizes.chain), embedding: embedding(sizes.embedding) };
+  const workloads = Object.entries(all).flatMap(([k, w]) => (!only || only.has(k) ? [w] : []));
   const summary: string[] = [];
   console.log(`| workload | ${names[0]} | ${names[1]} | hand | auto | trace | auto / best single | trace / best single | auto: step predicted / measured | trace: step predicted / measured | median op error auto / trace |`);
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');

@@ -53,7 +53,7 @@ export interface PlannedTransfer {
   readonly arrival: number;
 }
 
-export type Reason = 'earliest' | 'home' | 'explore' | 'unknown' | 'plan' | 'calibrate';
+export type Reason = 'earliest' | 'home' | 'explore' | 'unknown' | 'plan' | 'calibrate' | 'alone';
 
 export interface Decision {
   readonly device: Device;

@@ -65,7 +65,7 @@ export interface ExplainRow {
   readonly shape: string;
   readonly device: string;
   readonly count: number;
-  /** Why the ops went there: 'earliest', 'home', 'explore', 'unknown', 'plan', 'calibrate' (several joined by '+'). */
+  /** Why the ops went there: 'earliest', 'home', 'explore', 'unknown', 'plan', 'calibrate', 'alone' (several joined by '+'). */
   readonly reason: string;
   readonly predictedMs: number;
   /** Undefined until every op of the group has been measured. */

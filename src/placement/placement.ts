@@ -36,7 +36,7 @@ export interface PlacementOptions extends ProfilerOptions, DmdaOptions {
   calibrate?: boolean;
   /** Time the transfer calibration may take (default 2000 ms). */
   calibrationBudgetMs?: number;
-  /** Steps a traced step runs on each device alone before it is planned (default 2: one warm-up, one measured; 0: none, and no baseline). */
+  /** Steps a traced step runs on each device alone before it is planned (default 3: a warm-up, then the least of two is its time alone; 0: none, and no baseline). */
   traceCalibrationRuns?: number;
   /** Where op events come from (default: the runtime's scheduler); tests feed synthetic ones. */
   events?: Observable<OpEvent>;
@@ -90,8 +90,6 @@ export class Placement {
   // Steps and their logs.
   private step = 0;
   private log: StepLog;
-  /** When the current step began (the last markStep, on the scheduler's clock). */
-  private stepStart: number | undefined;
   private readonly done: StepLog[] = [];
   private readonly tracked = new Map<number, { item: LoggedOp | LoggedTransfer; log: StepLog }>();
   // Trace state.
@@ -103,6 +101,7 @@ export class Placement {
   private plan: Plan | undefined;
   private plans = 0;
   private planOf = new WeakMap<StepLog, number>();
+  private phaseOf = new WeakMap<StepLog, string>();
   private queue: Device[] = [];
   private calibrationRun = 0;
   private index = 0;
@@ -112,8 +111,13 @@ export class Placement {
   /** Inputs from before the step that were the same tensors in the last two steps (moving them once pays). */
   private constants = new Set<number>();
   private plannedConstants = 0;
-  /** The last calibration step on each device (the whole step there): its measured span is that device's alone. */
-  private alone = new Map<string, StepLog>();
+  /** Where an auto router is in its steps: learning online, each device alone, online (judged), or on one device. */
+  private autoPhase: 'learn' | 'alone' | 'online' | 'fallback' = 'learn';
+  /** The step from which online steps count for the judgement, and the step at which a fallback tries online again. */
+  private onlineSince = 0;
+  private retryAt = 0;
+  /** Each device's step alone: the least wall time of its calibration steps after the first (a warm-up). */
+  private alone = new Map<string, number>();
   /** Whether the current plan's measured steps were compared with the devices alone. */
   private judged = false;
   /** The device a traced step runs on alone, when the plan lost to it. */
@@ -134,7 +138,7 @@ export class Placement {
     this.profiler = new Profiler(options.events ?? host.runtime.events$, options);
     this.dmda = new Dmda(this.profiler.model, { now: () => clock.now(), depth: (d) => host.runtime.lane(d).depth, copy: (id, d) => this.replicas.get(id)?.get(d) }, host.devices, options);
     this.drift = options.drift ?? 0.2;
-    this.calibrationRuns = options.traceCalibrationRuns ?? 2;
+    this.calibrationRuns = options.traceCalibrationRuns ?? 3;
     this.log = new StepLog(0);
     this.loaded = host
       .adapters()
@@ -170,7 +174,7 @@ export class Placement {
     let decision: Decision;
     let node = -1;
     let planned: number | undefined;
-    if (this.mode === 'auto') decision = this.dmda.decide(op, fp, inputs);
+    if (this.mode === 'auto') decision = this.autoDecide(op, fp, inputs);
     else {
       const sig = signature(op, inputs);
       const i = this.index++;
@@ -188,6 +192,13 @@ export class Placement {
     }
     this.pending = { decision, node, predictedMs: planned ?? decision.runMs, transfers: [] };
     return decision.device;
+  }
+
+  /** An auto router's steps: online, each device alone, or every op on the device that beat online placement. */
+  private autoDecide(op: string, fp: ReturnType<typeof footprint>, inputs: readonly Handle[]): Decision {
+    if (this.autoPhase === 'alone') return this.dmda.forced(op, fp, inputs, this.queue[0]!, 'calibrate');
+    if (this.autoPhase === 'fallback') return this.dmda.forced(op, fp, inputs, this.host.devices.find((d) => d.key === this.fallback)!, 'alone');
+    return this.dmda.decide(op, fp, inputs);
   }
 
   /** Every record the router submitted (placed or not), in order. */
@@ -269,11 +280,11 @@ export class Placement {
   /** Ends a step: the next ops belong to the next one. A traced step is recorded, measured, planned or checked here. */
   markStep(): void {
     const ended = this.log;
-    const now = clock.now();
-    if (this.stepStart !== undefined) ended.wallMs = now - this.stepStart;
-    this.stepStart = now;
+    // The step's time: from its first placed op to here (time between steps, spent elsewhere, is not its).
+    if (Number.isFinite(ended.startedAt)) ended.wallMs = clock.now() - ended.startedAt;
     this.done.push(ended);
     if (this.mode === 'trace') this.traceStep(ended);
+    else this.autoStep(ended);
     while (this.done.length > KEEP_LOGS) {
       const old = this.done.shift()!;
       for (const [id, v] of this.tracked) if (v.log === old) this.tracked.delete(id);
@@ -327,10 +338,7 @@ export class Placement {
         return;
       }
       case 'calibrate':
-        if (++this.calibrationRun >= this.calibrationRuns) {
-          this.alone.set(this.queue.shift()!.key, ended);
-          this.calibrationRun = 0;
-        }
+        this.timeAlone(ended);
         if (this.queue.length === 0) this.replan(`step ${ended.index}: measured`);
         return;
       case 'replay': {
@@ -396,6 +404,76 @@ export class Placement {
   }
 
   /**
+   * An auto router with steps (markStep) guards its online placement the way a traced step is
+   * guarded: after one step online (the profiler learns), each device runs the steps alone
+   * (`traceCalibrationRuns` each); then online placement must keep its steps within 5% of the
+   * best device alone, or every op goes to that device; it tries online placement again after
+   * 50 steps, against that device's recent steps.
+   */
+  private autoStep(ended: StepLog): void {
+    if (ended.ops.length === 0) return;
+    this.phaseOf.set(ended, this.autoPhase);
+    const step = ended.index;
+    switch (this.autoPhase) {
+      case 'learn':
+        if (this.calibrationRuns === 0) return;
+        this.autoPhase = 'alone';
+        this.queue = [...this.host.devices];
+        this.calibrationRun = 0;
+        this.alone.clear();
+        this.note(`step ${step}: running the steps on ${this.queue.map((d) => d.key).join(', ')} alone (${this.calibrationRuns} steps each)`);
+        return;
+      case 'alone':
+        this.timeAlone(ended);
+        if (this.queue.length === 0) {
+          this.autoPhase = 'online';
+          this.onlineSince = step + 1;
+        }
+        return;
+      case 'online': {
+        const spans = this.done.flatMap((l) => (this.phaseOf.get(l) === 'online' && l.index >= this.onlineSince && l.wallMs !== undefined ? [l.wallMs] : []));
+        if (spans.length < 2) return;
+        const best = this.bestAlone();
+        const mine = Math.min(...spans);
+        this.onlineSince = Infinity;
+        if (!best || mine <= SINGLE_DEVICE_SLACK * best[1]) return;
+        this.autoPhase = 'fallback';
+        this.fallback = best[0];
+        this.retryAt = step + 50;
+        this.note(`step ${step}: online placement's step took ${mine.toFixed(3)} ms, ${best[0]} alone ${best[1].toFixed(3)} ms: every op runs on ${best[0]} (online again at step ${this.retryAt})`);
+        return;
+      }
+      case 'fallback':
+        if (ended.wallMs !== undefined) this.alone.set(this.fallback!, ended.wallMs);
+        if (step >= this.retryAt) {
+          this.autoPhase = 'online';
+          this.onlineSince = step + 1;
+          this.fallback = undefined;
+          this.note(`step ${step}: placing online again`);
+        }
+        return;
+    }
+  }
+
+  /** Books a calibration step's time for the device it ran on; moves to the next device after its runs. */
+  private timeAlone(ended: StepLog): void {
+    if (ended.wallMs !== undefined && (this.calibrationRun > 0 || this.calibrationRuns === 1)) {
+      const key = this.queue[0]!.key;
+      this.alone.set(key, Math.min(this.alone.get(key) ?? Infinity, ended.wallMs));
+    }
+    if (++this.calibrationRun >= this.calibrationRuns) {
+      this.queue.shift();
+      this.calibrationRun = 0;
+    }
+  }
+
+  private bestAlone(): [string, number] | undefined {
+    let best: [string, number] | undefined;
+    for (const [d, ms] of this.alone) if (!best || ms < best[1]) best = [d, ms];
+    return best;
+  }
+
+  /**
    * Once two steps of a HEFT plan have run, compares their wall time (markStep to markStep: what
    * the program sees, reads included) with each device's alone (its calibration step); a plan
    * slower than the best device alone by more than 5% gives way to that device for every op.
@@ -406,11 +484,7 @@ export class Placement {
     const spans = this.done.flatMap((l) => (this.planOf.get(l) === this.plans && l.wallMs !== undefined ? [l.wallMs] : []));
     if (spans.length < 2) return false;
     this.judged = true;
-    let best: [string, number] | undefined;
-    for (const [d, log] of this.alone) {
-      if (log.wallMs === undefined) continue;
-      if (!best || log.wallMs < best[1]) best = [d, log.wallMs];
-    }
+    const best = this.bestAlone();
     const mine = Math.min(...spans);
     if (!best || mine <= SINGLE_DEVICE_SLACK * best[1]) return false;
     this.fallback = best[0];

@@ -210,6 +210,39 @@ describe("placement: 'auto'", () => {
     checkNothingMovesSilently(rec.records, new Map([[x.id, 'cpu'], [w.id, 'cpu'], [c.id, 'cpu']]));
   });
 
+  test('with steps, online placement slower than a device alone gives way to it, and is tried again later', async () => {
+    const { router, syn } = placed('auto', { traceCalibrationRuns: 1 });
+    const m = f32(16, 16);
+    cost(syn, 'matmul', [m, m], {}, [10, 1]);
+    cost(syn, 'exp', [m], {}, [0.1, 5]);
+    link(syn);
+    let now = 0;
+    clock.delegate = { now: () => now };
+    try {
+      const x = fromData(router, new Float32Array(256).fill(0.01), { shape: [16, 16], device: D0 });
+      const step = async (ms: number): Promise<string[]> => {
+        const rec = record();
+        await x.matmul(x).exp().toData();
+        rec.stop();
+        now += ms;
+        router.markStep();
+        return rec.records.filter((r) => r.inputs.length > 0 && r.op !== 'transfer').map((r) => `${r.op}@${r.device}`);
+      };
+      expect(await step(20)).toEqual(['matmul@cpu:1', 'exp@cpu']); // online: the profiler learns
+      expect(await step(3)).toEqual(['matmul@cpu', 'exp@cpu']); // cpu alone
+      expect(await step(5)).toEqual(['matmul@cpu:1', 'exp@cpu:1']); // cpu:1 alone
+      await step(4); // online, twice: 4 ms against cpu's 3 ms alone
+      await step(4);
+      expect(router.explain().notes.at(-1)).toMatch(/step 4: online placement's step took 4.000 ms, cpu alone 3.000 ms: every op runs on cpu \(online again at step 54\)/);
+      expect(await step(3)).toEqual(['matmul@cpu', 'exp@cpu']);
+      for (let i = 0; i < 50; i++) await step(3);
+      expect(router.explain().notes.at(-1)).toMatch(/placing online again/);
+      expect(await step(1)).toEqual(['matmul@cpu:1', 'exp@cpu']);
+    } finally {
+      clock.delegate = { now: () => 0 };
+    }
+  });
+
   test('a tensor moved for one op is kept there for later ops, and freed with its source', async () => {
     const { router, syn } = placed('auto');
     cost(syn, 'matmul', [f32(32, 32), f32(32, 32)], {}, [10, 1]);
@@ -403,6 +436,30 @@ describe("placement: 'trace' against each device alone", () => {
       await x.matmul(x).exp().sum().item();
       rec.stop();
       expect(rec.records.filter((r) => r.inputs.length > 0).map((r) => `${r.op}@${r.device}`)).toEqual(['matmul@cpu', 'exp@cpu', 'sum@cpu']);
+    } finally {
+      clock.delegate = { now: () => 0 };
+    }
+  });
+
+  test("a device's time alone is the least of its steps after the first (a warm-up)", async () => {
+    const { router, syn } = placed('trace', { traceCalibrationRuns: 3 });
+    const m = f32(16, 16);
+    cost(syn, 'matmul', [m, m], {}, [10, 1]);
+    cost(syn, 'exp', [m], {}, [0.1, 5]);
+    cost(syn, 'sum', [m], { dim: null, keepDims: false }, [0.1, 5]);
+    link(syn);
+    let now = 0;
+    clock.delegate = { now: () => now };
+    try {
+      const x = fromData(router, new Float32Array(256).fill(0.01), { shape: [16, 16], device: D0 });
+      router.markStep();
+      // recorded; cpu alone: 50 (warm-up), 3.5, 3; cpu:1 alone: 1 (warm-up), 9, 6; then the plan: 4, 4.
+      for (const ms of [20, 50, 3.5, 3, 1, 9, 6, 4, 4]) {
+        await x.matmul(x).exp().sum().item();
+        now += ms;
+        router.markStep();
+      }
+      expect(router.explain().notes.at(-1)).toMatch(/the plan's step took 4.000 ms, cpu alone 3.000 ms: every op runs on cpu/);
     } finally {
       clock.delegate = { now: () => 0 };
     }
