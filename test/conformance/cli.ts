@@ -49,7 +49,7 @@ async function load(name: string): Promise<Loaded> {
     const Cpu = r.mod['Cpu'];
     if (typeof Cpu !== 'function') throw new Error(`${spec} does not export class Cpu`);
     // cpu-pool: two workers and no inline threshold, so every splittable kernel runs on the pool.
-    const pool = name.endsWith('-pool') ? { threads: 2, inlineThreshold: 1 } : {};
+    const pool = name.endsWith('-pool') ? { threads: 2, inlineThreshold: 0 } : {};
     const options = name.startsWith('cpu-js') ? { ...pool, kernels: 'js' } : pool;
     const backend = new (Cpu as new (o: { threads?: number; inlineThreshold?: number; kernels?: string }) => Backend)(options);
     return { backend, close: () => closeIfAble(backend) };

@@ -2,4 +2,4 @@
 import { Cpu } from '../../src/backends/cpu/backend.js';
 import { runConformance } from './vitest-suite.js';
 
-runConformance('cpu-js-pool', () => new Cpu({ kernels: 'js', threads: 2, inlineThreshold: 1 }), (b) => b.close());
+runConformance('cpu-js-pool', () => new Cpu({ kernels: 'js', threads: 2, inlineThreshold: 0 }), (b) => b.close());

@@ -117,9 +117,17 @@ function runElementwise(record: OpRecord, inputs: readonly View[], outputs: read
   }
 }
 
+/**
+ * Costs are in the JS kernels' units, scaled down by how much faster the wasm kernels run, so
+ * the one inline threshold (262144) still falls where a pool round trip (about 250 µs on the
+ * 2-core machine, BENCHMARKS.md) starts to pay: an add from about 1M floats, a matmul from
+ * about 160^3 (wasm inline: 0.8-0.9 ms for a 1M-float add, 1 ms for 192^3).
+ */
+const EW_SPEEDUP = 4;
+
 export const wasmElementwiseKernel: CpuKernel<OpName> = {
   units: elementwiseKernel.units,
-  cost: elementwiseKernel.cost,
+  cost: (r) => elementwiseKernel.cost(r) / EW_SPEEDUP,
   run: runElementwise,
 };
 
@@ -226,11 +234,10 @@ export const wasmMatmulKernel: CpuKernel<'matmul'> = {
     const { tm, tn } = matmulTiling(M, N);
     return batch * tm * tn;
   },
-  // Multiply-adds / 32: the SIMD kernel does a multiply-add several times faster than the JS one,
-  // so the pool pays off from a larger size (measured in BENCHMARKS.md's threshold sweep).
+  // Multiply-adds / 16: 262144 at about 160^3 (see EW_SPEEDUP).
   cost: (r) => {
     const { M, N, K, batch } = matmulShape(r);
-    return (batch * M * N * Math.max(1, K)) / 32;
+    return (batch * M * N * Math.max(1, K)) / 16;
   },
   run: runMatmul,
 };
@@ -303,7 +310,7 @@ function runReduce(record: OpRecord<ReduceOp>, inputs: readonly View[], outputs:
   reduceKernel.run(record, inputs, outputs, lo, hi);
 }
 
-export const wasmReduceKernel: CpuKernel<ReduceOp> = { units: reduceKernel.units, cost: reduceKernel.cost, run: runReduce };
+export const wasmReduceKernel: CpuKernel<ReduceOp> = { units: reduceKernel.units, cost: (r) => reduceKernel.cost(r) / EW_SPEEDUP, run: runReduce };
 
 // ---- softmax -------------------------------------------------------------------------------------
 
@@ -324,4 +331,4 @@ function runSoftmax(record: OpRecord<'softmax' | 'logSoftmax'>, inputs: readonly
   rt.exports.sm_rows(X + 4 * lo * outer.stride, O + 4 * lo * n, n, hi - lo, outer.stride, record.op === 'logSoftmax' ? 1 : 0);
 }
 
-export const wasmSoftmaxKernel: CpuKernel<'softmax' | 'logSoftmax'> = { units: softmaxKernel.units, cost: softmaxKernel.cost, run: runSoftmax };
+export const wasmSoftmaxKernel: CpuKernel<'softmax' | 'logSoftmax'> = { units: softmaxKernel.units, cost: (r) => softmaxKernel.cost(r) / EW_SPEEDUP, run: runSoftmax };
