@@ -3,7 +3,7 @@
  * (src/ir/kernel-table.ts says which share a kernel).
  */
 import type { OpName } from '../../../ir/ops.js';
-import { kernelTable, type KernelOp } from '../../../ir/kernel-table.js';
+import { kernelTable, type KernelGroups, type KernelOp } from '../../../ir/kernel-table.js';
 import { argsortKernel } from './argsort.js';
 import { arangeKernel, fullKernel, randomKernel } from './creation.js';
 import { elementwiseKernel } from './elementwise.js';
@@ -20,7 +20,8 @@ import { wasmElementwiseKernel, wasmMatmulKernel, wasmReduceKernel, wasmSoftmaxK
 
 export type { ExecutorOp, KernelOp } from '../../../ir/kernel-table.js';
 
-export const KERNELS: Record<KernelOp, CpuKernel> = kernelTable<CpuKernel>({
+/** The JS kernel of each group: the reference kernels. */
+const JS_GROUPS: KernelGroups<CpuKernel> = {
   elementwise: elementwiseKernel,
   reduce: reduceKernel,
   softmax: softmaxKernel,
@@ -38,7 +39,9 @@ export const KERNELS: Record<KernelOp, CpuKernel> = kernelTable<CpuKernel>({
   reorder: reorderKernel,
   argsort: argsortKernel,
   fused: fusedKernel,
-});
+};
+
+export const KERNELS: Record<KernelOp, CpuKernel> = kernelTable<CpuKernel>(JS_GROUPS);
 
 export function kernelFor(op: OpName): CpuKernel | undefined {
   return (KERNELS as Partial<Record<OpName, CpuKernel>>)[op];
@@ -49,23 +52,11 @@ export type KernelChoice = 'js' | 'wasm';
 
 /** The same table with matmul, elementwise, reductions and softmax on the wasm module (each falls back to its JS kernel where it has no wasm form). */
 export const WASM_KERNELS: Record<KernelOp, CpuKernel> = kernelTable<CpuKernel>({
-    elementwise: wasmElementwiseKernel,
-    reduce: wasmReduceKernel,
-    softmax: wasmSoftmaxKernel,
-    full: fullKernel,
-    arange: arangeKernel,
-    random: randomKernel,
-    cat: catKernel,
-    sliceAssign: sliceAssignKernel,
-    gather: gatherKernel,
-    scatterAdd: scatterAddKernel,
-    indexSelect: indexSelectKernel,
-    matmul: wasmMatmulKernel,
-    variance: varianceKernel,
-    scan: scanKernel,
-    reorder: reorderKernel,
-    argsort: argsortKernel,
-    fused: fusedKernel,
+  ...JS_GROUPS,
+  elementwise: wasmElementwiseKernel,
+  reduce: wasmReduceKernel,
+  softmax: wasmSoftmaxKernel,
+  matmul: wasmMatmulKernel,
 });
 
 export type KernelLookup = (op: OpName) => CpuKernel | undefined;
