@@ -4,6 +4,7 @@
  * kernels it instantiates the backend's compiled kernel module on the backend's shared memory
  * (both arrive in `workerData`), so its kernels address the same tensors as the main thread.
  */
+import './wasm/globals.js';
 import { workerData } from 'node:worker_threads';
 import { typedArrayFor } from '../../ir/dtype.js';
 import type { OpRecord } from '../../ir/ops.js';

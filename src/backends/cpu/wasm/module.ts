@@ -4,6 +4,7 @@
  * process. Workers receive the compiled `WebAssembly.Module` (V8 shares its code, tier-ups
  * included) and instantiate it on the backend's shared memory.
  */
+import './globals.js';
 import { ModuleBuilder } from './emit.js';
 import { Unsupported, emitElementwise, ewKey, ewVariants } from './elementwise-gen.js';
 import { emitMatmul } from './matmul-gen.js';

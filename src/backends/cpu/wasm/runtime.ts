@@ -5,6 +5,7 @@
  * region for packed matmul panels, taken with `memory.grow` (which hands every caller a disjoint
  * range, so threads need no coordination).
  */
+import './globals.js';
 import { bytesPerElement, typedArrayFor, type DType, type TypedArray } from '../../../ir/dtype.js';
 import { MATMUL_SCRATCH } from './matmul-gen.js';
 import type { KernelModule } from './module.js';
