@@ -3,7 +3,7 @@
  * first one appear again later in the sequence? Token and position embeddings, one
  * TransformerEncoderLayer (pre-norm), a linear head on the first position; trained with fit().
  *
- *   npx tsx examples/transformer-block.ts [--epochs 12] [--seed 1]
+ *   npx tsx examples/transformer-block.ts [--epochs 6] [--seed 1]
  */
 import { parseArgs } from 'node:util';
 import { Autodiff } from '../src/autodiff/autodiff.js';
@@ -26,7 +26,7 @@ import type { Tensor } from '../src/tensor/tensor.js';
 import { fit } from '../src/train/fit.js';
 import { Accuracy } from '../src/train/metrics.js';
 
-const { values: args } = parseArgs({ options: { epochs: { type: 'string', default: '12' }, seed: { type: 'string', default: '1' } } });
+const { values: args } = parseArgs({ options: { epochs: { type: 'string', default: '6' }, seed: { type: 'string', default: '1' } } });
 const EPOCHS = Number(args.epochs);
 const SEED = Number(args.seed);
 const LENGTH = 8;

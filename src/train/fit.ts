@@ -180,7 +180,7 @@ export async function fit<B extends AutodiffBackend, M extends Module<B>, Batch>
       await each((cb) => cb.onEpochEnd?.(ctx, logs));
     }
   } finally {
-    epoch = Math.min(epoch, epochs);
+    epoch = history.length;
     model.train();
   }
   await each((cb) => cb.onFitEnd?.(ctx));
