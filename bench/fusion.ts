@@ -322,8 +322,14 @@ async function tfjsMlp(gpu: GPU, cfg: Config): Promise<number | undefined> {
   }
 }
 
+/**
+ * The same GELU on the CPU backend, fused and unfused, inline and on the worker pool: the best of
+ * several single calls, alternating (the CPU has no read latency to cancel, and the best is what
+ * survives other load on a shared machine).
+ */
 async function cpuGelu(cfg: Config): Promise<Array<[string, number]>> {
   const rows: Array<[string, number]> = [];
+  const tries = 7;
   for (const threads of [0, undefined]) {
     const cpu = new Cpu(threads === undefined ? {} : { threads });
     const fused = new Fusion(cpu);
@@ -331,17 +337,28 @@ async function cpuGelu(cfg: Config): Promise<Array<[string, number]>> {
     const fx = random(fused, [cfg.cpuN], Distribution.Normal(0, 1));
     await settle(x);
     await settle(fx);
-    const label = threads === 0 ? 'inline' : 'pool';
-    const reps = Math.max(2, Math.ceil(cfg.reps.ew / 8));
-    rows.push([`cpu ${label}, 5 unfused ops`, await per(() => tidy(() => gelu5(x)), reps)]);
-    rows.push([
-      `cpu ${label}, fused (one loop)`,
-      await per(() => {
-        const out = tidy(() => gelu5(fx));
-        fused.flush();
-        return out;
-      }, reps),
-    ]);
+    const once = async (f: () => Any): Promise<number> => {
+      const t0 = performance.now();
+      const out = f();
+      await settle(out);
+      out.dispose();
+      return performance.now() - t0;
+    };
+    let unfused = Infinity;
+    let fusedBest = Infinity;
+    for (let i = 0; i < tries; i++) {
+      unfused = Math.min(unfused, await once(() => tidy(() => gelu5(x))));
+      fusedBest = Math.min(
+        fusedBest,
+        await once(() => {
+          const out = tidy(() => gelu5(fx));
+          fused.flush();
+          return out;
+        }),
+      );
+    }
+    const label = threads === 0 ? 'inline' : `pool of ${cpu.threads}`;
+    rows.push([`cpu ${label}, 5 unfused ops`, unfused], [`cpu ${label}, fused (one loop)`, fusedBest]);
     x.dispose();
     fx.dispose();
     await cpu.close();
@@ -355,7 +372,7 @@ const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
 const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
 
 function cpuTable(rows: ReadonlyArray<[string, number]>, cfg: Config): string[] {
-  const out = [line([`GELU, 5 ops on the CPU, ${cfg.cpuN / (1 << 20)}M floats`, 'ms']), line(['---', '---'])];
+  const out = [line([`GELU, 5 ops on the CPU, ${cfg.cpuN / (1 << 20)}M floats`, 'ms (best of 7)']), line(['---', '---'])];
   for (const [name, ms] of rows) out.push(line([name, ms.toFixed(1)]));
   return out;
 }
