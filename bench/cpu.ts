@@ -1,5 +1,6 @@
 /**
- * The CPU benchmark (`npm run bench -- cpu [--quick] [--no-sweep]`): one table from one run.
+ * The CPU benchmark (`npm run bench -- cpu [--quick] [--no-sweep] [--only matmul,gelu,mlp,tiny,sweep]`):
+ * one table from one run.
  *
  * Four Switchyard CPU backends: the JS reference kernels and the SIMD wasm kernels
  * (`new Cpu({ kernels })`), each inline (`threads: 0`) and on the worker pool (threads = cores),
@@ -40,6 +41,8 @@ type Ours = Tensor<Cpu, 'float'>;
 interface Options {
   quick: boolean;
   sweep: boolean;
+  /** Sections to run (`--only matmul,gelu,mlp,tiny,sweep`); all when absent. */
+  only: ReadonlySet<string> | undefined;
 }
 
 // ---- small helpers ---------------------------------------------------------------------------
@@ -727,7 +730,10 @@ function crossover(rows: readonly SweepRow[]): SweepRow | undefined {
 // ---- main ------------------------------------------------------------------------------------------
 
 export async function main(args: readonly string[] = []): Promise<void> {
-  const opts: Options = { quick: args.includes('--quick'), sweep: !args.includes('--no-sweep') };
+  const onlyAt = args.indexOf('--only');
+  const only = onlyAt >= 0 ? new Set((args[onlyAt + 1] ?? '').split(',')) : undefined;
+  const opts: Options = { quick: args.includes('--quick'), sweep: !args.includes('--no-sweep') && (only?.has('sweep') ?? true), only };
+  const runs = (name: string) => opts.only?.has(name) ?? true;
   const started = performance.now();
   const loadStart = os.loadavg();
   const q = (n: number) => (opts.quick ? Math.max(2, Math.ceil(n / 3)) : n);
@@ -756,16 +762,25 @@ export async function main(args: readonly string[] = []): Promise<void> {
     [512, 9, 2],
     [1024, 7, 1],
   ] as const) {
+    if (!runs('matmul')) break;
     log(`matmul ${n} ...`);
     rows.push(await section(`matmul ${n}`, () => benchMatmul(variants, tfi, n, q(rounds), warmup)));
   }
-  log('GELU chain ...');
-  rows.push(await section('GELU', () => benchGelu(variants, tfi, 16 * 2 ** 20, q(5))));
-  log('MLP step ...');
-  rows.push(await section('MLP step', () => benchMlp(variants, tfi, q(9))));
-  const torch = torchMlp(threads, 21);
-  log('tiny ops ...');
-  const tiny = await section('tiny ops', () => benchTiny(byKey('wasm-inline'), byKey('wasm-pool'), 10_000, q(7)));
+  if (runs('gelu')) {
+    log('GELU chain ...');
+    rows.push(await section('GELU', () => benchGelu(variants, tfi, 16 * 2 ** 20, q(5))));
+  }
+  let torch: ReturnType<typeof torchMlp>;
+  if (runs('mlp')) {
+    log('MLP step ...');
+    rows.push(await section('MLP step', () => benchMlp(variants, tfi, q(9))));
+    torch = torchMlp(threads, 21);
+  }
+  let tiny: { inline: Tiny; pool: Tiny } | undefined;
+  if (runs('tiny')) {
+    log('tiny ops ...');
+    tiny = await section('tiny ops', () => benchTiny(byKey('wasm-inline'), byKey('wasm-pool'), 10_000, q(7)));
+  }
   let sw: { add: SweepRow[]; matmul: SweepRow[] } | undefined;
   if (opts.sweep) {
     log('inline threshold sweep (wasm kernels) ...');
@@ -797,8 +812,10 @@ export async function main(args: readonly string[] = []): Promise<void> {
     const d = r.higherBetter ? 1 : 0;
     lines.push(`| ${r.label} | ${COLS.map((c) => f(v(c), d)).join(' | ')} | ${f(ratio('tf-wasm'), 2)}x | ${f(ratio('tf-cpu'), 2)}x | ${f(ratio('js-pool'), 2)}x | ${f(ratio('wasm-inline'), 2)}x |`);
   }
-  lines.push(`| tiny op (add, 16 floats), queued -> done from events$ (µs, median) | | | ${f(tiny.inline.queuedToDoneUs, 2)} | ${f(tiny.pool.queuedToDoneUs, 2)} | | | | | | |`);
-  lines.push(`| tiny op, wall per op over a chain of 10k dependent adds (µs) | | | ${f(tiny.inline.wallUs, 2)} | ${f(tiny.pool.wallUs, 2)} | | | | | | |`);
+  if (tiny) {
+    lines.push(`| tiny op (add, 16 floats), queued -> done from events$ (µs, median) | | | ${f(tiny.inline.queuedToDoneUs, 2)} | ${f(tiny.pool.queuedToDoneUs, 2)} | | | | | | |`);
+    lines.push(`| tiny op, wall per op over a chain of 10k dependent adds (µs) | | | ${f(tiny.inline.wallUs, 2)} | ${f(tiny.pool.wallUs, 2)} | | | | | | |`);
+  }
   lines.push('');
   const goal = (ok: boolean, measured: boolean) => (!measured ? 'not measured' : ok ? 'met' : 'NOT met');
   const mm = rows.find((r) => r.label.startsWith('matmul 1024'));
