@@ -39,6 +39,14 @@ function adapterText(a: GPUAdapter): string {
   return `${i.vendor} ${i.architecture} ${i.device} ${i.description}`.toLowerCase();
 }
 
+/**
+ * Dawn toggles for every instance: experimental features (subgroup matrices: the tensor-core
+ * matmul) are offered only with `allow_unsafe_apis`, and NVIDIA's Vulkan driver offers
+ * `shader-f16` only with `vulkan_enable_f16_on_nvidia`. Features are still requested only where
+ * the adapter lists them (features.ts).
+ */
+const DAWN_FLAGS = ['enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia'];
+
 interface DawnModule {
   create(options: string[]): GPU;
 }
@@ -88,7 +96,7 @@ export function defaultAdapterSource(): AdapterSource {
       const g = browserGpu();
       if (g) return g;
       if (!isNode()) return undefined;
-      return (await loadDawn()).create([]);
+      return (await loadDawn()).create(DAWN_FLAGS);
     })());
 
   const namedGpus = (): Promise<GPU[]> =>
@@ -97,7 +105,7 @@ export function defaultAdapterSource(): AdapterSource {
       const dawn = await loadDawn();
       // With one adapter the base instance already reaches it: no second instance (and notice).
       const names = await dawnAdapterNames(dawn);
-      return names.length > 1 ? names.map((name) => dawn.create([`adapter=${name}`])) : [];
+      return names.length > 1 ? names.map((name) => dawn.create([`adapter=${name}`, ...DAWN_FLAGS])) : [];
     })());
 
   const listAll = async (): Promise<GPUAdapter[]> => {

@@ -16,6 +16,7 @@ import { LocalBackend } from '../local.js';
 import { defaultAdapterSource, type AdapterSource, type RequestAdapter } from './adapter.js';
 import { WgpuExecutor } from './executor.js';
 import type { MatmulKind, MatmulTile } from './wgsl/matmul.js';
+import { MATMUL_PRECISIONS, type MatmulPrecision } from './kernels/matmul-tc.js';
 
 export interface WgpuOptions {
   /** The device `zeros(wgpu, ...)` and friends use when none is given (default WgpuDevice.Default). */
@@ -31,6 +32,12 @@ export interface WgpuOptions {
   matmul?: MatmulKind;
   /** A fixed matmul tile; by default one is chosen per problem size. */
   matmulTile?: MatmulTile;
+  /**
+   * float32 matmul precision (default 'highest': f32 arithmetic). 'high' and 'medium' let
+   * float32 matmuls run on the GPU's tensor cores where the adapter offers them (README, section
+   * "Matmul precision and tensor cores"); elsewhere they compute in f32.
+   */
+  matmulPrecision?: MatmulPrecision;
   /** The runtime whose scheduler and ids this backend uses (default: this thread's). */
   runtime?: Runtime;
 }
@@ -54,6 +61,7 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
   private readonly batchSize: number;
   private readonly matmulKind: MatmulKind;
   private readonly tile: MatmulTile | undefined;
+  private readonly precision: MatmulPrecision;
 
   constructor(options: WgpuOptions = {}) {
     super(options.runtime);
@@ -65,6 +73,9 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
     if (options.matmul !== undefined && options.matmul !== 'tiled' && options.matmul !== 'naive') {
       throw new ArgumentError(`matmul must be 'tiled' or 'naive', got ${show(options.matmul)}`, { op: 'Wgpu' });
     }
+    if (options.matmulPrecision !== undefined && !MATMUL_PRECISIONS.includes(options.matmulPrecision)) {
+      throw new ArgumentError(`matmulPrecision must be one of ${MATMUL_PRECISIONS.map((p) => `'${p}'`).join(', ')}, got ${show(options.matmulPrecision)}`, { op: 'Wgpu' });
+    }
     this.defaultDev = options.device ?? WgpuDevice.Default;
     if (options.requestAdapter) this.requestAdapter = options.requestAdapter;
     else {
@@ -74,6 +85,7 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
     this.batchSize = options.batchSize ?? 128;
     this.matmulKind = options.matmul ?? 'tiled';
     this.tile = options.matmulTile;
+    this.precision = options.matmulPrecision ?? 'highest';
   }
 
   /** A backend whose default device is ready (rejects with a DeviceError when there is no adapter). */
@@ -99,6 +111,12 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
     return { vendor, architecture, device: name, description };
   }
 
+  /** Optional GPU features of an initialised device: f16 shaders, and tensor cores through subgroup matrices. */
+  async features(device: WgpuDevice = this.defaultDev): Promise<{ readonly f16: boolean; readonly tensorCores: boolean }> {
+    const { f16, tensorCores } = (await this.exec(device).ready()).features;
+    return { f16, tensorCores };
+  }
+
   defaultDevice(): WgpuDevice {
     return this.defaultDev;
   }
@@ -107,7 +125,7 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
   exec(device: WgpuDevice): WgpuExecutor {
     let e = this.executors.get(device.key);
     if (!e) {
-      e = new WgpuExecutor(device, { requestAdapter: this.requestAdapter, batchSize: this.batchSize, matmul: { kind: this.matmulKind, tile: this.tile } });
+      e = new WgpuExecutor(device, { requestAdapter: this.requestAdapter, batchSize: this.batchSize, matmul: { kind: this.matmulKind, tile: this.tile, precision: this.precision } });
       this.executors.set(device.key, e);
       this.runtime.memory.register(device.key, e);
     }

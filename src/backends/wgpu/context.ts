@@ -8,6 +8,7 @@ import { KernelError, type SwitchyardError } from '../../errors.js';
 import type { MemoryInfo } from '../../memory/info.js';
 import { BufferPool, StagingPool, type GpuBuffer } from './buffers.js';
 import { Fault } from './faults.js';
+import { chooseFeatures, type GpuFeatures } from './features.js';
 import { BufferUsage, MapMode, ShaderStage } from './flags.js';
 import { PARAM_BYTES, PARAM_WORDS, type Params, type Program } from './wgsl/common.js';
 
@@ -94,6 +95,8 @@ export class GpuContext {
     readonly device: GPUDevice,
     readonly adapterInfo: GPUAdapterInfo,
     private readonly options: ContextOptions,
+    /** Optional features the device was created with. */
+    readonly features: GpuFeatures,
   ) {
     const limits = device.limits;
     this.maxWorkgroupsPerDim = limits.maxComputeWorkgroupsPerDimension;
@@ -127,8 +130,9 @@ export class GpuContext {
       const v = k in adapter.limits ? adapter.limits[k] : undefined;
       if (typeof v === 'number') requiredLimits[k] = v;
     }
-    const device = await adapter.requestDevice({ requiredLimits, label: `switchyard ${options.deviceKey}` });
-    return new GpuContext(device, adapter.info, options);
+    const { request, features } = chooseFeatures(adapter);
+    const device = await adapter.requestDevice({ requiredLimits, requiredFeatures: request, label: `switchyard ${options.deviceKey}` });
+    return new GpuContext(device, adapter.info, options, features);
   }
 
   // ---- batches ---------------------------------------------------------------------------

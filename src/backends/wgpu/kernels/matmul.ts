@@ -6,6 +6,7 @@ import type { Layout } from '../storage.js';
 import { Params } from '../wgsl/common.js';
 import { DEFAULT_TILE, matmulProgram, tileSize, type MatmulKind, type MatmulTile } from '../wgsl/matmul.js';
 import { NAIVE_TILE, naiveMatmulProgram } from '../wgsl/naive-matmul.js';
+import { encodeTcMatmul, tensorCoreMode, type MatmulPrecision } from './matmul-tc.js';
 import { freshStorage, type GpuKernel, type RawStorage } from './kernel.js';
 
 export type { MatmulKind };
@@ -14,6 +15,8 @@ export interface MatmulConfig {
   readonly kind: MatmulKind;
   /** A fixed tile, or undefined to choose by problem size. */
   readonly tile: MatmulTile | undefined;
+  /** float32 precision: below 'highest', float32 matmuls may run on the tensor cores. */
+  readonly precision: MatmulPrecision;
 }
 
 /** 128 x 64 tiles of 8 x 4 per invocation: the fastest on the H200 probe once there are enough tiles to fill the GPU. */
@@ -42,6 +45,11 @@ export function encodeMatmul(ctx: GpuContext, config: MatmulConfig, a: RawStorag
   const batchShape = out.shape.slice(0, -2);
   const batches = numel(batchShape);
   if (M * N * batches === 0) return;
+  const tensorCores = config.kind === 'tiled' ? tensorCoreMode(out.dtype, config.precision, ctx.features.tensorCores) : null;
+  if (tensorCores) {
+    encodeTcMatmul(ctx, tensorCores, a, b, out);
+    return;
+  }
   const aB = batchStrides(a, batchShape);
   const bB = batchStrides(b, batchShape);
   const sam = a.strides[a.shape.length - 2]!;

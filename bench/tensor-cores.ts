@@ -1,0 +1,176 @@
+/**
+ * Tensor-core matmul (`npm run bench -- tensor-cores`; compiled: `node dist/bench/main.js
+ * tensor-cores`). One run prints: the adapter's features; the error of each float32 matmul
+ * precision ('highest', 'high', 'medium') against a float64 reference on odd shapes, batches,
+ * transposed and offset views; then TFLOP/s of each precision beside torch.matmul (f16, and
+ * fp32 with TF32 off) measured in the same run. Without tensor cores (lavapipe) every precision
+ * runs the f32 kernel, and the table says so.
+ */
+import { Wgpu } from '../src/backends/wgpu/backend.js';
+import type { MatmulPrecision } from '../src/backends/wgpu/kernels/matmul-tc.js';
+import { fromData, Distribution, random, type Tensor } from '../src/index.js';
+import { torchJson } from './gpu-baselines.js';
+
+const PRECISIONS: readonly MatmulPrecision[] = ['highest', 'high', 'medium'];
+type Shape3 = readonly [number, number, number];
+
+function values(n: number, seed: number): Float32Array {
+  let s = seed >>> 0;
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = ((s >>> 8) / 16777216) * 4 - 2;
+  }
+  return out;
+}
+
+interface Case {
+  readonly name: string;
+  readonly a: readonly number[];
+  readonly b: readonly number[];
+  /** Views applied before the matmul. */
+  readonly transposeA?: boolean;
+  readonly sliceA?: boolean;
+}
+
+const CASES: readonly Case[] = [
+  { name: '256x256x256', a: [256, 256], b: [256, 256] },
+  { name: '1000x500 @ 500x3000', a: [1000, 500], b: [500, 3000] },
+  { name: '127x65 @ 65x129', a: [127, 65], b: [65, 129] },
+  { name: '1x33 @ 33x17', a: [1, 33], b: [33, 17] },
+  { name: 'batched [3,70,61] @ [3,61,33]', a: [3, 70, 61], b: [3, 61, 33] },
+  { name: 'broadcast [2,3,40,24] @ [24,56]', a: [2, 3, 40, 24], b: [24, 56] },
+  { name: 'transposed A view [96,80]^T @ [96,48]', a: [96, 80], b: [96, 48], transposeA: true },
+  { name: 'offset A view [1:,:] of [129,64] @ [64,72]', a: [129, 64], b: [64, 72], sliceA: true },
+];
+
+/** max |c - ref| / sum_k |a b| over all elements, with the reference in float64. */
+function relError(a: Float64Array, b: Float64Array, c: Float32Array, batches: number, bBatched: boolean, M: number, K: number, N: number): number {
+  let worst = 0;
+  for (let q = 0; q < batches; q++) {
+    for (let i = 0; i < M; i++) {
+      for (let j = 0; j < N; j++) {
+        let ref = 0;
+        let mag = 0;
+        for (let k = 0; k < K; k++) {
+          const p = a[q * M * K + i * K + k]! * b[(bBatched ? q * K * N : 0) + k * N + j]!;
+          ref += p;
+          mag += Math.abs(p);
+        }
+        worst = Math.max(worst, Math.abs(c[q * M * N + i * N + j]! - ref) / (mag || 1));
+      }
+    }
+  }
+  return worst;
+}
+
+async function errors(w: Wgpu, c: Case): Promise<number> {
+  const av = values(c.a.reduce((x, y) => x * y, 1), 11);
+  const bv = values(c.b.reduce((x, y) => x * y, 1), 23);
+  let a: Tensor<Wgpu, 'float'> = fromData(w, av, { shape: c.a });
+  const b: Tensor<Wgpu, 'float'> = fromData(w, bv, { shape: c.b });
+  // The logical A as a dense float64 [batches, M, K] array, whatever view produced it.
+  let logical = Float64Array.from(av);
+  let shapeA = [...c.a];
+  if (c.transposeA) {
+    a = a.transpose();
+    const [r, k] = c.a as [number, number];
+    logical = new Float64Array(r * k);
+    for (let i = 0; i < k; i++) for (let j = 0; j < r; j++) logical[i * r + j] = av[j * k + i]!;
+    shapeA = [k, r];
+  }
+  if (c.sliceA) {
+    a = a.slice([[1, c.a[0]!]]);
+    logical = logical.slice(c.a[1]!);
+    shapeA = [c.a[0]! - 1, c.a[1]!];
+  }
+  const out = a.matmul(b);
+  const { values: data } = await out.toData();
+  const M = shapeA[shapeA.length - 2]!;
+  const K = shapeA[shapeA.length - 1]!;
+  const N = c.b[c.b.length - 1]!;
+  const batches = out.shape.slice(0, -2).reduce((x, y) => x * y, 1);
+  const bBatched = c.b.length > 2;
+  // Broadcast A over b's batch is not among the cases; A's batch covers the output's.
+  return relError(logical, Float64Array.from(bv), data, batches, bBatched, M, K, N);
+}
+
+async function settle(t: Tensor<Wgpu>): Promise<void> {
+  const probe = t.reshape([-1]).slice([[0, 1]]);
+  await probe.toData();
+  probe.dispose();
+}
+
+async function tflops(w: Wgpu, [m, k, n]: Shape3, reps: number): Promise<number> {
+  const a = random(w, [m, k], Distribution.Normal(0, 1));
+  const b = random(w, [k, n], Distribution.Normal(0, 1));
+  const warm = a.matmul(b);
+  await settle(warm);
+  warm.dispose();
+  const times: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    const t0 = performance.now();
+    let last: Tensor<Wgpu, 'float'> | undefined;
+    for (let i = 0; i < reps; i++) {
+      last?.dispose();
+      last = a.matmul(b);
+    }
+    await settle(last!);
+    times.push((performance.now() - t0) / reps);
+    last!.dispose();
+  }
+  a.dispose();
+  b.dispose();
+  times.sort((x, y) => x - y);
+  return (2 * m * k * n) / (times[2]! / 1000) / 1e12;
+}
+
+const TORCH = `
+import json, sys, time, torch
+torch.backends.cuda.matmul.allow_tf32 = False
+out = {}
+for (m, k, n) in json.loads(sys.argv[1]):
+    for name, dt in (('f16', torch.float16), ('f32', torch.float32)):
+        a = torch.randn(m, k, device='cuda', dtype=dt); b = torch.randn(k, n, device='cuda', dtype=dt)
+        for _ in range(3): a @ b
+        torch.cuda.synchronize(); ts = []
+        reps = 20 if m * n * k >= 2**36 else 50
+        for r in range(5):
+            t0 = time.perf_counter()
+            for _ in range(reps): a @ b
+            torch.cuda.synchronize(); ts.append((time.perf_counter() - t0) / reps)
+        ts.sort(); out[f'{name} {m}x{k}x{n}'] = 2 * m * n * k / ts[2] / 1e12
+print(json.dumps(out))
+`;
+
+export async function main(args: readonly string[] = []): Promise<void> {
+  const small = args.includes('--small');
+  const backends = PRECISIONS.map((p) => new Wgpu({ matmulPrecision: p }));
+  try {
+    const features = await backends[0]!.features();
+    const info = await backends[0]!.adapterInfo();
+    console.log(`adapter: ${info.vendor} ${info.description}; shader-f16 ${features.f16 ? 'yes' : 'no'}; tensor cores (subgroup matrix f16 16x16x16 -> f32) ${features.tensorCores ? 'yes' : 'no: every precision runs the f32 kernel'}`);
+    console.log('\nerror against float64: max |c - ref| / sum_k |a_ik b_kj| (inputs uniform in [-2, 2))');
+    console.log(['case', ...PRECISIONS].join(' | '));
+    for (const c of CASES) {
+      const row: string[] = [];
+      for (const w of backends) row.push((await errors(w, c)).toExponential(2));
+      console.log([c.name, ...row].join(' | '));
+    }
+    const shapes: Shape3[] = small ? [[256, 256, 256]] : [[1024, 1024, 1024], [2048, 2048, 2048], [4096, 4096, 4096], [1000, 500, 3000]];
+    const torch = small ? undefined : torchJson<Record<string, number>>(TORCH, [JSON.stringify(shapes)]);
+    console.log('\nTFLOP/s (median of 5 rounds); torch in the same run where present');
+    console.log(['m x k x n', ...PRECISIONS.map((p) => `ours ${p}`), 'torch f32 (TF32 off)', 'torch f16', 'medium / torch f32', 'medium / torch f16'].join(' | '));
+    for (const s of shapes) {
+      const ours: number[] = [];
+      for (const w of backends) ours.push(await tflops(w, s, s[0] >= 4096 ? 10 : 40));
+      const key = `${s[0]}x${s[1]}x${s[2]}`;
+      const t32 = torch?.[`f32 ${key}`];
+      const t16 = torch?.[`f16 ${key}`];
+      const med = ours[2]!;
+      console.log([key, ...ours.map((x) => x.toFixed(1)), t32?.toFixed(1) ?? 'n/a', t16?.toFixed(1) ?? 'n/a', t32 ? (med / t32).toFixed(2) : 'n/a', t16 ? (med / t16).toFixed(2) : 'n/a'].join(' | '));
+    }
+  } finally {
+    for (const w of backends) await w.close();
+  }
+}

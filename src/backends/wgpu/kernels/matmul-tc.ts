@@ -1,0 +1,113 @@
+/**
+ * When and how a matmul runs on the tensor cores (subgroup matrices): the precision modes, the
+ * tile for a problem size, and the dispatch. The program itself is in ../wgsl/matmul-tc.ts.
+ */
+import { KernelError } from '../../../errors.js';
+import type { GpuContext } from '../context.js';
+import type { Layout } from '../storage.js';
+import { Params } from '../wgsl/common.js';
+import { tcMatmulProgram, tcVectorWidth, type TcElement, type TcTile } from '../wgsl/matmul-tc.js';
+import type { RawStorage } from './kernel.js';
+
+/**
+ * float32 matmul precision, as PyTorch's `set_float32_matmul_precision`: 'highest' computes in
+ * f32 (the default); 'high' splits each input into two f16 terms and sums three tensor-core
+ * products (close to f32 accuracy); 'medium' rounds the inputs to f16 (f32 accumulation). Both
+ * f16 modes need the inputs inside f16's range (|x| < 65504) and lose relative precision below
+ * 6.1e-5 (f16 subnormals); on a GPU without tensor cores every mode computes in f32.
+ */
+export type MatmulPrecision = 'highest' | 'high' | 'medium';
+export const MATMUL_PRECISIONS: readonly MatmulPrecision[] = ['highest', 'high', 'medium'];
+
+/** Candidate tiles, largest first (measured on an H200: 128 x 256 over 2 x 4 subgroups is the fastest at 4096). */
+export const TC_TILES: readonly TcTile[] = [
+  { bm: 128, bn: 256, bk: 32, wr: 2, wc: 4 },
+  { bm: 256, bn: 128, bk: 32, wr: 4, wc: 2 },
+  { bm: 128, bn: 128, bk: 32, wr: 4, wc: 2 },
+  { bm: 64, bn: 128, bk: 32, wr: 2, wc: 2 },
+  { bm: 64, bn: 64, bk: 32, wr: 2, wc: 2 },
+];
+/** A tile is taken only when it gives at least this many workgroups (about two per multiprocessor on big GPUs). */
+const MIN_WORKGROUPS = 256;
+
+/** Workgroup memory a tile needs: staged A and B (twice with split terms) and the store scratch. */
+export function tcSharedBytes(t: TcTile, terms: 1 | 3): number {
+  const staged = t.bm * (t.bk + 8) + t.bk * (t.bn + 8);
+  return staged * 2 * (terms === 3 ? 2 : 1) + t.wr * t.wc * 256 * 4;
+}
+
+/** The tile for an M x N output over `batches`, within the device's workgroup memory. */
+export function chooseTcTile(M: number, N: number, batches: number, terms: 1 | 3, maxShared: number, tiles: readonly TcTile[] = TC_TILES): TcTile {
+  const fitting = tiles.filter((t) => tcSharedBytes(t, terms) <= maxShared);
+  const last = fitting[fitting.length - 1];
+  if (!last) throw new KernelError(`no tensor-core tile fits in ${maxShared} bytes of workgroup memory`, { op: 'matmul' });
+  return fitting.find((t) => Math.ceil(M / t.bm) * Math.ceil(N / t.bn) * batches >= MIN_WORKGROUPS) ?? last;
+}
+
+/** What the tensor cores compute for a matmul of these dtypes under `precision`, or null for the f32 kernel. */
+export function tensorCoreMode(dtype: string, precision: MatmulPrecision, tensorCores: boolean): { input: TcElement; output: TcElement; terms: 1 | 3 } | null {
+  if (!tensorCores) return null;
+  if (dtype === 'float16') return { input: 'f16', output: 'f16', terms: 1 };
+  if (dtype === 'float32' && precision !== 'highest') return { input: 'f32', output: 'f32', terms: precision === 'high' ? 3 : 1 };
+  return null;
+}
+
+function batchStrides(l: Layout, batchShape: readonly number[]): number[] {
+  const vb = l.shape.length - 2;
+  const off = batchShape.length - vb;
+  return batchShape.map((d, i) => (i < off ? 0 : l.shape[i - off] === 1 && d !== 1 ? 0 : l.strides[i - off]!));
+}
+
+export function encodeTcMatmul(
+  ctx: GpuContext,
+  mode: { input: TcElement; output: TcElement; terms: 1 | 3 },
+  a: RawStorage,
+  b: RawStorage,
+  out: RawStorage,
+  tile?: TcTile,
+): void {
+  const rank = out.shape.length;
+  const M = out.shape[rank - 2]!;
+  const N = out.shape[rank - 1]!;
+  const K = a.shape[a.shape.length - 1]!;
+  const batchShape = out.shape.slice(0, -2);
+  const batches = batchShape.reduce((x, y) => x * y, 1);
+  if (M * N * batches === 0) return;
+  const aB = batchStrides(a, batchShape);
+  const bB = batchStrides(b, batchShape);
+  const sam = a.strides[a.shape.length - 2]!;
+  const sak = a.strides[a.shape.length - 1]!;
+  const sbk = b.strides[b.shape.length - 2]!;
+  const sbn = b.strides[b.shape.length - 1]!;
+  const w = tcVectorWidth(mode.input);
+  const div = (v: number): boolean => v % w === 0;
+  const t = tile ?? chooseTcTile(M, N, batches, mode.terms, ctx.device.limits.maxComputeWorkgroupStorageSize);
+  const vecA = (sak === 1 || K === 1) && div(K) && (div(sam) || M === 1) && div(a.offset) && aB.every(div);
+  const vecB = (sbn === 1 || N === 1) && div(N) && (div(sbk) || K === 1) && div(b.offset) && bB.every(div);
+  const program = tcMatmulProgram({
+    tile: t,
+    batchRank: batchShape.length,
+    input: mode.input,
+    output: mode.output,
+    terms: mode.terms,
+    vecA,
+    vecB,
+    aMajorM: !vecA && sam === 1 && sak !== 1,
+    bMajorK: !vecB && sbk === 1 && sbn !== 1,
+    directStore: mode.output === 'f32' && N % 4 === 0,
+    aligned: M % t.bm === 0 && N % t.bn === 0 && K % t.bk === 0,
+  });
+  const gx = Math.ceil(N / t.bn);
+  const gy = Math.ceil(M / t.bm);
+  const limit = ctx.maxWorkgroupsPerDim;
+  if (gx > limit || gy > limit) throw new KernelError(`a ${M} x ${N} output needs more than ${limit} workgroups per dimension`, { op: 'matmul', shapes: [a.shape, b.shape] });
+  for (let base = 0; base < batches; base += limit) {
+    const p = new Params();
+    p.us([M, N, K, sam, sak, sbk, sbn, a.offset, b.offset, base]);
+    p.us(batchShape);
+    p.us(aB);
+    p.us(bB);
+    ctx.dispatch(program, [a.buffer.gpu, b.buffer.gpu, out.buffer.gpu], p, [gx, gy, Math.min(limit, batches - base)]);
+  }
+}
+
