@@ -35,12 +35,12 @@ describe('tensor-core eligibility', () => {
   test('features are requested only where offered', () => {
     const all = chooseFeatures({ features: new Set(['shader-f16', 'chromium-experimental-subgroup-matrix', 'subgroups']), info: H200_INFO as unknown as GPUAdapterInfo });
     expect(all.request).toEqual(['shader-f16', 'chromium-experimental-subgroup-matrix']);
-    expect(all.features).toEqual({ f16: true, tensorCores: true });
+    expect(all.features).toEqual({ f16: true, tensorCores: true, timestamps: false });
     const noF16 = chooseFeatures({ features: new Set(['chromium-experimental-subgroup-matrix']), info: H200_INFO as unknown as GPUAdapterInfo });
     expect(noF16.request).toEqual([]);
-    expect(noF16.features).toEqual({ f16: false, tensorCores: false });
-    const lavapipe = chooseFeatures({ features: new Set(['shader-f16', 'subgroups']), info: { subgroupMinSize: 8, subgroupMaxSize: 8 } as unknown as GPUAdapterInfo });
-    expect(lavapipe.request).toEqual(['shader-f16']);
+    expect(noF16.features).toEqual({ f16: false, tensorCores: false, timestamps: false });
+    const lavapipe = chooseFeatures({ features: new Set(['shader-f16', 'subgroups', 'timestamp-query']), info: { subgroupMinSize: 8, subgroupMaxSize: 8 } as unknown as GPUAdapterInfo });
+    expect(lavapipe.request).toEqual(['shader-f16', 'timestamp-query']);
     expect(lavapipe.features.tensorCores).toBe(false);
   });
 
@@ -56,16 +56,17 @@ describe('tensor-core eligibility', () => {
 
 describe('tensor-core tiles', () => {
   test('every shipped tile is valid', () => {
-    for (const t of TC_TILES) expect(tcTileValid(t)).toBe(true);
+    for (const t of [...TC_TILES.f16, ...TC_TILES.f32]) expect(tcTileValid(t)).toBe(true);
   });
 
   test('the chosen tile fits in workgroup memory and fills the GPU when the problem allows', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 9000 }), fc.integer({ min: 1, max: 9000 }), fc.integer({ min: 1, max: 8 }), fc.constantFrom<1 | 3>(1, 3), fc.constantFrom(32768, 49152, 65536), (M, N, batches, terms, shared) => {
-        const t = chooseTcTile(M, N, batches, terms, shared);
+      fc.property(fc.integer({ min: 1, max: 9000 }), fc.integer({ min: 1, max: 9000 }), fc.integer({ min: 1, max: 8 }), fc.constantFrom<1 | 3>(1, 3), fc.constantFrom(32768, 49152, 65536), fc.constantFrom<'f16' | 'f32'>('f16', 'f32'), (M, N, batches, terms, shared, input) => {
+        const tiles = TC_TILES[input];
+        const t = chooseTcTile(M, N, batches, terms, shared, tiles);
         expect(tcSharedBytes(t, terms)).toBeLessThanOrEqual(shared);
         const groups = Math.ceil(M / t.bm) * Math.ceil(N / t.bn) * batches;
-        const fitting = TC_TILES.filter((x) => tcSharedBytes(x, terms) <= shared);
+        const fitting = tiles.filter((x) => tcSharedBytes(x, terms) <= shared);
         // Either enough workgroups, or already the smallest tile that fits.
         expect(groups >= 256 || t === fitting[fitting.length - 1]).toBe(true);
       }),
@@ -74,18 +75,19 @@ describe('tensor-core tiles', () => {
   });
 
   test('the 4096 f16 problem takes the largest tile', () => {
-    expect(chooseTcTile(4096, 4096, 1, 1, 49152)).toEqual(TC_TILES[0]);
+    expect(chooseTcTile(4096, 4096, 1, 1, 49152, TC_TILES.f16)).toEqual(TC_TILES.f16[0]);
+    expect(chooseTcTile(4096, 4096, 1, 1, 49152, TC_TILES.f32)).toEqual(TC_TILES.f32[0]);
   });
 });
 
 describe('tensor-core programs', () => {
-  const base: TcSpec = { tile: TC_TILES[0]!, batchRank: 0, input: 'f32', output: 'f32', terms: 1, vecA: true, vecB: true, aMajorM: false, bMajorK: false, directStore: true, aligned: true };
+  const base: TcSpec = { tile: TC_TILES.f16[0]!, batchRank: 0, input: 'f32', output: 'f32', terms: 1, vecA: true, vecB: true, aMajorM: false, bMajorK: false, directStore: true, aligned: true };
   const variants: TcSpec[] = [
     base,
     { ...base, aligned: false },
     { ...base, vecA: false, vecB: false, aMajorM: true, bMajorK: true, aligned: false, directStore: false },
     { ...base, input: 'f16', output: 'f16', directStore: false, batchRank: 2 },
-    { ...base, terms: 3, tile: TC_TILES[2]! },
+    { ...base, terms: 3, tile: TC_TILES.f32[2]! },
   ];
 
   test('each variant has its own key and the directives it needs', () => {

@@ -38,6 +38,14 @@ export interface WgpuOptions {
    * "Matmul precision and tensor cores"); elsewhere they compute in f32.
    */
   matmulPrecision?: MatmulPrecision;
+  /**
+   * Kernel autotuning (default: on for hardware GPUs, off for software adapters such as
+   * lavapipe, whose timings follow the CPU's load): the first matmul of each shape bucket times the kernel
+   * variants in the background and later ones use the fastest; winners are cached per adapter in
+   * ~/.cache/switchyard (or $XDG_CACHE_HOME). `false` keeps the built-in choices (no trials: the
+   * fastest start); `{ file }` names the cache file, `{ file: null }` keeps it in memory.
+   */
+  autotune?: boolean | { readonly file?: string | null };
   /** The runtime whose scheduler and ids this backend uses (default: this thread's). */
   runtime?: Runtime;
 }
@@ -62,6 +70,7 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
   private readonly matmulKind: MatmulKind;
   private readonly tile: MatmulTile | undefined;
   private readonly precision: MatmulPrecision;
+  private readonly autotune: boolean | { readonly file?: string | null } | undefined;
 
   constructor(options: WgpuOptions = {}) {
     super(options.runtime);
@@ -86,6 +95,13 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
     this.matmulKind = options.matmul ?? 'tiled';
     this.tile = options.matmulTile;
     this.precision = options.matmulPrecision ?? 'highest';
+    if (options.autotune !== undefined && typeof options.autotune !== 'boolean') {
+      const file: unknown = typeof options.autotune === 'object' && options.autotune !== null ? options.autotune.file : 0;
+      if (file !== undefined && file !== null && typeof file !== 'string') {
+        throw new ArgumentError(`autotune must be true, false or { file: string | null }, got ${show(options.autotune)}`, { op: 'Wgpu' });
+      }
+    }
+    this.autotune = options.autotune;
   }
 
   /** A backend whose default device is ready (rejects with a DeviceError when there is no adapter). */
@@ -117,6 +133,16 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
     return { f16, tensorCores };
   }
 
+  /**
+   * Waits for the kernel trials started so far and returns the tuned table of a device (shape
+   * bucket -> variant). Benchmarks call it after a warm-up so that timed runs use the winners.
+   */
+  async autotuned(device: WgpuDevice = this.defaultDev): Promise<Record<string, string>> {
+    const ctx = await this.exec(device).ready();
+    await ctx.tuner.idle();
+    return ctx.tuner.entries();
+  }
+
   defaultDevice(): WgpuDevice {
     return this.defaultDev;
   }
@@ -125,7 +151,7 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
   exec(device: WgpuDevice): WgpuExecutor {
     let e = this.executors.get(device.key);
     if (!e) {
-      e = new WgpuExecutor(device, { requestAdapter: this.requestAdapter, batchSize: this.batchSize, matmul: { kind: this.matmulKind, tile: this.tile, precision: this.precision } });
+      e = new WgpuExecutor(device, { requestAdapter: this.requestAdapter, batchSize: this.batchSize, matmul: { kind: this.matmulKind, tile: this.tile, precision: this.precision }, ...(this.autotune === undefined ? {} : { autotune: this.autotune }) });
       this.executors.set(device.key, e);
       this.runtime.memory.register(device.key, e);
     }

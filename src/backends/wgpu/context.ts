@@ -9,6 +9,8 @@ import type { MemoryInfo } from '../../memory/info.js';
 import { BufferPool, StagingPool, type GpuBuffer } from './buffers.js';
 import { Fault } from './faults.js';
 import { chooseFeatures, type GpuFeatures } from './features.js';
+import { Autotuner, type AutotuneOption } from './autotune.js';
+import { classifyAdapter } from './adapter.js';
 import { BufferUsage, MapMode, ShaderStage } from './flags.js';
 import { PARAM_BYTES, PARAM_WORDS, type Params, type Program } from './wgsl/common.js';
 
@@ -16,6 +18,8 @@ export interface ContextOptions {
   /** Dispatches per submit. */
   readonly batchSize: number;
   readonly deviceKey: string;
+  /** Kernel autotuning (default on, cached per adapter). */
+  readonly autotune?: AutotuneOption;
 }
 
 /** Limits the kernels ask for: the adapter's best, not WebGPU's low defaults. */
@@ -97,6 +101,8 @@ export class GpuContext {
     private readonly options: ContextOptions,
     /** Optional features the device was created with. */
     readonly features: GpuFeatures,
+    /** Tuned kernel variants per shape bucket. */
+    readonly tuner: Autotuner,
   ) {
     const limits = device.limits;
     this.maxWorkgroupsPerDim = limits.maxComputeWorkgroupsPerDimension;
@@ -132,7 +138,11 @@ export class GpuContext {
     }
     const { request, features } = chooseFeatures(adapter);
     const device = await adapter.requestDevice({ requiredLimits, requiredFeatures: request, label: `switchyard ${options.deviceKey}` });
-    return new GpuContext(device, adapter.info, options, features);
+    const i = adapter.info;
+    // A software adapter's timings follow the CPU's load: tuned only when asked explicitly.
+    const autotune = options.autotune ?? classifyAdapter(i) !== 'cpu';
+    const tuner = await Autotuner.open(autotune, `${i.vendor} ${i.architecture} ${i.device} ${i.description}`);
+    return new GpuContext(device, adapter.info, options, features, tuner);
   }
 
   // ---- batches ---------------------------------------------------------------------------
@@ -447,9 +457,102 @@ export class GpuContext {
     return { device: this.options.deviceKey, tensors, bytes: s.liveBytes, pooledBytes: s.pooledBytes + this.staging.pooledBytes };
   }
 
+  /**
+   * Times `program` outside the op stream, on fresh buffers of `sizes` bytes: milliseconds per
+   * dispatch (GPU timestamps where the device has them), or undefined where it does not compile
+   * or run. For the autotuner: its failures never reach an op. Each group of device calls runs
+   * synchronously inside its own error scopes, so an op batch's scopes (a stack shared with
+   * this device) are never popped out of order.
+   */
+  async timeProgram(program: Program, sizes: readonly number[], params: Params, groups: readonly [number, number, number]): Promise<number | undefined> {
+    if (this.closing || this.lost) return undefined;
+    const device = this.device;
+    const scoped = <T>(fn: () => T): { value: T | undefined; failed: Promise<boolean> } => {
+      device.pushErrorScope('out-of-memory');
+      device.pushErrorScope('validation');
+      let value: T | undefined;
+      let threw = false;
+      try {
+        value = fn();
+      } catch {
+        threw = true;
+      }
+      const v = device.popErrorScope();
+      const m = device.popErrorScope();
+      return { value, failed: Promise.all([v, m]).then(([a, b]) => threw || a !== null || b !== null, () => true) };
+    };
+    const made = scoped(() => {
+      const buffers = sizes.map((size) => device.createBuffer({ size: Math.max(16, Math.ceil(size / 4) * 4), usage: BufferUsage.STORAGE }));
+      const uniform = device.createBuffer({ size: PARAM_BYTES, usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST });
+      const words = new Uint32Array(PARAM_WORDS);
+      words.set(params.words.slice(0, PARAM_WORDS));
+      device.queue.writeBuffer(uniform, 0, words);
+      const query = this.features.timestamps ? device.createQuerySet({ type: 'timestamp', count: 2 }) : undefined;
+      const resolved = query ? device.createBuffer({ size: 16, usage: BufferUsage.QUERY_RESOLVE | BufferUsage.COPY_SRC }) : undefined;
+      const readback = query ? device.createBuffer({ size: 16, usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST }) : undefined;
+      const module = device.createShaderModule({ code: program.source(), label: `${program.key} (autotune)` });
+      const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+      const bind = device.createBindGroup({
+        layout: pipeline.getBindGroupLayout(0),
+        entries: [...buffers, uniform].map((buffer, binding) => ({ binding, resource: { buffer } })),
+      });
+      return { buffers, uniform, query, resolved, readback, pipeline, bind };
+    });
+    const r = made.value;
+    const destroy = (): void => {
+      if (!r) return;
+      for (const b of r.buffers) b.destroy();
+      r.uniform.destroy();
+      r.query?.destroy();
+      r.resolved?.destroy();
+      r.readback?.destroy();
+    };
+    if (!r || (await made.failed)) {
+      destroy();
+      return undefined;
+    }
+    const run = async (reps: number): Promise<number | undefined> => {
+      if (this.closing) return undefined;
+      const submitted = scoped(() => {
+        const enc = device.createCommandEncoder();
+        const pass = enc.beginComputePass(r.query ? { timestampWrites: { querySet: r.query, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } } : {});
+        pass.setPipeline(r.pipeline);
+        pass.setBindGroup(0, r.bind);
+        for (let i = 0; i < reps; i++) pass.dispatchWorkgroups(groups[0], groups[1], groups[2]);
+        pass.end();
+        if (r.query && r.resolved && r.readback) {
+          enc.resolveQuerySet(r.query, 0, 2, r.resolved, 0);
+          enc.copyBufferToBuffer(r.resolved, 0, r.readback, 0, 16);
+        }
+        device.queue.submit([enc.finish()]);
+      });
+      const t0 = performance.now();
+      await device.queue.onSubmittedWorkDone();
+      const wall = performance.now() - t0;
+      if (await submitted.failed) return undefined;
+      if (!r.readback) return wall / reps;
+      await r.readback.mapAsync(MapMode.READ);
+      const t = new BigUint64Array(r.readback.getMappedRange().slice(0));
+      r.readback.unmap();
+      const ns = Number(t[1]! - t[0]!);
+      return ns > 0 ? ns / 1e6 / reps : wall / reps;
+    };
+    try {
+      if ((await run(1)) === undefined) return undefined; // compile, warm up
+      const once = await run(1);
+      if (once === undefined) return undefined;
+      return await run(Math.max(1, Math.min(20, Math.ceil(2 / Math.max(once, 1e-3)))));
+    } catch {
+      return undefined;
+    } finally {
+      destroy();
+    }
+  }
+
   /** Submits what is queued and destroys the device (its buffers go with it). */
   destroy(): void {
     if (this.closing) return;
+    this.tuner.close();
     this.flush();
     this.closing = true;
     this.pool.clear();

@@ -17,12 +17,14 @@ import { kernelTable, type KernelOp, type KernelTable } from './kernels/index.js
 import { freshStorage, type GpuKernel, type RawStorage } from './kernels/kernel.js';
 import type { MatmulConfig } from './kernels/matmul.js';
 import { viewLayout } from '../../ir/layout.js';
+import type { AutotuneOption } from './autotune.js';
 import { isContiguous, type GpuStorage, type Layout } from './storage.js';
 
 export interface WgpuExecutorOptions {
   readonly requestAdapter: RequestAdapter;
   readonly batchSize: number;
   readonly matmul: MatmulConfig;
+  readonly autotune?: AutotuneOption;
 }
 
 function message(e: unknown): string {
@@ -86,7 +88,7 @@ export class WgpuExecutor implements Executor<GpuStorage> {
     }
     if (!adapter) throw new DeviceError(`no WebGPU adapter matches ${this.deviceKey}`, { op: 'init', devices: [this.deviceKey], hint: INSTALL_HINT });
     try {
-      return await GpuContext.create(adapter, { batchSize: this.options.batchSize, deviceKey: this.deviceKey });
+      return await GpuContext.create(adapter, { batchSize: this.options.batchSize, deviceKey: this.deviceKey, ...(this.options.autotune === undefined ? {} : { autotune: this.options.autotune }) });
     } catch (e) {
       throw new DeviceError(`the adapter for ${this.deviceKey} refused a device (${message(e)})`, { op: 'init', devices: [this.deviceKey], hint: 'the adapter may lack the limits the kernels request' });
     }

@@ -13,6 +13,8 @@ export interface GpuFeatures {
   readonly f16: boolean;
   /** f16 x f16 -> f32 16x16x16 subgroup matrices on 32-wide subgroups: the tensor-core matmul can run. */
   readonly tensorCores: boolean;
+  /** GPU timestamps (the autotuner's clock). */
+  readonly timestamps: boolean;
 }
 
 interface MatrixConfig {
@@ -59,5 +61,7 @@ export function chooseFeatures(adapter: Pick<GPUAdapter, 'features' | 'info'>): 
     request.push(matrixName);
     matrix = true;
   }
-  return { request, features: { f16, tensorCores: matrix } };
+  const timestamps = offered(adapter, 'timestamp-query');
+  if (timestamps) request.push('timestamp-query');
+  return { request, features: { f16, tensorCores: matrix, timestamps } };
 }

@@ -5,7 +5,8 @@
 import { KernelError } from '../../../errors.js';
 import type { GpuContext } from '../context.js';
 import type { Layout } from '../storage.js';
-import { Params } from '../wgsl/common.js';
+import { sizeBucket } from '../autotune.js';
+import { Params, type Program } from '../wgsl/common.js';
 import { tcMatmulProgram, tcVectorWidth, type TcElement, type TcTile } from '../wgsl/matmul-tc.js';
 import type { RawStorage } from './kernel.js';
 
@@ -19,14 +20,25 @@ import type { RawStorage } from './kernel.js';
 export type MatmulPrecision = 'highest' | 'high' | 'medium';
 export const MATMUL_PRECISIONS: readonly MatmulPrecision[] = ['highest', 'high', 'medium'];
 
-/** Candidate tiles, largest first (measured on an H200: 128 x 256 over 2 x 4 subgroups is the fastest at 4096). */
-export const TC_TILES: readonly TcTile[] = [
-  { bm: 128, bn: 256, bk: 32, wr: 2, wc: 4 },
-  { bm: 256, bn: 128, bk: 32, wr: 4, wc: 2 },
-  { bm: 128, bn: 128, bk: 32, wr: 4, wc: 2 },
-  { bm: 64, bn: 128, bk: 32, wr: 2, wc: 2 },
-  { bm: 64, bn: 64, bk: 32, wr: 2, wc: 2 },
-];
+/**
+ * Candidate tiles per input type, largest first. Measured on an H200 at 4096: f16 inputs are
+ * fastest on 128 x 256 over 2 x 4 subgroups (159 TFLOP/s), f32 inputs (rounded while staged)
+ * on 256 x 128 over 4 x 2 (142).
+ */
+export const TC_TILES: Readonly<Record<TcElement, readonly TcTile[]>> = {
+  f16: [
+    { bm: 128, bn: 256, bk: 32, wr: 2, wc: 4 },
+    { bm: 128, bn: 128, bk: 32, wr: 4, wc: 2 },
+    { bm: 64, bn: 128, bk: 32, wr: 2, wc: 2 },
+    { bm: 64, bn: 64, bk: 32, wr: 2, wc: 2 },
+  ],
+  f32: [
+    { bm: 256, bn: 128, bk: 32, wr: 4, wc: 2 },
+    { bm: 128, bn: 128, bk: 32, wr: 4, wc: 2 },
+    { bm: 64, bn: 128, bk: 32, wr: 2, wc: 2 },
+    { bm: 64, bn: 64, bk: 32, wr: 2, wc: 2 },
+  ],
+};
 /** A tile is taken only when it gives at least this many workgroups (about two per multiprocessor on big GPUs). */
 const MIN_WORKGROUPS = 256;
 
@@ -37,7 +49,7 @@ export function tcSharedBytes(t: TcTile, terms: 1 | 3): number {
 }
 
 /** The tile for an M x N output over `batches`, within the device's workgroup memory. */
-export function chooseTcTile(M: number, N: number, batches: number, terms: 1 | 3, maxShared: number, tiles: readonly TcTile[] = TC_TILES): TcTile {
+export function chooseTcTile(M: number, N: number, batches: number, terms: 1 | 3, maxShared: number, tiles: readonly TcTile[]): TcTile {
   const fitting = tiles.filter((t) => tcSharedBytes(t, terms) <= maxShared);
   const last = fitting[fitting.length - 1];
   if (!last) throw new KernelError(`no tensor-core tile fits in ${maxShared} bytes of workgroup memory`, { op: 'matmul' });
@@ -50,6 +62,25 @@ export function tensorCoreMode(dtype: string, precision: MatmulPrecision, tensor
   if (dtype === 'float16') return { input: 'f16', output: 'f16', terms: 1 };
   if (dtype === 'float32' && precision !== 'highest') return { input: 'f32', output: 'f32', terms: precision === 'high' ? 3 : 1 };
   return null;
+}
+
+/** The autotuner's bucket of a matmul: family, layout flags, power-of-two sizes. */
+export function matmulBucket(family: string, M: number, N: number, K: number, batches: number, flags: readonly boolean[]): string {
+  return `${family}|${flags.map((f) => (f ? 1 : 0)).join('')}|${sizeBucket(M)}x${sizeBucket(N)}x${sizeBucket(K)}|b${sizeBucket(batches)}`;
+}
+
+/** Scratch buffers past this size are not allocated for a trial: the heuristic stays. */
+const TRIAL_BYTES = 1 << 30;
+
+/** Times a matmul program on scratch buffers the size of `storages` (undefined: not measured). */
+export function timeOnScratch(ctx: GpuContext, program: Program, storages: readonly RawStorage[], params: Params, groups: [number, number, number]): Promise<number | undefined> {
+  const sizes = storages.map((s) => s.buffer.gpu.size);
+  if (sizes.reduce((x, y) => x + y, 0) > TRIAL_BYTES) return Promise.resolve(undefined);
+  return ctx.timeProgram(program, sizes, params, groups);
+}
+
+export function tcTileKey(t: TcTile): string {
+  return `${t.bm}x${t.bn}x${t.bk}/${t.wr}x${t.wc}`;
 }
 
 function batchStrides(l: Layout, batchShape: readonly number[]): number[] {
@@ -81,33 +112,48 @@ export function encodeTcMatmul(
   const sbn = b.strides[b.shape.length - 1]!;
   const w = tcVectorWidth(mode.input);
   const div = (v: number): boolean => v % w === 0;
-  const t = tile ?? chooseTcTile(M, N, batches, mode.terms, ctx.device.limits.maxComputeWorkgroupStorageSize);
+  const maxShared = ctx.device.limits.maxComputeWorkgroupStorageSize;
+  const tiles = TC_TILES[mode.input].filter((x) => tcSharedBytes(x, mode.terms) <= maxShared);
   const vecA = (sak === 1 || K === 1) && div(K) && (div(sam) || M === 1) && div(a.offset) && aB.every(div);
   const vecB = (sbn === 1 || N === 1) && div(N) && (div(sbk) || K === 1) && div(b.offset) && bB.every(div);
-  const program = tcMatmulProgram({
-    tile: t,
-    batchRank: batchShape.length,
-    input: mode.input,
-    output: mode.output,
-    terms: mode.terms,
-    vecA,
-    vecB,
-    aMajorM: !vecA && sam === 1 && sak !== 1,
-    bMajorK: !vecB && sbk === 1 && sbn !== 1,
-    directStore: mode.output === 'f32' && N % 4 === 0,
-    aligned: M % t.bm === 0 && N % t.bn === 0 && K % t.bk === 0,
-  });
-  const gx = Math.ceil(N / t.bn);
-  const gy = Math.ceil(M / t.bm);
-  const limit = ctx.maxWorkgroupsPerDim;
-  if (gx > limit || gy > limit) throw new KernelError(`a ${M} x ${N} output needs more than ${limit} workgroups per dimension`, { op: 'matmul', shapes: [a.shape, b.shape] });
-  for (let base = 0; base < batches; base += limit) {
+  const aMajorM = !vecA && sam === 1 && sak !== 1;
+  const bMajorK = !vecB && sbk === 1 && sbn !== 1;
+  const programFor = (t: TcTile): Program =>
+    tcMatmulProgram({
+      tile: t,
+      batchRank: batchShape.length,
+      input: mode.input,
+      output: mode.output,
+      terms: mode.terms,
+      vecA,
+      vecB,
+      aMajorM,
+      bMajorK,
+      directStore: mode.output === 'f32' && N % 4 === 0,
+      aligned: M % t.bm === 0 && N % t.bn === 0 && K % t.bk === 0,
+    });
+  const paramsFor = (base: number): Params => {
     const p = new Params();
     p.us([M, N, K, sam, sak, sbk, sbn, a.offset, b.offset, base]);
     p.us(batchShape);
     p.us(aB);
     p.us(bB);
-    ctx.dispatch(program, [a.buffer.gpu, b.buffer.gpu, out.buffer.gpu], p, [gx, gy, Math.min(limit, batches - base)]);
+    return p;
+  };
+  const limit = ctx.maxWorkgroupsPerDim;
+  const groupsFor = (t: TcTile): [number, number] => [Math.ceil(N / t.bn), Math.ceil(M / t.bm)];
+  const heuristic = chooseTcTile(M, N, batches, mode.terms, maxShared, TC_TILES[mode.input]);
+  const t =
+    tile ??
+    ctx.tuner.choose(matmulBucket(`matmul-tc|${mode.input}>${mode.output}|${mode.terms}`, M, N, K, batches, [vecA, vecB, aMajorM, bMajorK]), tiles, tcTileKey, heuristic, (c) => {
+      const [gx, gy] = groupsFor(c);
+      if (gx > limit || gy > limit) return Promise.resolve(undefined);
+      return timeOnScratch(ctx, programFor(c), [a, b, out], paramsFor(0), [gx, gy, Math.min(limit, batches)]);
+    });
+  const program = programFor(t);
+  const [gx, gy] = groupsFor(t);
+  if (gx > limit || gy > limit) throw new KernelError(`a ${M} x ${N} output needs more than ${limit} workgroups per dimension`, { op: 'matmul', shapes: [a.shape, b.shape] });
+  for (let base = 0; base < batches; base += limit) {
+    ctx.dispatch(program, [a.buffer.gpu, b.buffer.gpu, out.buffer.gpu], paramsFor(base), [gx, gy, Math.min(limit, batches - base)]);
   }
 }
-

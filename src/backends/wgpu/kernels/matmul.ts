@@ -3,10 +3,10 @@ import { KernelError } from '../../../errors.js';
 import { numel, type OpRecord } from '../../../ir/ops.js';
 import type { GpuContext } from '../context.js';
 import type { Layout } from '../storage.js';
-import { Params } from '../wgsl/common.js';
+import { Params, type Program } from '../wgsl/common.js';
 import { DEFAULT_TILE, matmulProgram, tileSize, type MatmulKind, type MatmulTile } from '../wgsl/matmul.js';
 import { NAIVE_TILE, naiveMatmulProgram } from '../wgsl/naive-matmul.js';
-import { encodeTcMatmul, tensorCoreMode, type MatmulPrecision } from './matmul-tc.js';
+import { encodeTcMatmul, matmulBucket, tensorCoreMode, timeOnScratch, type MatmulPrecision } from './matmul-tc.js';
 import { freshStorage, type GpuKernel, type RawStorage } from './kernel.js';
 
 export type { MatmulKind };
@@ -56,12 +56,11 @@ export function encodeMatmul(ctx: GpuContext, config: MatmulConfig, a: RawStorag
   const sak = a.strides[a.shape.length - 1]!;
   const sbk = b.strides[b.shape.length - 2]!;
   const sbn = b.strides[b.shape.length - 1]!;
-  const tile = config.tile ?? chooseTile(M, N, batches);
-  const { bm, bn } = config.kind === 'naive' ? { bm: NAIVE_TILE, bn: NAIVE_TILE } : tileSize(tile);
   const vecA = (sak === 1 || K === 1) && div4(K) && (div4(sam) || M === 1) && div4(a.offset) && aB.every(div4);
   const vecB = (sbn === 1 || N === 1) && div4(N) && (div4(sbk) || K === 1) && div4(b.offset) && bB.every(div4);
-  const program =
-    config.kind === 'naive'
+  const programFor = (tile: MatmulTile): Program => {
+    const { bm, bn } = tileSize(tile);
+    return config.kind === 'naive'
       ? naiveMatmulProgram(batchShape.length)
       : matmulProgram({
           tile,
@@ -72,18 +71,49 @@ export function encodeMatmul(ctx: GpuContext, config: MatmulConfig, a: RawStorag
           bMajorK: !vecB && sbk === 1 && sbn !== 1,
           aligned: M % bm === 0 && N % bn === 0 && K % tile.bk === 0,
         });
-  const gx = Math.ceil(N / bn);
-  const gy = Math.ceil(M / bm);
-  const limit = ctx.maxWorkgroupsPerDim;
-  if (gx > limit || gy > limit) throw new KernelError(`a ${M} x ${N} output needs more than ${limit} workgroups per dimension`, { op: 'matmul', shapes: [a.shape, b.shape] });
-  for (let base = 0; base < batches; base += limit) {
+  };
+  const groupsFor = (tile: MatmulTile): [number, number] => {
+    const { bm, bn } = config.kind === 'naive' ? { bm: NAIVE_TILE, bn: NAIVE_TILE } : tileSize(tile);
+    return [Math.ceil(N / bn), Math.ceil(M / bm)];
+  };
+  const paramsFor = (base: number): Params => {
     const p = new Params();
     p.us([M, N, K, sam, sak, sbk, sbn, a.offset, b.offset, base]);
     p.us(batchShape);
     p.us(aB);
     p.us(bB);
-    ctx.dispatch(program, [a.buffer.gpu, b.buffer.gpu, out.buffer.gpu], p, [gx, gy, Math.min(limit, batches - base)]);
+    return p;
+  };
+  const limit = ctx.maxWorkgroupsPerDim;
+  const heuristic = chooseTile(M, N, batches);
+  const tile =
+    config.tile ??
+    (config.kind === 'naive'
+      ? heuristic
+      : ctx.tuner.choose(
+          matmulBucket('matmul', M, N, K, batches, [vecA, vecB, sam === 1, sbk === 1]),
+          F32_TILES,
+          tileKey,
+          heuristic,
+          (t) => {
+            const [gx, gy] = groupsFor(t);
+            if (gx > limit || gy > limit) return Promise.resolve(undefined);
+            return timeOnScratch(ctx, programFor(t), [a, b, out], paramsFor(0), [gx, gy, Math.min(limit, batches)]);
+          },
+        ));
+  const program = programFor(tile);
+  const [gx, gy] = groupsFor(tile);
+  if (gx > limit || gy > limit) throw new KernelError(`a ${M} x ${N} output needs more than ${limit} workgroups per dimension`, { op: 'matmul', shapes: [a.shape, b.shape] });
+  for (let base = 0; base < batches; base += limit) {
+    ctx.dispatch(program, [a.buffer.gpu, b.buffer.gpu, out.buffer.gpu], paramsFor(base), [gx, gy, Math.min(limit, batches - base)]);
   }
+}
+
+/** The f32 tiles the autotuner chooses among (the heuristic picks between the first two). */
+export const F32_TILES: readonly MatmulTile[] = [DEFAULT_TILE, LARGE_TILE, { wx: 16, wy: 16, tm: 4, tn: 8, bk: 16 }, { wx: 16, wy: 16, tm: 8, tn: 8, bk: 8 }];
+
+export function tileKey(t: MatmulTile): string {
+  return `${t.wx}x${t.wy}/${t.tm}x${t.tn}/${t.bk}`;
 }
 
 export function matmulKernel(config: MatmulConfig): GpuKernel<'matmul'> {

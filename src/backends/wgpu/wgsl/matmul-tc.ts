@@ -116,7 +116,9 @@ function stagedLoads(s: Staged, spec: TcSpec, threads: number, prefix: string): 
           const at = `r * ${s.pitch}u + c + ${i}u`;
           if (spec.input === 'f16') return `${s.arrays[0]}[${at}] = ${x};`;
           if (spec.terms === 1) return `${s.arrays[0]}[${at}] = f16(${x});`;
-          return `{ let x = ${x}; let h = f16(x); ${s.arrays[0]}[${at}] = h; ${s.arrays[1]}[${at}] = f16(x - f32(h)); }`;
+          // The high part keeps the top 11 significant bits by masking (exact in f16 for normal
+          // values); computing it as f32(f16(x)) is folded to x by some drivers, losing the low part.
+          return `{ let x = ${x}; let h = bitcast<f32>(bitcast<u32>(x) & 0xffffe000u); ${s.arrays[0]}[${at}] = f16(h); ${s.arrays[1]}[${at}] = f16(x - h); }`;
         })
         .join(' ');
       return `    ${guard}{ ${coords(q)} ${writes} }`;

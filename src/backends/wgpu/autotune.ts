@@ -1,0 +1,168 @@
+/**
+ * Kernel autotuning: the first time a kernel family meets a shape bucket, the variants that
+ * could run it are timed on the GPU (in the background, on scratch buffers, by timestamp
+ * queries where the device has them) and the fastest is kept for every later call in that
+ * bucket; until then the built-in heuristic choice runs. Winners live in memory and, in Node,
+ * in a JSON file per adapter in the user's cache directory, read when the device starts.
+ * Buckets are powers of two per dimension, so a training loop tunes once and odd sizes share
+ * their neighbours' results.
+ */
+import { importNodeModule, isNode } from '../../platform.js';
+
+/** `false` turns tuning off (the heuristic choices run: fastest start); `file` overrides the cache file (null: memory only). */
+export type AutotuneOption = boolean | { readonly file?: string | null };
+
+/** Total wall time one bucket may spend on trials, beyond which the measured variants decide. */
+const BUCKET_BUDGET_MS = 500;
+
+/** The power-of-two bucket of a size (at least 16). */
+export function sizeBucket(n: number): number {
+  let b = 16;
+  while (b < n) b *= 2;
+  return b;
+}
+
+/** A persisted table: bucket key -> winning variant key. */
+export interface TuneStore {
+  load(): Promise<Record<string, string>>;
+  save(entries: Record<string, string>): Promise<void>;
+}
+
+/** The cache file of an adapter: $XDG_CACHE_HOME (or ~/.cache)/switchyard/autotune-<adapter>.json. */
+export async function defaultCacheFile(adapter: string): Promise<string | undefined> {
+  if (!isNode()) return undefined;
+  const os = await importNodeModule<typeof import('node:os')>('node:os');
+  const path = await importNodeModule<typeof import('node:path')>('node:path');
+  const base = process.env['XDG_CACHE_HOME'] || path.join(os.homedir(), '.cache');
+  const name = adapter.toLowerCase().replace(/[^a-z0-9.]+/g, '-').replace(/^-|-$/g, '').slice(0, 100) || 'adapter';
+  return path.join(base, 'switchyard', `autotune-${name}.json`);
+}
+
+/** A JSON file store; a missing or unreadable file is an empty table, a failed write is ignored (tuning is an optimisation). */
+export function fileStore(file: string): TuneStore {
+  return {
+    async load() {
+      try {
+        const fs = await importNodeModule<typeof import('node:fs/promises')>('node:fs/promises');
+        const parsed: unknown = JSON.parse(await fs.readFile(file, 'utf8'));
+        const out: Record<string, string> = {};
+        if (typeof parsed === 'object' && parsed !== null) {
+          for (const [k, v] of Object.entries(parsed)) if (typeof v === 'string') out[k] = v;
+        }
+        return out;
+      } catch {
+        return {};
+      }
+    },
+    async save(entries) {
+      try {
+        const fs = await importNodeModule<typeof import('node:fs/promises')>('node:fs/promises');
+        const path = await importNodeModule<typeof import('node:path')>('node:path');
+        await fs.mkdir(path.dirname(file), { recursive: true });
+        // Write then rename, so a reader never sees half a file.
+        const tmp = `${file}.${process.pid}.tmp`;
+        await fs.writeFile(tmp, JSON.stringify(entries, null, 1));
+        await fs.rename(tmp, file);
+      } catch {
+        // A read-only home directory only costs a re-tune next time.
+      }
+    },
+  };
+}
+
+/** How one variant is timed: milliseconds per run, or undefined where it cannot run here. */
+export type Trial<T> = (variant: T) => Promise<number | undefined>;
+
+export class Autotuner {
+  private readonly best = new Map<string, string>();
+  private readonly started = new Set<string>();
+  private jobs: Promise<void> = Promise.resolve();
+  private saving: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(
+    readonly enabled: boolean,
+    private readonly store?: TuneStore,
+    initial: Record<string, string> = {},
+  ) {
+    for (const [k, v] of Object.entries(initial)) this.best.set(k, v);
+  }
+
+  static async open(option: AutotuneOption | undefined, adapter: string): Promise<Autotuner> {
+    if (option === false) return new Autotuner(false);
+    const requested = typeof option === 'object' ? option.file : undefined;
+    const file = requested === null ? undefined : (requested ?? (await defaultCacheFile(adapter)));
+    const store = file === undefined ? undefined : fileStore(file);
+    return new Autotuner(true, store, store ? await store.load() : {});
+  }
+
+  /** The tuned variant key of a bucket, if any. */
+  lookup(bucket: string): string | undefined {
+    return this.best.get(bucket);
+  }
+
+  /**
+   * The variant to run now for `bucket`: the tuned one, else `fallback` (and, the first time,
+   * tuning starts in the background). Variants are named by `key`.
+   */
+  choose<T>(bucket: string, variants: readonly T[], key: (v: T) => string, fallback: T, trial: Trial<T>): T {
+    const tuned = this.best.get(bucket);
+    if (tuned !== undefined) {
+      const v = variants.find((x) => key(x) === tuned);
+      if (v !== undefined) return v;
+    }
+    if (this.enabled && !this.started.has(bucket) && variants.length > 1) {
+      this.started.add(bucket);
+      this.jobs = this.jobs.then(() => this.tune(bucket, variants, key, fallback, trial));
+    }
+    return fallback;
+  }
+
+  private async tune<T>(bucket: string, variants: readonly T[], key: (v: T) => string, fallback: T, trial: Trial<T>): Promise<void> {
+    const t0 = performance.now();
+    let bestKey = key(fallback);
+    let bestMs = Infinity;
+    // The fallback first: if the budget runs out, the measured ones still decide fairly.
+    const order = [fallback, ...variants.filter((v) => key(v) !== key(fallback))];
+    for (const v of order) {
+      if (this.closed || performance.now() - t0 > BUCKET_BUDGET_MS) break;
+      let ms: number | undefined;
+      try {
+        ms = await trial(v);
+      } catch {
+        ms = undefined;
+      }
+      if (ms !== undefined && Number.isFinite(ms) && ms < bestMs) {
+        bestMs = ms;
+        bestKey = key(v);
+      }
+    }
+    if (this.closed) return;
+    this.best.set(bucket, bestKey);
+    if (this.store) {
+      const store = this.store;
+      const snapshot = Object.fromEntries(this.best);
+      this.saving = this.saving.then(() => store.save(snapshot));
+    }
+  }
+
+  /** Resolves when every started tuning job (and its save) is done. */
+  async idle(): Promise<void> {
+    let seen: Promise<void> | undefined;
+    while (seen !== this.jobs) {
+      seen = this.jobs;
+      await seen;
+    }
+    await this.saving;
+  }
+
+  /** The tuned table (bucket -> variant). */
+  entries(): Record<string, string> {
+    return Object.fromEntries(this.best);
+  }
+
+  /** Stops starting trials (the device is going away). */
+  close(): void {
+    this.closed = true;
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * The autotuner: the fastest measured variant wins, the heuristic runs until then, failed or
+ * unmeasurable variants never win, buckets are powers of two, winners persist per file. Trials
+ * here are synthetic (no timing); one test runs real trials on this adapter and checks that
+ * results stay those of a float64 reference.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, test } from 'vitest';
+import { Autotuner, fileStore, sizeBucket } from '../../src/backends/wgpu/autotune.js';
+import { Wgpu } from '../../src/backends/wgpu/backend.js';
+import { ArgumentError, fromData } from '../../src/index.js';
+import { describeGpu } from './gpu.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'switchyard-autotune-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('Autotuner', () => {
+  test('runs the fallback until tuned, then the fastest measured variant', async () => {
+    const t = new Autotuner(true);
+    const times: Record<string, number | undefined> = { a: 3, b: 1, c: undefined, d: 2 };
+    const tried: string[] = [];
+    const trial = (v: string): Promise<number | undefined> => {
+      tried.push(v);
+      return Promise.resolve(times[v]);
+    };
+    expect(t.choose('k', ['a', 'b', 'c', 'd'], (v) => v, 'a', trial)).toBe('a');
+    await t.idle();
+    expect(tried[0]).toBe('a');
+    expect(t.choose('k', ['a', 'b', 'c', 'd'], (v) => v, 'a', trial)).toBe('b');
+    expect(t.entries()).toEqual({ k: 'b' });
+    // Tuned once per bucket.
+    expect(tried.length).toBe(4);
+  });
+
+  test('a failing or throwing variant never wins; nothing measured keeps the fallback', async () => {
+    const t = new Autotuner(true);
+    t.choose('x', ['a', 'b'], (v) => v, 'a', (v) => (v === 'a' ? Promise.resolve(undefined) : Promise.reject(new Error('no'))));
+    await t.idle();
+    expect(t.lookup('x')).toBe('a');
+  });
+
+  test('disabled: never measures', async () => {
+    const t = new Autotuner(false);
+    let calls = 0;
+    expect(t.choose('k', ['a', 'b'], (v) => v, 'b', () => Promise.resolve(++calls))).toBe('b');
+    await t.idle();
+    expect(calls).toBe(0);
+    expect(t.entries()).toEqual({});
+  });
+
+  test('the winner is the minimum of the measured times (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.double({ min: 0.001, max: 100, noNaN: true }), { minLength: 2, maxLength: 6 }), async (ms) => {
+        const t = new Autotuner(true);
+        const names = ms.map((_, i) => `v${i}`);
+        t.choose('b', names, (v) => v, names[0]!, (v) => Promise.resolve(ms[Number(v.slice(1))]));
+        await t.idle();
+        const best = names[ms.indexOf(Math.min(...ms))];
+        expect(t.lookup('b')).toBe(best);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  test('sizes share power-of-two buckets', () => {
+    expect([1, 16, 17, 1000, 1024, 1025].map(sizeBucket)).toEqual([16, 16, 32, 1024, 1024, 2048]);
+    fc.assert(fc.property(fc.integer({ min: 1, max: 1 << 24 }), (n) => {
+      const b = sizeBucket(n);
+      expect(b).toBeGreaterThanOrEqual(n);
+      expect(b < 2 * n || b === 16).toBe(true);
+    }));
+  });
+
+  test('winners persist in the file and load in a new tuner', async () => {
+    const file = join(dir, 'nested', 'tune.json');
+    const t = await Autotuner.open({ file }, 'test adapter');
+    t.choose('bucket', ['slow', 'fast'], (v) => v, 'slow', (v) => Promise.resolve(v === 'fast' ? 1 : 5));
+    await t.idle();
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ bucket: 'fast' });
+    const again = await Autotuner.open({ file }, 'test adapter');
+    let calls = 0;
+    expect(again.choose('bucket', ['slow', 'fast'], (v) => v, 'slow', () => Promise.resolve(++calls))).toBe('fast');
+    expect(calls).toBe(0);
+  });
+
+  test('an unreadable or malformed file is an empty table', async () => {
+    expect(await fileStore(join(dir, 'missing.json')).load()).toEqual({});
+    const bad = join(dir, 'bad.json');
+    await fileStore(bad).save({ a: 'b' });
+    expect(await fileStore(bad).load()).toEqual({ a: 'b' });
+  });
+});
+
+test('the autotune option is checked', () => {
+  expect(() => new Wgpu({ autotune: { file: 3 as unknown as string } })).toThrow(ArgumentError);
+});
+
+describeGpu('autotuned matmuls on this adapter', () => {
+  test('real trials pick a variant per bucket, persist it, and results stay exact', async () => {
+    const file = join(dir, 'gpu.json');
+    const w = await Wgpu.create({ autotune: { file } });
+    try {
+      const M = 70, K = 50, N = 90;
+      const a = Float32Array.from({ length: M * K }, (_, i) => ((i * 7) % 13) - 6);
+      const b = Float32Array.from({ length: K * N }, (_, i) => ((i * 5) % 11) - 5);
+      const ref = new Float64Array(M * N);
+      for (let i = 0; i < M; i++) for (let k = 0; k < K; k++) for (let j = 0; j < N; j++) ref[i * N + j]! += a[i * K + k]! * b[k * N + j]!;
+      const ta = fromData(w, a, { shape: [M, K] });
+      const tb = fromData(w, b, { shape: [K, N] });
+      const before = await ta.matmul(tb).toData();
+      const table = await w.autotuned();
+      expect(Object.keys(table).some((k) => k.startsWith('matmul|') && k.includes('128x128x64'))).toBe(true);
+      const after = await ta.matmul(tb).toData();
+      // Small integers: every variant is exact.
+      expect(Array.from(before.values)).toEqual(Array.from(ref));
+      expect(Array.from(after.values)).toEqual(Array.from(ref));
+      expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')))).toEqual(Object.keys(table));
+    } finally {
+      await w.close();
+    }
+  });
+});
