@@ -79,7 +79,7 @@ async function timeParallel(devices: string, batch: Batch, warm: number, steps: 
       last = await dp.step(batch);
       if (s >= warm) walls.push(last.wallMs);
     }
-    const describe = dp.replicaInfo.map((r) => `${r.device}${r.active ? '' : ' (dropped)'}`).join(', ');
+    const describe = dp.replicaInfo.map((r) => `${r.device}${r.active ? '' : ' (idle)'}`).join(', ');
     return { ms: median(walls), last: last!, shards: last!.shards, notes, describe };
   } finally {
     await dp.close();

@@ -96,7 +96,7 @@ export interface ReplicaInfo {
   readonly id: number;
   /** The backend (and adapter) the replica runs. */
   readonly describe: string;
-  /** Takes shards (dropped replicas have ended; idle ones wait during a probe). */
+  /** Took a shard in the last step (or, before the first step, may take one). Idle ones wait for the balancer. */
   readonly active: boolean;
   /** Its thread or process has ended. */
   readonly ended: boolean;
@@ -147,8 +147,9 @@ const COORDINATOR = -1;
 
 export class DataParallel {
   private readonly replicas: Replica[] = [];
+  /** The replicas of the last step (every one before the first). */
   private active: number[];
-  private owners: number[];
+  private readonly owners: number[];
   private readonly version: number[];
   /** A replica holding newer weights than the shared buffer (after solo steps), if any. */
   private staleHolder: number | undefined;
@@ -161,8 +162,6 @@ export class DataParallel {
   private readonly balancer: Balancer;
   private readonly views: { grads: Float32Array[]; joined: Float32Array; weights: Float32Array };
   private clipNorm: number | undefined;
-  /** The replicas of the mix while the balancer times one of them alone. */
-  private mix: number[] | undefined;
   private readonly notice: (message: string) => void;
 
   private constructor(
@@ -180,10 +179,13 @@ export class DataParallel {
       weights: new Float32Array(new SharedArrayBuffer(floats * 4)),
     };
     this.active = devices.map((_, i) => i);
-    this.owners = assignOwners(layout.params.length, n, this.active, strategy);
+    const gpus = devices.flatMap((d, i) => (d.kind === 'wgpu' ? [i] : []));
+    this.balancer = new Balancer(n, options.split ?? 'balanced', options.balance, gpus);
+    // The optimizer runs on the replicas that always take shards (the balancer's core): no
+    // optimizer state moves when candidates come and go.
+    this.owners = assignOwners(layout.params.length, n, this.balancer.owners, strategy);
     this.version = layout.params.map(() => 0);
     this.stepCount = options.startStep ?? 0;
-    this.balancer = new Balancer(n, options.split ?? 'balanced', options.balance);
     this.notice = options.onNotice ?? ((m) => console.warn(m));
   }
 
@@ -325,8 +327,10 @@ export class DataParallel {
   }
 
   private async runStep(batch: Batch, size: number, lr: number | undefined): Promise<StepResult> {
-    const plan = this.balancer.plan(size, this.active);
-    const active = this.active;
+    const plan = this.balancer.plan(size);
+    // Owners take part even with an empty shard: they step the optimizer.
+    const active = this.replicas.filter((r) => plan.shards[r.index]! > 0 || this.balancer.owners.includes(r.index)).map((r) => r.index);
+    this.active = active;
     const solo = active.length === 1 && this.layout.params.every((_, i) => this.owners[i] === active[0]);
     // Replicas that will reload parameters need the shared buffer to hold the newest weights.
     const reloads = new Map(active.map((r) => [r, this.layout.params.filter((p) => this.replicas[r]!.loaded[p.index]! < this.version[p.index]!).map((p) => p.index)]));
@@ -386,8 +390,8 @@ export class DataParallel {
       if (this.run?.timer) clearTimeout(this.run.timer);
       this.run = undefined;
     });
-    const decision = this.balancer.observe({ shards: run.shards, computeMs: run.computeMs, wallMs: run.wallMs }, this.mix ?? this.active);
-    if (decision) await this.decide(decision);
+    const decision = this.balancer.observe({ shards: run.shards, computeMs: run.computeMs, wallMs: run.wallMs });
+    if (decision) this.tell(decision);
     return run;
   }
 
@@ -565,60 +569,23 @@ export class DataParallel {
     });
   }
 
-  // ---- balancing: probes and drops -----------------------------------------------------------
+  // ---- balancing -----------------------------------------------------------------------------
 
-  private async decide(d: Decision): Promise<void> {
+  /** Says what the balancer decided (it only changes shard sizes: no thread starts or ends). */
+  private tell(d: Decision): void {
     const names = (rs: readonly number[]): string => rs.map((r) => `${this.replicas[r]!.device.key} (replica ${r})`).join(', ');
-    if (d.kind === 'probe') {
-      this.mix = this.active;
-      await this.reconfigure([d.replica]);
-      return;
+    const core = names(this.balancer.core);
+    const ms = (x: number): string => (Number.isFinite(x) ? `${x.toFixed(1)} ms` : 'unknown');
+    switch (d.kind) {
+      case 'add':
+        return this.notice(`DataParallel: adding ${names(d.replicas)}: predicted ${ms(d.predictedMs)} per step with them, ${ms(d.withoutMs)} for ${core} alone`);
+      case 'skip':
+        return this.notice(`DataParallel: ${core} alone: ${ms(d.withoutMs)} per step; with ${names(d.replicas)} predicted ${ms(d.predictedMs)} (not ${(100 * (this.options.balance?.margin ?? 0.05)).toFixed(0)}% faster)`);
+      case 'keep':
+        return this.notice(`DataParallel: keeping ${names(d.replicas)}: ${ms(d.mixMs)} per step against ${ms(d.withoutMs)} for ${core} alone (${(d.withoutMs / d.mixMs).toFixed(2)}x)`);
+      case 'drop':
+        return this.notice(`DataParallel: dropping ${names(d.replicas)}: ${ms(d.mixMs)} per step with them against ${ms(d.withoutMs)} for ${core} alone`);
     }
-    const mix = this.mix ?? this.active;
-    if (d.kind === 'unprobe') {
-      await this.reconfigure(mix);
-      return;
-    }
-    this.mix = undefined;
-    if (d.kind === 'keep') {
-      this.notice(`DataParallel: keeping ${names(mix)}: ${d.mixMs.toFixed(1)} ms per step against ${d.soloMs.toFixed(1)} ms for ${names([d.fastest])} alone (${(d.soloMs / d.mixMs).toFixed(2)}x)`);
-      return;
-    }
-    await this.reconfigure([d.keep]);
-    this.notice(`DataParallel: dropping ${names(d.dropped)}: ${names([d.keep])} alone takes ${d.soloMs.toFixed(1)} ms per step, the mix ${d.mixMs.toFixed(1)} ms`);
-    for (const r of d.dropped) await this.retire(this.replicas[r]!);
-  }
-
-  /** Makes `active` the replicas that take shards, moving optimizer state to the parameters' new owners. */
-  private async reconfigure(active: number[]): Promise<void> {
-    const owners = assignOwners(this.layout.params.length, this.replicas.length, active, this.strategy);
-    const moving = new Map<number, Map<number, number[]>>(); // old owner -> new owner -> params
-    owners.forEach((o, p) => {
-      const old = this.owners[p]!;
-      if (old === o) return;
-      let to = moving.get(old);
-      if (!to) moving.set(old, (to = new Map()));
-      let list = to.get(o);
-      if (!list) to.set(o, (list = []));
-      list.push(p);
-    });
-    for (const [from, to] of moving) {
-      for (const [dest, params] of to) {
-        const state = await this.askState(this.replicas[from]!, params);
-        if (Object.keys(state.params).length > 0) await this.ask(this.replicas[dest]!, { type: 'set-state', record: state }, 'state-set');
-      }
-    }
-    this.owners = owners;
-    this.active = active;
-  }
-
-  /** Ends a replica the balancer dropped (after moving what it owns). */
-  private async retire(rep: Replica): Promise<void> {
-    if (this.staleHolder === rep.index) await this.freshWeights();
-    rep.alive = false;
-    rep.host.post({ type: 'close' });
-    await Promise.race([new Promise<void>((resolve) => rep.host.onExit(() => resolve())), new Promise((resolve) => setTimeout(resolve, 10_000))]);
-    await rep.host.kill();
   }
 
   // ---- weights and state ---------------------------------------------------------------------
