@@ -303,7 +303,7 @@ async function main(): Promise<void> {
   const stepsPerEpoch = Math.ceil(data.train.n / args.batch);
   const start = resumed ? resumed.step : 0;
   console.log(`MLP ${args.sizes.join('-')}, ${data.train.n} training / ${data.test.n} test digits, batch ${args.batch}, Adam lr ${args.lr}, strategy ${args.strategy}`);
-  for (const r of dp.replicaInfo) console.log(`  replica ${r.index}: ${r.device} in a ${r.host} (${r.host === 'thread' ? 'thread' : 'pid'} ${r.id}), ${r.describe}`);
+  for (const r of dp.replicaInfo) console.log(`  replica ${r.index}: ${r.device} ${r.host === 'main' ? 'on the main thread' : `in a ${r.host} (${r.host === 'thread' ? 'thread' : 'pid'} ${r.id})`}, ${r.describe}`);
   if (resumed) console.log(`resumed from ${out} at step ${start} (epoch ${Math.floor(start / stepsPerEpoch) + 1}, batch ${(start % stepsPerEpoch) + 1})`);
 
   try {

@@ -22,12 +22,13 @@ import { parseDevices, type ReplicaDevice } from './devices.js';
 import { ReplicaError } from './errors.js';
 import { gpuInventory, withoutSelection } from './gpus.js';
 import { placeGpus, type GpuHost, type Placement } from './placement.js';
-import { checkBatch, sliceBatch } from './batch.js';
-import { startProcess, startThread, taskHref, type ReplicaHost } from './host.js';
+import { checkBatch, sliceBatch, viewBatch } from './batch.js';
+import { startMain, startProcess, startThread, taskHref, type ReplicaHost } from './host.js';
 import { copyRecord, gatherParams, scatterParams, sharedBuffer } from './flat.js';
 import { assignOwners, planLayout, type Layout } from './layout.js';
 import { absoluteNow, isMessage, transferList, type Batch, type ComputedMessage, type FromReplica, type ToReplica } from './protocol.js';
 import { chunkOf, sumOfSquares, weightedSum } from './reduce.js';
+import { flatState, loadFlatState, type FlatRule } from './flat-optimizer.js';
 import { overlapOf, type BucketEvents, type Interval, type StepTimeline } from './timeline.js';
 
 export type Strategy = 'main' | 'sharded';
@@ -52,7 +53,7 @@ export interface DataParallelOptions<O = unknown> {
   readonly firstBucketBytes?: number;
   /** Pool threads of a 'cpu' replica (default: the cores the other replicas leave, at least 1). */
   readonly cpuThreads?: number;
-  /** Where GPU replicas run: 'auto' (default: a worker thread on a one-GPU machine, a pinned process each otherwise), 'thread' or 'process'. */
+  /** Where GPU replicas run: 'auto' (default: the calling thread on a one-GPU machine, a pinned process each otherwise), 'main', 'thread' or 'process'. */
   readonly gpuHost?: GpuHost;
   /** Optimizer state to start from (a checkpoint's), for every parameter. */
   readonly optimizerState?: OptimizerRecord;
@@ -91,8 +92,8 @@ export interface StepResult {
 export interface ReplicaInfo {
   readonly index: number;
   readonly device: string;
-  /** 'thread' or 'process', and its thread id or pid. */
-  readonly host: 'thread' | 'process';
+  /** 'main' (the calling thread), 'thread' or 'process', and its thread id or pid. */
+  readonly host: 'main' | 'thread' | 'process';
   readonly id: number;
   /** The backend (and adapter) the replica runs. */
   readonly describe: string;
@@ -160,7 +161,12 @@ export class DataParallel {
   private queue: Promise<unknown> = Promise.resolve();
   private stepCount: number;
   private readonly balancer: Balancer;
-  private readonly views: { grads: Float32Array[]; joined: Float32Array; weights: Float32Array };
+  private readonly views: { grads: Float32Array[]; joined: Float32Array; weights: Float32Array; state: Float32Array[] };
+  /**
+   * Flat mode (CPU replicas in worker threads, Adam/AdamW/SGD): each reducer steps the optimizer
+   * on the range it has just reduced, over the shared weights and state; no owner, no apply.
+   */
+  private flat: { rule: FlatRule; steps: number[] } | undefined;
   private clipNorm: number | undefined;
   private readonly notice: (message: string) => void;
 
@@ -177,6 +183,8 @@ export class DataParallel {
       grads: Array.from({ length: n }, () => new Float32Array(new SharedArrayBuffer(floats * 4))),
       joined: new Float32Array(new SharedArrayBuffer(floats * 4)),
       weights: new Float32Array(new SharedArrayBuffer(floats * 4)),
+      // Room for the flat optimizer's state where every replica may share memory (CPU replicas).
+      state: n > 1 && devices.every((d) => d.kind !== 'wgpu') ? [0, 1].map(() => new Float32Array(new SharedArrayBuffer(floats * 4))) : [],
     };
     this.active = devices.map((_, i) => i);
     const gpus = devices.flatMap((d, i) => (d.kind === 'wgpu' ? [i] : []));
@@ -198,7 +206,7 @@ export class DataParallel {
     const strategy = options.strategy ?? 'main';
     if (strategy !== 'main' && strategy !== 'sharded') throw new ArgumentError(`strategy must be 'main' or 'sharded', got ${String(strategy)}`, { op: 'DataParallel' });
     const gpuHost = options.gpuHost ?? 'auto';
-    if (!['auto', 'thread', 'process'].includes(gpuHost)) throw new ArgumentError(`gpuHost must be 'auto', 'thread' or 'process', got ${String(gpuHost)}`, { op: 'DataParallel' });
+    if (!['auto', 'main', 'thread', 'process'].includes(gpuHost)) throw new ArgumentError(`gpuHost must be 'auto', 'main', 'thread' or 'process', got ${String(gpuHost)}`, { op: 'DataParallel' });
     const taskUrl = await taskHref(options.task);
     // Devices are checked before anything starts: a GPU that does not exist is a DeviceError now.
     const placements = devices.some((d) => d.kind === 'wgpu') ? placeGpus(devices, gpuHost, await gpuInventory()) : devices.map(() => undefined);
@@ -226,7 +234,8 @@ export class DataParallel {
     const hosts = await Promise.all(
       this.devices.map((d, i) => {
         const place = placements[i];
-        return place?.host === 'process' ? startProcess({ ...withoutSelection(process.env), ...place.env }) : startThread();
+        if (place?.host === 'process') return startProcess({ ...withoutSelection(process.env), ...place.env });
+        return place?.host === 'main' ? startMain() : startThread();
       }),
     );
     hosts.forEach((host, index) => {
@@ -239,7 +248,7 @@ export class DataParallel {
     const ready = await this.withTimeout(
       Promise.all(
         this.replicas.map((r) => {
-          const shared = r.host.kind === 'thread';
+          const shared = r.host.kind !== 'process';
           const record = copyRecord(this.frozen);
           const place = placements[r.index];
           const state = byOwner.get(r.index);
@@ -253,12 +262,21 @@ export class DataParallel {
             options: this.options.options,
             layout: this.layout,
             record,
-            ...(shared ? { shared: { grads: this.views.grads.map((v) => sharedBuffer(v)), joined: sharedBuffer(this.views.joined), weights: sharedBuffer(this.views.weights) } } : {}),
+            ...(shared
+              ? {
+                  shared: {
+                    grads: this.views.grads.map((v) => sharedBuffer(v)),
+                    joined: sharedBuffer(this.views.joined),
+                    weights: sharedBuffer(this.views.weights),
+                    ...(this.views.state.length > 0 ? { state: this.views.state.map((v) => sharedBuffer(v)) } : {}),
+                  },
+                }
+              : {}),
             ...(state ? { optimizer: state } : {}),
             seed: (this.options.seed ?? 1) + r.index,
           };
           const answer = this.request(r, 'ready');
-          r.host.post(init, shared ? transferList(Object.values(record.params).map((p) => p.data)) : []);
+          r.host.post(init, r.host.kind === 'thread' ? transferList(Object.values(record.params).map((p) => p.data)) : []);
           return answer;
         }),
       ),
@@ -269,11 +287,25 @@ export class DataParallel {
       this.replicas[i]!.describe = m.describe;
       if (m.clipNorm !== undefined) this.clipNorm = m.clipNorm;
     });
+    // Flat mode when every replica shares memory and reports the same flat rule.
+    const rule = ready[0]?.flat;
+    if (rule && this.views.state.length > 0 && ready.every((m) => JSON.stringify(m.flat) === JSON.stringify(rule))) {
+      this.flat = { rule, steps: loadFlatState(rule, this.layout, this.views.state, this.options.optimizerState) };
+    }
   }
 
   /** The replicas: device, host, backend, and whether each still takes shards. */
   get replicaInfo(): ReplicaInfo[] {
     return this.replicas.map((r) => ({ index: r.index, device: r.device.key, host: r.host.kind, id: r.host.id, describe: r.describe, active: this.active.includes(r.index) && r.alive, ended: r.ended }));
+  }
+
+  /**
+   * How the optimizer steps: 'ranges' (CPU replicas in threads, Adam/AdamW/SGD without clipping:
+   * each replica updates the ranges it reduced, in shared memory) or 'owners' (each parameter on
+   * its owner, as the strategy says).
+   */
+  get optimizerSteps(): 'ranges' | 'owners' {
+    return this.flat ? 'ranges' : 'owners';
   }
 
   /** Steps taken so far (including `startStep`). */
@@ -331,11 +363,12 @@ export class DataParallel {
     // Owners take part even with an empty shard: they step the optimizer.
     const active = this.replicas.filter((r) => plan.shards[r.index]! > 0 || this.balancer.owners.includes(r.index)).map((r) => r.index);
     this.active = active;
-    const solo = active.length === 1 && this.layout.params.every((_, i) => this.owners[i] === active[0]);
+    const solo = !this.flat && active.length === 1 && this.layout.params.every((_, i) => this.owners[i] === active[0]);
     // Replicas that will reload parameters need the shared buffer to hold the newest weights.
     const reloads = new Map(active.map((r) => [r, this.layout.params.filter((p) => this.replicas[r]!.loaded[p.index]! < this.version[p.index]!).map((p) => p.index)]));
     if ([...reloads].some(([r, list]) => list.length > 0 && r !== this.staleHolder)) await this.freshWeights();
     const step = ++this.stepCount;
+    if (this.flat) this.flat.steps = this.flat.steps.map((t) => t + 1);
     const contributors = active.filter((r) => plan.shards[r]! > 0);
     const run = await new Promise<StepResult>((resolve, reject) => {
       const nb = this.layout.buckets.length;
@@ -375,14 +408,15 @@ export class DataParallel {
       for (const i of active) {
         const n = plan.shards[i]!;
         const rep = this.replicas[i]!;
-        const inputs = sliceBatch(batch, from, from + n);
+        // The calling thread's replica reads the caller's arrays in place; others get copies.
+        const inputs = rep.host.kind === 'main' ? viewBatch(batch, from, from + n) : sliceBatch(batch, from, from + n);
         from += n;
         const reload = reloads.get(i) ?? [];
-        const shared = rep.host.kind === 'thread';
+        const shared = rep.host.kind !== 'process';
         const weights = !shared && reload.length > 0 ? gatherParams(this.layout, this.views.weights, reload) : undefined;
         rep.host.post(
           { type: 'step', step, size: n, inputs, ...(lr !== undefined ? { lr } : {}), solo, reload, ...(weights ? { weights } : {}) },
-          shared ? transferList(Object.values(inputs).map((a) => a.data)) : [],
+          rep.host.kind === 'thread' ? transferList(Object.values(inputs).map((a) => a.data)) : [],
         );
         for (const p of reload) rep.loaded[p] = this.version[p]!;
       }
@@ -463,9 +497,10 @@ export class DataParallel {
       return;
     }
     run.reducing[bucket] = parts;
+    const update = this.flat ? { lr: run.lr ?? this.flat.rule.lr, steps: this.flat.steps } : undefined;
     for (let k = 0; k < parts; k++) {
       const [from, to] = chunkOf(b.offset, b.offset + b.size, k, parts);
-      this.replicas[reducers[k]!]!.host.post({ type: 'reduce', step: run.step, bucket, from, to, inputs });
+      this.replicas[reducers[k]!]!.host.post({ type: 'reduce', step: run.step, bucket, from, to, inputs, ...(update ? { update } : {}) });
     }
   }
 
@@ -473,6 +508,13 @@ export class DataParallel {
     this.bucketEvents(run, replica, bucket).reduce = when;
     if (--run.reducing[bucket]! > 0) return;
     run.reducedBuckets++;
+    if (this.flat) {
+      // The reducers have updated the bucket's weights in place: every replica reloads them.
+      for (const p of this.layout.buckets[bucket]!.params) this.version[p]!++;
+      run.appliedBuckets++;
+      this.maybeFinish(run);
+      return;
+    }
     if (this.clipNorm === undefined) {
       this.startApply(run, bucket, 1);
       return;
@@ -616,6 +658,7 @@ export class DataParallel {
   }
 
   private async gatherState(params: readonly number[]): Promise<OptimizerRecord> {
+    if (this.flat) return flatState(this.flat.rule, this.layout, this.views.state, this.flat.steps);
     const byOwner = new Map<number, number[]>();
     for (const p of params) {
       const o = this.owners[p]!;

@@ -11,7 +11,7 @@ import { checkBatch, sliceBatch } from '../../src/parallel/batch.js';
 import { parseDevices } from '../../src/parallel/devices.js';
 import { assignOwners, planLayout } from '../../src/parallel/layout.js';
 import { chunkOf, weightedSum } from '../../src/parallel/reduce.js';
-import { overlapOf, renderTimeline, type StepTimeline } from '../../src/parallel/timeline.js';
+import { overlapOf, phasesOf, renderTimeline, type StepTimeline } from '../../src/parallel/timeline.js';
 
 const id = (s: string): ParamId => s as ParamId;
 
@@ -311,5 +311,11 @@ describe('timelines', () => {
     expect(lines[1]).toBe(`${'replica 0 cpu:worker n=8'.padEnd(30)}|ffffbbbbbbbbbbbbb   |`);
     expect(lines[2]).toBe(`${'  bucket 0'.padEnd(30)}|        ssrrr    ooo|`);
     expect(lines[5]).toMatch(/communication 30.00 ms, 20.00 ms of it \(67%\) while backward ran/);
+  });
+
+  test('phases: dispatch, reload, the longest compute, and the tail after the last compute', () => {
+    const late: StepTimeline = { ...t, replicas: [t.replicas[0]!, { ...t.replicas[1]!, reloadAt: 1004, forwardAt: 1006 }] };
+    // Replica 0 computes 1000 -> 1080 (80 ms); replica 1 starts at 1004, reloads 2 ms; the step ends at 1100.
+    expect(phasesOf(late)).toEqual({ dispatchMs: 4, reloadMs: 2, computeMs: 80, tailMs: 20, wallMs: 100 });
   });
 });
