@@ -319,7 +319,7 @@ async function main(): Promise<void> {
       console.log(`epoch ${epoch + 1}/${args.epochs}  loss ${(meter.lossSum / meter.samples).toFixed(4)}  train acc ${((100 * meter.correct) / meter.samples).toFixed(1)}%  ${fmt(meter.samples / (meter.wall / 1000))} samples/s  checkpoint ${path}`);
       for (const r of dp.replicaInfo) {
         const rate = meter.ms[r.index]! > 0 ? meter.seen[r.index]! / (meter.ms[r.index]! / 1000) : 0;
-        console.log(`  ${`replica ${r.index} ${r.device}`.padEnd(24)} shard ${String(meter.shard[r.index]).padStart(5)}  ${fmt(rate).padStart(9)} samples/s of compute${r.active ? '' : ' (dropped)'}`);
+        console.log(`  ${`replica ${r.index} ${r.device}`.padEnd(24)} shard ${String(meter.shard[r.index]).padStart(5)}  ${fmt(rate).padStart(9)} samples/s of compute${r.active ? '' : ' (idle)'}`);
       }
     }
   } catch (e) {

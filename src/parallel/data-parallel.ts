@@ -47,9 +47,9 @@ export interface DataParallelOptions<O = unknown> {
   /** 'balanced' (default: by measured speed, dropping devices that do not help), 'even', or a weight per device. */
   readonly split?: Split;
   readonly balance?: BalancerOptions;
-  /** Gradient bucket cap, bytes (default 25 MiB, as PyTorch DDP). */
+  /** Gradient bucket cap, bytes (default 25 MiB, as PyTorch DDP; 1 MiB with CPU replicas only). */
   readonly bucketBytes?: number;
-  /** Cap of the first bucket, bytes (default 1 MiB). */
+  /** Cap of the first bucket, bytes (default 1 MiB; 256 KiB with CPU replicas only). */
   readonly firstBucketBytes?: number;
   /** Pool threads of a 'cpu' replica (default: the cores the other replicas leave, at least 1). */
   readonly cpuThreads?: number;
@@ -143,6 +143,10 @@ function isModule(m: Module | ModuleRecord): m is Module {
   return 'toRecord' in m && typeof m.toRecord === 'function';
 }
 
+/** Bucket caps when every replica is a CPU replica. */
+const CPU_BUCKET_BYTES = 1024 * 1024;
+const CPU_FIRST_BUCKET_BYTES = 256 * 1024;
+
 /** The coordinator's pseudo-replica index in timelines (reductions it ran itself). */
 const COORDINATOR = -1;
 
@@ -213,7 +217,11 @@ export class DataParallel {
     const record = isModule(options.module) ? await options.module.toRecord() : options.module;
     const names = Object.keys(record.params);
     if (names.length === 0) throw new ArgumentError('the module has no parameters', { op: 'DataParallel' });
-    const layout = planLayout(names.map((name) => ({ name, id: record.params[name]!.id, shape: record.params[name]!.shape })), options);
+    // CPU replicas join in shared memory, where a bucket costs a message, not a transfer: small
+    // buckets let the join and update of the last layers run during the first layers' backward.
+    const cpuOnly = devices.every((d) => d.kind !== 'wgpu');
+    const buckets = cpuOnly ? { bucketBytes: options.bucketBytes ?? CPU_BUCKET_BYTES, firstBucketBytes: options.firstBucketBytes ?? CPU_FIRST_BUCKET_BYTES } : options;
+    const layout = planLayout(names.map((name) => ({ name, id: record.params[name]!.id, shape: record.params[name]!.shape })), buckets);
     const dp = new DataParallel(layout, devices, strategy, record, options);
     for (const p of layout.params) dp.views.weights.set(record.params[p.name]!.data, p.offset);
     try {
