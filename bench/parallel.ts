@@ -1,6 +1,7 @@
 /**
  * Data-parallel training (`npm run bench -- parallel [--quick] [--no-gpu] [--replicas 1,2,4,8]
- * [--batch 1024] [--steps N]`; compiled: `node dist/bench/main.js parallel ...`). The training
+ * [--batch 1024] [--steps N] [--worker-pool 1 | --worker-inline]`; compiled: `node dist/bench/main.js
+ * parallel ...`). `--worker-pool 1` / `--worker-inline` force where 'cpu:worker' replicas compute. The training
  * step of an MLP 784-512-512-10 with Adam (examples/data-parallel-task.ts) on random data:
  *
  *   (a) CPU only: 1 vs 2/4/8 'cpu:worker' replicas (each computes on one thread), even shards;
@@ -70,6 +71,8 @@ interface Timed {
   shards: readonly number[];
   notes: string[];
   describe: string;
+  /** The first replica's backend, e.g. 'autodiff<cpu>, 1 pool thread'. */
+  backend: string;
 }
 
 /** Median step wall time of a DataParallel run after `warm` steps. */
@@ -90,7 +93,7 @@ async function timeParallel(devices: string, batch: Batch, warm: number, steps: 
     const describe = dp.replicaInfo.map((r) => `${r.device}${r.active ? '' : ' (idle)'}`).join(', ');
     const mean = (k: keyof Phases): number => phases.reduce((a, p) => a + p[k], 0) / phases.length;
     const avg: Phases = { dispatchMs: mean('dispatchMs'), reloadMs: mean('reloadMs'), computeMs: mean('computeMs'), tailMs: mean('tailMs'), wallMs: mean('wallMs') };
-    return { ms: median(walls), phases: avg, last: last!, shards: last!.shards, notes, describe };
+    return { ms: median(walls), phases: avg, last: last!, shards: last!.shards, notes, describe, backend: dp.replicaInfo[0]?.describe ?? '' };
   } finally {
     await dp.close();
   }
@@ -150,15 +153,17 @@ export async function main(args: readonly string[] = []): Promise<void> {
   console.log(`one thread without DataParallel (Autodiff<Cpu>, pool of 1): ${plainOne.toFixed(1)} ms per step\n`);
   // CPU replicas in threads share memory: both strategies run the flat update (each replica steps
   // the optimizer on the range it reduced), so one strategy is timed.
-  console.log('| replicas | shard | ms per step | samples/s | speedup vs 1 | efficiency T1 / (n Tn) | dispatch | reload | compute | tail |');
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| replicas | shard | ms per step | samples/s | speedup vs 1 | efficiency T1 / (n Tn) | dispatch | reload | compute | tail | a replica computes |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   let t1 = 0;
+  const pool = parseList(args, '--worker-pool', [])[0];
+  const forced: Partial<DataParallelOptions<MnistTaskOptions>> = pool === 1 ? { workerPoolThreads: 1 } : args.includes('--worker-inline') ? { workerPoolThreads: 0 } : {};
   for (const n of replicaCounts) {
-    const r = await timeParallel(`cpu:worker*${n}`, batch, warm, steps, { strategy: 'sharded', split: 'even' });
+    const r = await timeParallel(`cpu:worker*${n}`, batch, warm, steps, { strategy: 'sharded', split: 'even', ...forced });
     if (n === 1) t1 = r.ms;
     const base = t1 || r.ms;
     const p = r.phases;
-    console.log(`| ${n} | ${Math.ceil(batchSize / n)} | ${r.ms.toFixed(1)} | ${Math.round((batchSize / r.ms) * 1000)} | ${(base / r.ms).toFixed(2)}x | ${(base / (n * r.ms)).toFixed(2)} | ${p.dispatchMs.toFixed(1)} | ${p.reloadMs.toFixed(1)} | ${p.computeMs.toFixed(1)} | ${p.tailMs.toFixed(1)} |`);
+    console.log(`| ${n} | ${Math.ceil(batchSize / n)} | ${r.ms.toFixed(1)} | ${Math.round((batchSize / r.ms) * 1000)} | ${(base / r.ms).toFixed(2)}x | ${(base / (n * r.ms)).toFixed(2)} | ${p.dispatchMs.toFixed(1)} | ${p.reloadMs.toFixed(1)} | ${p.computeMs.toFixed(1)} | ${p.tailMs.toFixed(1)} | ${r.backend.replace(/^autodiff<cpu>, /, '')} |`);
   }
   console.log('\n(dispatch: to the last replica starting; reload: the longest reload of weights; compute: the longest forward + backward; tail: after the last compute, the join and update not hidden by backward; means in ms)\n');
 
@@ -199,7 +204,8 @@ export async function main(args: readonly string[] = []): Promise<void> {
   for (const devices of timelineDevices) {
     const r = await timeParallel(devices, batch, warm, steps, { strategy: 'sharded', split: 'even', bucketBytes: 512 * 1024, firstBucketBytes: 256 * 1024 });
     const o = overlapOf(r.last.timeline);
-    console.log(`${devices}, 'sharded': ${r.ms.toFixed(1)} ms per step (median); the last step:\n`);
+    const ranges = devices.includes('wgpu') ? '' : ' (CPU replicas only: each r also steps the optimizer on its range)';
+    console.log(`${devices}, 'sharded': ${r.ms.toFixed(1)} ms per step (median); the last step${ranges}:\n`);
     console.log('```');
     console.log(renderTimeline(r.last.timeline, 72));
     console.log('```');

@@ -53,6 +53,12 @@ export interface DataParallelOptions<O = unknown> {
   readonly firstBucketBytes?: number;
   /** Pool threads of a 'cpu' replica (default: the cores the other replicas leave, at least 1). */
   readonly cpuThreads?: number;
+  /**
+   * Where a 'cpu:worker' replica computes: 1 on a pool thread of its own (its thread stays free to
+   * hand gradients over during backward), 0 on its own thread. Default: 1 while two threads per
+   * such replica fit in the cores, else 0 (N replicas on N cores compute on N threads, not 2N).
+   */
+  readonly workerPoolThreads?: 0 | 1;
   /** Where GPU replicas run: 'auto' (default: the calling thread on a one-GPU machine, a pinned process each otherwise), 'main', 'thread' or 'process'. */
   readonly gpuHost?: GpuHost;
   /** Optimizer state to start from (a checkpoint's), for every parameter. */
@@ -239,6 +245,10 @@ export class DataParallel {
     const others = this.devices.filter((d) => d.kind !== 'cpu').length;
     const cpuThreads = this.options.cpuThreads ?? Math.max(1, cores - others - 1);
     if (!(Number.isInteger(cpuThreads) && cpuThreads >= 1)) throw new ArgumentError(`cpuThreads must be an integer >= 1, got ${String(cpuThreads)}`, { op: 'DataParallel' });
+    const workers = this.devices.filter((d) => d.kind === 'cpu:worker').length;
+    const fits = 2 * workers + (this.devices.length - workers) + 1 <= cores;
+    const workerPoolThreads = this.options.workerPoolThreads ?? (fits ? 1 : 0);
+    if (workerPoolThreads !== 0 && workerPoolThreads !== 1) throw new ArgumentError(`workerPoolThreads must be 0 or 1, got ${String(workerPoolThreads)}`, { op: 'DataParallel' });
     const hosts = await Promise.all(
       this.devices.map((d, i) => {
         const place = placements[i];
@@ -266,6 +276,7 @@ export class DataParallel {
             device: r.device,
             ...(place ? { gpu: place.target } : {}),
             cpuThreads,
+            workerPoolThreads,
             task: taskUrl,
             options: this.options.options,
             layout: this.layout,

@@ -47,6 +47,8 @@ export interface InitMessage {
   readonly gpu?: GpuTarget;
   /** Worker threads of a 'cpu' replica's pool. */
   readonly cpuThreads: number;
+  /** Pool threads of a 'cpu:worker' replica: 1, or 0 (it computes on its own thread). */
+  readonly workerPoolThreads: 0 | 1;
   /** URL of the task module. */
   readonly task: string;
   readonly options: unknown;

@@ -163,8 +163,10 @@ export class Replica {
   private async makeBackend(m: InitMessage): Promise<{ inner: Backend & { close(): Promise<void> }; describe: string; adapter?: { vendor: string; device: string; description: string } }> {
     if (m.device.kind === 'cpu' || m.device.kind === 'cpu:worker') {
       // 'cpu:worker' computes its large ops on one pool thread: offloaded, they leave this thread
-      // free to hand gradients over while backward runs (inline, backward would block it to the end).
-      const threads = m.device.kind === 'cpu' ? m.cpuThreads : 1;
+      // free to hand gradients over while backward runs (inline, backward would block it to the
+      // end); where the cores are too few for two threads per replica, it computes inline.
+      const threads = m.device.kind === 'cpu' ? m.cpuThreads : m.workerPoolThreads;
+      if (threads === 0) return { inner: new Cpu({ threads: 0, runtime: Runtime.default }), describe: 'autodiff<cpu>, on its own thread' };
       const cpu = new Cpu({ threads, offload: true, runtime: Runtime.default });
       return { inner: cpu, describe: `autodiff<cpu>, ${threads} pool thread${threads === 1 ? '' : 's'}` };
     }

@@ -120,15 +120,15 @@ async function check(seed: number, opts: MlpOptions, dpOptions: Partial<DataPara
 }
 
 describe('DataParallel gives the weights of one device', () => {
-  test("'main', two replicas, even shards (12 + 11), SGD with momentum", async () => {
-    const { shards, steps } = await check(1, { sizes: SIZES, optimizer: 'sgd', lr: 0.2, momentum: 0.9 }, { strategy: 'main' });
+  test("'main', two replicas, even shards (12 + 11), SGD with momentum, each replica computing on its own thread", async () => {
+    const { shards, steps } = await check(1, { sizes: SIZES, optimizer: 'sgd', lr: 0.2, momentum: 0.9 }, { strategy: 'main', workerPoolThreads: 0 });
     expect(shards[0]).toEqual([12, 11]);
     // CPU replicas in threads: every replica steps the optimizer on the ranges it reduced.
     expect(steps).toBe('ranges');
   });
 
-  test("'sharded', three replicas, uneven shards (1:2:4), Adam, many small buckets", async () => {
-    const { shards, steps } = await check(2, { sizes: SIZES, optimizer: 'adam', lr: 0.01, eps: 1e-6 }, { strategy: 'sharded', devices: 'cpu:worker*3', split: [1, 2, 4], bucketBytes: 256, firstBucketBytes: 128 });
+  test("'sharded', three replicas, uneven shards (1:2:4), Adam, many small buckets, each replica computing on a pool thread", async () => {
+    const { shards, steps } = await check(2, { sizes: SIZES, optimizer: 'adam', lr: 0.01, eps: 1e-6 }, { strategy: 'sharded', devices: 'cpu:worker*3', split: [1, 2, 4], bucketBytes: 256, firstBucketBytes: 128, workerPoolThreads: 1 });
     expect(shards[0]).toEqual([3, 7, 13]);
     expect(steps).toBe('ranges');
   });
