@@ -44,7 +44,7 @@ export interface DataParallelOptions<O = unknown> {
   readonly strategy?: Strategy;
   /** Plain data handed to the task's functions. */
   readonly options?: O;
-  /** 'balanced' (default: by measured speed, dropping devices that do not help), 'even', or a weight per device. */
+  /** 'balanced' (default: by measured speed; beside GPUs, CPU replicas take shards only where they help), 'even', or a weight per device. */
   readonly split?: Split;
   readonly balance?: BalancerOptions;
   /** Gradient bucket cap, bytes (default 25 MiB, as PyTorch DDP; 1 MiB with CPU replicas only). */
