@@ -158,9 +158,12 @@ export async function main(args: readonly string[] = []): Promise<void> {
   let t1 = 0;
   const pool = parseList(args, '--worker-pool', [])[0];
   const forced: Partial<DataParallelOptions<MnistTaskOptions>> = pool === 1 ? { workerPoolThreads: 1 } : args.includes('--worker-inline') ? { workerPoolThreads: 0 } : {};
-  for (const n of replicaCounts) {
-    const r = await timeParallel(`cpu:worker*${n}`, batch, warm, steps, { strategy: 'sharded', split: 'even', ...forced });
-    if (n === 1) t1 = r.ms;
+  // Where the default computes on the replicas' own threads (two threads each do not fit), the
+  // pool-thread variant is timed too, to check the rule.
+  const variants = replicaCounts.flatMap((n) => (Object.keys(forced).length === 0 && 2 * n + 1 > cores ? [{ n, extra: {} }, { n, extra: { workerPoolThreads: 1 as const } }] : [{ n, extra: forced }]));
+  for (const { n, extra } of variants) {
+    const r = await timeParallel(`cpu:worker*${n}`, batch, warm, steps, { strategy: 'sharded', split: 'even', ...extra });
+    if (n === 1 && t1 === 0) t1 = r.ms;
     const base = t1 || r.ms;
     const p = r.phases;
     console.log(`| ${n} | ${Math.ceil(batchSize / n)} | ${r.ms.toFixed(1)} | ${Math.round((batchSize / r.ms) * 1000)} | ${(base / r.ms).toFixed(2)}x | ${(base / (n * r.ms)).toFixed(2)} | ${p.dispatchMs.toFixed(1)} | ${p.reloadMs.toFixed(1)} | ${p.computeMs.toFixed(1)} | ${p.tailMs.toFixed(1)} | ${r.backend.replace(/^autodiff<cpu>, /, '')} |`);
