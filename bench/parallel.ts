@@ -1,12 +1,15 @@
 /**
  * Data-parallel training (`npm run bench -- parallel [--quick] [--no-gpu] [--replicas 1,2,4,8]
- * [--batch 1024] [--steps N]`; compiled: `node dist/bench/main.js parallel ...`). The training
+ * [--batch 1024] [--steps N] [--worker-pool 1 | --worker-inline]`; compiled: `node dist/bench/main.js
+ * parallel ...`). `--worker-pool 1` / `--worker-inline` force where 'cpu:worker' replicas compute. The training
  * step of an MLP 784-512-512-10 with Adam (examples/data-parallel-task.ts) on random data:
  *
  *   (a) CPU only: 1 vs 2/4/8 'cpu:worker' replicas (each computes on one thread), even shards;
- *       scaling efficiency T1 / (n Tn), beside the same step on one thread without DataParallel.
+ *       scaling efficiency T1 / (n Tn), beside the same step on one thread without DataParallel,
+ *       and where each step's time went (dispatch, reload, compute, the tail after compute).
  *   (b) The GPU alone (one device, no DataParallel; and DataParallel on 'wgpu:0') against the GPU
- *       with CPU replicas, shards balanced by measured speed (the balancer may drop the CPU).
+ *       with CPU replicas, shards balanced by measured speed (the balancer adds the CPU only
+ *       where it helps); the gain over the faster of the two GPU-alone figures.
  *   (c) A per-step timeline with small buckets: gradients handed over, reduced and applied while
  *       backward still runs.
  *
@@ -24,7 +27,7 @@ import { ParamGrads } from '../src/optim/param-grads.js';
 import { DataParallel, type DataParallelOptions, type StepResult } from '../src/parallel/data-parallel.js';
 import { gpuInventory } from '../src/parallel/gpus.js';
 import type { Batch } from '../src/parallel/protocol.js';
-import { overlapOf, renderTimeline } from '../src/parallel/timeline.js';
+import { overlapOf, phasesOf, renderTimeline, type Phases } from '../src/parallel/timeline.js';
 import { fromData } from '../src/tensor/creation.js';
 import { mlp, type MnistTaskOptions } from '../examples/data-parallel-task.js';
 
@@ -62,10 +65,14 @@ async function initialRecord(): Promise<ModuleRecord> {
 
 interface Timed {
   ms: number;
+  /** Mean of each phase over the timed steps. */
+  phases: Phases;
   last: StepResult;
   shards: readonly number[];
   notes: string[];
   describe: string;
+  /** The first replica's backend, e.g. 'autodiff<cpu>, 1 pool thread'. */
+  backend: string;
 }
 
 /** Median step wall time of a DataParallel run after `warm` steps. */
@@ -74,13 +81,19 @@ async function timeParallel(devices: string, batch: Batch, warm: number, steps: 
   const dp = await DataParallel.create<MnistTaskOptions>({ task: TASK, module: await initialRecord(), devices, options: { sizes: SIZES, lr: LR }, onNotice: (m) => notes.push(m.replace(/^DataParallel: /, '')), ...extra });
   try {
     const walls: number[] = [];
+    const phases: Phases[] = [];
     let last: StepResult | undefined;
     for (let s = 0; s < warm + steps; s++) {
       last = await dp.step(batch);
-      if (s >= warm) walls.push(last.wallMs);
+      if (s >= warm) {
+        walls.push(last.wallMs);
+        phases.push(phasesOf(last.timeline));
+      }
     }
-    const describe = dp.replicaInfo.map((r) => `${r.device}${r.active ? '' : ' (dropped)'}`).join(', ');
-    return { ms: median(walls), last: last!, shards: last!.shards, notes, describe };
+    const describe = dp.replicaInfo.map((r) => `${r.device}${r.active ? '' : ' (idle)'}`).join(', ');
+    const mean = (k: keyof Phases): number => phases.reduce((a, p) => a + p[k], 0) / phases.length;
+    const avg: Phases = { dispatchMs: mean('dispatchMs'), reloadMs: mean('reloadMs'), computeMs: mean('computeMs'), tailMs: mean('tailMs'), wallMs: mean('wallMs') };
+    return { ms: median(walls), phases: avg, last: last!, shards: last!.shards, notes, describe, backend: dp.replicaInfo[0]?.describe ?? '' };
   } finally {
     await dp.close();
   }
@@ -106,8 +119,8 @@ async function timePlain(inner: Backend & { close(): Promise<void> }, device: De
       opt.step(model, ParamGrads.from(l.backward(), model));
       return l;
     });
-    await model.params().at(-1)!.value.toData(); // the last bias: a small read after the update (same device)
-    await loss.item();
+    // The last bias (a small read ordered after the update, same device) and the loss, in one wait.
+    await Promise.all([model.params().at(-1)!.value.toData(), loss.item()]);
     loss.dispose();
     if (s >= warm) walls.push(performance.now() - t0);
   }
@@ -138,19 +151,24 @@ export async function main(args: readonly string[] = []): Promise<void> {
   console.log(`### (a) CPU replicas ('cpu:worker', one compute thread each), even shards\n`);
   const plainOne = await timePlain(new Cpu({ threads: 1 }), { backend: 'cpu', key: 'cpu' }, batch, warm, steps);
   console.log(`one thread without DataParallel (Autodiff<Cpu>, pool of 1): ${plainOne.toFixed(1)} ms per step\n`);
-  for (const strategy of ['main', 'sharded'] as const) {
-    console.log(`strategy '${strategy}':\n`);
-    console.log('| replicas | shard | ms per step | samples/s | speedup vs 1 | efficiency T1 / (n Tn) |');
-    console.log('| --- | --- | --- | --- | --- | --- |');
-    let t1 = 0;
-    for (const n of replicaCounts) {
-      const r = await timeParallel(`cpu:worker*${n}`, batch, warm, steps, { strategy, split: 'even' });
-      if (n === 1) t1 = r.ms;
-      const base = t1 || r.ms;
-      console.log(`| ${n} | ${Math.ceil(batchSize / n)} | ${r.ms.toFixed(1)} | ${Math.round((batchSize / r.ms) * 1000)} | ${(base / r.ms).toFixed(2)}x | ${(base / (n * r.ms)).toFixed(2)} |`);
-    }
-    console.log('');
+  // CPU replicas in threads share memory: both strategies run the flat update (each replica steps
+  // the optimizer on the range it reduced), so one strategy is timed.
+  console.log('| replicas | shard | ms per step | samples/s | speedup vs 1 | efficiency T1 / (n Tn) | dispatch | reload | compute | tail | a replica computes |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  let t1 = 0;
+  const pool = parseList(args, '--worker-pool', [])[0];
+  const forced: Partial<DataParallelOptions<MnistTaskOptions>> = pool === 1 ? { workerPoolThreads: 1 } : args.includes('--worker-inline') ? { workerPoolThreads: 0 } : {};
+  // Where the default computes on the replicas' own threads (two threads each do not fit), the
+  // pool-thread variant is timed too, to check the rule.
+  const variants = replicaCounts.flatMap((n) => (Object.keys(forced).length === 0 && 2 * n + 1 > cores ? [{ n, extra: {} }, { n, extra: { workerPoolThreads: 1 as const } }] : [{ n, extra: forced }]));
+  for (const { n, extra } of variants) {
+    const r = await timeParallel(`cpu:worker*${n}`, batch, warm, steps, { strategy: 'sharded', split: 'even', ...extra });
+    if (n === 1 && t1 === 0) t1 = r.ms;
+    const base = t1 || r.ms;
+    const p = r.phases;
+    console.log(`| ${n} | ${Math.ceil(batchSize / n)} | ${r.ms.toFixed(1)} | ${Math.round((batchSize / r.ms) * 1000)} | ${(base / r.ms).toFixed(2)}x | ${(base / (n * r.ms)).toFixed(2)} | ${p.dispatchMs.toFixed(1)} | ${p.reloadMs.toFixed(1)} | ${p.computeMs.toFixed(1)} | ${p.tailMs.toFixed(1)} | ${r.backend.replace(/^autodiff<cpu>, /, '')} |`);
   }
+  console.log('\n(dispatch: to the last replica starting; reload: the longest reload of weights; compute: the longest forward + backward; tail: after the last compute, the join and update not hidden by backward; means in ms)\n');
 
   // (b) GPU with CPU replicas.
   const inventory = args.includes('--no-gpu') ? { gpus: [] } : await gpuInventory();
@@ -162,20 +180,22 @@ export async function main(args: readonly string[] = []): Promise<void> {
       const big = b === batchSize ? batch : randomBatch(b, 11);
       const gpu = await Wgpu.create();
       const plain = await timePlain(gpu, gpu.defaultDevice(), big, warm, steps);
-      console.log(`batch ${b}: the GPU without DataParallel: ${plain.toFixed(2)} ms per step\n`);
-      console.log('| devices | final shards | ms per step | vs GPU alone (no DataParallel) | balancer |');
+      const warmBalanced = warm + 16; // the balancer's warm-up, the GPU alone, the probe and the check
+      const one = await timeParallel('wgpu:0', big, warmBalanced, steps);
+      const alone = Math.min(plain, one.ms);
+      console.log(`batch ${b}: the GPU alone: ${plain.toFixed(2)} ms per step without DataParallel, ${one.ms.toFixed(2)} ms with DataParallel on wgpu:0 (its overhead: ${(one.ms - plain).toFixed(2)} ms)\n`);
+      console.log('| devices | final shards | ms per step | gain over the GPU alone (the faster of the two) | balancer |');
       console.log('| --- | --- | --- | --- | --- |');
-      const warmBalanced = warm + 12; // the balancer's warm-up, timing, probe and re-timing
       const rows: Array<[string, Partial<DataParallelOptions<MnistTaskOptions>>]> = [
-        ['wgpu:0', {}],
         ['wgpu:0,cpu', {}],
         [`wgpu:0,cpu:worker*${Math.max(1, Math.min(8, cores - 2))}`, {}],
         ['wgpu:0,cpu', { split: [3, 1] }],
       ];
       for (const [devices, extra] of rows) {
         const r = await timeParallel(devices, big, warmBalanced, steps, extra);
-        const how = extra.split ? `fixed split ${JSON.stringify(extra.split)}` : r.notes.join('; ') || '-';
-        console.log(`| ${r.describe} | ${r.shards.join(' / ')} | ${r.ms.toFixed(2)} | ${(plain / r.ms).toFixed(2)}x | ${how} |`);
+        const how = extra.split ? `fixed split ${JSON.stringify(extra.split)} (no balancer)` : r.notes.join('; ') || '-';
+        const verdict = extra.split ? '' : r.ms <= alone * 1.02 ? ' (not slower)' : ' (SLOWER)';
+        console.log(`| ${r.describe} | ${r.shards.join(' / ')} | ${r.ms.toFixed(2)} | ${(alone / r.ms).toFixed(2)}x${verdict} | ${how} |`);
       }
       console.log('');
     }
@@ -187,7 +207,8 @@ export async function main(args: readonly string[] = []): Promise<void> {
   for (const devices of timelineDevices) {
     const r = await timeParallel(devices, batch, warm, steps, { strategy: 'sharded', split: 'even', bucketBytes: 512 * 1024, firstBucketBytes: 256 * 1024 });
     const o = overlapOf(r.last.timeline);
-    console.log(`${devices}, 'sharded': ${r.ms.toFixed(1)} ms per step (median); the last step:\n`);
+    const ranges = devices.includes('wgpu') ? '' : ' (CPU replicas only: each r also steps the optimizer on its range)';
+    console.log(`${devices}, 'sharded': ${r.ms.toFixed(1)} ms per step (median); the last step${ranges}:\n`);
     console.log('```');
     console.log(renderTimeline(r.last.timeline, 72));
     console.log('```');

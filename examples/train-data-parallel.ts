@@ -303,7 +303,7 @@ async function main(): Promise<void> {
   const stepsPerEpoch = Math.ceil(data.train.n / args.batch);
   const start = resumed ? resumed.step : 0;
   console.log(`MLP ${args.sizes.join('-')}, ${data.train.n} training / ${data.test.n} test digits, batch ${args.batch}, Adam lr ${args.lr}, strategy ${args.strategy}`);
-  for (const r of dp.replicaInfo) console.log(`  replica ${r.index}: ${r.device} in a ${r.host} (${r.host === 'thread' ? 'thread' : 'pid'} ${r.id}), ${r.describe}`);
+  for (const r of dp.replicaInfo) console.log(`  replica ${r.index}: ${r.device} ${r.host === 'main' ? 'on the main thread' : `in a ${r.host} (${r.host === 'thread' ? 'thread' : 'pid'} ${r.id})`}, ${r.describe}`);
   if (resumed) console.log(`resumed from ${out} at step ${start} (epoch ${Math.floor(start / stepsPerEpoch) + 1}, batch ${(start % stepsPerEpoch) + 1})`);
 
   try {
@@ -319,7 +319,7 @@ async function main(): Promise<void> {
       console.log(`epoch ${epoch + 1}/${args.epochs}  loss ${(meter.lossSum / meter.samples).toFixed(4)}  train acc ${((100 * meter.correct) / meter.samples).toFixed(1)}%  ${fmt(meter.samples / (meter.wall / 1000))} samples/s  checkpoint ${path}`);
       for (const r of dp.replicaInfo) {
         const rate = meter.ms[r.index]! > 0 ? meter.seen[r.index]! / (meter.ms[r.index]! / 1000) : 0;
-        console.log(`  ${`replica ${r.index} ${r.device}`.padEnd(24)} shard ${String(meter.shard[r.index]).padStart(5)}  ${fmt(rate).padStart(9)} samples/s of compute${r.active ? '' : ' (dropped)'}`);
+        console.log(`  ${`replica ${r.index} ${r.device}`.padEnd(24)} shard ${String(meter.shard[r.index]).padStart(5)}  ${fmt(rate).padStart(9)} samples/s of compute${r.active ? '' : ' (idle)'}`);
       }
     }
   } catch (e) {

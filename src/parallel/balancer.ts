@@ -1,10 +1,18 @@
 /**
  * Shard sizes. 'balanced' (the default) fits each replica's measured compute time as
  * t(n) = a + b n (a fixed cost per step, b per sample; from the scheduler's events) and splits
- * the batch so that every replica is predicted to finish at the same time. After a few balanced
- * steps it times the fastest replica alone on whole batches, then the mix again (A-B-A, so that
- * warm-up drift favours neither); when the mix is not faster, the slower replicas are dropped (a
- * mix is never kept slower than its fastest device alone).
+ * the batch so that every replica is predicted to finish at the same time.
+ *
+ * With devices of different kinds, the core replicas (the GPUs) always take shards and the others
+ * (the CPU replicas) are candidates, added only where they are predicted to help. Every step does
+ * useful work, measuring included: the core runs alone for a few steps (the time without the
+ * candidates), then each candidate takes a small probe shard of the batch (its gradient counts
+ * like any other, weighted by its size) while the core takes the rest; the probe steps give the
+ * candidates' cost per sample and the cost of joining gradients (a step's wall time beyond its
+ * slowest replica's compute). Candidates are added only if the balanced split, join included, is
+ * predicted to beat the core alone by a margin; once added, the mix must measure faster than the
+ * core alone or it is dropped again (the hysteresis: a margin to add, none to keep). Every
+ * `reevaluateEvery` steps the comparison runs again.
  * Pure: observations in, plans and decisions out (tests drive it without clocks).
  */
 import { ArgumentError } from '../errors.js';
@@ -14,17 +22,21 @@ export type Split = 'balanced' | 'even' | readonly number[];
 export interface BalancerOptions {
   /** Steps whose timings are ignored (kernel compilation, JIT warm-up, first allocations). Default 3. */
   warmupSteps?: number;
-  /** Balanced steps timed before the solo probe, and again after it. Default 3. */
+  /** Steps timed per configuration (the core alone, the probe, the mix). Default 3. */
   measureSteps?: number;
-  /** Steps of the fastest replica alone. Default 3 (the first of them is not timed). */
-  probeSteps?: number;
+  /** A candidate's probe shard, as a fraction of the batch (at least 1 sample). Default 1/32. */
+  probeFraction?: number;
+  /** Candidates are added only when predicted to cut the step time by this fraction. Default 0.05. */
+  margin?: number;
+  /** Steps between two evaluations of the candidates. Default 200. */
+  reevaluateEvery?: number;
+  /** Replicas that always take shards (default: the GPU replicas; every replica when there is none). */
+  core?: readonly number[];
 }
 
 export interface Plan {
-  /** Samples per replica (indexed by replica; 0 for inactive ones). */
+  /** Samples per replica (indexed by replica; 0 for those that sit the step out). */
   readonly shards: number[];
-  /** Set on probe steps: the replica that runs alone. */
-  readonly solo?: number;
 }
 
 export interface Observation {
@@ -36,11 +48,14 @@ export interface Observation {
 }
 
 export type Decision =
-  | { readonly kind: 'probe'; readonly replica: number }
-  /** The probe is over: the mix takes shards again (and is timed again). */
-  | { readonly kind: 'unprobe' }
-  | { readonly kind: 'keep'; readonly mixMs: number; readonly soloMs: number; readonly fastest: number }
-  | { readonly kind: 'drop'; readonly keep: number; readonly dropped: readonly number[]; readonly mixMs: number; readonly soloMs: number };
+  /** The probe predicts a gain: `replicas` take shards from now on. */
+  | { readonly kind: 'add'; readonly replicas: readonly number[]; readonly predictedMs: number; readonly withoutMs: number }
+  /** The probe predicts no gain (beyond the margin): the core goes on alone. */
+  | { readonly kind: 'skip'; readonly replicas: readonly number[]; readonly predictedMs: number; readonly withoutMs: number }
+  /** The mix measured faster than the core alone: it stays. */
+  | { readonly kind: 'keep'; readonly replicas: readonly number[]; readonly mixMs: number; readonly withoutMs: number }
+  /** The mix measured no faster than the core alone: `replicas` take no more shards. */
+  | { readonly kind: 'drop'; readonly replicas: readonly number[]; readonly mixMs: number; readonly withoutMs: number };
 
 interface Sample {
   n: number;
@@ -105,23 +120,39 @@ function median(xs: readonly number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
+type Phase = 'warmup' | 'alone' | 'probe' | 'verify' | 'settled';
+
 export class Balancer {
   private readonly samples: Sample[][];
   private steps = 0;
-  private phase: 'measure' | 'probe' | 'remeasure' | 'settled';
-  private readonly mixWalls: number[] = [];
-  private readonly soloWalls: number[] = [];
-  private probeReplica = -1;
+  private phase: Phase = 'warmup';
+  /** Steps (timed or not) in the current phase. */
+  private inPhase = 0;
+  private sinceEvaluation = 0;
   private readonly warmup: number;
   private readonly measure: number;
-  private readonly probe: number;
+  private readonly probeFraction: number;
+  private readonly margin: number;
+  private readonly reevaluate: number;
   /** Fixed relative shard sizes, when the split gives them. */
   private readonly weights: readonly number[] | undefined;
+  /** Replicas that always take shards, and the others. */
+  readonly core: readonly number[];
+  readonly candidates: readonly number[];
+  /** Candidates taking shards now. */
+  private inUse: number[] = [];
+  private aloneWalls: number[] = [];
+  private mixWalls: number[] = [];
+  /** Wall time beyond the slowest replica's compute, in steps with several replicas. */
+  private joinMs: number[] = [];
+  private withoutMs = Infinity;
 
   constructor(
     private readonly replicas: number,
     private readonly split: Split,
     options: BalancerOptions = {},
+    /** Which replicas are GPUs (the default core). */
+    gpus: readonly number[] = [],
   ) {
     this.weights = typeof split === 'string' ? undefined : split;
     if (typeof split !== 'string') {
@@ -136,85 +167,159 @@ export class Balancer {
       if (!(Number.isInteger(v) && v >= min)) throw new ArgumentError(`${name} must be an integer >= ${min}, got ${String(v)}`, { op: 'DataParallel' });
       return v;
     };
+    const fraction = (name: string, v: number | undefined, d: number): number => {
+      if (v === undefined) return d;
+      if (!(Number.isFinite(v) && v >= 0 && v < 1)) throw new ArgumentError(`${name} must be a number in [0, 1), got ${String(v)}`, { op: 'DataParallel' });
+      return v;
+    };
     this.warmup = count('warmupSteps', options.warmupSteps, 3, 0);
     this.measure = count('measureSteps', options.measureSteps, 3, 1);
-    this.probe = count('probeSteps', options.probeSteps, 3, 1);
+    this.reevaluate = count('reevaluateEvery', options.reevaluateEvery, 200, 1);
+    this.probeFraction = fraction('probeFraction', options.probeFraction, 1 / 32);
+    this.margin = fraction('margin', options.margin, 0.05);
     this.samples = Array.from({ length: replicas }, () => []);
-    this.phase = split === 'balanced' ? 'measure' : 'settled';
+    const all = Array.from({ length: replicas }, (_, i) => i);
+    let core = all;
+    if (split === 'balanced') {
+      const given = options.core;
+      if (given !== undefined) {
+        if (given.length === 0 || given.some((r) => !(Number.isInteger(r) && r >= 0 && r < replicas)) || new Set(given).size !== given.length) {
+          throw new ArgumentError(`balance.core must list distinct replica indices in [0, ${replicas}), at least one; got [${given.join(', ')}]`, { op: 'DataParallel' });
+        }
+        core = [...given].sort((a, b) => a - b);
+      } else if (gpus.length > 0) core = [...gpus].sort((a, b) => a - b);
+    }
+    this.core = core;
+    this.candidates = all.filter((r) => !core.includes(r));
+    if (this.candidates.length === 0) this.phase = 'settled';
   }
 
-  /** Shard sizes for a batch of `total` over the `active` replicas. */
-  plan(total: number, active: readonly number[]): Plan {
+  /** Replicas that may own parameters (the optimizer runs there): the core. */
+  get owners(): readonly number[] {
+    return this.core;
+  }
+
+  /** Shard sizes for a batch of `total`. */
+  plan(total: number): Plan {
     const shards = new Array<number>(this.replicas).fill(0);
+    if (this.weights) {
+      const sizes = apportion(total, this.weights);
+      sizes.forEach((n, r) => (shards[r] = n));
+      return { shards };
+    }
+    let takers = this.core;
+    let rest = total;
     if (this.phase === 'probe') {
-      shards[this.probeReplica] = total;
-      return { shards, solo: this.probeReplica };
+      const p = Math.max(1, Math.round(this.probeFraction * total));
+      const probes = this.candidates.slice(0, Math.max(0, total - this.core.length));
+      for (const r of probes) shards[r] = Math.min(p, Math.floor((total - this.core.length) / probes.length));
+      rest = total - probes.reduce((a, r) => a + shards[r]!, 0);
+    } else if (this.inUse.length > 0 && (this.phase === 'verify' || this.phase === 'settled')) {
+      takers = [...this.core, ...this.inUse].sort((a, b) => a - b);
     }
-    let sizes: number[];
-    const weights = this.weights;
-    if (weights) sizes = apportion(total, active.map((r) => weights[r]!));
-    else {
-      const costs = active.map((r) => fitCost(this.samples[r]!)).filter((c) => c !== undefined);
-      sizes = this.split === 'balanced' && costs.length === active.length ? equalFinish(total, costs) : apportion(total, active.map(() => 1));
-    }
-    active.forEach((r, k) => (shards[r] = sizes[k]!));
+    const sizes = this.balancedSizes(rest, takers);
+    takers.forEach((r, k) => (shards[r] = sizes[k]!));
     return { shards };
   }
 
-  /** Records a finished step; returns a decision when the solo probe starts or ends. */
-  observe(o: Observation, active: readonly number[]): Decision | undefined {
+  private balancedSizes(total: number, takers: readonly number[]): number[] {
+    if (this.split === 'balanced') {
+      const costs = takers.map((r) => fitCost(this.samples[r]!));
+      if (costs.every((c) => c !== undefined)) return equalFinish(total, costs);
+    }
+    return apportion(total, takers.map(() => 1));
+  }
+
+  /** Records a finished step; returns a decision when candidates are added, kept, dropped or skipped. */
+  observe(o: Observation): Decision | undefined {
     this.steps++;
     if (this.steps <= this.warmup) return undefined;
-    // Whether this step's shards came from fitted costs (the first step after warm-up was still even).
-    const planned = active.every((r) => this.samples[r]!.length > 0);
+    if (this.phase === 'warmup') this.enter('alone');
+    this.inPhase++;
+    // The first step of a new configuration runs new shapes (kernels, buffers): not timed.
+    const timed = this.inPhase > 1 || this.phase === 'settled';
+    if (!timed) {
+      if (this.phase === 'probe') this.joinMs = [];
+      return undefined;
+    }
     o.shards.forEach((n, r) => {
       if (n <= 0 || !(o.computeMs[r]! > 0)) return;
       const s = this.samples[r]!;
       s.push({ n, t: o.computeMs[r]! });
       if (s.length > HISTORY) s.shift();
     });
-    if (this.phase === 'measure') {
-      if (active.length < 2) {
-        this.phase = 'settled';
+    if (o.shards.filter((n) => n > 0).length > 1) {
+      this.joinMs.push(Math.max(0, o.wallMs - Math.max(...o.computeMs)));
+      if (this.joinMs.length > HISTORY) this.joinMs.shift();
+    }
+    switch (this.phase) {
+      case 'warmup':
         return undefined;
-      }
-      if (planned) this.mixWalls.push(o.wallMs);
-      if (this.mixWalls.length < this.measure) return undefined;
-      this.phase = 'probe';
-      this.probeReplica = this.fastest(o.shards.reduce((a, b) => a + b, 0), active);
-      return { kind: 'probe', replica: this.probeReplica };
+      case 'alone':
+        this.aloneWalls.push(o.wallMs);
+        if (this.aloneWalls.length < this.measure) return undefined;
+        this.withoutMs = median(this.aloneWalls);
+        if (this.inUse.length > 0) return this.judgeMix();
+        return this.enter('probe');
+      case 'probe':
+        if (this.inPhase <= this.measure) return undefined;
+        return this.judgeProbe(o.shards.reduce((a, b) => a + b, 0));
+      case 'verify':
+        this.mixWalls.push(o.wallMs);
+        if (this.mixWalls.length < this.measure) return undefined;
+        return this.judgeMix();
+      case 'settled':
+        if (this.inUse.length > 0) {
+          this.mixWalls.push(o.wallMs);
+          if (this.mixWalls.length > this.measure) this.mixWalls.shift();
+        }
+        if (this.candidates.length === 0 || ++this.sinceEvaluation < this.reevaluate) return undefined;
+        return this.enter('alone');
     }
-    if (this.phase === 'probe') {
-      this.soloWalls.push(o.wallMs);
-      if (this.soloWalls.length < this.probe) return undefined;
-      this.phase = 'remeasure';
-      return { kind: 'unprobe' };
-    }
-    if (this.phase === 'remeasure') {
-      this.mixWalls.push(o.wallMs);
-      if (this.mixWalls.length < 2 * this.measure) return undefined;
-      // The first solo step runs new shapes (kernels, buffers): it is not timed when there are more.
-      const soloMs = median(this.soloWalls.length > 1 ? this.soloWalls.slice(1) : this.soloWalls);
-      const mixMs = median(this.mixWalls);
-      this.phase = 'settled';
-      if (soloMs <= mixMs) return { kind: 'drop', keep: this.probeReplica, dropped: active.filter((r) => r !== this.probeReplica), mixMs, soloMs };
-      return { kind: 'keep', mixMs, soloMs, fastest: this.probeReplica };
-    }
+  }
+
+  private enter(phase: Phase): undefined {
+    this.phase = phase;
+    this.inPhase = 0;
+    if (phase === 'alone') this.aloneWalls = [];
+    if (phase === 'verify') this.mixWalls = [];
+    if (phase === 'settled') this.sinceEvaluation = 0;
     return undefined;
   }
 
-  /** The replica predicted to take a whole batch fastest. */
-  private fastest(total: number, active: readonly number[]): number {
-    let best = active[0]!;
-    let bestT = Infinity;
-    for (const r of active) {
-      const c = fitCost(this.samples[r]!);
-      const t = c ? c.a + c.b * total : Infinity;
-      if (t < bestT) {
-        bestT = t;
-        best = r;
-      }
+  /** After the probe: the balanced split over core and candidates, join included, against the core alone. */
+  private judgeProbe(total: number): Decision {
+    const takers = [...this.core, ...this.candidates].sort((a, b) => a - b);
+    const costs = takers.map((r) => fitCost(this.samples[r]!));
+    const candidates = this.candidates;
+    let predictedMs = Infinity;
+    let chosen: number[] = [];
+    if (costs.every((c) => c !== undefined) && this.joinMs.length > 0) {
+      const sizes = equalFinish(total, costs);
+      chosen = candidates.filter((r) => sizes[takers.indexOf(r)]! > 0);
+      const used = takers.filter((r) => this.core.includes(r) || chosen.includes(r));
+      const usedCosts = used.map((r) => costs[takers.indexOf(r)]!);
+      const usedSizes = equalFinish(total, usedCosts);
+      const finish = Math.max(...usedCosts.map((c, k) => (usedSizes[k]! > 0 ? c.a + c.b * usedSizes[k]! : 0)));
+      predictedMs = median(this.joinMs) + finish;
     }
-    return best;
+    if (chosen.length > 0 && predictedMs < (1 - this.margin) * this.withoutMs) {
+      this.inUse = chosen;
+      this.enter('verify');
+      return { kind: 'add', replicas: chosen, predictedMs, withoutMs: this.withoutMs };
+    }
+    this.inUse = [];
+    this.enter('settled');
+    return { kind: 'skip', replicas: candidates, predictedMs, withoutMs: this.withoutMs };
+  }
+
+  /** The mix, measured, against the core alone: kept only when faster. */
+  private judgeMix(): Decision {
+    const mixMs = median(this.mixWalls);
+    const replicas = this.inUse;
+    this.enter('settled');
+    if (mixMs < this.withoutMs) return { kind: 'keep', replicas, mixMs, withoutMs: this.withoutMs };
+    this.inUse = [];
+    return { kind: 'drop', replicas, mixMs, withoutMs: this.withoutMs };
   }
 }

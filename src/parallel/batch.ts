@@ -26,6 +26,19 @@ export function checkBatch(batch: Batch): number {
   return size;
 }
 
+/** Rows [from, to) of every input, as views of the caller's arrays (for a replica on the calling thread). */
+export function viewBatch(batch: Batch, from: number, to: number): Batch {
+  const out: Record<string, BatchArray> = {};
+  for (const [name, a] of Object.entries(batch)) {
+    const row = a.shape.slice(1).reduce((x, y) => x * y, 1);
+    const shape = [to - from, ...a.shape.slice(1)];
+    if (a.data instanceof Float32Array) out[name] = { data: a.data.subarray(from * row, to * row), shape };
+    else if (a.data instanceof Int32Array) out[name] = { data: a.data.subarray(from * row, to * row), shape };
+    else out[name] = { data: a.data.subarray(from * row, to * row), shape };
+  }
+  return out;
+}
+
 /** Rows [from, to) of every input, copied into buffers of their own (to be transferred). */
 export function sliceBatch(batch: Batch, from: number, to: number): Batch {
   const out: Record<string, BatchArray> = {};

@@ -22,12 +22,13 @@ import { parseDevices, type ReplicaDevice } from './devices.js';
 import { ReplicaError } from './errors.js';
 import { gpuInventory, withoutSelection } from './gpus.js';
 import { placeGpus, type GpuHost, type Placement } from './placement.js';
-import { checkBatch, sliceBatch } from './batch.js';
-import { startProcess, startThread, taskHref, type ReplicaHost } from './host.js';
+import { checkBatch, sliceBatch, viewBatch } from './batch.js';
+import { startMain, startProcess, startThread, taskHref, type ReplicaHost } from './host.js';
 import { copyRecord, gatherParams, scatterParams, sharedBuffer } from './flat.js';
 import { assignOwners, planLayout, type Layout } from './layout.js';
 import { absoluteNow, isMessage, transferList, type Batch, type ComputedMessage, type FromReplica, type ToReplica } from './protocol.js';
 import { chunkOf, sumOfSquares, weightedSum } from './reduce.js';
+import { flatState, loadFlatState, type FlatRule } from './flat-optimizer.js';
 import { overlapOf, type BucketEvents, type Interval, type StepTimeline } from './timeline.js';
 
 export type Strategy = 'main' | 'sharded';
@@ -43,16 +44,22 @@ export interface DataParallelOptions<O = unknown> {
   readonly strategy?: Strategy;
   /** Plain data handed to the task's functions. */
   readonly options?: O;
-  /** 'balanced' (default: by measured speed, dropping devices that do not help), 'even', or a weight per device. */
+  /** 'balanced' (default: by measured speed; beside GPUs, CPU replicas take shards only where they help), 'even', or a weight per device. */
   readonly split?: Split;
   readonly balance?: BalancerOptions;
-  /** Gradient bucket cap, bytes (default 25 MiB, as PyTorch DDP). */
+  /** Gradient bucket cap, bytes (default 25 MiB, as PyTorch DDP; 1 MiB with CPU replicas only). */
   readonly bucketBytes?: number;
-  /** Cap of the first bucket, bytes (default 1 MiB). */
+  /** Cap of the first bucket, bytes (default 1 MiB; 256 KiB with CPU replicas only). */
   readonly firstBucketBytes?: number;
   /** Pool threads of a 'cpu' replica (default: the cores the other replicas leave, at least 1). */
   readonly cpuThreads?: number;
-  /** Where GPU replicas run: 'auto' (default: a worker thread on a one-GPU machine, a pinned process each otherwise), 'thread' or 'process'. */
+  /**
+   * Where a 'cpu:worker' replica computes: 1 on a pool thread of its own (its thread stays free to
+   * hand gradients over during backward), 0 on its own thread. Default: 1 while two threads per
+   * such replica fit in the cores, else 0 (N replicas on N cores compute on N threads, not 2N).
+   */
+  readonly workerPoolThreads?: 0 | 1;
+  /** Where GPU replicas run: 'auto' (default: the calling thread on a one-GPU machine, a pinned process each otherwise), 'main', 'thread' or 'process'. */
   readonly gpuHost?: GpuHost;
   /** Optimizer state to start from (a checkpoint's), for every parameter. */
   readonly optimizerState?: OptimizerRecord;
@@ -91,12 +98,12 @@ export interface StepResult {
 export interface ReplicaInfo {
   readonly index: number;
   readonly device: string;
-  /** 'thread' or 'process', and its thread id or pid. */
-  readonly host: 'thread' | 'process';
+  /** 'main' (the calling thread), 'thread' or 'process', and its thread id or pid. */
+  readonly host: 'main' | 'thread' | 'process';
   readonly id: number;
   /** The backend (and adapter) the replica runs. */
   readonly describe: string;
-  /** Takes shards (dropped replicas have ended; idle ones wait during a probe). */
+  /** Took a shard in the last step (or, before the first step, may take one). Idle ones wait for the balancer. */
   readonly active: boolean;
   /** Its thread or process has ended. */
   readonly ended: boolean;
@@ -142,13 +149,18 @@ function isModule(m: Module | ModuleRecord): m is Module {
   return 'toRecord' in m && typeof m.toRecord === 'function';
 }
 
+/** Bucket caps when every replica is a CPU replica. */
+const CPU_BUCKET_BYTES = 1024 * 1024;
+const CPU_FIRST_BUCKET_BYTES = 256 * 1024;
+
 /** The coordinator's pseudo-replica index in timelines (reductions it ran itself). */
 const COORDINATOR = -1;
 
 export class DataParallel {
   private readonly replicas: Replica[] = [];
+  /** The replicas of the last step (every one before the first). */
   private active: number[];
-  private owners: number[];
+  private readonly owners: number[];
   private readonly version: number[];
   /** A replica holding newer weights than the shared buffer (after solo steps), if any. */
   private staleHolder: number | undefined;
@@ -159,10 +171,13 @@ export class DataParallel {
   private queue: Promise<unknown> = Promise.resolve();
   private stepCount: number;
   private readonly balancer: Balancer;
-  private readonly views: { grads: Float32Array[]; joined: Float32Array; weights: Float32Array };
+  private readonly views: { grads: Float32Array[]; joined: Float32Array; weights: Float32Array; state: Float32Array[] };
+  /**
+   * Flat mode (CPU replicas in worker threads, Adam/AdamW/SGD): each reducer steps the optimizer
+   * on the range it has just reduced, over the shared weights and state; no owner, no apply.
+   */
+  private flat: { rule: FlatRule; steps: number[] } | undefined;
   private clipNorm: number | undefined;
-  /** The replicas of the mix while the balancer times one of them alone. */
-  private mix: number[] | undefined;
   private readonly notice: (message: string) => void;
 
   private constructor(
@@ -178,12 +193,17 @@ export class DataParallel {
       grads: Array.from({ length: n }, () => new Float32Array(new SharedArrayBuffer(floats * 4))),
       joined: new Float32Array(new SharedArrayBuffer(floats * 4)),
       weights: new Float32Array(new SharedArrayBuffer(floats * 4)),
+      // Room for the flat optimizer's state where every replica may share memory (CPU replicas).
+      state: n > 1 && devices.every((d) => d.kind !== 'wgpu') ? [0, 1].map(() => new Float32Array(new SharedArrayBuffer(floats * 4))) : [],
     };
     this.active = devices.map((_, i) => i);
-    this.owners = assignOwners(layout.params.length, n, this.active, strategy);
+    const gpus = devices.flatMap((d, i) => (d.kind === 'wgpu' ? [i] : []));
+    this.balancer = new Balancer(n, options.split ?? 'balanced', options.balance, gpus);
+    // The optimizer runs on the replicas that always take shards (the balancer's core): no
+    // optimizer state moves when candidates come and go.
+    this.owners = assignOwners(layout.params.length, n, this.balancer.owners, strategy);
     this.version = layout.params.map(() => 0);
     this.stepCount = options.startStep ?? 0;
-    this.balancer = new Balancer(n, options.split ?? 'balanced', options.balance);
     this.notice = options.onNotice ?? ((m) => console.warn(m));
   }
 
@@ -196,14 +216,18 @@ export class DataParallel {
     const strategy = options.strategy ?? 'main';
     if (strategy !== 'main' && strategy !== 'sharded') throw new ArgumentError(`strategy must be 'main' or 'sharded', got ${String(strategy)}`, { op: 'DataParallel' });
     const gpuHost = options.gpuHost ?? 'auto';
-    if (!['auto', 'thread', 'process'].includes(gpuHost)) throw new ArgumentError(`gpuHost must be 'auto', 'thread' or 'process', got ${String(gpuHost)}`, { op: 'DataParallel' });
+    if (!['auto', 'main', 'thread', 'process'].includes(gpuHost)) throw new ArgumentError(`gpuHost must be 'auto', 'main', 'thread' or 'process', got ${String(gpuHost)}`, { op: 'DataParallel' });
     const taskUrl = await taskHref(options.task);
     // Devices are checked before anything starts: a GPU that does not exist is a DeviceError now.
     const placements = devices.some((d) => d.kind === 'wgpu') ? placeGpus(devices, gpuHost, await gpuInventory()) : devices.map(() => undefined);
     const record = isModule(options.module) ? await options.module.toRecord() : options.module;
     const names = Object.keys(record.params);
     if (names.length === 0) throw new ArgumentError('the module has no parameters', { op: 'DataParallel' });
-    const layout = planLayout(names.map((name) => ({ name, id: record.params[name]!.id, shape: record.params[name]!.shape })), options);
+    // CPU replicas join in shared memory, where a bucket costs a message, not a transfer: small
+    // buckets let the join and update of the last layers run during the first layers' backward.
+    const cpuOnly = devices.every((d) => d.kind !== 'wgpu');
+    const buckets = cpuOnly ? { bucketBytes: options.bucketBytes ?? CPU_BUCKET_BYTES, firstBucketBytes: options.firstBucketBytes ?? CPU_FIRST_BUCKET_BYTES } : options;
+    const layout = planLayout(names.map((name) => ({ name, id: record.params[name]!.id, shape: record.params[name]!.shape })), buckets);
     const dp = new DataParallel(layout, devices, strategy, record, options);
     for (const p of layout.params) dp.views.weights.set(record.params[p.name]!.data, p.offset);
     try {
@@ -221,10 +245,15 @@ export class DataParallel {
     const others = this.devices.filter((d) => d.kind !== 'cpu').length;
     const cpuThreads = this.options.cpuThreads ?? Math.max(1, cores - others - 1);
     if (!(Number.isInteger(cpuThreads) && cpuThreads >= 1)) throw new ArgumentError(`cpuThreads must be an integer >= 1, got ${String(cpuThreads)}`, { op: 'DataParallel' });
+    const workers = this.devices.filter((d) => d.kind === 'cpu:worker').length;
+    const fits = 2 * workers + (this.devices.length - workers) + 1 <= cores;
+    const workerPoolThreads = this.options.workerPoolThreads ?? (fits ? 1 : 0);
+    if (workerPoolThreads !== 0 && workerPoolThreads !== 1) throw new ArgumentError(`workerPoolThreads must be 0 or 1, got ${String(workerPoolThreads)}`, { op: 'DataParallel' });
     const hosts = await Promise.all(
       this.devices.map((d, i) => {
         const place = placements[i];
-        return place?.host === 'process' ? startProcess({ ...withoutSelection(process.env), ...place.env }) : startThread();
+        if (place?.host === 'process') return startProcess({ ...withoutSelection(process.env), ...place.env });
+        return place?.host === 'main' ? startMain() : startThread();
       }),
     );
     hosts.forEach((host, index) => {
@@ -237,7 +266,7 @@ export class DataParallel {
     const ready = await this.withTimeout(
       Promise.all(
         this.replicas.map((r) => {
-          const shared = r.host.kind === 'thread';
+          const shared = r.host.kind !== 'process';
           const record = copyRecord(this.frozen);
           const place = placements[r.index];
           const state = byOwner.get(r.index);
@@ -247,16 +276,26 @@ export class DataParallel {
             device: r.device,
             ...(place ? { gpu: place.target } : {}),
             cpuThreads,
+            workerPoolThreads,
             task: taskUrl,
             options: this.options.options,
             layout: this.layout,
             record,
-            ...(shared ? { shared: { grads: this.views.grads.map((v) => sharedBuffer(v)), joined: sharedBuffer(this.views.joined), weights: sharedBuffer(this.views.weights) } } : {}),
+            ...(shared
+              ? {
+                  shared: {
+                    grads: this.views.grads.map((v) => sharedBuffer(v)),
+                    joined: sharedBuffer(this.views.joined),
+                    weights: sharedBuffer(this.views.weights),
+                    ...(this.views.state.length > 0 ? { state: this.views.state.map((v) => sharedBuffer(v)) } : {}),
+                  },
+                }
+              : {}),
             ...(state ? { optimizer: state } : {}),
             seed: (this.options.seed ?? 1) + r.index,
           };
           const answer = this.request(r, 'ready');
-          r.host.post(init, shared ? transferList(Object.values(record.params).map((p) => p.data)) : []);
+          r.host.post(init, r.host.kind === 'thread' ? transferList(Object.values(record.params).map((p) => p.data)) : []);
           return answer;
         }),
       ),
@@ -267,11 +306,25 @@ export class DataParallel {
       this.replicas[i]!.describe = m.describe;
       if (m.clipNorm !== undefined) this.clipNorm = m.clipNorm;
     });
+    // Flat mode when every replica shares memory and reports the same flat rule.
+    const rule = ready[0]?.flat;
+    if (rule && this.views.state.length > 0 && ready.every((m) => JSON.stringify(m.flat) === JSON.stringify(rule))) {
+      this.flat = { rule, steps: loadFlatState(rule, this.layout, this.views.state, this.options.optimizerState) };
+    }
   }
 
   /** The replicas: device, host, backend, and whether each still takes shards. */
   get replicaInfo(): ReplicaInfo[] {
     return this.replicas.map((r) => ({ index: r.index, device: r.device.key, host: r.host.kind, id: r.host.id, describe: r.describe, active: this.active.includes(r.index) && r.alive, ended: r.ended }));
+  }
+
+  /**
+   * How the optimizer steps: 'ranges' (CPU replicas in threads, Adam/AdamW/SGD without clipping:
+   * each replica updates the ranges it reduced, in shared memory) or 'owners' (each parameter on
+   * its owner, as the strategy says).
+   */
+  get optimizerSteps(): 'ranges' | 'owners' {
+    return this.flat ? 'ranges' : 'owners';
   }
 
   /** Steps taken so far (including `startStep`). */
@@ -325,13 +378,16 @@ export class DataParallel {
   }
 
   private async runStep(batch: Batch, size: number, lr: number | undefined): Promise<StepResult> {
-    const plan = this.balancer.plan(size, this.active);
-    const active = this.active;
-    const solo = active.length === 1 && this.layout.params.every((_, i) => this.owners[i] === active[0]);
+    const plan = this.balancer.plan(size);
+    // Owners take part even with an empty shard: they step the optimizer.
+    const active = this.replicas.filter((r) => plan.shards[r.index]! > 0 || this.balancer.owners.includes(r.index)).map((r) => r.index);
+    this.active = active;
+    const solo = !this.flat && active.length === 1 && this.layout.params.every((_, i) => this.owners[i] === active[0]);
     // Replicas that will reload parameters need the shared buffer to hold the newest weights.
     const reloads = new Map(active.map((r) => [r, this.layout.params.filter((p) => this.replicas[r]!.loaded[p.index]! < this.version[p.index]!).map((p) => p.index)]));
     if ([...reloads].some(([r, list]) => list.length > 0 && r !== this.staleHolder)) await this.freshWeights();
     const step = ++this.stepCount;
+    if (this.flat) this.flat.steps = this.flat.steps.map((t) => t + 1);
     const contributors = active.filter((r) => plan.shards[r]! > 0);
     const run = await new Promise<StepResult>((resolve, reject) => {
       const nb = this.layout.buckets.length;
@@ -371,14 +427,15 @@ export class DataParallel {
       for (const i of active) {
         const n = plan.shards[i]!;
         const rep = this.replicas[i]!;
-        const inputs = sliceBatch(batch, from, from + n);
+        // The calling thread's replica reads the caller's arrays in place; others get copies.
+        const inputs = rep.host.kind === 'main' ? viewBatch(batch, from, from + n) : sliceBatch(batch, from, from + n);
         from += n;
         const reload = reloads.get(i) ?? [];
-        const shared = rep.host.kind === 'thread';
+        const shared = rep.host.kind !== 'process';
         const weights = !shared && reload.length > 0 ? gatherParams(this.layout, this.views.weights, reload) : undefined;
         rep.host.post(
           { type: 'step', step, size: n, inputs, ...(lr !== undefined ? { lr } : {}), solo, reload, ...(weights ? { weights } : {}) },
-          shared ? transferList(Object.values(inputs).map((a) => a.data)) : [],
+          rep.host.kind === 'thread' ? transferList(Object.values(inputs).map((a) => a.data)) : [],
         );
         for (const p of reload) rep.loaded[p] = this.version[p]!;
       }
@@ -386,8 +443,8 @@ export class DataParallel {
       if (this.run?.timer) clearTimeout(this.run.timer);
       this.run = undefined;
     });
-    const decision = this.balancer.observe({ shards: run.shards, computeMs: run.computeMs, wallMs: run.wallMs }, this.mix ?? this.active);
-    if (decision) await this.decide(decision);
+    const decision = this.balancer.observe({ shards: run.shards, computeMs: run.computeMs, wallMs: run.wallMs });
+    if (decision) this.tell(decision);
     return run;
   }
 
@@ -459,9 +516,10 @@ export class DataParallel {
       return;
     }
     run.reducing[bucket] = parts;
+    const update = this.flat ? { lr: run.lr ?? this.flat.rule.lr, steps: this.flat.steps } : undefined;
     for (let k = 0; k < parts; k++) {
       const [from, to] = chunkOf(b.offset, b.offset + b.size, k, parts);
-      this.replicas[reducers[k]!]!.host.post({ type: 'reduce', step: run.step, bucket, from, to, inputs });
+      this.replicas[reducers[k]!]!.host.post({ type: 'reduce', step: run.step, bucket, from, to, inputs, ...(update ? { update } : {}) });
     }
   }
 
@@ -469,6 +527,13 @@ export class DataParallel {
     this.bucketEvents(run, replica, bucket).reduce = when;
     if (--run.reducing[bucket]! > 0) return;
     run.reducedBuckets++;
+    if (this.flat) {
+      // The reducers have updated the bucket's weights in place: every replica reloads them.
+      for (const p of this.layout.buckets[bucket]!.params) this.version[p]!++;
+      run.appliedBuckets++;
+      this.maybeFinish(run);
+      return;
+    }
     if (this.clipNorm === undefined) {
       this.startApply(run, bucket, 1);
       return;
@@ -565,60 +630,23 @@ export class DataParallel {
     });
   }
 
-  // ---- balancing: probes and drops -----------------------------------------------------------
+  // ---- balancing -----------------------------------------------------------------------------
 
-  private async decide(d: Decision): Promise<void> {
+  /** Says what the balancer decided (it only changes shard sizes: no thread starts or ends). */
+  private tell(d: Decision): void {
     const names = (rs: readonly number[]): string => rs.map((r) => `${this.replicas[r]!.device.key} (replica ${r})`).join(', ');
-    if (d.kind === 'probe') {
-      this.mix = this.active;
-      await this.reconfigure([d.replica]);
-      return;
+    const core = names(this.balancer.core);
+    const ms = (x: number): string => (Number.isFinite(x) ? `${x.toFixed(1)} ms` : 'unknown');
+    switch (d.kind) {
+      case 'add':
+        return this.notice(`DataParallel: adding ${names(d.replicas)}: predicted ${ms(d.predictedMs)} per step with them, ${ms(d.withoutMs)} for ${core} alone`);
+      case 'skip':
+        return this.notice(`DataParallel: ${core} alone: ${ms(d.withoutMs)} per step; with ${names(d.replicas)} predicted ${ms(d.predictedMs)} (not ${(100 * (this.options.balance?.margin ?? 0.05)).toFixed(0)}% faster)`);
+      case 'keep':
+        return this.notice(`DataParallel: keeping ${names(d.replicas)}: ${ms(d.mixMs)} per step against ${ms(d.withoutMs)} for ${core} alone (${(d.withoutMs / d.mixMs).toFixed(2)}x)`);
+      case 'drop':
+        return this.notice(`DataParallel: dropping ${names(d.replicas)}: ${ms(d.mixMs)} per step with them against ${ms(d.withoutMs)} for ${core} alone`);
     }
-    const mix = this.mix ?? this.active;
-    if (d.kind === 'unprobe') {
-      await this.reconfigure(mix);
-      return;
-    }
-    this.mix = undefined;
-    if (d.kind === 'keep') {
-      this.notice(`DataParallel: keeping ${names(mix)}: ${d.mixMs.toFixed(1)} ms per step against ${d.soloMs.toFixed(1)} ms for ${names([d.fastest])} alone (${(d.soloMs / d.mixMs).toFixed(2)}x)`);
-      return;
-    }
-    await this.reconfigure([d.keep]);
-    this.notice(`DataParallel: dropping ${names(d.dropped)}: ${names([d.keep])} alone takes ${d.soloMs.toFixed(1)} ms per step, the mix ${d.mixMs.toFixed(1)} ms`);
-    for (const r of d.dropped) await this.retire(this.replicas[r]!);
-  }
-
-  /** Makes `active` the replicas that take shards, moving optimizer state to the parameters' new owners. */
-  private async reconfigure(active: number[]): Promise<void> {
-    const owners = assignOwners(this.layout.params.length, this.replicas.length, active, this.strategy);
-    const moving = new Map<number, Map<number, number[]>>(); // old owner -> new owner -> params
-    owners.forEach((o, p) => {
-      const old = this.owners[p]!;
-      if (old === o) return;
-      let to = moving.get(old);
-      if (!to) moving.set(old, (to = new Map()));
-      let list = to.get(o);
-      if (!list) to.set(o, (list = []));
-      list.push(p);
-    });
-    for (const [from, to] of moving) {
-      for (const [dest, params] of to) {
-        const state = await this.askState(this.replicas[from]!, params);
-        if (Object.keys(state.params).length > 0) await this.ask(this.replicas[dest]!, { type: 'set-state', record: state }, 'state-set');
-      }
-    }
-    this.owners = owners;
-    this.active = active;
-  }
-
-  /** Ends a replica the balancer dropped (after moving what it owns). */
-  private async retire(rep: Replica): Promise<void> {
-    if (this.staleHolder === rep.index) await this.freshWeights();
-    rep.alive = false;
-    rep.host.post({ type: 'close' });
-    await Promise.race([new Promise<void>((resolve) => rep.host.onExit(() => resolve())), new Promise((resolve) => setTimeout(resolve, 10_000))]);
-    await rep.host.kill();
   }
 
   // ---- weights and state ---------------------------------------------------------------------
@@ -649,6 +677,7 @@ export class DataParallel {
   }
 
   private async gatherState(params: readonly number[]): Promise<OptimizerRecord> {
+    if (this.flat) return flatState(this.flat.rule, this.layout, this.views.state, this.flat.steps);
     const byOwner = new Map<number, number[]>();
     for (const p of params) {
       const o = this.owners[p]!;

@@ -11,8 +11,9 @@ import { ArgumentError } from '../errors.js';
 import type { FromReplica, ToReplica } from './protocol.js';
 
 export interface ReplicaHost {
-  readonly kind: 'thread' | 'process';
-  /** The worker's thread id or the child's pid. */
+  /** 'main': the calling thread itself (one GPU: no thread between the coordinator and its work). */
+  readonly kind: 'thread' | 'process' | 'main';
+  /** The worker's thread id or the child's pid (0 on the main thread). */
   readonly id: number;
   post(message: ToReplica, transfer?: ArrayBuffer[]): void;
   onMessage(fn: (m: FromReplica) => void): void;
@@ -72,6 +73,47 @@ export async function startThread(resourceLimits?: { maxOldGenerationSizeMb?: nu
       await worker.terminate();
       await exited;
     },
+  };
+}
+
+/**
+ * A replica on the calling thread. Messages pass by reference (the coordinator never changes a
+ * message it has sent) and arrive on a later macrotask, in order, as through a port. It cannot
+ * be killed mid-step: kill() stops delivering messages.
+ */
+export async function startMain(): Promise<ReplicaHost> {
+  const { Replica } = await import('./replica.js');
+  let ended = false;
+  let endedWith = '';
+  const exitFns: Array<(why: string) => void> = [];
+  const messageFns: Array<(m: FromReplica) => void> = [];
+  const end = (why: string): void => {
+    if (ended) return;
+    ended = true;
+    endedWith = why;
+    for (const fn of exitFns) fn(why);
+  };
+  const replica = new Replica({
+    shared: true,
+    post: (m) => {
+      setImmediate(() => {
+        for (const fn of messageFns) fn(m);
+      });
+    },
+    exit: (code) => end(`closed with code ${code}`),
+  });
+  return {
+    kind: 'main',
+    id: 0,
+    post: (m) => {
+      if (!ended) setImmediate(() => replica.receive(m));
+    },
+    onMessage: (fn) => messageFns.push(fn),
+    onExit: (fn) => {
+      if (ended) fn(endedWith);
+      else exitFns.push(fn);
+    },
+    kill: async () => end('stopped'),
   };
 }
 

@@ -5,7 +5,7 @@ export type { Batch, BatchArray } from './protocol.js';
 export { parseDevices, type ReplicaDevice } from './devices.js';
 export { ReplicaError } from './errors.js';
 export { gpuInventory, type GpuInventory, type MachineGpu } from './gpus.js';
-export { renderTimeline, overlapOf, type StepTimeline, type ReplicaTimeline, type Overlap } from './timeline.js';
+export { renderTimeline, overlapOf, phasesOf, type StepTimeline, type ReplicaTimeline, type Overlap, type Phases } from './timeline.js';
 export { saveCheckpoint, loadCheckpoint, type Checkpoint } from './checkpoint.js';
 export type { Split, BalancerOptions } from './balancer.js';
 export { DEFAULT_BUCKET_BYTES, DEFAULT_FIRST_BUCKET_BYTES } from './layout.js';

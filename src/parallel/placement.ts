@@ -1,6 +1,6 @@
 /**
- * Where each GPU replica runs and how it finds its GPU: on a machine with one GPU, a worker
- * thread that opens Dawn's default adapter; with several, a process per GPU whose environment
+ * Where each GPU replica runs and how it finds its GPU: on a machine with one GPU, the calling
+ * thread (or a worker thread) opening Dawn's default adapter; with several, a process per GPU whose environment
  * selects it through Mesa's device-select layer before its Vulkan instance exists (a thread cannot:
  * the environment belongs to the process, and Dawn cannot tell identical GPUs apart by name).
  */
@@ -9,10 +9,10 @@ import type { ReplicaDevice } from './devices.js';
 import { describeGpu, gpuAt, selectionEnv, type GpuInventory } from './gpus.js';
 import type { GpuTarget } from './protocol.js';
 
-export type GpuHost = 'auto' | 'thread' | 'process';
+export type GpuHost = 'auto' | 'main' | 'thread' | 'process';
 
 export interface Placement {
-  readonly host: 'thread' | 'process';
+  readonly host: 'main' | 'thread' | 'process';
   readonly env: Readonly<Record<string, string>>;
   readonly target: GpuTarget;
 }
@@ -22,7 +22,8 @@ export function placeGpus(devices: readonly ReplicaDevice[], gpuHost: GpuHost, i
   return devices.map((d) => {
     if (d.kind !== 'wgpu') return undefined;
     const gpu = gpuAt(inventory, d.gpu);
-    const host = gpuHost === 'auto' ? (inventory.gpus.length === 1 ? 'thread' : 'process') : gpuHost;
+    // One GPU: its replica runs on the calling thread (no thread hop, no copy of its shard).
+    const host = gpuHost === 'auto' ? (inventory.gpus.length === 1 ? 'main' : 'process') : gpuHost;
     const target = dawnTarget(inventory, gpu);
     if (inventory.gpus.length === 1) return { host, env: {}, target };
     // Several GPUs: the device-select layer pins a process to any of them; without it (or in a

@@ -8,6 +8,7 @@
 import type { ModuleRecord } from '../nn/record.js';
 import type { OptimizerRecord } from '../optim/optimizer.js';
 import type { ReplicaDevice } from './devices.js';
+import type { FlatRule } from './flat-optimizer.js';
 import type { Layout } from './layout.js';
 
 /** One input of a batch: its first dim is the batch dim. */
@@ -25,8 +26,10 @@ export interface SharedBuffers {
   readonly grads: readonly SharedArrayBuffer[];
   /** The joined gradient: sum of weight_r * grads_r. */
   readonly joined: SharedArrayBuffer;
-  /** The current weights, written by each parameter's owner after its step. */
+  /** The current weights, written by each parameter's owner after its step (or by the reducers, flat). */
   readonly weights: SharedArrayBuffer;
+  /** Optimizer state for the flat update (CPU replicas only): two flat buffers. */
+  readonly state?: readonly SharedArrayBuffer[];
 }
 
 /** How a GPU replica finds its adapter. */
@@ -44,6 +47,8 @@ export interface InitMessage {
   readonly gpu?: GpuTarget;
   /** Worker threads of a 'cpu' replica's pool. */
   readonly cpuThreads: number;
+  /** Pool threads of a 'cpu:worker' replica: 1, or 0 (it computes on its own thread). */
+  readonly workerPoolThreads: 0 | 1;
   /** URL of the task module. */
   readonly task: string;
   readonly options: unknown;
@@ -78,6 +83,8 @@ export interface ReduceMessage {
   readonly from: number;
   readonly to: number;
   readonly inputs: ReadonlyArray<{ readonly replica: number; readonly weight: number }>;
+  /** Flat mode: the reducer also steps the optimizer on its range, at `lr`; `steps` per parameter, this update included. */
+  readonly update?: { readonly lr: number; readonly steps: readonly number[] };
 }
 
 export interface ApplyMessage {
@@ -112,6 +119,8 @@ export interface ReadyMessage {
   /** The optimizer's clipNorm: the coordinator clips on the global norm. */
   readonly clipNorm?: number;
   readonly optimizerKind: string;
+  /** The optimizer as a flat rule, when it has one and the replica shares memory with the coordinator. */
+  readonly flat?: FlatRule;
 }
 
 export interface ComputedMessage {

@@ -22,6 +22,7 @@ import { Tensor } from '../tensor/tensor.js';
 import type { Layout } from './layout.js';
 import { absoluteNow, type ApplyMessage, type FromReplica, type InitMessage, type ReduceMessage, type StepMessage, type ToReplica } from './protocol.js';
 import { weightedSum } from './reduce.js';
+import { flatRule, flatUpdate, type FlatRule } from './flat-optimizer.js';
 import { Shard, type LossResult, type ParallelTask, type ReplicaBackend, type ReplicaContext } from './task.js';
 
 /** How a replica talks to its coordinator: a worker thread's port or a child process's IPC channel. */
@@ -37,6 +38,7 @@ interface Views {
   readonly grads: Float32Array[];
   readonly joined: Float32Array;
   readonly weights: Float32Array;
+  readonly state: Float32Array[];
 }
 
 type Closable = ReplicaBackend & { close(): Promise<void> };
@@ -70,6 +72,7 @@ export class Replica {
   private optimizer!: Optimizer<ReplicaBackend>;
   private layout!: Layout;
   private views: Views | undefined;
+  private flat: FlatRule | undefined;
   private readonly scratch = new Float64Array(4096);
   /** Serialises the messages that change the model (steps, reloads, state). */
   private chain: Promise<void> = Promise.resolve();
@@ -148,17 +151,22 @@ export class Replica {
         grads: m.shared.grads.map((b) => new Float32Array(b)),
         joined: new Float32Array(m.shared.joined),
         weights: new Float32Array(m.shared.weights),
+        state: (m.shared.state ?? []).map((b) => new Float32Array(b)),
       };
+      if (m.shared.state) this.flat = flatRule(this.optimizer);
     }
     const clipNorm = this.optimizer.options.clipNorm;
-    this.link.post({ type: 'ready', describe, ...(adapter ? { adapter } : {}), ...(clipNorm !== undefined ? { clipNorm } : {}), optimizerKind: this.optimizer.kind });
+    const flat = this.flat;
+    this.link.post({ type: 'ready', describe, ...(adapter ? { adapter } : {}), ...(clipNorm !== undefined ? { clipNorm } : {}), optimizerKind: this.optimizer.kind, ...(flat ? { flat } : {}) });
   }
 
   private async makeBackend(m: InitMessage): Promise<{ inner: Backend & { close(): Promise<void> }; describe: string; adapter?: { vendor: string; device: string; description: string } }> {
     if (m.device.kind === 'cpu' || m.device.kind === 'cpu:worker') {
       // 'cpu:worker' computes its large ops on one pool thread: offloaded, they leave this thread
-      // free to hand gradients over while backward runs (inline, backward would block it to the end).
-      const threads = m.device.kind === 'cpu' ? m.cpuThreads : 1;
+      // free to hand gradients over while backward runs (inline, backward would block it to the
+      // end); where the cores are too few for two threads per replica, it computes inline.
+      const threads = m.device.kind === 'cpu' ? m.cpuThreads : m.workerPoolThreads;
+      if (threads === 0) return { inner: new Cpu({ threads: 0, runtime: Runtime.default }), describe: 'autodiff<cpu>, on its own thread' };
       const cpu = new Cpu({ threads, offload: true, runtime: Runtime.default });
       return { inner: cpu, describe: `autodiff<cpu>, ${threads} pool thread${threads === 1 ? '' : 's'}` };
     }
@@ -313,6 +321,10 @@ export class Replica {
     if (!views) throw new ArgumentError('only replicas in worker threads reduce', { op: 'DataParallel' });
     const startAt = absoluteNow();
     weightedSum(views.joined, m.inputs.map((x) => ({ data: views.grads[x.replica]!, weight: x.weight })), m.from, m.to, this.scratch);
+    if (m.update) {
+      if (!this.flat) throw new ArgumentError('a flat update on a replica without a flat optimizer rule', { op: 'DataParallel' });
+      flatUpdate(this.flat, this.layout, { weights: views.weights, grads: views.joined, state: views.state }, m.from, m.to, m.update.steps, m.update.lr);
+    }
     this.link.post({ type: 'reduced', step: m.step, bucket: m.bucket, startAt, endAt: absoluteNow() });
   }
 

@@ -126,3 +126,30 @@ export function renderTimeline(t: StepTimeline, width = 64): string {
   lines.push(`f forward, b backward, s hand-over, r reduce, o optimizer; communication ${o.commMs.toFixed(2)} ms, ${o.overlappedMs.toFixed(2)} ms of it (${(100 * o.fraction).toFixed(0)}%) while backward ran`);
   return lines.join('\n');
 }
+
+/** Where a step's wall time went, ms: the parts of the critical path, in order. */
+export interface Phases {
+  /** From the step's start to the last replica starting (shards sent, threads waking). */
+  readonly dispatchMs: number;
+  /** The longest reload of changed weights. */
+  readonly reloadMs: number;
+  /** The longest forward + backward (from forward's start to the last op on its device). */
+  readonly computeMs: number;
+  /** From the last replica's compute end to the step's end: the join and update not hidden by backward. */
+  readonly tailMs: number;
+  readonly wallMs: number;
+}
+
+export function phasesOf(t: StepTimeline): Phases {
+  const reps = t.replicas.filter((r) => r.index >= 0 && r.shard > 0);
+  if (reps.length === 0) return { dispatchMs: 0, reloadMs: 0, computeMs: 0, tailMs: t.endAt - t.startAt, wallMs: t.endAt - t.startAt };
+  const lastStart = Math.max(...reps.map((r) => r.reloadAt));
+  const computeEnd = Math.max(...reps.map((r) => Math.max(r.computeEndAt, r.optimizerEndAt ?? -Infinity)));
+  return {
+    dispatchMs: Math.max(0, lastStart - t.startAt),
+    reloadMs: Math.max(...reps.map((r) => r.forwardAt - r.reloadAt)),
+    computeMs: Math.max(...reps.map((r) => r.computeEndAt - r.forwardAt)),
+    tailMs: Math.max(0, t.endAt - computeEnd),
+    wallMs: t.endAt - t.startAt,
+  };
+}

@@ -2,7 +2,7 @@
  * N replicas on one global batch give the updated weights of one device on that batch.
  * Checked against an independent float64 reference (ref-mlp.ts) and against the same model
  * trained on one Switchyard device, for both strategies, uneven shards, several buckets, global
- * gradient clipping, the one-replica path and the balancer's reconfigurations. CPU replicas only.
+ * gradient clipping, the one-replica path and the balancer's probe shards. CPU replicas only.
  *
  * Tolerances: float32 against the float64 reference, |a - b| <= 1e-5 + 1e-4 |b|; against the
  * one-device float32 run, |a - b| <= 2e-6 + 1e-5 |b| (the sums run in another order).
@@ -72,7 +72,7 @@ async function oneDevice(record: ModuleRecord, opts: MlpOptions, data: ReadonlyA
   return out;
 }
 
-async function trainParallel(record: ModuleRecord, opts: MlpOptions, data: ReadonlyArray<{ x: Float32Array; y: Int32Array }>, dpOptions: Partial<DataParallelOptions<MlpOptions>>): Promise<{ record: ModuleRecord; losses: number[]; shards: number[][] }> {
+async function trainParallel(record: ModuleRecord, opts: MlpOptions, data: ReadonlyArray<{ x: Float32Array; y: Int32Array }>, dpOptions: Partial<DataParallelOptions<MlpOptions>>): Promise<{ record: ModuleRecord; losses: number[]; shards: number[][]; steps: 'ranges' | 'owners' }> {
   const dp = await DataParallel.create<MlpOptions>({ task: TASK, module: record, devices: 'cpu:worker*2', options: opts, split: 'even', onNotice: () => undefined, ...dpOptions });
   try {
     const losses: number[] = [];
@@ -82,7 +82,7 @@ async function trainParallel(record: ModuleRecord, opts: MlpOptions, data: Reado
       losses.push(r.loss);
       shards.push([...r.shards]);
     }
-    return { record: await dp.record(), losses, shards };
+    return { record: await dp.record(), losses, shards, steps: dp.optimizerSteps };
   } finally {
     await dp.close();
   }
@@ -105,7 +105,7 @@ function expectClose(actual: ModuleRecord, expected: ModuleRecord, atol: number,
   }
 }
 
-async function check(seed: number, opts: MlpOptions, dpOptions: Partial<DataParallelOptions<MlpOptions>>, steps = 3): Promise<number[][]> {
+async function check(seed: number, opts: MlpOptions, dpOptions: Partial<DataParallelOptions<MlpOptions>>, steps = 3): Promise<{ shards: number[][]; steps: 'ranges' | 'owners' }> {
   const record = await initialRecord(seed);
   const data = batches(steps, seed * 31);
   const ref = reference(record, opts, data);
@@ -116,32 +116,39 @@ async function check(seed: number, opts: MlpOptions, dpOptions: Partial<DataPara
   dp.losses.forEach((l, i) => expect(l).toBeCloseTo(ref.losses[i]!, 5));
   // The weights moved: a test of equal results is no test when nothing changed.
   expect(worstRatio(record, ref.layers, 1e-5, 1e-4).ratio).toBeGreaterThan(1);
-  return dp.shards;
+  return { shards: dp.shards, steps: dp.steps };
 }
 
 describe('DataParallel gives the weights of one device', () => {
-  test("'main', two replicas, even shards (12 + 11), SGD with momentum", async () => {
-    const shards = await check(1, { sizes: SIZES, optimizer: 'sgd', lr: 0.2, momentum: 0.9 }, { strategy: 'main' });
+  test("'main', two replicas, even shards (12 + 11), SGD with momentum, each replica computing on its own thread", async () => {
+    const { shards, steps } = await check(1, { sizes: SIZES, optimizer: 'sgd', lr: 0.2, momentum: 0.9 }, { strategy: 'main', workerPoolThreads: 0 });
     expect(shards[0]).toEqual([12, 11]);
+    // CPU replicas in threads: every replica steps the optimizer on the ranges it reduced.
+    expect(steps).toBe('ranges');
   });
 
-  test("'sharded', three replicas, uneven shards (1:2:4), Adam, many small buckets", async () => {
-    const shards = await check(2, { sizes: SIZES, optimizer: 'adam', lr: 0.01, eps: 1e-6 }, { strategy: 'sharded', devices: 'cpu:worker*3', split: [1, 2, 4], bucketBytes: 256, firstBucketBytes: 128 });
+  test("'sharded', three replicas, uneven shards (1:2:4), Adam, many small buckets, each replica computing on a pool thread", async () => {
+    const { shards, steps } = await check(2, { sizes: SIZES, optimizer: 'adam', lr: 0.01, eps: 1e-6 }, { strategy: 'sharded', devices: 'cpu:worker*3', split: [1, 2, 4], bucketBytes: 256, firstBucketBytes: 128, workerPoolThreads: 1 });
     expect(shards[0]).toEqual([3, 7, 13]);
+    expect(steps).toBe('ranges');
   });
 
   test("'main' on a pool replica and a one-thread replica (3:1), SGD, clipped on the global norm", async () => {
-    await check(3, { sizes: SIZES, optimizer: 'sgd', lr: 0.5, clipNorm: 0.05 }, { strategy: 'main', devices: 'cpu,cpu:worker', split: [3, 1], cpuThreads: 2 });
+    // Clipping needs the global norm before any update: each parameter steps on its owner.
+    const { steps } = await check(3, { sizes: SIZES, optimizer: 'sgd', lr: 0.5, clipNorm: 0.05 }, { strategy: 'main', devices: 'cpu,cpu:worker', split: [3, 1], cpuThreads: 2 });
+    expect(steps).toBe('owners');
   });
 
   test('one replica: the optimizer steps locally', async () => {
     await check(4, { sizes: SIZES, optimizer: 'adam', lr: 0.01, eps: 1e-6 }, { devices: 'cpu:worker' });
   });
 
-  test("'sharded' under the balancer: whatever it probes, keeps or drops, optimizer state follows the parameters", async () => {
-    const shards = await check(5, { sizes: SIZES, optimizer: 'adam', lr: 0.01, eps: 1e-6 }, { strategy: 'sharded', split: 'balanced', balance: { warmupSteps: 0, measureSteps: 1, probeSteps: 1 } }, 6);
-    // Step 1 even, step 2 balanced (timed), step 3 the fastest alone (every parameter's state moved to it).
-    expect(shards[0]).toEqual([12, 11]);
-    expect(shards[2]!.filter((n) => n === B)).toHaveLength(1);
+  test("'sharded' under the balancer: the core alone, then probe shards, then whatever it decides", async () => {
+    const { shards, steps } = await check(5, { sizes: SIZES, optimizer: 'adam', lr: 0.01, eps: 1e-6 }, { strategy: 'sharded', split: 'balanced', balance: { core: [0], warmupSteps: 0, measureSteps: 1 } }, 7);
+    // Steps 1-2: replica 0 alone; 3-4: replica 1 takes a probe shard of 1 sample (its gradient
+    // joined with weight 1/23); then added (balanced shards) or not.
+    expect(shards.slice(0, 2)).toEqual([[B, 0], [B, 0]]);
+    expect(shards.slice(2, 4)).toEqual([[B - 1, 1], [B - 1, 1]]);
+    expect(steps).toBe('ranges');
   });
 });

@@ -1,12 +1,12 @@
 /**
- * GPU replicas (lavapipe on machines without a GPU): a GPU replica in a worker thread and in a
- * pinned child process trains to the float64 reference's weights beside a CPU replica, and a GPU
+ * GPU replicas (lavapipe on machines without a GPU): a GPU replica on the calling thread, in a
+ * worker thread and in a pinned child process trains to the float64 reference's weights beside a CPU replica, and a GPU
  * process killed mid-step fails the step with an error naming it, leaving no process behind.
  */
 import { describe, expect, test } from 'vitest';
 import { Autodiff } from '../../src/autodiff/autodiff.js';
 import { Cpu } from '../../src/backends/cpu/backend.js';
-import { DataParallel, type DataParallelOptions } from '../../src/parallel/data-parallel.js';
+import { DataParallel, type DataParallelOptions, type StepResult } from '../../src/parallel/data-parallel.js';
 import { ReplicaError } from '../../src/parallel/errors.js';
 import type { Batch } from '../../src/parallel/protocol.js';
 import { describeGpu } from '../wgpu/gpu.js';
@@ -23,7 +23,7 @@ function data(step: number): { x: Float32Array; y: Int32Array; batch: Batch } {
   return { x, y, batch: { x: { data: x, shape: [B, SIZES[0]!] }, y: { data: y, shape: [B] } } };
 }
 
-async function trained(opts: MlpOptions, dp: Partial<DataParallelOptions<MlpOptions>>, steps: number): Promise<void> {
+async function trained(opts: MlpOptions, dp: Partial<DataParallelOptions<MlpOptions>>, steps: number, seen: (r: StepResult) => void = () => undefined): Promise<void> {
   const host = new Autodiff(new Cpu({ threads: 0 }));
   host.seed(21);
   const initial = await mlp(host, host.defaultDevice(), SIZES).toRecord();
@@ -31,7 +31,8 @@ async function trained(opts: MlpOptions, dp: Partial<DataParallelOptions<MlpOpti
   const par = await DataParallel.create<MlpOptions>({ task: TASK, module: initial, devices: 'wgpu:0,cpu:worker', options: opts, split: [1, 1], onNotice: () => undefined, ...dp });
   try {
     expect(par.replicaInfo[0]!.describe).toMatch(/^autodiff<wgpu> on /);
-    for (let s = 1; s <= steps; s++) await par.step(data(s).batch);
+    expect(par.replicaInfo[0]!.host).toBe(dp.gpuHost ?? 'main');
+    for (let s = 1; s <= steps; s++) seen(await par.step(data(s).batch));
     const layers = refModel(initial, SIZES);
     const ref = new RefTrainer(layers, { kind: opts.optimizer, lr: opts.lr, ...(opts.momentum !== undefined ? { momentum: opts.momentum } : {}), ...(opts.eps !== undefined ? { eps: opts.eps } : {}) });
     for (let s = 1; s <= steps; s++) ref.step(data(s).x, data(s).y, B);
@@ -44,7 +45,14 @@ async function trained(opts: MlpOptions, dp: Partial<DataParallelOptions<MlpOpti
 
 describeGpu('DataParallel with a GPU replica', () => {
   test("a GPU replica in a worker thread beside a CPU replica, 'main' on the GPU", async () => {
-    await trained({ sizes: SIZES, optimizer: 'sgd', lr: 0.3, momentum: 0.9 }, { strategy: 'main' }, 2);
+    await trained({ sizes: SIZES, optimizer: 'sgd', lr: 0.3, momentum: 0.9 }, { strategy: 'main', gpuHost: 'thread' }, 2);
+  });
+
+  test('one GPU: its replica runs on the calling thread; balanced, the GPU starts alone and the CPU takes probe shards', async () => {
+    const shards: number[][] = [];
+    await trained({ sizes: SIZES, optimizer: 'adam', lr: 0.02, eps: 1e-6 }, { strategy: 'main', gpuHost: 'main', split: 'balanced', balance: { warmupSteps: 1, measureSteps: 1 } }, 6, (r) => shards.push([...r.shards]));
+    expect(shards.slice(0, 3)).toEqual([[B, 0], [B, 0], [B, 0]]);
+    expect(shards[3]).toEqual([B - 1, 1]);
   });
 
   test("a GPU replica in a pinned process, 'sharded'", async () => {

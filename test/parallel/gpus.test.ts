@@ -58,12 +58,12 @@ describe('pinning a GPU', () => {
     expect(selectionEnv(twoH200, gpuAt(twoH200, 0))).toEqual({ DRI_PRIME: 'pci-0000_19_00_0', MESA_VK_DEVICE_SELECT_FORCE_DEFAULT_DEVICE: '1' });
   });
 
-  test('several GPUs: one pinned process each; one GPU: a worker thread', () => {
+  test('several GPUs: one pinned process each; one GPU: the calling thread', () => {
     const places = placeGpus(parseDevices('wgpu:0,wgpu:1,cpu'), 'auto', twoH200);
     expect(places.map((p) => p?.host)).toEqual(['process', 'process', undefined]);
     expect(places[1]!.env).toEqual({ DRI_PRIME: 'pci-0000_9a_00_0', MESA_VK_DEVICE_SELECT_FORCE_DEFAULT_DEVICE: '1' });
     const one: GpuInventory = { gpus: [twoH200.gpus[0]!], source: 'device-select' };
-    expect(placeGpus(parseDevices('wgpu,cpu'), 'auto', one).map((p) => p?.host)).toEqual(['thread', undefined]);
+    expect(placeGpus(parseDevices('wgpu,cpu'), 'auto', one).map((p) => p?.host)).toEqual(['main', undefined]);
   });
 
   test('identical GPUs in threads, or without the layer, are refused rather than guessed', () => {

@@ -6,12 +6,12 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { ArgumentError, DTypeError, ShapeError } from '../../src/errors.js';
 import type { ParamId } from '../../src/nn/param.js';
-import { Balancer, apportion, equalFinish, fitCost } from '../../src/parallel/balancer.js';
+import { Balancer, apportion, equalFinish, fitCost, type Decision } from '../../src/parallel/balancer.js';
 import { checkBatch, sliceBatch } from '../../src/parallel/batch.js';
 import { parseDevices } from '../../src/parallel/devices.js';
 import { assignOwners, planLayout } from '../../src/parallel/layout.js';
 import { chunkOf, weightedSum } from '../../src/parallel/reduce.js';
-import { overlapOf, renderTimeline, type StepTimeline } from '../../src/parallel/timeline.js';
+import { overlapOf, phasesOf, renderTimeline, type StepTimeline } from '../../src/parallel/timeline.js';
 
 const id = (s: string): ParamId => s as ParamId;
 
@@ -131,54 +131,120 @@ describe('shard sizes', () => {
 });
 
 describe('the balancer', () => {
-  // Two replicas: 0 costs 2 + 0.01 n ms, 1 costs 0.1 n ms; walls are whatever the test says.
-  const compute = (shards: readonly number[]): number[] => [shards[0]! > 0 ? 2 + 0.01 * shards[0]! : 0, shards[1]! > 0 ? 0.1 * shards[1]! : 0];
+  // Replica 0 is the GPU (the core), replica 1 a CPU replica (a candidate). A synthetic machine:
+  // compute a + b n ms per replica; a step's wall time is its slowest replica's compute plus a
+  // fixed cost, `solo` when the GPU runs alone, `join` when gradients are joined.
+  interface World {
+    gpu: { a: number; b: number };
+    cpu: { a: number; b: number };
+    solo: number;
+    join: number;
+  }
+  const cost = (c: { a: number; b: number }, n: number): number => (n > 0 ? c.a + c.b * n : 0);
+  const wallOf = (w: World, shards: readonly number[]): number => {
+    const compute = [cost(w.gpu, shards[0]!), cost(w.cpu, shards[1]!)];
+    return Math.max(...compute) + (shards[1]! > 0 ? w.join : w.solo);
+  };
 
-  function drive(soloWall: number, mixWall: number): { decisions: unknown[]; plans: number[][] } {
-    const b = new Balancer(2, 'balanced', { warmupSteps: 1, measureSteps: 2, probeSteps: 2 });
-    const decisions: unknown[] = [];
+  function drive(w: World, steps: number, total = 400): { decisions: Decision[]; decidedAt: number[]; plans: number[][]; walls: number[] } {
+    const b = new Balancer(2, 'balanced', { warmupSteps: 1, measureSteps: 2, reevaluateEvery: 20 }, [0]);
+    const decisions: Decision[] = [];
+    const decidedAt: number[] = [];
     const plans: number[][] = [];
-    let active = [0, 1];
-    for (let s = 0; s < 9; s++) {
-      const plan = b.plan(400, active);
-      plans.push(plan.shards);
-      const d = b.observe({ shards: plan.shards, computeMs: compute(plan.shards), wallMs: plan.solo !== undefined ? soloWall : mixWall }, [0, 1]);
-      if (d) decisions.push(d);
-      if (d?.kind === 'drop') active = [d.keep];
+    const walls: number[] = [];
+    for (let s = 0; s < steps; s++) {
+      const { shards } = b.plan(total);
+      plans.push(shards);
+      const wallMs = wallOf(w, shards);
+      walls.push(wallMs);
+      const d = b.observe({ shards, computeMs: [cost(w.gpu, shards[0]!), cost(w.cpu, shards[1]!)], wallMs });
+      if (d) {
+        decisions.push(d);
+        decidedAt.push(s);
+      }
     }
-    return { decisions, plans };
+    return { decisions, decidedAt, plans, walls };
   }
 
-  test('warm-up and the first timed step split evenly; then shards follow the fitted costs', () => {
-    const { plans } = drive(10, 5);
-    expect(plans[0]).toEqual([200, 200]);
-    expect(plans[1]).toEqual([200, 200]);
-    // 2 + 0.01 n0 = 0.1 n1, n0 + n1 = 400 (replica 0 was only seen at one size: fitted as proportional).
-    const [n0, n1] = plans[2]!;
+  // GPU 2 + 0.01 n (6 ms for 400), CPU 0.05 n (20 ms for 400): together about 5 ms of compute.
+  const helpful: World = { gpu: { a: 2, b: 0.01 }, cpu: { a: 0, b: 0.05 }, solo: 0.5, join: 0.5 };
+
+  test('the GPU starts alone; the CPU only takes a probe shard of the batch until it is predicted to help', () => {
+    const { plans, decisions } = drive(helpful, 12);
+    // Warm-up and the GPU alone (3 steps: the first is not timed), then the probe (1/32 of 400 = 13).
+    for (const p of plans.slice(0, 4)) expect(p).toEqual([400, 0]);
+    for (const p of plans.slice(4, 7)) expect(p).toEqual([387, 13]);
+    expect(decisions[0]).toMatchObject({ kind: 'add', replicas: [1], withoutMs: 6.5 });
+    // The balanced split: 2 + 0.01 n0 = 0.05 n1 (the GPU seen at 387 and 400: fitted as proportional).
+    expect(plans[7]![1]).toBeGreaterThan(50);
+    expect(plans[7]![0]! + plans[7]![1]!).toBe(400);
+    // Measured faster than the GPU alone: kept.
+    expect(decisions[1]).toMatchObject({ kind: 'keep', replicas: [1] });
+  });
+
+  test('a slow CPU or a costly join: the CPU is never added, and the GPU runs alone', () => {
+    const slow: World = { ...helpful, cpu: { a: 0, b: 1 } };
+    const costly: World = { ...helpful, join: 10 };
+    for (const w of [slow, costly]) {
+      const { plans, decisions } = drive(w, 19);
+      expect(decisions).toHaveLength(1);
+      expect(decisions[0]).toMatchObject({ kind: 'skip', replicas: [1], withoutMs: 6.5 });
+      for (const p of plans.slice(7)) expect(p).toEqual([400, 0]);
+    }
+  });
+
+  test('a mix predicted to help but measured slower is dropped; the next evaluation probes again', () => {
+    // The GPU's cost is all fixed (it gains nothing from a smaller shard), which the probe cannot
+    // see (its shards differ by 3%): the prediction is optimistic, the measurement is not.
+    const fixedGpu: World = { ...helpful, gpu: { a: 6, b: 0 } };
+    const { plans, decisions } = drive(fixedGpu, 40);
+    expect(decisions[0]).toMatchObject({ kind: 'add' });
+    expect(decisions[1]).toMatchObject({ kind: 'drop', replicas: [1], withoutMs: 6.5 });
+    const dropAt = plans.findIndex((p, i) => i > 7 && p[1] === 0);
+    for (const p of plans.slice(dropAt, dropAt + 19)) expect(p).toEqual([400, 0]);
+    // 20 steps later: the GPU alone again, then the probe.
+    expect(plans.slice(dropAt + 19).some((p) => p[1] === 13)).toBe(true);
+  });
+
+  test('whatever the costs, only probe steps and the check after an add may be slower than the GPU alone', () => {
+    fc.assert(
+      fc.property(
+        fc.record({ a: fc.double({ min: 0, max: 10, noNaN: true }), b: fc.double({ min: 0.001, max: 0.1, noNaN: true }) }),
+        fc.record({ a: fc.double({ min: 0, max: 10, noNaN: true }), b: fc.double({ min: 0.005, max: 2, noNaN: true }) }),
+        fc.double({ min: 0, max: 5, noNaN: true }),
+        fc.double({ min: 0, max: 10, noNaN: true }),
+        (gpu, cpu, solo, join) => {
+          const w: World = { gpu, cpu, solo, join };
+          const alone = wallOf(w, [400, 0]);
+          const { walls, plans, decisions, decidedAt } = drive(w, 80);
+          const verifying = new Set(decisions.flatMap((d, k) => (d.kind === 'add' ? [1, 2, 3].map((i) => decidedAt[k]! + i) : [])));
+          walls.forEach((t, i) => {
+            if (t > alone + 1e-9) expect(plans[i]![1] === 13 || verifying.has(i), `step ${i}: ${t} ms against ${alone} alone`).toBe(true);
+          });
+          // Two evaluations (at most 6 steps each that may be slower) in 80 steps.
+          expect(walls.filter((t) => t > alone + 1e-9).length).toBeLessThanOrEqual(2 * 6);
+        },
+      ),
+    );
+  });
+
+  test('CPU replicas only: all take shards, balanced by speed, with no probes', () => {
+    const b = new Balancer(2, 'balanced', { warmupSteps: 0 });
+    expect(b.core).toEqual([0, 1]);
+    expect(b.plan(400).shards).toEqual([200, 200]);
+    expect(b.observe({ shards: [200, 200], computeMs: [10, 20], wallMs: 21 })).toBeUndefined();
+    const [n0, n1] = b.plan(400).shards;
     expect(n0! + n1!).toBe(400);
-    expect(n0).toBeGreaterThan(300);
+    expect(n0).toBeGreaterThan(250);
   });
 
-  test('the fastest replica alone is timed between two timings of the mix; slower alone: the mix stays', () => {
-    const { decisions, plans } = drive(10, 5);
-    expect(decisions).toEqual([{ kind: 'probe', replica: 0 }, { kind: 'unprobe' }, { kind: 'keep', mixMs: 5, soloMs: 10, fastest: 0 }]);
-    expect(plans[4]).toEqual([400, 0]);
-    expect(plans[5]).toEqual([400, 0]);
-    expect(plans[6]![1]).toBeGreaterThan(0);
-    expect(plans[8]![1]).toBeGreaterThan(0);
-  });
-
-  test('faster alone than the mix: the others are dropped', () => {
-    const { decisions, plans } = drive(4, 5);
-    expect(decisions[2]).toEqual({ kind: 'drop', keep: 0, dropped: [1], mixMs: 5, soloMs: 4 });
-    expect(plans[8]).toEqual([400, 0]);
-  });
-
-  test('fixed and even splits never probe', () => {
-    const b = new Balancer(3, [1, 2, 1]);
-    expect(b.plan(10, [0, 1, 2]).shards).toEqual([3, 5, 2]);
-    for (let s = 0; s < 10; s++) expect(b.observe({ shards: [3, 5, 2], computeMs: [1, 1, 1], wallMs: 1 }, [0, 1, 2])).toBeUndefined();
+  test('fixed and even splits never probe; a bad core is an ArgumentError', () => {
+    const b = new Balancer(3, [1, 2, 1], {}, [0]);
+    expect(b.plan(10).shards).toEqual([3, 5, 2]);
+    for (let s = 0; s < 10; s++) expect(b.observe({ shards: [3, 5, 2], computeMs: [1, 1, 1], wallMs: 1 })).toBeUndefined();
     expect(() => new Balancer(2, [1])).toThrow(/one weight >= 0 per device/);
+    expect(() => new Balancer(2, 'balanced', { core: [2] })).toThrow(ArgumentError);
+    expect(() => new Balancer(2, 'balanced', { margin: 1 })).toThrow(/margin must be a number in \[0, 1\)/);
   });
 });
 
@@ -245,5 +311,11 @@ describe('timelines', () => {
     expect(lines[1]).toBe(`${'replica 0 cpu:worker n=8'.padEnd(30)}|ffffbbbbbbbbbbbbb   |`);
     expect(lines[2]).toBe(`${'  bucket 0'.padEnd(30)}|        ssrrr    ooo|`);
     expect(lines[5]).toMatch(/communication 30.00 ms, 20.00 ms of it \(67%\) while backward ran/);
+  });
+
+  test('phases: dispatch, reload, the longest compute, and the tail after the last compute', () => {
+    const late: StepTimeline = { ...t, replicas: [t.replicas[0]!, { ...t.replicas[1]!, reloadAt: 1004, forwardAt: 1006 }] };
+    // Replica 0 computes 1000 -> 1080 (80 ms); replica 1 starts at 1004, reloads 2 ms; the step ends at 1100.
+    expect(phasesOf(late)).toEqual({ dispatchMs: 4, reloadMs: 2, computeMs: 80, tailMs: 20, wallMs: 100 });
   });
 });
