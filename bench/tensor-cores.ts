@@ -8,7 +8,7 @@
  */
 import { Wgpu } from '../src/backends/wgpu/backend.js';
 import type { MatmulPrecision } from '../src/backends/wgpu/kernels/matmul-tc.js';
-import { fromData, Distribution, random, type Tensor } from '../src/index.js';
+import { fromData, type Tensor } from '../src/index.js';
 import { torchJson } from './gpu-baselines.js';
 
 const PRECISIONS: readonly MatmulPrecision[] = ['highest', 'high', 'medium'];
@@ -84,15 +84,18 @@ async function errors(w: Wgpu, c: Case): Promise<number> {
     logical = logical.slice(c.a[1]!);
     shapeA = [c.a[0]! - 1, c.a[1]!];
   }
-  const out = a.matmul(b);
-  const { values: data } = await out.toData();
+  // Once with the built-in choice, once with the tuned variant: both must be right.
+  const first = await a.matmul(b).toData();
+  await w.autotuned();
+  const { values: data } = await a.matmul(b).toData();
   const M = shapeA[shapeA.length - 2]!;
   const K = shapeA[shapeA.length - 1]!;
   const N = c.b[c.b.length - 1]!;
-  const batches = out.shape.slice(0, -2).reduce((x, y) => x * y, 1);
+  const batches = first.shape.slice(0, -2).reduce((x, y) => x * y, 1);
   const bBatched = c.b.length > 2;
   // Broadcast A over b's batch is not among the cases; A's batch covers the output's.
-  return relError(logical, Float64Array.from(bv), data, batches, bBatched, M, K, N);
+  const ref64 = Float64Array.from(bv);
+  return Math.max(relError(logical, ref64, first.values, batches, bBatched, M, K, N), relError(logical, ref64, data, batches, bBatched, M, K, N));
 }
 
 async function settle(t: Tensor<Wgpu>): Promise<void> {
@@ -101,30 +104,47 @@ async function settle(t: Tensor<Wgpu>): Promise<void> {
   probe.dispose();
 }
 
-async function tflops(w: Wgpu, [m, k, n]: Shape3, reps: number): Promise<number> {
-  const a = random(w, [m, k], Distribution.Normal(0, 1));
-  const b = random(w, [k, n], Distribution.Normal(0, 1));
+/** TFLOP/s of the tuned kernel, and its error on 64 sampled outputs (same metric as above). */
+async function tflops(w: Wgpu, [m, k, n]: Shape3, reps: number): Promise<{ tflops: number; error: number }> {
+  const av = values(m * k, 5);
+  const bv = values(k * n, 9);
+  const a: Tensor<Wgpu, 'float'> = fromData(w, av, { shape: [m, k] });
+  const b: Tensor<Wgpu, 'float'> = fromData(w, bv, { shape: [k, n] });
   const warm = a.matmul(b);
   await settle(warm);
   warm.dispose();
-  // The first call of a shape bucket starts the kernel trials: time the winner.
+  // The first call of a shape bucket starts the kernel trials: time (and check) the winner.
   await w.autotuned();
   const times: number[] = [];
+  let last: Tensor<Wgpu, 'float'> | undefined;
   for (let r = 0; r < 5; r++) {
     const t0 = performance.now();
-    let last: Tensor<Wgpu, 'float'> | undefined;
     for (let i = 0; i < reps; i++) {
       last?.dispose();
       last = a.matmul(b);
     }
     await settle(last!);
     times.push((performance.now() - t0) / reps);
-    last!.dispose();
   }
+  const { values: c } = await last!.toData();
+  let error = 0;
+  for (let s = 0; s < 64; s++) {
+    const i = (s * 7919) % m;
+    const j = (s * 104729) % n;
+    let ref = 0;
+    let mag = 0;
+    for (let q = 0; q < k; q++) {
+      const p = av[i * k + q]! * bv[q * n + j]!;
+      ref += p;
+      mag += Math.abs(p);
+    }
+    error = Math.max(error, Math.abs(c[i * n + j]! - ref) / (mag || 1));
+  }
+  last!.dispose();
   a.dispose();
   b.dispose();
   times.sort((x, y) => x - y);
-  return (2 * m * k * n) / (times[2]! / 1000) / 1e12;
+  return { tflops: (2 * m * k * n) / (times[2]! / 1000) / 1e12, error };
 }
 
 const TORCH = `
@@ -162,15 +182,20 @@ export async function main(args: readonly string[] = []): Promise<void> {
     const shapes: Shape3[] = small ? [[256, 256, 256]] : [[1024, 1024, 1024], [2048, 2048, 2048], [4096, 4096, 4096], [1000, 500, 3000]];
     const torch = small ? undefined : torchJson<Record<string, number>>(TORCH, [JSON.stringify(shapes)]);
     console.log('\nTFLOP/s (median of 5 rounds); torch in the same run where present');
-    console.log(['m x k x n', ...PRECISIONS.map((p) => `ours ${p}`), 'torch f32 (TF32 off)', 'torch f16', 'medium / torch f32', 'medium / torch f16'].join(' | '));
+    console.log(['m x k x n', ...PRECISIONS.map((p) => `ours ${p}`), 'torch f32 (TF32 off)', 'torch f16', 'medium / torch f32', 'medium / torch f16', 'sampled error (highest / high / medium)'].join(' | '));
     for (const s of shapes) {
       const ours: number[] = [];
-      for (const w of backends) ours.push(await tflops(w, s, s[0] >= 4096 ? 10 : 40));
+      const errs: string[] = [];
+      for (const w of backends) {
+        const r = await tflops(w, s, s[0] >= 4096 ? 10 : 40);
+        ours.push(r.tflops);
+        errs.push(r.error.toExponential(1));
+      }
       const key = `${s[0]}x${s[1]}x${s[2]}`;
       const t32 = torch?.[`f32 ${key}`];
       const t16 = torch?.[`f16 ${key}`];
       const med = ours[2]!;
-      console.log([key, ...ours.map((x) => x.toFixed(1)), t32?.toFixed(1) ?? 'n/a', t16?.toFixed(1) ?? 'n/a', t32 ? (med / t32).toFixed(2) : 'n/a', t16 ? (med / t16).toFixed(2) : 'n/a'].join(' | '));
+      console.log([key, ...ours.map((x) => x.toFixed(1)), t32?.toFixed(1) ?? 'n/a', t16?.toFixed(1) ?? 'n/a', t32 ? (med / t32).toFixed(2) : 'n/a', t16 ? (med / t16).toFixed(2) : 'n/a', errs.join(' / ')].join(' | '));
     }
     console.log('\nautotuned variants (shape bucket -> variant) per precision:');
     for (const [i, w] of backends.entries()) console.log(`  ${PRECISIONS[i]}: ${JSON.stringify(await w.autotuned())}`);
