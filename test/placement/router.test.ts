@@ -233,10 +233,19 @@ describe("placement: 'auto'", () => {
       expect(await step(5)).toEqual(['matmul@cpu:1', 'exp@cpu:1']); // cpu:1 alone
       await step(4); // online, twice: 4 ms against cpu's 3 ms alone
       await step(4);
-      expect(router.explain().notes.at(-1)).toMatch(/step 4: online placement's step took 4.000 ms, cpu alone 3.000 ms: every op runs on cpu \(online again at step 54\)/);
+      expect(router.explain().notes.at(-1)).toMatch(/step 4: online placement's step took 4.000 ms, cpu alone 3.000 ms: every op runs on cpu \(next check in 50 steps\)/);
+      for (let i = 0; i < 50; i++) expect(await step(3)).toEqual(['matmul@cpu', 'exp@cpu']);
+      expect(router.explain().notes.at(-1)).toMatch(/step 54: trying online placement again/);
+      // The re-check: online runs 2 steps; 2.9 ms is not 5% below cpu's 3 ms, so cpu stays (hysteresis).
+      expect(await step(2.9)).toEqual(['matmul@cpu:1', 'exp@cpu']);
+      expect(await step(2.9)).toEqual(['matmul@cpu:1', 'exp@cpu']);
       expect(await step(3)).toEqual(['matmul@cpu', 'exp@cpu']);
-      for (let i = 0; i < 50; i++) await step(3);
-      expect(router.explain().notes.at(-1)).toMatch(/placing online again/);
+      // The next re-check comes after twice the interval; then online at 1 ms takes over.
+      for (let i = 0; i < 99; i++) expect(await step(3)).toEqual(['matmul@cpu', 'exp@cpu']);
+      expect(router.explain().notes.at(-1)).toMatch(/trying online placement again/);
+      await step(1);
+      await step(1);
+      expect(router.explain().notes.at(-1)).toMatch(/online placement's step took 1.000 ms, cpu alone's 3.000 ms: placing online \(next check in 50 steps\)/);
       expect(await step(1)).toEqual(['matmul@cpu:1', 'exp@cpu']);
     } finally {
       clock.delegate = { now: () => 0 };
@@ -465,8 +474,33 @@ describe("placement: 'trace' against each device alone", () => {
     }
   });
 
-  test('a plan within 5% of the best device alone stays', async () => {
-    const { router, syn } = placed('trace', { traceCalibrationRuns: 1 });
+  test('a plan must beat the best device alone by more than 5%: within 5%, the device alone runs', async () => {
+    for (const [planMs, plans] of [[3.1, 2], [2.9, 2], [2.5, 1]] as const) {
+      const { router, syn } = placed('trace', { traceCalibrationRuns: 1 });
+      const m = f32(16, 16);
+      cost(syn, 'matmul', [m, m], {}, [10, 1]);
+      cost(syn, 'exp', [m], {}, [0.1, 5]);
+      cost(syn, 'sum', [m], { dim: null, keepDims: false }, [0.1, 5]);
+      link(syn);
+      let now = 0;
+      clock.delegate = { now: () => now };
+      try {
+        const x = fromData(router, new Float32Array(256).fill(0.01), { shape: [16, 16], device: D0 });
+        router.markStep();
+        for (const ms of [20, 3, 5, planMs, planMs, planMs]) {
+          await x.matmul(x).exp().sum().item();
+          now += ms;
+          router.markStep();
+        }
+        expect(router.placement!.plansMade).toBe(plans);
+      } finally {
+        clock.delegate = { now: () => 0 };
+      }
+    }
+  });
+
+  test('the measured choice is re-checked: a plan that became faster than the device alone takes over, with hysteresis', async () => {
+    const { router, syn } = placed('trace', { traceCalibrationRuns: 1, recheckEvery: 4 });
     const m = f32(16, 16);
     cost(syn, 'matmul', [m, m], {}, [10, 1]);
     cost(syn, 'exp', [m], {}, [0.1, 5]);
@@ -477,12 +511,26 @@ describe("placement: 'trace' against each device alone", () => {
     try {
       const x = fromData(router, new Float32Array(256).fill(0.01), { shape: [16, 16], device: D0 });
       router.markStep();
-      for (const ms of [20, 3, 5, 3.1, 3.1, 3.1]) {
+      const devices: string[] = [];
+      const step = async (ms: number) => {
+        const rec = record();
         await x.matmul(x).exp().sum().item();
+        rec.stop();
+        devices.push(rec.records.filter((r) => r.inputs.length > 0 && r.op !== 'transfer').map((r) => r.device).join(','));
         now += ms;
         router.markStep();
-      }
-      expect(router.placement!.plansMade).toBe(1);
+      };
+      for (const ms of [20, 3, 5, 4, 4]) await step(ms); // recorded; cpu alone; cpu:1 alone; the plan twice
+      expect(router.explain().notes.at(-1)).toMatch(/every op runs on cpu/);
+      devices.length = 0;
+      // cpu for 4 steps, then the plan is re-checked for 2 steps (2.9: not 5% below 3), then cpu again.
+      for (const ms of [3, 3, 3, 3, 2.9, 2.9, 3, 3]) await step(ms);
+      expect(devices).toEqual(['cpu,cpu,cpu', 'cpu,cpu,cpu', 'cpu,cpu,cpu', 'cpu,cpu,cpu', 'cpu:1,cpu,cpu', 'cpu:1,cpu,cpu', 'cpu,cpu,cpu', 'cpu,cpu,cpu']);
+      devices.length = 0;
+      // The interval doubled (8 steps); then the plan measures 2 ms and takes over.
+      for (const ms of [3, 3, 3, 3, 3, 3, 2, 2, 2]) await step(ms);
+      expect(devices.slice(-3)).toEqual(['cpu:1,cpu,cpu', 'cpu:1,cpu,cpu', 'cpu:1,cpu,cpu']);
+      expect(router.explain().notes.some((n) => /the plan's step took 2.000 ms, cpu alone's 3.000 ms: the plan runs/.test(n))).toBe(true);
     } finally {
       clock.delegate = { now: () => 0 };
     }
