@@ -5,7 +5,7 @@
  * steps that measured the candidates.
  *
  * After the choice, the winner (the incumbent) runs every step, and its recent step times are
- * kept. Every `recheckEvery` steps the runner-up runs `trials` steps again; it takes over only
+ * kept. Every `recheckEvery` steps another candidate (the one tried least recently, the runner-up first) runs `trials` steps again; it takes over only
  * when its least step is below the incumbent's recent least by more than `hysteresis`, so noise
  * does not flip the choice back and forth. Each re-check the incumbent survives doubles the
  * interval (up to `maxRecheckEvery`), so the cost of checking shrinks as the choice holds.
@@ -45,6 +45,9 @@ export class StepSelector {
   private recent: number[] = [];
   private interval: number;
   private untilCheck: number;
+  /** Re-checks so far, and the re-check that last tried each candidate. */
+  private checks = 0;
+  private readonly tried = new Map<string, number>();
   /** The challenger running now, with its trial steps so far. */
   private trial: { key: string; ms: number[] } | undefined;
 
@@ -114,10 +117,17 @@ export class StepSelector {
     this.recent.push(ms);
     if (this.recent.length > RECENT) this.recent.shift();
     if (this.baseInterval > 0 && this.best.size > 1 && --this.untilCheck <= 0) {
-      // The runner-up: the fastest other candidate by its last trial.
+      // The other candidate tried least recently, the fastest first on a tie: each gets its turn
+      // (a first measurement that was unlucky gets another chance), the runner-up first.
       let key: string | undefined;
-      for (const [k, v] of this.best) if (k !== this.incumbentKey && (key === undefined || v < this.best.get(key)!)) key = k;
-      if (key !== undefined) this.trial = { key, ms: [] };
+      for (const [k, v] of this.best) {
+        if (k === this.incumbentKey) continue;
+        const tried = this.tried.get(k) ?? 0;
+        const bestTried = key === undefined ? Infinity : (this.tried.get(key) ?? 0);
+        if (key === undefined || tried < bestTried || (tried === bestTried && v < this.best.get(key)!)) key = k;
+      }
+      this.tried.set(key!, ++this.checks);
+      this.trial = { key: key!, ms: [] };
     }
     return undefined;
   }

@@ -211,7 +211,7 @@ describe("placement: 'auto'", () => {
   });
 
   test('with steps, online placement slower than a device alone gives way to it, and is tried again later', async () => {
-    const { router, syn } = placed('auto', { traceCalibrationRuns: 1 });
+    const { router, syn } = placed('auto', { traceCalibrationRuns: 1, recheckEvery: 10 });
     const m = f32(16, 16);
     cost(syn, 'matmul', [m, m], {}, [10, 1]);
     cost(syn, 'exp', [m], {}, [0.1, 5]);
@@ -233,19 +233,24 @@ describe("placement: 'auto'", () => {
       expect(await step(5)).toEqual(['matmul@cpu:1', 'exp@cpu:1']); // cpu:1 alone
       await step(4); // online, twice: 4 ms against cpu's 3 ms alone
       await step(4);
-      expect(router.explain().notes.at(-1)).toMatch(/step 4: online placement's step took 4.000 ms, cpu alone 3.000 ms: every op runs on cpu \(next check in 50 steps\)/);
-      for (let i = 0; i < 50; i++) expect(await step(3)).toEqual(['matmul@cpu', 'exp@cpu']);
-      expect(router.explain().notes.at(-1)).toMatch(/step 54: trying online placement again/);
+      expect(router.explain().notes.at(-1)).toMatch(/step 4: online placement's step took 4.000 ms, cpu alone 3.000 ms: every op runs on cpu \(next check in 10 steps\)/);
+      const onCpu = ['matmul@cpu', 'exp@cpu'];
+      for (let i = 0; i < 10; i++) expect(await step(3)).toEqual(onCpu);
+      expect(router.explain().notes.at(-1)).toMatch(/step 14: trying online placement again/);
       // The re-check: online runs 2 steps; 2.9 ms is not 5% below cpu's 3 ms, so cpu stays (hysteresis).
       expect(await step(2.9)).toEqual(['matmul@cpu:1', 'exp@cpu']);
       expect(await step(2.9)).toEqual(['matmul@cpu:1', 'exp@cpu']);
-      expect(await step(3)).toEqual(['matmul@cpu', 'exp@cpu']);
-      // The next re-check comes after twice the interval; then online at 1 ms takes over.
-      for (let i = 0; i < 99; i++) expect(await step(3)).toEqual(['matmul@cpu', 'exp@cpu']);
+      // Then twice the interval; the next re-check is cpu:1's turn (5 ms: cpu stays).
+      for (let i = 0; i < 20; i++) expect(await step(3)).toEqual(onCpu);
+      expect(router.explain().notes.at(-1)).toMatch(/trying cpu:1 alone again/);
+      expect(await step(5)).toEqual(['matmul@cpu:1', 'exp@cpu:1']);
+      expect(await step(5)).toEqual(['matmul@cpu:1', 'exp@cpu:1']);
+      // After 40 more steps online again: at 1 ms it takes over.
+      for (let i = 0; i < 40; i++) expect(await step(3)).toEqual(onCpu);
       expect(router.explain().notes.at(-1)).toMatch(/trying online placement again/);
       await step(1);
       await step(1);
-      expect(router.explain().notes.at(-1)).toMatch(/online placement's step took 1.000 ms, cpu alone's 3.000 ms: placing online \(next check in 50 steps\)/);
+      expect(router.explain().notes.at(-1)).toMatch(/online placement's step took 1.000 ms, cpu alone's 3.000 ms: placing online \(next check in 10 steps\)/);
       expect(await step(1)).toEqual(['matmul@cpu:1', 'exp@cpu']);
     } finally {
       clock.delegate = { now: () => 0 };
@@ -527,8 +532,12 @@ describe("placement: 'trace' against each device alone", () => {
       for (const ms of [3, 3, 3, 3, 2.9, 2.9, 3, 3]) await step(ms);
       expect(devices).toEqual(['cpu,cpu,cpu', 'cpu,cpu,cpu', 'cpu,cpu,cpu', 'cpu,cpu,cpu', 'cpu:1,cpu,cpu', 'cpu:1,cpu,cpu', 'cpu,cpu,cpu', 'cpu,cpu,cpu']);
       devices.length = 0;
-      // The interval doubled (8 steps); then the plan measures 2 ms and takes over.
-      for (const ms of [3, 3, 3, 3, 3, 3, 2, 2, 2]) await step(ms);
+      // The interval doubled (8 steps, 2 of them above): then cpu:1 alone has its turn (5 ms: cpu stays).
+      for (const ms of [3, 3, 3, 3, 3, 3, 5, 5]) await step(ms);
+      expect(devices.slice(-2)).toEqual(['cpu:1,cpu:1,cpu:1', 'cpu:1,cpu:1,cpu:1']);
+      // 16 steps later the plan's turn again: it measures 2 ms and takes over.
+      for (let i = 0; i < 16; i++) await step(3);
+      for (const ms of [2, 2, 2]) await step(ms);
       expect(devices.slice(-3)).toEqual(['cpu:1,cpu,cpu', 'cpu:1,cpu,cpu', 'cpu:1,cpu,cpu']);
       expect(router.explain().notes.some((n) => /the plan's step took 2.000 ms, cpu alone's 3.000 ms: the plan runs/.test(n))).toBe(true);
     } finally {
