@@ -4,7 +4,9 @@
  * transfers included) + the predicted run time there; the op goes where that is earliest.
  *
  * - An op stays with its inputs (the device holding most of their bytes: parameters, activations)
- *   unless elsewhere finishes earlier by more than `margin` of its time at home, transfers counted.
+ *   unless elsewhere finishes earlier by more than `margin` of its time at home, transfers counted,
+ *   both ways: its output's way back home is charged to the move (a lone op sent elsewhere and back
+ *   is the ping-pong that makes mixed placement slower than either device).
  * - Models without enough samples are explored on a bounded schedule: only devices whose history
  *   is short, only while the device is not predicted far slower than the best (`exploreSlack`),
  *   and for at most a fraction `explore` of all ops placed.
@@ -195,15 +197,18 @@ export class Dmda {
     const home = this.home(inputs);
     const homeIdx = this.devices.indexOf(home);
     this.placed++;
+    // Leaving home also costs the way back: the next ops are expected where the inputs are, so a
+    // lone op sent elsewhere (a ping-pong) must gain more than both moves.
+    const scores = estimates.map((e, i) => (i === homeIdx ? e.score : e.score + this.model.predictTransfer(e.device, home.key, fp.outBytes)));
     let known = -1;
     for (let i = 0; i < estimates.length; i++) {
       const e = estimates[i]!;
-      if (e.source !== 'none' && (known < 0 || e.score < estimates[known]!.score)) known = i;
+      if (e.source !== 'none' && (known < 0 || scores[i]! < scores[known]!)) known = i;
     }
     // Exploration: a device whose history is short, not predicted far slower than the best, within budget.
     // The budget: after this op, at most explore * placed + 1 ops explored (the +1 lets the first op explore).
     if (this.explore > 0 && this.explored <= this.explore * this.placed) {
-      const bestSpan = known >= 0 ? estimates[known]!.score - now : Infinity;
+      const bestSpan = known >= 0 ? scores[known]! - now : Infinity;
       let pick = -1;
       let pickSamples = Infinity;
       for (let i = 0; i < estimates.length; i++) {
@@ -211,7 +216,7 @@ export class Dmda {
         if (e.source === 'history' || e.source === 'regression') continue;
         const samples = this.model.estimate(fp, e.device)?.kept ?? 0;
         if (samples >= this.model.minSamples) continue;
-        if (e.source === 'partial' && e.score - now > this.slack * bestSpan) continue;
+        if (e.source === 'partial' && scores[i]! - now > this.slack * bestSpan) continue;
         // Fewest samples first; on a tie, away from home (home is measured whenever nothing is known).
         if (samples < pickSamples || (samples === pickSamples && pick === homeIdx)) {
           pick = i;
@@ -226,7 +231,7 @@ export class Dmda {
     if (known < 0) return this.decision(op, fp, homeIdx, 'unknown', all, now);
     const h = estimates[homeIdx]!;
     if (known !== homeIdx && h.source !== 'none') {
-      const gain = h.score - estimates[known]!.score;
+      const gain = h.score - scores[known]!;
       if (gain <= this.margin * (h.score - now)) return this.decision(op, fp, homeIdx, 'home', all, now);
     }
     return this.decision(op, fp, known, known === homeIdx ? 'home' : 'earliest', all, now);

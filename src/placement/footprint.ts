@@ -24,6 +24,8 @@ export interface Footprint {
   readonly work: number;
   readonly flops: number;
   readonly bytes: number;
+  /** Estimated bytes of the output (what a move back would carry). */
+  readonly outBytes: number;
 }
 
 /** Dims up to 16 exactly; larger ones rounded to quarter octaves (buckets about 19% wide). */
@@ -65,18 +67,20 @@ export function footprint(op: OpName | string, inputs: readonly ShapedInput[], a
   }
   let work: number;
   let flops: number;
+  let outBytes: number;
   if (op === 'matmul' && inputs.length === 2) {
     work = matmulWork(inputs[0]!.shape, inputs[1]!.shape);
     flops = 2 * work;
-    bytes += 4 * numel(inputs[0]!.shape.slice(0, -1)) * (inputs[1]!.shape.at(-1) ?? 1);
+    outBytes = 4 * numel(inputs[0]!.shape.slice(0, -1)) * (inputs[1]!.shape.at(-1) ?? 1);
   } else {
     // Elementwise-like: the output is about as large as the largest input.
     work = Math.max(elems, 1);
     flops = elems;
-    bytes += maxElems * 4;
+    outBytes = maxElems * 4;
   }
+  bytes += outBytes;
   const family = `${op}|${dtypes}`;
-  return { key: `${family}${shapes}|${attrSignature(attrs)}`, op, family, work, flops, bytes };
+  return { key: `${family}${shapes}|${attrSignature(attrs)}`, op, family, work, flops, bytes, outBytes };
 }
 
 /** Payload bytes of a tensor. */
