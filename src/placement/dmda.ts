@@ -69,6 +69,7 @@ export interface Decision {
   readonly start: number;
   readonly finish: number;
   readonly transfers: readonly PlannedTransfer[];
+  /** Every candidate's estimate (a forced decision: the chosen device's only). */
   readonly estimates: readonly DeviceEstimate[];
 }
 
@@ -241,10 +242,10 @@ export class Dmda {
   forced(op: string, fp: Footprint, inputs: readonly Handle[], device: Device, reason: Reason): Decision {
     this.placed++;
     const now = this.lanes.now();
-    const i = this.devices.findIndex((d) => d.key === device.key);
-    const all = this.devices.map((d) => this.estimate(fp, inputs, d, now));
+    // Only the chosen device is estimated: a replayed step places each op at little cost.
+    const [e, transfers] = this.estimate(fp, inputs, device, now);
     this.used(inputs);
-    return this.decision(op, fp, i, reason, all, now);
+    return { device, at: now, op, fp, reason, runMs: e.runMs, source: e.source, start: e.start, finish: e.finish, transfers, estimates: [e] };
   }
 
   private decision(op: string, fp: Footprint, i: number, reason: Reason, all: ReadonlyArray<[DeviceEstimate, PlannedTransfer[]]>, at: number): Decision {

@@ -20,6 +20,8 @@ export interface LoggedOp {
   readonly source: PredictionSource;
   /** Predicted device time (NaN when nothing predicted it). */
   readonly predictedMs: number;
+  /** A replayed plan's cost for it (what drift is measured against). */
+  readonly plannedMs?: number;
   readonly transfers: LoggedTransfer[];
   /** The node of a traced step this op is. */
   readonly node?: number;

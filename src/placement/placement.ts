@@ -80,8 +80,10 @@ function describe(candidate: string): string {
 interface Pending {
   readonly decision: Decision;
   readonly node: number;
-  /** The plan's predicted time (replayed steps), else the decision's. */
+  /** The model's predicted time on the chosen device when it was placed. */
   readonly predictedMs: number;
+  /** A replayed plan's cost for the op. */
+  readonly plannedMs?: number;
   readonly transfers: LoggedTransfer[];
 }
 
@@ -206,7 +208,9 @@ export class Placement {
         if (movedInputs(was!.inputs, this.graph.nodes[node]!.inputs)) this.moved = true;
       } else decision = this.dmda.decide(op, fp, inputs);
     }
-    this.pending = { decision, node, predictedMs: planned ?? decision.runMs, transfers: [] };
+    // The model's prediction as the op is placed (it follows the measurements); a replayed step's
+    // drift is judged against the plan's own costs.
+    this.pending = { decision, node, predictedMs: Number.isNaN(decision.runMs) ? (planned ?? Number.NaN) : decision.runMs, ...(planned !== undefined ? { plannedMs: planned } : {}), transfers: [] };
     return decision.device;
   }
 
@@ -249,7 +253,7 @@ export class Placement {
       const log = this.log;
       if (log.ops.length < LOG_CAPACITY) {
         const d = p.decision;
-        const entry: LoggedOp = { op: d.op, shape: `[${record.outputs[0]?.shape.join(', ') ?? ''}]`, device: d.device.key, reason: d.reason, source: d.source, predictedMs: p.predictedMs, transfers: p.transfers, ...(p.node >= 0 ? { node: p.node } : {}) };
+        const entry: LoggedOp = { op: d.op, shape: `[${record.outputs[0]?.shape.join(', ') ?? ''}]`, device: d.device.key, reason: d.reason, source: d.source, predictedMs: p.predictedMs, ...(p.plannedMs !== undefined ? { plannedMs: p.plannedMs } : {}), transfers: p.transfers, ...(p.node >= 0 ? { node: p.node } : {}) };
         log.ops.push(entry);
         this.track(record.id, entry);
         log.startedAt = Math.min(log.startedAt, d.at);
@@ -414,8 +418,9 @@ export class Placement {
       if (this.planOf.get(log) !== this.plans || !log.complete) continue;
       steps++;
       for (const o of log.ops) {
-        if (Number.isNaN(o.predictedMs) || o.measuredMs === undefined) continue;
-        predicted += o.predictedMs;
+        const planned = o.plannedMs ?? o.predictedMs;
+        if (Number.isNaN(planned) || o.measuredMs === undefined) continue;
+        predicted += planned;
         measured += o.measuredMs;
         if (o.node === undefined) continue;
         const s = sums.get(o.node);
