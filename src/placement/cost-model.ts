@@ -54,6 +54,8 @@ export class CostModel {
   private readonly ops = new Map<string, Map<string, History>>();
   private readonly families = new Map<string, Family>();
   private readonly transfers = new Map<string, TransferModel>();
+  /** Each history's family (found without building its key on every sample). */
+  private readonly familyOfHistory = new WeakMap<History, Family>();
 
   constructor(options: CostModelOptions = {}) {
     this.minSamples = options.minSamples ?? 10;
@@ -63,8 +65,9 @@ export class CostModel {
 
   /** Records one run of an op of footprint `fp` on `device` that took `ms`. */
   add(fp: Footprint, device: string, ms: number): void {
-    this.history(device, fp.key, fp.work, fp.family).add(ms);
-    this.familyOf(device, fp.family).stale++;
+    const h = this.history(device, fp.key, fp.work, fp.family);
+    h.add(ms);
+    this.familyOfHistory.get(h)!.stale++;
   }
 
   private history(device: string, key: string, work: number, family: string, samples?: readonly number[]): History {
@@ -73,8 +76,10 @@ export class CostModel {
     let h = byKey.get(key);
     if (!h) {
       byKey.set(key, (h = new History(work, family, this.warmup, samples)));
-      this.familyOf(device, family).histories.add(h);
-      this.families.get(`${device}|${family}`)!.stale++;
+      const f = this.familyOf(device, family);
+      f.histories.add(h);
+      f.stale++;
+      this.familyOfHistory.set(h, f);
     }
     return h;
   }

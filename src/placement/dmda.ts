@@ -248,6 +248,25 @@ export class Dmda {
     return { device, at: now, op, fp, reason, runMs: e.runMs, source: e.source, start: e.start, finish: e.finish, transfers, estimates: [e] };
   }
 
+  /**
+   * A replayed decision (a traced plan, each device alone): the device is given, so only the
+   * transfers it needs and its predicted run time are worked out; no finish is predicted (NaN)
+   * and nothing is booked: the step's prediction is the plan's.
+   */
+  replayed(op: string, fp: Footprint, inputs: readonly Handle[], device: Device, reason: Reason): Decision {
+    this.placed++;
+    const key = device.key;
+    const transfers: PlannedTransfer[] = [];
+    for (const h of inputs) {
+      if (h.device.key === key || this.lanes.copy?.(h.id, key) || transfers.some((t) => t.id === h.id)) continue;
+      const bytes = tensorBytes(h);
+      transfers.push({ id: h.id, from: h.device.key, bytes, ms: this.model.predictTransfer(h.device.key, key, bytes), arrival: Number.NaN });
+    }
+    const p = this.model.predict(fp, key);
+    const runMs = p.source === 'none' ? Number.NaN : p.ms;
+    return { device, at: this.lanes.now(), op, fp, reason, runMs, source: p.source, start: Number.NaN, finish: Number.NaN, transfers, estimates: [] };
+  }
+
   private decision(op: string, fp: Footprint, i: number, reason: Reason, all: ReadonlyArray<[DeviceEstimate, PlannedTransfer[]]>, at: number): Decision {
     const [e, transfers] = all[i]!;
     return { device: this.devices[i]!, at, op, fp, reason, runMs: e.runMs, source: e.source, start: e.start, finish: e.finish, transfers, estimates: all.map(([x]) => x) };
@@ -255,6 +274,7 @@ export class Dmda {
 
   /** The op was submitted as decided: its lane is booked until its predicted finish, its outputs ready then. */
   commit(d: Decision, outputs: ReadonlyArray<{ readonly id: number }>): void {
+    if (Number.isNaN(d.finish)) return; // replayed: nothing predicted, nothing booked
     const key = d.device.key;
     this.booked.set(key, Math.max(this.booked.get(key) ?? 0, d.finish));
     for (const o of outputs) this.setReady(o.id, d.finish);
@@ -263,7 +283,7 @@ export class Dmda {
   /** A transfer the op needed was submitted: its output is ready when the input has arrived. */
   bookTransfer(d: Decision, input: number, output: number): void {
     const t = d.transfers.find((x) => x.id === input);
-    if (t) this.setReady(output, t.arrival);
+    if (t && !Number.isNaN(t.arrival)) this.setReady(output, t.arrival);
   }
 
   private setReady(id: number, at: number): void {

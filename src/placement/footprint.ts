@@ -35,11 +35,17 @@ export function bucketDim(d: number): number {
 }
 
 /** The attrs that change how much work an op does (reduction dims, scan dims); scalars and seeds do not. */
-const WORK_ATTRS = new Set(['dim', 'dims', 'keepDims', 'descending']);
+const WORK_ATTRS = ['dim', 'dims', 'keepDims', 'descending'] as const;
 
 function attrSignature(attrs: object): string {
+  // Asked once per op placed and per event: only the few keys that matter are looked at.
   let s = '';
-  for (const [k, v] of Object.entries(attrs)) if (WORK_ATTRS.has(k)) s += `${k}=${JSON.stringify(v)};`;
+  for (const k of WORK_ATTRS) {
+    if (!(k in attrs)) continue;
+    const v: unknown = Reflect.get(attrs, k);
+    if (v === undefined) continue;
+    s += `${k}=${Array.isArray(v) ? `[${v.join(',')}]` : typeof v === 'string' ? JSON.stringify(v) : String(v)};`;
+  }
   return s;
 }
 

@@ -203,7 +203,7 @@ export class Placement {
       if (this.phase === 'calibrate' && same) decision = this.dmda.forced(op, fp, inputs, this.queue[0]!, 'calibrate');
       else if (this.phase === 'replay' && same && this.plan) {
         const target = this.host.devices.find((d) => d.key === this.plan!.devices[i])!;
-        decision = this.dmda.forced(op, fp, inputs, target, 'plan');
+        decision = this.dmda.replayed(op, fp, inputs, target, 'plan');
         planned = this.plan.costs[i];
         if (movedInputs(was!.inputs, this.graph.nodes[node]!.inputs)) this.moved = true;
       } else decision = this.dmda.decide(op, fp, inputs);
@@ -217,7 +217,7 @@ export class Placement {
   /** An auto router's steps: online, each device alone, or every op on the device that beat online placement. */
   private autoDecide(op: string, fp: ReturnType<typeof footprint>, inputs: readonly Handle[]): Decision {
     if (this.autoPhase === 'alone') return this.dmda.forced(op, fp, inputs, this.queue[0]!, 'calibrate');
-    if (this.autoPhase === 'fallback') return this.dmda.forced(op, fp, inputs, this.host.devices.find((d) => d.key === this.fallback)!, 'alone');
+    if (this.autoPhase === 'fallback') return this.dmda.replayed(op, fp, inputs, this.host.devices.find((d) => d.key === this.fallback)!, 'alone');
     return this.dmda.decide(op, fp, inputs);
   }
 
@@ -257,7 +257,7 @@ export class Placement {
         log.ops.push(entry);
         this.track(record.id, entry);
         log.startedAt = Math.min(log.startedAt, d.at);
-        log.predictedEnd = Math.max(log.predictedEnd, d.finish);
+        if (!Number.isNaN(d.finish)) log.predictedEnd = Math.max(log.predictedEnd, d.finish);
       }
       return;
     }
@@ -315,6 +315,8 @@ export class Placement {
       this.log.plannedMs = this.plan.makespan;
       this.planOf.set(this.log, this.plans);
     }
+    // Every op on one device: the step is predicted to take what it measured there.
+    if (this.mode === 'auto' && this.autoPhase === 'fallback' && this.fallback !== undefined) this.log.plannedMs = this.selector?.times().get(this.fallback) ?? this.alone.get(this.fallback);
     this.graph = new StepGraph(this.mode === 'trace' ? this.previous : undefined);
     this.index = 0;
     this.mismatch = false;
@@ -364,6 +366,11 @@ export class Placement {
         if (this.queue.length === 0) this.replan(`step ${ended.index}: measured`);
         return;
       case 'replay': {
+        // While every op runs on one device (a candidate alone), where the plan would put inputs does not matter.
+        if (this.fallback !== undefined) {
+          this.moved = false;
+          this.plannedConstants = this.constants.size;
+        }
         if (this.moved && this.movedReplans < 3) {
           // The step's inputs (parameters updated by the last step) live elsewhere than planned.
           this.traced = g;
