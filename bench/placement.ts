@@ -355,6 +355,8 @@ export async function main(args: readonly string[]): Promise<void> {
   const all = { inception: inception(sizes.inception), mlp: mlp(sizes.mlp), chain: chain(sizes.chain), embedding: embedding(sizes.embedding) };
   const workloads = Object.entries(all).flatMap(([k, w]) => (!only || only.has(k) ? [w] : []));
   const summary: string[] = [];
+  const goals: Array<{ name: string; auto: number; trace: number; errAuto?: number; errTrace?: number }> = [];
+  let readmeExample: { name: string; text: string } | undefined;
   console.log(`| workload | ${names[0]} | ${names[1]} | hand | auto | trace | auto / best single | trace / best single | auto: step predicted / measured | trace: step predicted / measured | median op error auto / trace |`);
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const w of workloads) {
@@ -372,14 +374,34 @@ export async function main(args: readonly string[]): Promise<void> {
       return e === undefined ? '-' : `${e.toFixed(0)}%`;
     };
     console.log(`| ${w.name} | ${f(med('single0'))} | ${f(med('single1'))} | ${f(med('hand'))} | ${f(med('auto'))} | ${f(med('trace'))} | ${(med('auto')! / best).toFixed(2)}x | ${(med('trace')! / best).toFixed(2)}x | ${ex('auto')} | ${ex('trace')} | ${err('auto')} / ${err('trace')} |`);
+    const ea = r.get('auto')!.explanation?.medianErrorPct;
+    const et = r.get('trace')!.explanation?.medianErrorPct;
+    goals.push({ name: w.name, auto: med('auto')! / best, trace: med('trace')! / best, ...(ea !== undefined ? { errAuto: ea } : {}), ...(et !== undefined ? { errTrace: et } : {}) });
+    // The README's example: the traced MLP training step (else the first workload run).
+    if (w.name.startsWith('mlp') || readmeExample === undefined) readmeExample = { name: w.name, text: r.get('trace')!.explanation!.toString() };
     summary.push(`### ${w.name}: trace\n\n${r.get('trace')!.explanation!.toString()}\n`);
     summary.push(`### ${w.name}: auto (rows of the last step)\n\n${r.get('auto')!.explanation!.toString()}\n`);
   }
   console.log('\nTimes in ms (median step, first submit to result read). Ratios below 1 are faster than the best single device.\n');
+  if (goals.length > 0) {
+    const worst = (k: 'auto' | 'trace') => Math.max(...goals.map((g) => g[k]));
+    const fastest = Math.min(...goals.map((g) => Math.min(g.auto, g.trace)));
+    const errs = (k: 'errAuto' | 'errTrace') => goals.flatMap((g) => (g[k] !== undefined ? [g[k]] : []));
+    const med = (xs: number[]) => (xs.length > 0 ? `${median(xs).toFixed(0)}%` : '-');
+    console.log('| goal | measured | met |');
+    console.log('| --- | --- | --- |');
+    console.log(`| auto <= 1.05x the best single device, every workload | worst ${worst('auto').toFixed(2)}x | ${worst('auto') <= 1.05 ? 'yes' : 'no'} |`);
+    console.log(`| trace <= 1.05x the best single device, every workload | worst ${worst('trace').toFixed(2)}x | ${worst('trace') <= 1.05 ? 'yes' : 'no'} |`);
+    console.log(`| a mixed workload >= 1.2x faster than the best single device | best ${(1 / fastest).toFixed(2)}x faster | ${1 / fastest >= 1.2 ? 'yes' : 'no'} |`);
+    const allErrs = errs('errAuto').concat(errs('errTrace'));
+    console.log(`| median op prediction error < 20% (median over workloads of each last step's median) | auto ${med(errs('errAuto'))}, trace ${med(errs('errTrace'))} (per workload: auto ${errs('errAuto').map((e) => e.toFixed(0)).join('/')}%, trace ${errs('errTrace').map((e) => e.toFixed(0)).join('/')}%) | ${allErrs.length > 0 && median(allErrs) < 20 ? 'yes' : 'no'} |`);
+    console.log('');
+  }
   console.log('| placing a 1,000-op graph | time | |');
   console.log('| --- | ---: | --- |');
   for (const l of await placingTime(backends)) console.log(l);
   console.log('');
+  if (readmeExample) console.log(`### explain() for the README: ${readmeExample.name}, trace mode\n\n${readmeExample.text}\n`);
   for (const s of summary) console.log(s);
   await cpu.close();
   await second.close();

@@ -203,7 +203,7 @@ export class Placement {
       if (this.phase === 'calibrate' && same) decision = this.dmda.forced(op, fp, inputs, this.queue[0]!, 'calibrate');
       else if (this.phase === 'replay' && same && this.plan) {
         const target = this.host.devices.find((d) => d.key === this.plan!.devices[i])!;
-        decision = this.dmda.replayed(op, fp, inputs, target, 'plan');
+        decision = this.dmda.replayed(op, fp, inputs, target, this.fallback !== undefined ? 'alone' : 'plan');
         planned = this.plan.costs[i];
         if (movedInputs(was!.inputs, this.graph.nodes[node]!.inputs)) this.moved = true;
       } else decision = this.dmda.decide(op, fp, inputs);
