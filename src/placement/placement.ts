@@ -615,7 +615,8 @@ export class Placement {
     this.selector = new StepSelector(this.alone, this.selectorOptions);
     const pick = this.selector.incumbent;
     this.useTrace(pick);
-    this.note(`the plan is not predicted faster than ${bestKey ?? 'a device'} alone (${Number.isFinite(bestMs) ? `${bestMs.toFixed(3)} ms` : 'unknown'}); measured fastest alone: ${pick} (${this.alone.get(pick)!.toFixed(3)} ms): every op runs on ${pick} (plan ${this.plans})`);
+    const reason = counts.size === 1 ? 'the plan uses one device' : `the plan is not predicted 5% faster than ${bestKey ?? 'a device'} alone (${Number.isFinite(bestMs) ? `${bestMs.toFixed(3)} ms` : 'unknown'})`;
+    this.note(`${reason}; measured fastest alone: ${pick} (${this.alone.get(pick)!.toFixed(3)} ms): every op runs on ${pick} (plan ${this.plans})`);
   }
 
   private note(s: string): void {
