@@ -504,6 +504,38 @@ describe("placement: 'trace' against each device alone", () => {
     }
   });
 
+  test('a plan on one device is no candidate of its own: every op goes at once to the device measured fastest alone, whatever the model says', async () => {
+    const { router, syn } = placed('trace', { traceCalibrationRuns: 1 });
+    const m = f32(16, 16);
+    // The model: cpu faster for every op (HEFT puts the whole step there).
+    cost(syn, 'matmul', [m, m], {}, [1, 2]);
+    cost(syn, 'exp', [m], {}, [0.1, 0.2]);
+    cost(syn, 'sum', [m], { dim: null, keepDims: false }, [0.1, 0.2]);
+    link(syn);
+    let now = 0;
+    clock.delegate = { now: () => now };
+    try {
+      const x = fromData(router, new Float32Array(256).fill(0.01), { shape: [16, 16], device: D0 });
+      router.markStep();
+      // Measured: cpu alone 6 ms, cpu:1 alone 2 ms.
+      for (const ms of [20, 6, 2]) {
+        await x.matmul(x).exp().sum().item();
+        now += ms;
+        router.markStep();
+      }
+      expect(router.explain().notes.slice(-2).join('\n')).toMatch(/planned with HEFT \(plan 1\): 3 on cpu,.*\nthe plan uses one device; measured fastest alone: cpu:1 \(2.000 ms\): every op runs on cpu:1 \(plan 2\)/);
+      const rec = record();
+      await x.matmul(x).exp().sum().item();
+      rec.stop();
+      expect(rec.records.filter((r) => r.inputs.length > 0 && r.op !== 'transfer').map((r) => `${r.op}@${r.device}`)).toEqual(['matmul@cpu:1', 'exp@cpu:1', 'sum@cpu:1']);
+      now += 2;
+      router.markStep();
+      expect(router.explain().rows.map((r) => r.reason)).toEqual(['alone', 'alone', 'alone']);
+    } finally {
+      clock.delegate = { now: () => 0 };
+    }
+  });
+
   test('the measured choice is re-checked: a plan that became faster than the device alone takes over, with hysteresis', async () => {
     const { router, syn } = placed('trace', { traceCalibrationRuns: 1, recheckEvery: 4 });
     const m = f32(16, 16);
