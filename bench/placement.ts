@@ -347,7 +347,8 @@ export async function main(args: readonly string[]): Promise<void> {
   const backends: [Backend, Backend] = [second, cpu];
   const names: [string, string] = [gpu ? `wgpu (${adapter})` : 'cpu:1', 'cpu'];
   const sizes = sizesFor(quick, kind);
-  const warmup = quick ? 12 : 30;
+  // Enough for each mode to settle: a recorded or learning step, 3 steps on each device alone, 2 of the plan or online placement, and re-plans.
+  const warmup = quick ? 20 : 30;
   console.log(`## placement: ${new Router(backends).name} on ${os.cpus()[0]?.model.trim()} (${os.cpus().length} cores)${gpu ? `, adapter: ${adapter}` : ''}`);
   console.log(`${new Date().toISOString()}; ${warmup} warm-up steps per placed mode, ${rounds} rounds, median step times\n`);
   const onlyArg = args.indexOf('--only');
