@@ -7,11 +7,13 @@
  * - trace: the first step (ops between two `markStep()` calls) is placed online and recorded;
  *   the next steps run the whole step on each device alone (`traceCalibrationRuns` each: every op
  *   measured everywhere, and a baseline); then HEFT plans the recorded graph (trace.ts) and every
- *   later step replays the plan, unless its measured steps are slower than the best device alone,
- *   which then runs every op. A step that differs from the recording is placed online and
+ *   later step replays the plan. A step that differs from the recording is placed online and
  *   recorded again; measured op times that drift from the plan's by more than `drift`, inputs
  *   made by the previous step or the same every step, or found on other devices than planned,
  *   re-plan it.
+ * - With steps, both modes choose by measured step time among every device alone and the mixed
+ *   placement (online, or the plan when it is predicted faster than each device alone), with
+ *   hysteresis and re-checks (selector.ts): a model that predicts badly costs only the measuring.
  */
 import type { Observable, Subscription } from 'rxjs';
 import type { Backend, Handle } from '../backends/backend.js';
@@ -380,7 +382,7 @@ export class Placement {
           return;
         }
         this.moved = false;
-        if (linked > 0) {
+        if (linked > 0 && this.fallback === undefined) {
           this.replan(`step ${ended.index}: ${linked} inputs are made by the previous step (they stay where the plan puts their maker)`);
           return;
         }
