@@ -90,6 +90,17 @@ export class TransferModel {
     if (this.excess.length > IN_WORKLOAD_CAPACITY) this.excess.shift();
   }
 
+  /** The waits kept (for persistence), oldest first. */
+  excesses(): number[] {
+    return [...this.excess];
+  }
+
+  /** Waits from a saved model (non-negative finite numbers only), before any of this process. */
+  restoreExcesses(waits: readonly unknown[]): void {
+    for (const w of waits) if (typeof w === 'number' && Number.isFinite(w) && w >= 0) this.excess.push(w);
+    while (this.excess.length > IN_WORKLOAD_CAPACITY) this.excess.shift();
+  }
+
   /** The median wait of transfers in workloads (0 until there are enough of them). */
   waits(): number {
     if (this.excess.length < IN_WORKLOAD_MIN) return 0;
