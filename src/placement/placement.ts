@@ -25,7 +25,7 @@ import { clock } from '../scheduler/clock.js';
 import { fromData } from '../tensor/creation.js';
 import { Dmda, type Decision, type DmdaOptions } from './dmda.js';
 import { explainStep, StepLog, type Explanation, type LoggedOp, type LoggedTransfer } from './explain.js';
-import { footprint, signature } from './footprint.js';
+import { footprint, signature, type Footprint } from './footprint.js';
 import { Profiler, type ProfilerOptions } from './profiler.js';
 import { StepSelector, type SelectorOptions } from './selector.js';
 import { planStep, sameInputs, StepGraph, type Plan, type TraceInput } from './trace.js';
@@ -190,17 +190,22 @@ export class Placement {
     if (inputs.length === 0 || STAYS.has(op)) return undefined;
     if (!this.used) this.firstUse();
     this.asked = [];
-    const fp = footprint(op, inputs, attrs);
+    let fp: Footprint;
     let decision: Decision;
     let node = -1;
     let planned: number | undefined;
-    if (this.mode === 'auto') decision = this.autoDecide(op, fp, inputs);
-    else {
+    if (this.mode === 'auto') {
+      fp = footprint(op, inputs, attrs);
+      decision = this.autoDecide(op, fp, inputs);
+    } else {
       const sig = signature(op, inputs);
       const i = this.index++;
-      node = this.graph.add(op, sig, fp, inputs);
+      const resolved = this.graph.resolve(inputs);
       const was = this.traced?.nodes[i];
-      const same = !this.mismatch && was !== undefined && was.sig === sig && sameInputs(was.inputs, this.graph.nodes[node]!.inputs);
+      const same = !this.mismatch && was !== undefined && was.sig === sig && sameInputs(was.inputs, resolved);
+      // The same op as recorded (exact shapes and dtypes): its footprint is the recorded one.
+      fp = same ? was.fp : footprint(op, inputs, attrs);
+      node = this.graph.addResolved(op, sig, fp, resolved);
       if (!same) this.mismatch = this.phase !== 'record';
       if (this.phase === 'calibrate' && same) decision = this.dmda.forced(op, fp, inputs, this.queue[0]!, 'calibrate');
       else if (this.phase === 'replay' && same && this.plan) {
