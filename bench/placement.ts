@@ -9,7 +9,8 @@
  * - embedding: an embedding lookup (indexSelect into a large table, mean over each bag) and dense layers.
  * Each on: every single device alone, hand placement where it is natural, `auto` and `trace`
  * (each with its own Router over the same backends, after a warm-up in which the profiler learns
- * and the trace is recorded, measured and planned). Modes are interleaved round by round; medians.
+ * and the trace is recorded, measured and planned). Modes are interleaved round by round, each
+ * step starting on idle devices (the last step's work and events done); medians.
  * Then: the time to place a 1,000-op graph (HEFT on a recorded step, and online per op).
  *
  * The router is Router<[Wgpu, Cpu]> when a WebGPU adapter is found (on a machine without a GPU:
@@ -239,8 +240,16 @@ async function runWorkload(backends: [Backend, Backend], names: [string, string]
       placed(m)?.markStep();
     }
   }
+  // Each measured step starts on idle devices: the work a step left running (a GPU batch still
+  // finishing, its events still to be handled) would otherwise land in the next mode's step.
+  const keys = devs.map((d) => d.key);
+  const quiesce = async (): Promise<void> => {
+    for (let i = 0; i < 2000 && keys.some((k) => explicit.runtime.lane(k).depth > 0); i++) await new Promise((r) => setTimeout(r, 1));
+    await new Promise((r) => setTimeout(r, 1));
+  };
   for (let r = 0; r < rounds; r++) {
     for (const m of r % 2 ? [...modes].reverse() : modes) {
+      await quiesce();
       const t0 = performance.now();
       await steps.get(m)!();
       results.get(m)!.ms.push(performance.now() - t0);
