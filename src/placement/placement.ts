@@ -75,6 +75,16 @@ const SINGLE_DEVICE_SLACK = 0.05;
 const PLAN = 'plan';
 const ONLINE = 'online';
 
+/**
+ * The selector's candidates in order of preference: the devices alone, fastest first, then the
+ * mixed placement (on a tie within the hysteresis, the simpler candidate wins).
+ */
+function candidates(alone: ReadonlyMap<string, number>, mixed?: string, mixedMs?: number): Map<string, number> {
+  const c = new Map([...alone].sort((a, b) => a[1] - b[1]));
+  if (mixed !== undefined && mixedMs !== undefined) c.set(mixed, mixedMs);
+  return c;
+}
+
 function describe(candidate: string): string {
   return candidate === PLAN ? 'the plan' : candidate === ONLINE ? 'online placement' : `${candidate} alone`;
 }
@@ -492,8 +502,7 @@ export class Placement {
         if (spans.length < 2) return;
         this.onlineSince = Infinity;
         // Each device alone and online placement, by measured step (devices first: on a tie the simpler wins).
-        const measured = new Map(this.alone);
-        measured.set(ONLINE, Math.min(...spans));
+        const measured = candidates(this.alone, ONLINE, Math.min(...spans));
         const chosen = new StepSelector(measured, this.selectorOptions);
         this.selector = chosen;
         const pick = chosen.incumbent;
@@ -540,8 +549,7 @@ export class Placement {
     if (spans.length < 2) return false;
     this.judged = true;
     if (this.alone.size === 0) return false;
-    const measured = new Map(this.alone);
-    measured.set(PLAN, Math.min(...spans));
+    const measured = candidates(this.alone, PLAN, Math.min(...spans));
     this.selector = new StepSelector(measured, this.selectorOptions);
     const pick = this.selector.incumbent;
     if (pick === PLAN) return false;
@@ -619,7 +627,7 @@ export class Placement {
     }
     if (counts.size > 1 && this.plan.makespan < (1 - SINGLE_DEVICE_SLACK) * bestMs) return;
     this.judged = true;
-    this.selector = new StepSelector(this.alone, this.selectorOptions);
+    this.selector = new StepSelector(candidates(this.alone), this.selectorOptions);
     const pick = this.selector.incumbent;
     this.useTrace(pick);
     const reason = counts.size === 1 ? 'the plan uses one device' : `the plan is not predicted 5% faster than ${bestKey ?? 'a device'} alone (${Number.isFinite(bestMs) ? `${bestMs.toFixed(3)} ms` : 'unknown'})`;
