@@ -329,7 +329,8 @@ export class Placement {
     this.step++;
     this.log = new StepLog(this.step);
     if (this.mode === 'trace' && this.phase === 'replay' && this.plan) {
-      this.log.plannedMs = this.plan.makespan;
+      // Once the plan was measured against the devices alone, its step is predicted at its measured time.
+      this.log.plannedMs = (this.fallback === undefined ? this.selector?.times().get(PLAN) : undefined) ?? this.plan.makespan;
       this.planOf.set(this.log, this.plans);
     }
     // Every op on one device: the step is predicted to take what it measured there.
