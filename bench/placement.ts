@@ -9,7 +9,8 @@
  * - embedding: an embedding lookup (indexSelect into a large table, mean over each bag) and dense layers.
  * Each on: every single device alone, hand placement where it is natural, `auto` and `trace`
  * (each with its own Router over the same backends, after a warm-up in which the profiler learns
- * and the trace is recorded, measured and planned). Modes are interleaved round by round; medians.
+ * and the trace is recorded, measured and planned). Modes are interleaved round by round, each
+ * step starting on idle devices (the last step's work and events done); medians.
  * Then: the time to place a 1,000-op graph (HEFT on a recorded step, and online per op).
  *
  * The router is Router<[Wgpu, Cpu]> when a WebGPU adapter is found (on a machine without a GPU:
@@ -239,8 +240,16 @@ async function runWorkload(backends: [Backend, Backend], names: [string, string]
       placed(m)?.markStep();
     }
   }
+  // Each measured step starts on idle devices: the work a step left running (a GPU batch still
+  // finishing, its events still to be handled) would otherwise land in the next mode's step.
+  const keys = devs.map((d) => d.key);
+  const quiesce = async (): Promise<void> => {
+    for (let i = 0; i < 2000 && keys.some((k) => explicit.runtime.lane(k).depth > 0); i++) await new Promise((r) => setTimeout(r, 1));
+    await new Promise((r) => setTimeout(r, 1));
+  };
   for (let r = 0; r < rounds; r++) {
     for (const m of r % 2 ? [...modes].reverse() : modes) {
+      await quiesce();
       const t0 = performance.now();
       await steps.get(m)!();
       results.get(m)!.ms.push(performance.now() - t0);
@@ -347,7 +356,8 @@ export async function main(args: readonly string[]): Promise<void> {
   const backends: [Backend, Backend] = [second, cpu];
   const names: [string, string] = [gpu ? `wgpu (${adapter})` : 'cpu:1', 'cpu'];
   const sizes = sizesFor(quick, kind);
-  const warmup = quick ? 12 : 30;
+  // Enough for each mode to settle: a recorded or learning step, 3 steps on each device alone, 2 of the plan or online placement, and re-plans.
+  const warmup = quick ? 20 : 30;
   console.log(`## placement: ${new Router(backends).name} on ${os.cpus()[0]?.model.trim()} (${os.cpus().length} cores)${gpu ? `, adapter: ${adapter}` : ''}`);
   console.log(`${new Date().toISOString()}; ${warmup} warm-up steps per placed mode, ${rounds} rounds, median step times\n`);
   const onlyArg = args.indexOf('--only');
@@ -355,6 +365,8 @@ export async function main(args: readonly string[]): Promise<void> {
   const all = { inception: inception(sizes.inception), mlp: mlp(sizes.mlp), chain: chain(sizes.chain), embedding: embedding(sizes.embedding) };
   const workloads = Object.entries(all).flatMap(([k, w]) => (!only || only.has(k) ? [w] : []));
   const summary: string[] = [];
+  const goals: Array<{ name: string; auto: number; trace: number; errAuto?: number; errTrace?: number }> = [];
+  let readmeExample: { name: string; text: string } | undefined;
   console.log(`| workload | ${names[0]} | ${names[1]} | hand | auto | trace | auto / best single | trace / best single | auto: step predicted / measured | trace: step predicted / measured | median op error auto / trace |`);
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const w of workloads) {
@@ -372,14 +384,34 @@ export async function main(args: readonly string[]): Promise<void> {
       return e === undefined ? '-' : `${e.toFixed(0)}%`;
     };
     console.log(`| ${w.name} | ${f(med('single0'))} | ${f(med('single1'))} | ${f(med('hand'))} | ${f(med('auto'))} | ${f(med('trace'))} | ${(med('auto')! / best).toFixed(2)}x | ${(med('trace')! / best).toFixed(2)}x | ${ex('auto')} | ${ex('trace')} | ${err('auto')} / ${err('trace')} |`);
+    const ea = r.get('auto')!.explanation?.medianErrorPct;
+    const et = r.get('trace')!.explanation?.medianErrorPct;
+    goals.push({ name: w.name, auto: med('auto')! / best, trace: med('trace')! / best, ...(ea !== undefined ? { errAuto: ea } : {}), ...(et !== undefined ? { errTrace: et } : {}) });
+    // The README's example: the traced MLP training step (else the first workload run).
+    if (w.name.startsWith('mlp') || readmeExample === undefined) readmeExample = { name: w.name, text: r.get('trace')!.explanation!.toString() };
     summary.push(`### ${w.name}: trace\n\n${r.get('trace')!.explanation!.toString()}\n`);
     summary.push(`### ${w.name}: auto (rows of the last step)\n\n${r.get('auto')!.explanation!.toString()}\n`);
   }
   console.log('\nTimes in ms (median step, first submit to result read). Ratios below 1 are faster than the best single device.\n');
+  if (goals.length > 0) {
+    const worst = (k: 'auto' | 'trace') => Math.max(...goals.map((g) => g[k]));
+    const fastest = Math.min(...goals.map((g) => Math.min(g.auto, g.trace)));
+    const errs = (k: 'errAuto' | 'errTrace') => goals.flatMap((g) => (g[k] !== undefined ? [g[k]] : []));
+    const med = (xs: number[]) => (xs.length > 0 ? `${median(xs).toFixed(0)}%` : '-');
+    console.log('| goal | measured | met |');
+    console.log('| --- | --- | --- |');
+    console.log(`| auto <= 1.05x the best single device, every workload | worst ${worst('auto').toFixed(2)}x | ${worst('auto') <= 1.05 ? 'yes' : 'no'} |`);
+    console.log(`| trace <= 1.05x the best single device, every workload | worst ${worst('trace').toFixed(2)}x | ${worst('trace') <= 1.05 ? 'yes' : 'no'} |`);
+    console.log(`| a mixed workload >= 1.2x faster than the best single device | best ${(1 / fastest).toFixed(2)}x faster | ${1 / fastest >= 1.2 ? 'yes' : 'no'} |`);
+    const allErrs = errs('errAuto').concat(errs('errTrace'));
+    console.log(`| median op prediction error < 20% (median over workloads of each last step's median) | auto ${med(errs('errAuto'))}, trace ${med(errs('errTrace'))} (per workload: auto ${errs('errAuto').map((e) => e.toFixed(0)).join('/')}%, trace ${errs('errTrace').map((e) => e.toFixed(0)).join('/')}%) | ${allErrs.length > 0 && median(allErrs) < 20 ? 'yes' : 'no'} |`);
+    console.log('');
+  }
   console.log('| placing a 1,000-op graph | time | |');
   console.log('| --- | ---: | --- |');
   for (const l of await placingTime(backends)) console.log(l);
   console.log('');
+  if (readmeExample) console.log(`### explain() for the README: ${readmeExample.name}, trace mode\n\n${readmeExample.text}\n`);
   for (const s of summary) console.log(s);
   await cpu.close();
   await second.close();

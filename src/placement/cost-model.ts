@@ -32,7 +32,8 @@ export interface CostModelOptions {
 export interface SavedModels {
   readonly version: 1;
   readonly ops: Record<string, Record<string, { readonly family: string; readonly work: number; readonly samples: number[] }>>;
-  readonly transfers: Record<string, { readonly samples: Array<[number, number]>; readonly calibrated: boolean }>;
+  /** `waits`: the excess of recent in-workload transfers over the line (absent in older files). */
+  readonly transfers: Record<string, { readonly samples: Array<[number, number]>; readonly calibrated: boolean; readonly waits?: number[] }>;
 }
 
 interface Family {
@@ -54,6 +55,8 @@ export class CostModel {
   private readonly ops = new Map<string, Map<string, History>>();
   private readonly families = new Map<string, Family>();
   private readonly transfers = new Map<string, TransferModel>();
+  /** Each history's family (found without building its key on every sample). */
+  private readonly familyOfHistory = new WeakMap<History, Family>();
 
   constructor(options: CostModelOptions = {}) {
     this.minSamples = options.minSamples ?? 10;
@@ -63,8 +66,9 @@ export class CostModel {
 
   /** Records one run of an op of footprint `fp` on `device` that took `ms`. */
   add(fp: Footprint, device: string, ms: number): void {
-    this.history(device, fp.key, fp.work, fp.family).add(ms);
-    this.familyOf(device, fp.family).stale++;
+    const h = this.history(device, fp.key, fp.work, fp.family);
+    h.add(ms);
+    this.familyOfHistory.get(h)!.stale++;
   }
 
   private history(device: string, key: string, work: number, family: string, samples?: readonly number[]): History {
@@ -73,8 +77,10 @@ export class CostModel {
     let h = byKey.get(key);
     if (!h) {
       byKey.set(key, (h = new History(work, family, this.warmup, samples)));
-      this.familyOf(device, family).histories.add(h);
-      this.families.get(`${device}|${family}`)!.stale++;
+      const f = this.familyOf(device, family);
+      f.histories.add(h);
+      f.stale++;
+      this.familyOfHistory.set(h, f);
     }
     return h;
   }
@@ -159,9 +165,10 @@ export class CostModel {
       for (const [key, h] of byKey) if (h.size > 0) o[key] = { family: h.family, work: h.work, samples: h.samples() };
       ops[device] = o;
     }
-    const transfers: Record<string, { samples: Array<[number, number]>; calibrated: boolean }> = {};
+    const transfers: Record<string, { samples: Array<[number, number]>; calibrated: boolean; waits?: number[] }> = {};
     for (const [k, t] of this.transfers) {
-      if (t.size > 0) transfers[k] = { samples: t.samples().map(([b, ms]) => [b, ms]), calibrated: t.calibrated };
+      const waits = t.excesses();
+      if (t.size > 0) transfers[k] = { samples: t.samples().map(([b, ms]) => [b, ms]), calibrated: t.calibrated, ...(waits.length > 0 ? { waits } : {}) };
     }
     return { version: 1, ops, transfers };
   }
@@ -173,12 +180,13 @@ export class CostModel {
         if (!this.ops.get(device)?.has(key)) this.history(device, key, work, family, samples);
       }
     }
-    for (const [k, { samples, calibrated }] of Object.entries(saved.transfers)) {
+    for (const [k, { samples, calibrated, waits }] of Object.entries(saved.transfers)) {
       const [from, to] = k.split('>') as [string, string];
       const t = this.transfer(from, to);
       if (t.size > 0) continue;
       for (const [b, ms] of samples) t.add(b, ms);
       t.calibrated = calibrated;
+      if (Array.isArray(waits)) t.restoreExcesses(waits);
     }
   }
 }

@@ -4,7 +4,9 @@
  * transfers included) + the predicted run time there; the op goes where that is earliest.
  *
  * - An op stays with its inputs (the device holding most of their bytes: parameters, activations)
- *   unless elsewhere finishes earlier by more than `margin` of its time at home, transfers counted.
+ *   unless elsewhere finishes earlier by more than `margin` of its time at home, transfers counted,
+ *   both ways: its output's way back home is charged to the move (a lone op sent elsewhere and back
+ *   is the ping-pong that makes mixed placement slower than either device).
  * - Models without enough samples are explored on a bounded schedule: only devices whose history
  *   is short, only while the device is not predicted far slower than the best (`exploreSlack`),
  *   and for at most a fraction `explore` of all ops placed.
@@ -67,6 +69,7 @@ export interface Decision {
   readonly start: number;
   readonly finish: number;
   readonly transfers: readonly PlannedTransfer[];
+  /** Every candidate's estimate (a forced decision: the chosen device's only). */
   readonly estimates: readonly DeviceEstimate[];
 }
 
@@ -195,15 +198,18 @@ export class Dmda {
     const home = this.home(inputs);
     const homeIdx = this.devices.indexOf(home);
     this.placed++;
+    // Leaving home also costs the way back: the next ops are expected where the inputs are, so a
+    // lone op sent elsewhere (a ping-pong) must gain more than both moves.
+    const scores = estimates.map((e, i) => (i === homeIdx ? e.score : e.score + this.model.predictTransfer(e.device, home.key, fp.outBytes)));
     let known = -1;
     for (let i = 0; i < estimates.length; i++) {
       const e = estimates[i]!;
-      if (e.source !== 'none' && (known < 0 || e.score < estimates[known]!.score)) known = i;
+      if (e.source !== 'none' && (known < 0 || scores[i]! < scores[known]!)) known = i;
     }
     // Exploration: a device whose history is short, not predicted far slower than the best, within budget.
     // The budget: after this op, at most explore * placed + 1 ops explored (the +1 lets the first op explore).
     if (this.explore > 0 && this.explored <= this.explore * this.placed) {
-      const bestSpan = known >= 0 ? estimates[known]!.score - now : Infinity;
+      const bestSpan = known >= 0 ? scores[known]! - now : Infinity;
       let pick = -1;
       let pickSamples = Infinity;
       for (let i = 0; i < estimates.length; i++) {
@@ -211,7 +217,7 @@ export class Dmda {
         if (e.source === 'history' || e.source === 'regression') continue;
         const samples = this.model.estimate(fp, e.device)?.kept ?? 0;
         if (samples >= this.model.minSamples) continue;
-        if (e.source === 'partial' && e.score - now > this.slack * bestSpan) continue;
+        if (e.source === 'partial' && scores[i]! - now > this.slack * bestSpan) continue;
         // Fewest samples first; on a tie, away from home (home is measured whenever nothing is known).
         if (samples < pickSamples || (samples === pickSamples && pick === homeIdx)) {
           pick = i;
@@ -226,7 +232,7 @@ export class Dmda {
     if (known < 0) return this.decision(op, fp, homeIdx, 'unknown', all, now);
     const h = estimates[homeIdx]!;
     if (known !== homeIdx && h.source !== 'none') {
-      const gain = h.score - estimates[known]!.score;
+      const gain = h.score - scores[known]!;
       if (gain <= this.margin * (h.score - now)) return this.decision(op, fp, homeIdx, 'home', all, now);
     }
     return this.decision(op, fp, known, known === homeIdx ? 'home' : 'earliest', all, now);
@@ -236,10 +242,29 @@ export class Dmda {
   forced(op: string, fp: Footprint, inputs: readonly Handle[], device: Device, reason: Reason): Decision {
     this.placed++;
     const now = this.lanes.now();
-    const i = this.devices.findIndex((d) => d.key === device.key);
-    const all = this.devices.map((d) => this.estimate(fp, inputs, d, now));
+    // Only the chosen device is estimated: a replayed step places each op at little cost.
+    const [e, transfers] = this.estimate(fp, inputs, device, now);
     this.used(inputs);
-    return this.decision(op, fp, i, reason, all, now);
+    return { device, at: now, op, fp, reason, runMs: e.runMs, source: e.source, start: e.start, finish: e.finish, transfers, estimates: [e] };
+  }
+
+  /**
+   * A replayed decision (a traced plan, each device alone): the device is given, so only the
+   * transfers it needs and its predicted run time are worked out; no finish is predicted (NaN)
+   * and nothing is booked: the step's prediction is the plan's.
+   */
+  replayed(op: string, fp: Footprint, inputs: readonly Handle[], device: Device, reason: Reason): Decision {
+    this.placed++;
+    const key = device.key;
+    const transfers: PlannedTransfer[] = [];
+    for (const h of inputs) {
+      if (h.device.key === key || this.lanes.copy?.(h.id, key) || transfers.some((t) => t.id === h.id)) continue;
+      const bytes = tensorBytes(h);
+      transfers.push({ id: h.id, from: h.device.key, bytes, ms: this.model.predictTransfer(h.device.key, key, bytes), arrival: Number.NaN });
+    }
+    const p = this.model.predict(fp, key);
+    const runMs = p.source === 'none' ? Number.NaN : p.ms;
+    return { device, at: this.lanes.now(), op, fp, reason, runMs, source: p.source, start: Number.NaN, finish: Number.NaN, transfers, estimates: [] };
   }
 
   private decision(op: string, fp: Footprint, i: number, reason: Reason, all: ReadonlyArray<[DeviceEstimate, PlannedTransfer[]]>, at: number): Decision {
@@ -249,6 +274,7 @@ export class Dmda {
 
   /** The op was submitted as decided: its lane is booked until its predicted finish, its outputs ready then. */
   commit(d: Decision, outputs: ReadonlyArray<{ readonly id: number }>): void {
+    if (Number.isNaN(d.finish)) return; // replayed: nothing predicted, nothing booked
     const key = d.device.key;
     this.booked.set(key, Math.max(this.booked.get(key) ?? 0, d.finish));
     for (const o of outputs) this.setReady(o.id, d.finish);
@@ -257,7 +283,7 @@ export class Dmda {
   /** A transfer the op needed was submitted: its output is ready when the input has arrived. */
   bookTransfer(d: Decision, input: number, output: number): void {
     const t = d.transfers.find((x) => x.id === input);
-    if (t) this.setReady(output, t.arrival);
+    if (t && !Number.isNaN(t.arrival)) this.setReady(output, t.arrival);
   }
 
   private setReady(id: number, at: number): void {

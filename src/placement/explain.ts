@@ -20,6 +20,8 @@ export interface LoggedOp {
   readonly source: PredictionSource;
   /** Predicted device time (NaN when nothing predicted it). */
   readonly predictedMs: number;
+  /** A replayed plan's cost for it (what drift is measured against). */
+  readonly plannedMs?: number;
   readonly transfers: LoggedTransfer[];
   /** The node of a traced step this op is. */
   readonly node?: number;
@@ -164,7 +166,7 @@ export function explainStep(log: StepLog, mode: string, router: string, notes: r
   }));
   errors.sort((a, b) => a - b);
   const medianErrorPct = errors.length > 0 ? 100 * (errors.length % 2 ? errors[errors.length >> 1]! : (errors[(errors.length >> 1) - 1]! + errors[errors.length >> 1]!) / 2) : undefined;
-  const predictedStepMs = log.plannedMs ?? (log.ops.length > 0 && Number.isFinite(log.startedAt) ? log.predictedEnd - log.startedAt : undefined);
+  const predictedStepMs = log.plannedMs ?? (log.ops.length > 0 && Number.isFinite(log.startedAt) && Number.isFinite(log.predictedEnd) ? log.predictedEnd - log.startedAt : undefined);
   const measuredStepMs = log.complete && Number.isFinite(log.firstQueued) ? log.lastEnd - log.firstQueued : undefined;
   const explanation: Explanation = {
     mode,

@@ -24,6 +24,8 @@ export interface Footprint {
   readonly work: number;
   readonly flops: number;
   readonly bytes: number;
+  /** Estimated bytes of the output (what a move back would carry). */
+  readonly outBytes: number;
 }
 
 /** Dims up to 16 exactly; larger ones rounded to quarter octaves (buckets about 19% wide). */
@@ -33,11 +35,17 @@ export function bucketDim(d: number): number {
 }
 
 /** The attrs that change how much work an op does (reduction dims, scan dims); scalars and seeds do not. */
-const WORK_ATTRS = new Set(['dim', 'dims', 'keepDims', 'descending']);
+const WORK_ATTRS = ['dim', 'dims', 'keepDims', 'descending'] as const;
 
 function attrSignature(attrs: object): string {
+  // Asked once per op placed and per event: only the few keys that matter are looked at.
   let s = '';
-  for (const [k, v] of Object.entries(attrs)) if (WORK_ATTRS.has(k)) s += `${k}=${JSON.stringify(v)};`;
+  for (const k of WORK_ATTRS) {
+    if (!(k in attrs)) continue;
+    const v: unknown = Reflect.get(attrs, k);
+    if (v === undefined) continue;
+    s += `${k}=${Array.isArray(v) ? `[${v.join(',')}]` : typeof v === 'string' ? JSON.stringify(v) : String(v)};`;
+  }
   return s;
 }
 
@@ -65,18 +73,20 @@ export function footprint(op: OpName | string, inputs: readonly ShapedInput[], a
   }
   let work: number;
   let flops: number;
+  let outBytes: number;
   if (op === 'matmul' && inputs.length === 2) {
     work = matmulWork(inputs[0]!.shape, inputs[1]!.shape);
     flops = 2 * work;
-    bytes += 4 * numel(inputs[0]!.shape.slice(0, -1)) * (inputs[1]!.shape.at(-1) ?? 1);
+    outBytes = 4 * numel(inputs[0]!.shape.slice(0, -1)) * (inputs[1]!.shape.at(-1) ?? 1);
   } else {
     // Elementwise-like: the output is about as large as the largest input.
     work = Math.max(elems, 1);
     flops = elems;
-    bytes += maxElems * 4;
+    outBytes = maxElems * 4;
   }
+  bytes += outBytes;
   const family = `${op}|${dtypes}`;
-  return { key: `${family}${shapes}|${attrSignature(attrs)}`, op, family, work, flops, bytes };
+  return { key: `${family}${shapes}|${attrSignature(attrs)}`, op, family, work, flops, bytes, outBytes };
 }
 
 /** Payload bytes of a tensor. */

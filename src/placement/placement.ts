@@ -7,11 +7,13 @@
  * - trace: the first step (ops between two `markStep()` calls) is placed online and recorded;
  *   the next steps run the whole step on each device alone (`traceCalibrationRuns` each: every op
  *   measured everywhere, and a baseline); then HEFT plans the recorded graph (trace.ts) and every
- *   later step replays the plan, unless its measured steps are slower than the best device alone,
- *   which then runs every op. A step that differs from the recording is placed online and
+ *   later step replays the plan. A step that differs from the recording is placed online and
  *   recorded again; measured op times that drift from the plan's by more than `drift`, inputs
  *   made by the previous step or the same every step, or found on other devices than planned,
  *   re-plan it.
+ * - With steps, both modes choose by measured step time among every device alone and the mixed
+ *   placement (online, or the plan when it is predicted faster than each device alone), with
+ *   hysteresis and re-checks (selector.ts): a model that predicts badly costs only the measuring.
  */
 import type { Observable, Subscription } from 'rxjs';
 import type { Backend, Handle } from '../backends/backend.js';
@@ -23,8 +25,9 @@ import { clock } from '../scheduler/clock.js';
 import { fromData } from '../tensor/creation.js';
 import { Dmda, type Decision, type DmdaOptions } from './dmda.js';
 import { explainStep, StepLog, type Explanation, type LoggedOp, type LoggedTransfer } from './explain.js';
-import { footprint, signature } from './footprint.js';
+import { footprint, signature, type Footprint } from './footprint.js';
 import { Profiler, type ProfilerOptions } from './profiler.js';
+import { StepSelector, type SelectorOptions } from './selector.js';
 import { planStep, sameInputs, StepGraph, type Plan, type TraceInput } from './trace.js';
 
 export type PlacementMode = 'explicit' | 'auto' | 'trace';
@@ -38,6 +41,8 @@ export interface PlacementOptions extends ProfilerOptions, DmdaOptions {
   calibrationBudgetMs?: number;
   /** Steps a traced step runs on each device alone before it is planned (default 3: a warm-up, then the least of two is its time alone; 0: none, and no baseline). */
   traceCalibrationRuns?: number;
+  /** Steps between re-checks of the measured choice (the runner-up runs 2 steps; the interval doubles while the choice holds, up to 800); default 50, 0: never. */
+  recheckEvery?: number;
   /** Where op events come from (default: the runtime's scheduler); tests feed synthetic ones. */
   events?: Observable<OpEvent>;
 }
@@ -63,14 +68,34 @@ const LOG_CAPACITY = 20_000;
 /** Completed steps whose measurements are still collected. */
 const KEEP_LOGS = 8;
 
-/** A traced plan is kept only if its measured step is at most this much slower than the best device alone. */
-const SINGLE_DEVICE_SLACK = 1.05;
+/** A plan (or online placement) must beat the best device alone by more than this fraction, measured (and, for a plan, predicted first). */
+const SINGLE_DEVICE_SLACK = 0.05;
+
+/** The selector's names for the HEFT plan and online placement (devices go by their keys). */
+const PLAN = 'plan';
+const ONLINE = 'online';
+
+/**
+ * The selector's candidates in order of preference: the devices alone, fastest first, then the
+ * mixed placement (on a tie within the hysteresis, the simpler candidate wins).
+ */
+function candidates(alone: ReadonlyMap<string, number>, mixed?: string, mixedMs?: number): Map<string, number> {
+  const c = new Map([...alone].sort((a, b) => a[1] - b[1]));
+  if (mixed !== undefined && mixedMs !== undefined) c.set(mixed, mixedMs);
+  return c;
+}
+
+function describe(candidate: string): string {
+  return candidate === PLAN ? 'the plan' : candidate === ONLINE ? 'online placement' : `${candidate} alone`;
+}
 
 interface Pending {
   readonly decision: Decision;
   readonly node: number;
-  /** The plan's predicted time (replayed steps), else the decision's. */
+  /** The model's predicted time on the chosen device when it was placed. */
   readonly predictedMs: number;
+  /** A replayed plan's cost for the op. */
+  readonly plannedMs?: number;
   readonly transfers: LoggedTransfer[];
 }
 
@@ -113,15 +138,19 @@ export class Placement {
   private plannedConstants = 0;
   /** Where an auto router is in its steps: learning online, each device alone, online (judged), or on one device. */
   private autoPhase: 'learn' | 'alone' | 'online' | 'fallback' = 'learn';
-  /** The step from which online steps count for the judgement, and the step at which a fallback tries online again. */
+  /** The step from which online steps count for the judgement. */
   private onlineSince = 0;
-  private retryAt = 0;
   /** Each device's step alone: the least wall time of its calibration steps after the first (a warm-up). */
   private alone = new Map<string, number>();
   /** Whether the current plan's measured steps were compared with the devices alone. */
   private judged = false;
   /** The device a traced step runs on alone, when the plan lost to it. */
   private fallback: string | undefined;
+  /** The last HEFT plan (a candidate of the selector, beside each device alone). */
+  private heftPlan: Plan | undefined;
+  /** The measured choice among candidates (each device alone; the plan, or online placement). */
+  private selector: StepSelector | undefined;
+  private readonly selectorOptions: SelectorOptions;
   /** Recent measured times per node (on the device it ran on), taken by later plans until the next drift. */
   private recent: ReadonlyMap<number, { device: string; ms: number }> | undefined;
   // Copies moved for placed ops, kept while their source lives: source id -> device key -> copy.
@@ -139,6 +168,7 @@ export class Placement {
     this.dmda = new Dmda(this.profiler.model, { now: () => clock.now(), depth: (d) => host.runtime.lane(d).depth, copy: (id, d) => this.replicas.get(id)?.get(d) }, host.devices, options);
     this.drift = options.drift ?? 0.2;
     this.calibrationRuns = options.traceCalibrationRuns ?? 3;
+    this.selectorOptions = { hysteresis: SINGLE_DEVICE_SLACK, ...(options.recheckEvery !== undefined ? { recheckEvery: options.recheckEvery } : {}) };
     this.log = new StepLog(0);
     this.loaded = host
       .adapters()
@@ -170,34 +200,41 @@ export class Placement {
     if (inputs.length === 0 || STAYS.has(op)) return undefined;
     if (!this.used) this.firstUse();
     this.asked = [];
-    const fp = footprint(op, inputs, attrs);
+    let fp: Footprint;
     let decision: Decision;
     let node = -1;
     let planned: number | undefined;
-    if (this.mode === 'auto') decision = this.autoDecide(op, fp, inputs);
-    else {
+    if (this.mode === 'auto') {
+      fp = footprint(op, inputs, attrs);
+      decision = this.autoDecide(op, fp, inputs);
+    } else {
       const sig = signature(op, inputs);
       const i = this.index++;
-      node = this.graph.add(op, sig, fp, inputs);
+      const resolved = this.graph.resolve(inputs);
       const was = this.traced?.nodes[i];
-      const same = !this.mismatch && was !== undefined && was.sig === sig && sameInputs(was.inputs, this.graph.nodes[node]!.inputs);
+      const same = !this.mismatch && was !== undefined && was.sig === sig && sameInputs(was.inputs, resolved);
+      // The same op as recorded (exact shapes and dtypes): its footprint is the recorded one.
+      fp = same ? was.fp : footprint(op, inputs, attrs);
+      node = this.graph.addResolved(op, sig, fp, resolved);
       if (!same) this.mismatch = this.phase !== 'record';
       if (this.phase === 'calibrate' && same) decision = this.dmda.forced(op, fp, inputs, this.queue[0]!, 'calibrate');
       else if (this.phase === 'replay' && same && this.plan) {
         const target = this.host.devices.find((d) => d.key === this.plan!.devices[i])!;
-        decision = this.dmda.forced(op, fp, inputs, target, 'plan');
+        decision = this.dmda.replayed(op, fp, inputs, target, this.fallback !== undefined ? 'alone' : 'plan');
         planned = this.plan.costs[i];
         if (movedInputs(was!.inputs, this.graph.nodes[node]!.inputs)) this.moved = true;
       } else decision = this.dmda.decide(op, fp, inputs);
     }
-    this.pending = { decision, node, predictedMs: planned ?? decision.runMs, transfers: [] };
+    // The model's prediction as the op is placed (it follows the measurements); a replayed step's
+    // drift is judged against the plan's own costs.
+    this.pending = { decision, node, predictedMs: Number.isNaN(decision.runMs) ? (planned ?? Number.NaN) : decision.runMs, ...(planned !== undefined ? { plannedMs: planned } : {}), transfers: [] };
     return decision.device;
   }
 
   /** An auto router's steps: online, each device alone, or every op on the device that beat online placement. */
   private autoDecide(op: string, fp: ReturnType<typeof footprint>, inputs: readonly Handle[]): Decision {
     if (this.autoPhase === 'alone') return this.dmda.forced(op, fp, inputs, this.queue[0]!, 'calibrate');
-    if (this.autoPhase === 'fallback') return this.dmda.forced(op, fp, inputs, this.host.devices.find((d) => d.key === this.fallback)!, 'alone');
+    if (this.autoPhase === 'fallback') return this.dmda.replayed(op, fp, inputs, this.host.devices.find((d) => d.key === this.fallback)!, 'alone');
     return this.dmda.decide(op, fp, inputs);
   }
 
@@ -233,11 +270,11 @@ export class Placement {
       const log = this.log;
       if (log.ops.length < LOG_CAPACITY) {
         const d = p.decision;
-        const entry: LoggedOp = { op: d.op, shape: `[${record.outputs[0]?.shape.join(', ') ?? ''}]`, device: d.device.key, reason: d.reason, source: d.source, predictedMs: p.predictedMs, transfers: p.transfers, ...(p.node >= 0 ? { node: p.node } : {}) };
+        const entry: LoggedOp = { op: d.op, shape: `[${record.outputs[0]?.shape.join(', ') ?? ''}]`, device: d.device.key, reason: d.reason, source: d.source, predictedMs: p.predictedMs, ...(p.plannedMs !== undefined ? { plannedMs: p.plannedMs } : {}), transfers: p.transfers, ...(p.node >= 0 ? { node: p.node } : {}) };
         log.ops.push(entry);
         this.track(record.id, entry);
         log.startedAt = Math.min(log.startedAt, d.at);
-        log.predictedEnd = Math.max(log.predictedEnd, d.finish);
+        if (!Number.isNaN(d.finish)) log.predictedEnd = Math.max(log.predictedEnd, d.finish);
       }
       return;
     }
@@ -292,9 +329,12 @@ export class Placement {
     this.step++;
     this.log = new StepLog(this.step);
     if (this.mode === 'trace' && this.phase === 'replay' && this.plan) {
-      this.log.plannedMs = this.plan.makespan;
+      // Once the plan was measured against the devices alone, its step is predicted at its measured time.
+      this.log.plannedMs = (this.fallback === undefined ? this.selector?.times().get(PLAN) : undefined) ?? this.plan.makespan;
       this.planOf.set(this.log, this.plans);
     }
+    // Every op on one device: the step is predicted to take what it measured there.
+    if (this.mode === 'auto' && this.autoPhase === 'fallback' && this.fallback !== undefined) this.log.plannedMs = this.selector?.times().get(this.fallback) ?? this.alone.get(this.fallback);
     this.graph = new StepGraph(this.mode === 'trace' ? this.previous : undefined);
     this.index = 0;
     this.mismatch = false;
@@ -331,6 +371,8 @@ export class Placement {
         this.calibrationRun = 0;
         this.alone.clear();
         this.fallback = undefined;
+        this.selector = undefined;
+        this.heftPlan = undefined;
         if (this.calibrationRuns > 0) {
           this.phase = 'calibrate';
           this.note(`step ${ended.index}: recorded ${g.nodes.length} ops; running the step on ${this.queue.map((d) => d.key).join(', ')} alone (${this.calibrationRuns} steps each)`);
@@ -342,6 +384,11 @@ export class Placement {
         if (this.queue.length === 0) this.replan(`step ${ended.index}: measured`);
         return;
       case 'replay': {
+        // While every op runs on one device (a candidate alone), where the plan would put inputs does not matter.
+        if (this.fallback !== undefined) {
+          this.moved = false;
+          this.plannedConstants = this.constants.size;
+        }
         if (this.moved && this.movedReplans < 3) {
           // The step's inputs (parameters updated by the last step) live elsewhere than planned.
           this.traced = g;
@@ -351,7 +398,7 @@ export class Placement {
           return;
         }
         this.moved = false;
-        if (linked > 0) {
+        if (linked > 0 && this.fallback === undefined) {
           this.replan(`step ${ended.index}: ${linked} inputs are made by the previous step (they stay where the plan puts their maker)`);
           return;
         }
@@ -360,6 +407,16 @@ export class Placement {
           return;
         }
         if (this.judge(ended.index)) return;
+        const selector = this.selector;
+        if (selector && this.judged) {
+          const was = selector.current;
+          // Steps just after a change of candidate are not its (the selector counted from the change).
+          const change = ended.wallMs !== undefined && this.planOf.get(ended) === this.plans ? selector.record(ended.wallMs) : undefined;
+          if (change) this.note(`step ${ended.index}: ${describe(change.to)}'s step took ${change.ms.toFixed(3)} ms, ${describe(change.from)}'s ${change.previousMs.toFixed(3)} ms: ${change.to === PLAN ? 'the plan runs' : `every op runs on ${change.to}`} (next check in ${selector.nextCheckIn} steps)`);
+          else if (selector.current !== was && selector.current !== selector.incumbent) this.note(`step ${ended.index}: trying ${describe(selector.current)} again`);
+          this.useTrace(selector.current);
+          if (selector.current !== PLAN || selector.incumbent !== PLAN) return;
+        }
         if (this.fallback !== undefined) return;
         const m = this.measuredDrift();
         if (m !== undefined && Math.abs(m.drift) > this.drift) {
@@ -386,8 +443,9 @@ export class Placement {
       if (this.planOf.get(log) !== this.plans || !log.complete) continue;
       steps++;
       for (const o of log.ops) {
-        if (Number.isNaN(o.predictedMs) || o.measuredMs === undefined) continue;
-        predicted += o.predictedMs;
+        const planned = o.plannedMs ?? o.predictedMs;
+        if (Number.isNaN(planned) || o.measuredMs === undefined) continue;
+        predicted += planned;
         measured += o.measuredMs;
         if (o.node === undefined) continue;
         const s = sums.get(o.node);
@@ -430,28 +488,41 @@ export class Placement {
           this.onlineSince = step + 1;
         }
         return;
-      case 'online': {
+      case 'online':
+      case 'fallback': {
+        const selector = this.selector;
+        if (selector) {
+          const was = selector.current;
+          const change = ended.wallMs !== undefined ? selector.record(ended.wallMs) : undefined;
+          if (change) this.note(`step ${step}: ${describe(change.to)}'s step took ${change.ms.toFixed(3)} ms, ${describe(change.from)}'s ${change.previousMs.toFixed(3)} ms: ${change.to === ONLINE ? 'placing online' : `every op runs on ${change.to}`} (next check in ${selector.nextCheckIn} steps)`);
+          else if (selector.current !== was && selector.current !== selector.incumbent) this.note(`step ${step}: trying ${describe(selector.current)} again`);
+          this.useAuto(selector.current);
+          return;
+        }
         const spans = this.done.flatMap((l) => (this.phaseOf.get(l) === 'online' && l.index >= this.onlineSince && l.wallMs !== undefined ? [l.wallMs] : []));
         if (spans.length < 2) return;
-        const best = this.bestAlone();
-        const mine = Math.min(...spans);
         this.onlineSince = Infinity;
-        if (!best || mine <= SINGLE_DEVICE_SLACK * best[1]) return;
-        this.autoPhase = 'fallback';
-        this.fallback = best[0];
-        this.retryAt = step + 50;
-        this.note(`step ${step}: online placement's step took ${mine.toFixed(3)} ms, ${best[0]} alone ${best[1].toFixed(3)} ms: every op runs on ${best[0]} (online again at step ${this.retryAt})`);
+        // Each device alone and online placement, by measured step (devices first: on a tie the simpler wins).
+        const measured = candidates(this.alone, ONLINE, Math.min(...spans));
+        const chosen = new StepSelector(measured, this.selectorOptions);
+        this.selector = chosen;
+        const pick = chosen.incumbent;
+        this.useAuto(pick);
+        if (pick === ONLINE) return;
+        this.note(`step ${step}: online placement's step took ${measured.get(ONLINE)!.toFixed(3)} ms, ${pick} alone ${measured.get(pick)!.toFixed(3)} ms: every op runs on ${pick} (next check in ${chosen.nextCheckIn} steps)`);
         return;
       }
-      case 'fallback':
-        if (ended.wallMs !== undefined) this.alone.set(this.fallback!, ended.wallMs);
-        if (step >= this.retryAt) {
-          this.autoPhase = 'online';
-          this.onlineSince = step + 1;
-          this.fallback = undefined;
-          this.note(`step ${step}: placing online again`);
-        }
-        return;
+    }
+  }
+
+  /** Runs an auto router's next steps as `candidate` says: online, or every op on one device. */
+  private useAuto(candidate: string): void {
+    if (candidate === ONLINE) {
+      this.autoPhase = 'online';
+      this.fallback = undefined;
+    } else {
+      this.autoPhase = 'fallback';
+      this.fallback = candidate;
     }
   }
 
@@ -467,39 +538,58 @@ export class Placement {
     }
   }
 
-  private bestAlone(): [string, number] | undefined {
-    let best: [string, number] | undefined;
-    for (const [d, ms] of this.alone) if (!best || ms < best[1]) best = [d, ms];
-    return best;
-  }
-
   /**
-   * Once two steps of a HEFT plan have run, compares their wall time (markStep to markStep: what
-   * the program sees, reads included) with each device's alone (its calibration step); a plan
-   * slower than the best device alone by more than 5% gives way to that device for every op.
-   * Returns whether the plan changed.
+   * Once two steps of a HEFT plan have run, chooses by measured wall time (first placed op to
+   * markStep: what the program sees, reads included) among each device alone (its calibration
+   * steps) and the plan: the plan stays only if it beats the best device alone by more than the
+   * selector's hysteresis (5%). Returns whether the plan changed.
    */
   private judge(step: number): boolean {
     if (this.judged || this.fallback !== undefined) return false;
     const spans = this.done.flatMap((l) => (this.planOf.get(l) === this.plans && l.wallMs !== undefined ? [l.wallMs] : []));
     if (spans.length < 2) return false;
     this.judged = true;
-    const best = this.bestAlone();
-    const mine = Math.min(...spans);
-    if (!best || mine <= SINGLE_DEVICE_SLACK * best[1]) return false;
-    this.fallback = best[0];
-    const plan = this.plan!;
-    const device = best[0];
-    this.plan = {
-      devices: plan.devices.map(() => device),
-      costs: this.traced!.nodes.map((n) => this.profiler.model.predict(n.fp, device).ms),
-      sigs: plan.sigs,
-      makespan: best[1],
-      sources: this.traced!.nodes.map((n) => this.profiler.model.predict(n.fp, device).source),
-    };
-    this.plans++;
-    this.note(`step ${step}: the plan's step took ${mine.toFixed(3)} ms, ${device} alone ${best[1].toFixed(3)} ms: every op runs on ${device} (plan ${this.plans})`);
+    if (this.alone.size === 0) return false;
+    const measured = candidates(this.alone, PLAN, Math.min(...spans));
+    this.selector = new StepSelector(measured, this.selectorOptions);
+    const pick = this.selector.incumbent;
+    if (pick === PLAN) return false;
+    this.useTrace(pick);
+    this.note(`step ${step}: the plan's step took ${measured.get(PLAN)!.toFixed(3)} ms, ${pick} alone ${measured.get(pick)!.toFixed(3)} ms: every op runs on ${pick} (plan ${this.plans})`);
     return true;
+  }
+
+  /** A traced step's next steps run `candidate`: the HEFT plan, or every op on one device. */
+  private useTrace(candidate: string): void {
+    if (candidate === PLAN) {
+      if (this.fallback === undefined && this.plan === this.heftPlan) return;
+      this.fallback = undefined;
+      this.plan = this.heftPlan;
+    } else {
+      if (this.fallback === candidate) return;
+      this.fallback = candidate;
+      this.plan = this.devicePlan(candidate, this.alone.get(candidate) ?? Number.NaN);
+    }
+    this.plans++;
+  }
+
+  /** Every node of the traced step on one device. */
+  private devicePlan(device: string, makespan: number): Plan {
+    const nodes = this.traced!.nodes;
+    const preds = nodes.map((n) => this.profiler.model.predict(n.fp, device));
+    return { devices: nodes.map(() => device), costs: preds.map((p) => p.ms), sigs: nodes.map((n) => n.sig), makespan, sources: preds.map((p) => p.source) };
+  }
+
+  /** The predicted step of every node on one device, one after another (transfers of inputs from elsewhere included). */
+  private predictedAlone(device: string): number {
+    let ms = 0;
+    for (const n of this.traced!.nodes) {
+      const p = this.profiler.model.predict(n.fp, device);
+      if (p.source === 'none') return Infinity;
+      ms += p.ms;
+      for (const x of n.inputs) if ('id' in x && x.from === undefined && x.device !== device && !this.constants.has(x.id)) ms += this.profiler.model.predictTransfer(x.device, device, x.bytes);
+    }
+    return ms;
   }
 
   /** Plans made for traced steps so far (HEFT runs). */
@@ -517,12 +607,32 @@ export class Placement {
       movedOnce: (id, d) => constants.has(id) || this.replicas.get(id)?.has(d) === true,
       measured: (t, d) => (measured?.get(t)?.device === d ? measured.get(t)!.ms : undefined),
     });
+    this.heftPlan = this.plan;
     this.plannedConstants = constants.size;
     this.plans++;
     this.phase = 'replay';
+    this.fallback = undefined;
     const counts = new Map<string, number>();
     for (const d of this.plan.devices) counts.set(d, (counts.get(d) ?? 0) + 1);
     this.note(`${why}; planned with HEFT (plan ${this.plans}): ${[...counts].map(([d, n]) => `${n} on ${d}`).join(', ')}, makespan ${this.plan.makespan.toFixed(3)} ms`);
+    // The devices alone were measured: a plan not predicted faster than each of them alone (every
+    // single-device schedule is a candidate) is not worth its measuring steps.
+    if (this.selector) for (const [k, ms] of this.selector.times()) if (k !== PLAN) this.alone.set(k, ms);
+    this.selector = undefined;
+    if (this.alone.size === 0) return;
+    let bestKey: string | undefined;
+    let bestMs = Infinity;
+    for (const d of this.host.devices) {
+      const ms = this.predictedAlone(d.key);
+      if (ms < bestMs) [bestKey, bestMs] = [d.key, ms];
+    }
+    if (counts.size > 1 && this.plan.makespan < (1 - SINGLE_DEVICE_SLACK) * bestMs) return;
+    this.judged = true;
+    this.selector = new StepSelector(candidates(this.alone), this.selectorOptions);
+    const pick = this.selector.incumbent;
+    this.useTrace(pick);
+    const reason = counts.size === 1 ? 'the plan uses one device' : `the plan is not predicted 5% faster than ${bestKey ?? 'a device'} alone (${Number.isFinite(bestMs) ? `${bestMs.toFixed(3)} ms` : 'unknown'})`;
+    this.note(`${reason}; measured fastest alone: ${pick} (${this.alone.get(pick)!.toFixed(3)} ms): every op runs on ${pick} (plan ${this.plans})`);
   }
 
   private note(s: string): void {

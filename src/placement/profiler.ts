@@ -76,11 +76,13 @@ export class Profiler {
   observe(s: Sample): void {
     const e = s.event;
     if (e.record.op === 'transfer') {
-      // A transfer inside a workload also waits for the JavaScript turn to end (its halves are
-      // promise callbacks); once a calibration has measured the pair alone, that wait stays out of it.
+      // A transfer inside a workload also waits (for the batch that makes its input, for the
+      // JavaScript turn to end); once a calibration has measured the pair alone, the line stays
+      // the calibration's and the waits are kept apart (added to its predictions).
       const { from, to } = e.record.attrs;
       const t = this.model.transfer(from, to);
       if (!t.calibrated) t.add(e.outputBytes, s.ms);
+      else t.addInWorkload(e.outputBytes, s.ms);
     } else this.model.add(footprintOf(e), e.device, s.ms);
     this.samplesSubject.next(s);
   }

@@ -36,7 +36,12 @@ export class StepGraph {
 
   /** A node for an op over `inputs`; returns its index. */
   add(op: string, sig: string, fp: Footprint, inputs: readonly Handle[]): number {
-    this.nodes.push({ op, sig, fp, inputs: this.resolve(inputs) });
+    return this.addResolved(op, sig, fp, this.resolve(inputs));
+  }
+
+  /** A node whose inputs were resolved already (`resolve`). */
+  addResolved(op: string, sig: string, fp: Footprint, inputs: TraceInput[]): number {
+    this.nodes.push({ op, sig, fp, inputs });
     return this.nodes.length - 1;
   }
 

@@ -3,6 +3,12 @@
  * bandwidth), fitted by least squares to the median time of each size class (powers of two), so
  * a few slow transfers do not bend the line. Until two size classes are measured it answers with
  * a prior for the path (host copy, upload, readback), marked as such.
+ *
+ * A calibration measures a pair alone; inside a workload a transfer also waits (a readback for
+ * the GPU batch that makes its input, then for the JavaScript turn to end). Those waits are kept
+ * apart, as the median excess over the line of the last transfers seen in workloads, and added
+ * to predictions once there are `IN_WORKLOAD_MIN` of them: a move that looked cheap in isolation
+ * is charged what it costs where it happens.
  */
 import { median } from './history.js';
 
@@ -23,6 +29,10 @@ export function priorFit(fromHost: boolean, toHost: boolean): TransferFit {
 
 const CAPACITY = 256;
 
+/** Transfers seen in workloads that the excess is the median of, and how many it needs. */
+const IN_WORKLOAD_CAPACITY = 32;
+export const IN_WORKLOAD_MIN = 3;
+
 export class TransferModel {
   private readonly ring: Array<readonly [number, number]> = [];
   private next = 0;
@@ -30,6 +40,8 @@ export class TransferModel {
   private dirty = false;
   /** Whether a calibration run has measured this pair (persisted: it is not repeated). */
   calibrated = false;
+  /** Measured time over the line of transfers seen in workloads (ms), newest last. */
+  private readonly excess: number[] = [];
 
   constructor(
     private readonly prior: TransferFit,
@@ -67,7 +79,32 @@ export class TransferModel {
 
   predict(bytes: number): number {
     const m = this.model();
-    return m.alpha + m.beta * bytes;
+    return m.alpha + m.beta * bytes + this.waits();
+  }
+
+  /** A transfer inside a workload took `ms`: its excess over the line is what it waited. */
+  addInWorkload(bytes: number, ms: number): void {
+    if (!(bytes >= 0 && ms >= 0) || !Number.isFinite(ms)) return;
+    const m = this.model();
+    this.excess.push(Math.max(ms - (m.alpha + m.beta * bytes), 0));
+    if (this.excess.length > IN_WORKLOAD_CAPACITY) this.excess.shift();
+  }
+
+  /** The waits kept (for persistence), oldest first. */
+  excesses(): number[] {
+    return [...this.excess];
+  }
+
+  /** Waits from a saved model (non-negative finite numbers only), before any of this process. */
+  restoreExcesses(waits: readonly unknown[]): void {
+    for (const w of waits) if (typeof w === 'number' && Number.isFinite(w) && w >= 0) this.excess.push(w);
+    while (this.excess.length > IN_WORKLOAD_CAPACITY) this.excess.shift();
+  }
+
+  /** The median wait of transfers in workloads (0 until there are enough of them). */
+  waits(): number {
+    if (this.excess.length < IN_WORKLOAD_MIN) return 0;
+    return median([...this.excess].sort((a, b) => a - b));
   }
 
   private refit(): TransferFit | undefined {

@@ -97,7 +97,7 @@ describe('dmda: the earliest predicted finish, transfers included', () => {
     expect(second.finish).toBe(6);
   });
 
-  test('property: with no margin and no exploration the choice is the argmin of the reference finish', () => {
+  test('property: with no margin and no exploration the choice is the argmin of the reference finish, a move paying the way back', () => {
     fc.assert(
       fc.property(
         fc.record({
@@ -128,8 +128,11 @@ describe('dmda: the earliest predicted finish, transfers included', () => {
           const move = alpha + (4 * n * n) / bandwidth;
           const finishA = Math.max(0, splitInputs ? move : 0) + runA;
           const finishB = Math.max(busyB, move) + runB;
-          if (Math.abs(finishA - finishB) < 1e-6 * Math.max(finishA, finishB)) return; // a tie either way
-          expect(d.device.key).toBe(finishA < finishB ? A.key : B.key);
+          // Home is A (most bytes, or the first input's device on a tie): going to B also pays the output's way back.
+          const back = alpha + (4 * n * n) / bandwidth;
+          if (Math.abs(finishA - (finishB + back)) < 1e-6 * Math.max(finishA, finishB + back)) return; // a tie either way
+          expect(d.device.key).toBe(finishA < finishB + back ? A.key : B.key);
+          expect(d.finish).toBeCloseTo(d.device === A ? finishA : finishB, 6);
         },
       ),
       { numRuns: 150 },
@@ -184,5 +187,86 @@ describe('dmda: staying put, and bounded exploration', () => {
     const w = on(B, 8);
     const d = dmda.decide('exp', footprint('exp', [w], {}), [w]);
     expect([d.device, d.reason]).toEqual([B, 'unknown']);
+  });
+});
+
+describe('dmda: no ping-pong when one device is faster for every op', () => {
+  const small = { shape: [16, 10], dtype: 'float32' as const };
+  const big = { shape: [512, 512], dtype: 'float32' as const };
+
+  /**
+   * B plays a GPU: predicted faster for every op, with queued work ahead (its lane is booked for
+   * 1 ms); A is idle. Transfers are calibrated cheap (0.1 ms) in isolation.
+   */
+  function gpuLike(waitMs: number | undefined) {
+    const s = setup();
+    for (const op of ['exp', 'add', 'mul'] as const) {
+      const inputs = op === 'exp' ? [small] : [small, small];
+      s.syn.op(op, inputs, {}, B.key, 0.01, 4);
+      s.syn.op(op, inputs, {}, A.key, 0.012, 4);
+    }
+    s.syn.op('exp', [big], {}, B.key, 1, 4);
+    s.link(0.1, 1e6);
+    for (const [f, t] of [[A, B], [B, A]] as const) {
+      s.profiler.model.transfer(f.key, t.key).calibrated = true;
+      // Transfers as they happened inside the workload: each waited for the batch before it.
+      if (waitMs !== undefined) s.syn.transfer(f.key, t.key, 160, waitMs, 3);
+    }
+    const queued = on(B, 512, 512);
+    s.dmda.commit(s.dmda.forced('exp', footprint('exp', [queued], {}), [queued], B, 'plan'), [{ id: nextId++ }]);
+    s.depth.set(B.key, 1);
+    return s;
+  }
+
+  /** A small forward/backward-like graph from x on B: every op decided, then committed. */
+  function run(dmda: Dmda): { devices: string[]; transfers: number } {
+    const x = on(B, 16, 10);
+    const made: Handle[] = [x];
+    const devices: string[] = [];
+    let transfers = 0;
+    const step = (op: 'exp' | 'add' | 'mul', ...ins: Handle[]): Handle => {
+      const d = dmda.decide(op, footprint(op, ins, {}), ins);
+      devices.push(d.device.key);
+      transfers += d.transfers.length;
+      const out = on(d.device, 16, 10);
+      dmda.commit(d, [out]);
+      made.push(out);
+      return out;
+    };
+    const y1 = step('exp', x);
+    const y2 = step('add', y1, x);
+    const y3 = step('mul', y2, y1);
+    const y4 = step('exp', x); // a branch off the input
+    const y5 = step('add', y4, y3);
+    step('mul', y5, y5);
+    return { devices, transfers };
+  }
+
+  test('with transfers charged what they cost in the workload, the whole graph stays on it: zero transfers', () => {
+    const { dmda } = gpuLike(5);
+    const { devices, transfers } = run(dmda);
+    expect(devices).toEqual(Array(6).fill(B.key));
+    expect(transfers).toBe(0);
+  });
+
+  test('(the same graph with only the calibrated transfer cost sends ops to the idle device: what the waits prevent)', () => {
+    const { dmda } = gpuLike(undefined);
+    const { devices, transfers } = run(dmda);
+    expect(devices).toContain(A.key);
+    expect(transfers).toBeGreaterThan(0);
+  });
+
+  test('the waits of transfers in workloads are added to the calibrated line once there are three', () => {
+    const { profiler, syn } = setup();
+    for (const n of [256, 1 << 18]) syn.transfer(A.key, B.key, n, 0.1 + (4 * n) / 1e6, 3);
+    const t = profiler.model.transfer(A.key, B.key);
+    t.calibrated = true;
+    const line = 0.1 + 640 / 1e6;
+    expect(profiler.model.predictTransfer(A.key, B.key, 640)).toBeCloseTo(line, 9);
+    syn.transfer(A.key, B.key, 160, 5, 2);
+    expect(profiler.model.predictTransfer(A.key, B.key, 640)).toBeCloseTo(line, 9); // two: not yet
+    syn.transfer(A.key, B.key, 160, 3, 1);
+    // Reference: the median of the three excesses over the line (5, 5, 3 ms, less the line's 0.1 + 640e-6).
+    expect(profiler.model.predictTransfer(A.key, B.key, 640)).toBeCloseTo(line + (5 - line), 9);
   });
 });

@@ -105,8 +105,12 @@ describe('cost model', () => {
     for (const n of [1 << 10, 1 << 13, 1 << 16]) for (let i = 0; i < 5; i++) m.add(fpAt(n), 'cpu', n / 1e4 + i * 0.001);
     for (const b of [1 << 12, 1 << 20]) for (let i = 0; i < 3; i++) m.addTransfer('cpu', 'cpu:1', b, 0.01 + b / 1e6);
     m.transfer('cpu', 'cpu:1').calibrated = true;
+    for (const ms of [2, 3, 4]) m.transfer('cpu', 'cpu:1').addInWorkload(1 << 12, ms); // waits inside a workload
     const back = new CostModel({ minSamples: 3 });
     back.load(JSON.parse(JSON.stringify(m.toJSON())));
+    // Reference: the line is 0.01 + b / 1e6; the waits are the excesses over it, and their median is added.
+    const line = 0.01 + 4096 / 1e6;
+    expect(back.predictTransfer('cpu', 'cpu:1', 4096)).toBeCloseTo(line + (3 - line), 9);
     for (const n of [1 << 10, 1 << 13, 1 << 16, 1 << 20]) expect(back.predict(fpAt(n), 'cpu')).toEqual(m.predict(fpAt(n), 'cpu'));
     expect(back.transferFit('cpu', 'cpu:1')).toEqual(m.transferFit('cpu', 'cpu:1'));
     expect(back.transfer('cpu', 'cpu:1').calibrated).toBe(true);

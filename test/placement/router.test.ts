@@ -211,7 +211,7 @@ describe("placement: 'auto'", () => {
   });
 
   test('with steps, online placement slower than a device alone gives way to it, and is tried again later', async () => {
-    const { router, syn } = placed('auto', { traceCalibrationRuns: 1 });
+    const { router, syn } = placed('auto', { traceCalibrationRuns: 1, recheckEvery: 10 });
     const m = f32(16, 16);
     cost(syn, 'matmul', [m, m], {}, [10, 1]);
     cost(syn, 'exp', [m], {}, [0.1, 5]);
@@ -233,10 +233,24 @@ describe("placement: 'auto'", () => {
       expect(await step(5)).toEqual(['matmul@cpu:1', 'exp@cpu:1']); // cpu:1 alone
       await step(4); // online, twice: 4 ms against cpu's 3 ms alone
       await step(4);
-      expect(router.explain().notes.at(-1)).toMatch(/step 4: online placement's step took 4.000 ms, cpu alone 3.000 ms: every op runs on cpu \(online again at step 54\)/);
-      expect(await step(3)).toEqual(['matmul@cpu', 'exp@cpu']);
-      for (let i = 0; i < 50; i++) await step(3);
-      expect(router.explain().notes.at(-1)).toMatch(/placing online again/);
+      expect(router.explain().notes.at(-1)).toMatch(/step 4: online placement's step took 4.000 ms, cpu alone 3.000 ms: every op runs on cpu \(next check in 10 steps\)/);
+      const onCpu = ['matmul@cpu', 'exp@cpu'];
+      for (let i = 0; i < 10; i++) expect(await step(3)).toEqual(onCpu);
+      expect(router.explain().notes.at(-1)).toMatch(/step 14: trying online placement again/);
+      // The re-check: online runs 2 steps; 2.9 ms is not 5% below cpu's 3 ms, so cpu stays (hysteresis).
+      expect(await step(2.9)).toEqual(['matmul@cpu:1', 'exp@cpu']);
+      expect(await step(2.9)).toEqual(['matmul@cpu:1', 'exp@cpu']);
+      // Then twice the interval; the next re-check is cpu:1's turn (5 ms: cpu stays).
+      for (let i = 0; i < 20; i++) expect(await step(3)).toEqual(onCpu);
+      expect(router.explain().notes.at(-1)).toMatch(/trying cpu:1 alone again/);
+      expect(await step(5)).toEqual(['matmul@cpu:1', 'exp@cpu:1']);
+      expect(await step(5)).toEqual(['matmul@cpu:1', 'exp@cpu:1']);
+      // After 40 more steps online again: at 1 ms it takes over.
+      for (let i = 0; i < 40; i++) expect(await step(3)).toEqual(onCpu);
+      expect(router.explain().notes.at(-1)).toMatch(/trying online placement again/);
+      await step(1);
+      await step(1);
+      expect(router.explain().notes.at(-1)).toMatch(/online placement's step took 1.000 ms, cpu alone's 3.000 ms: placing online \(next check in 10 steps\)/);
       expect(await step(1)).toEqual(['matmul@cpu:1', 'exp@cpu']);
     } finally {
       clock.delegate = { now: () => 0 };
@@ -465,8 +479,65 @@ describe("placement: 'trace' against each device alone", () => {
     }
   });
 
-  test('a plan within 5% of the best device alone stays', async () => {
+  test('a plan must beat the best device alone by more than 5%: within 5%, the device alone runs', async () => {
+    for (const [planMs, plans] of [[3.1, 2], [2.9, 2], [2.5, 1]] as const) {
+      const { router, syn } = placed('trace', { traceCalibrationRuns: 1 });
+      const m = f32(16, 16);
+      cost(syn, 'matmul', [m, m], {}, [10, 1]);
+      cost(syn, 'exp', [m], {}, [0.1, 5]);
+      cost(syn, 'sum', [m], { dim: null, keepDims: false }, [0.1, 5]);
+      link(syn);
+      let now = 0;
+      clock.delegate = { now: () => now };
+      try {
+        const x = fromData(router, new Float32Array(256).fill(0.01), { shape: [16, 16], device: D0 });
+        router.markStep();
+        for (const ms of [20, 3, 5, planMs, planMs, planMs]) {
+          await x.matmul(x).exp().sum().item();
+          now += ms;
+          router.markStep();
+        }
+        expect(router.placement!.plansMade).toBe(plans);
+      } finally {
+        clock.delegate = { now: () => 0 };
+      }
+    }
+  });
+
+  test('a plan on one device is no candidate of its own: every op goes at once to the device measured fastest alone, whatever the model says', async () => {
     const { router, syn } = placed('trace', { traceCalibrationRuns: 1 });
+    const m = f32(16, 16);
+    // The model: cpu faster for every op (HEFT puts the whole step there).
+    cost(syn, 'matmul', [m, m], {}, [1, 2]);
+    cost(syn, 'exp', [m], {}, [0.1, 0.2]);
+    cost(syn, 'sum', [m], { dim: null, keepDims: false }, [0.1, 0.2]);
+    link(syn);
+    let now = 0;
+    clock.delegate = { now: () => now };
+    try {
+      const x = fromData(router, new Float32Array(256).fill(0.01), { shape: [16, 16], device: D0 });
+      router.markStep();
+      // Measured: cpu alone 6 ms, cpu:1 alone 2 ms.
+      for (const ms of [20, 6, 2]) {
+        await x.matmul(x).exp().sum().item();
+        now += ms;
+        router.markStep();
+      }
+      expect(router.explain().notes.slice(-2).join('\n')).toMatch(/planned with HEFT \(plan 1\): 3 on cpu,.*\nthe plan uses one device; measured fastest alone: cpu:1 \(2.000 ms\): every op runs on cpu:1 \(plan 2\)/);
+      const rec = record();
+      await x.matmul(x).exp().sum().item();
+      rec.stop();
+      expect(rec.records.filter((r) => r.inputs.length > 0 && r.op !== 'transfer').map((r) => `${r.op}@${r.device}`)).toEqual(['matmul@cpu:1', 'exp@cpu:1', 'sum@cpu:1']);
+      now += 2;
+      router.markStep();
+      expect(router.explain().rows.map((r) => r.reason)).toEqual(['alone', 'alone', 'alone']);
+    } finally {
+      clock.delegate = { now: () => 0 };
+    }
+  });
+
+  test('the measured choice is re-checked: a plan that became faster than the device alone takes over, with hysteresis', async () => {
+    const { router, syn } = placed('trace', { traceCalibrationRuns: 1, recheckEvery: 4 });
     const m = f32(16, 16);
     cost(syn, 'matmul', [m, m], {}, [10, 1]);
     cost(syn, 'exp', [m], {}, [0.1, 5]);
@@ -477,12 +548,30 @@ describe("placement: 'trace' against each device alone", () => {
     try {
       const x = fromData(router, new Float32Array(256).fill(0.01), { shape: [16, 16], device: D0 });
       router.markStep();
-      for (const ms of [20, 3, 5, 3.1, 3.1, 3.1]) {
+      const devices: string[] = [];
+      const step = async (ms: number) => {
+        const rec = record();
         await x.matmul(x).exp().sum().item();
+        rec.stop();
+        devices.push(rec.records.filter((r) => r.inputs.length > 0 && r.op !== 'transfer').map((r) => r.device).join(','));
         now += ms;
         router.markStep();
-      }
-      expect(router.placement!.plansMade).toBe(1);
+      };
+      for (const ms of [20, 3, 5, 4, 4]) await step(ms); // recorded; cpu alone; cpu:1 alone; the plan twice
+      expect(router.explain().notes.at(-1)).toMatch(/every op runs on cpu/);
+      devices.length = 0;
+      // cpu for 4 steps, then the plan is re-checked for 2 steps (2.9: not 5% below 3), then cpu again.
+      for (const ms of [3, 3, 3, 3, 2.9, 2.9, 3, 3]) await step(ms);
+      expect(devices).toEqual(['cpu,cpu,cpu', 'cpu,cpu,cpu', 'cpu,cpu,cpu', 'cpu,cpu,cpu', 'cpu:1,cpu,cpu', 'cpu:1,cpu,cpu', 'cpu,cpu,cpu', 'cpu,cpu,cpu']);
+      devices.length = 0;
+      // The interval doubled (8 steps, 2 of them above): then cpu:1 alone has its turn (5 ms: cpu stays).
+      for (const ms of [3, 3, 3, 3, 3, 3, 5, 5]) await step(ms);
+      expect(devices.slice(-2)).toEqual(['cpu:1,cpu:1,cpu:1', 'cpu:1,cpu:1,cpu:1']);
+      // 16 steps later the plan's turn again: it measures 2 ms and takes over.
+      for (let i = 0; i < 16; i++) await step(3);
+      for (const ms of [2, 2, 2]) await step(ms);
+      expect(devices.slice(-3)).toEqual(['cpu:1,cpu,cpu', 'cpu:1,cpu,cpu', 'cpu:1,cpu,cpu']);
+      expect(router.explain().notes.some((n) => /the plan's step took 2.000 ms, cpu alone's 3.000 ms: the plan runs/.test(n))).toBe(true);
     } finally {
       clock.delegate = { now: () => 0 };
     }

@@ -1,0 +1,134 @@
+/**
+ * An online choice among candidate placements of a repeated step (each device alone, a HEFT plan,
+ * online placement), by measured step time, the way an autotuner picks a kernel: the candidate
+ * with the least measured step wins. A model that predicts badly can then cost no more than the
+ * steps that measured the candidates.
+ *
+ * After the choice, the winner (the incumbent) runs every step, and its recent step times are
+ * kept. Every `recheckEvery` steps another candidate (the one tried least recently, the runner-up first) runs `trials` steps again; it takes over only
+ * when its least step is below the incumbent's recent least by more than `hysteresis`, so noise
+ * does not flip the choice back and forth. Each re-check the incumbent survives doubles the
+ * interval (up to `maxRecheckEvery`), so the cost of checking shrinks as the choice holds.
+ */
+
+export interface SelectorOptions {
+  /** A challenger must beat the incumbent by more than this fraction to take over (default 0.05). */
+  hysteresis?: number;
+  /** Steps between re-checks at first (default 50); 0 never re-checks. */
+  recheckEvery?: number;
+  /** The interval doubles up to this many steps (default 800). */
+  maxRecheckEvery?: number;
+  /** Steps a challenger runs in a re-check (default 2). */
+  trials?: number;
+}
+
+/** A change of candidate, for notes. */
+export interface Switch {
+  readonly from: string;
+  readonly to: string;
+  /** The new incumbent's least measured step, and the old one's. */
+  readonly ms: number;
+  readonly previousMs: number;
+}
+
+/** Recent steps of the incumbent kept for the comparison at a re-check. */
+const RECENT = 8;
+
+export class StepSelector {
+  private readonly hysteresis: number;
+  private readonly baseInterval: number;
+  private readonly maxInterval: number;
+  private readonly trials: number;
+  /** Each candidate's least measured step (its latest trial). */
+  private readonly best = new Map<string, number>();
+  private incumbentKey: string;
+  private recent: number[] = [];
+  private interval: number;
+  private untilCheck: number;
+  /** Re-checks so far, and the re-check that last tried each candidate. */
+  private checks = 0;
+  private readonly tried = new Map<string, number>();
+  /** The challenger running now, with its trial steps so far. */
+  private trial: { key: string; ms: number[] } | undefined;
+
+  /**
+   * `measured`: each candidate's least measured step so far, in order of preference (on a tie
+   * within `hysteresis` of the fastest, the first listed wins: list the simpler candidates first).
+   */
+  constructor(measured: ReadonlyMap<string, number>, options: SelectorOptions = {}) {
+    this.hysteresis = options.hysteresis ?? 0.05;
+    this.baseInterval = options.recheckEvery ?? 50;
+    this.maxInterval = Math.max(options.maxRecheckEvery ?? 800, this.baseInterval);
+    this.trials = Math.max(options.trials ?? 2, 1);
+    for (const [k, ms] of measured) if (Number.isFinite(ms)) this.best.set(k, ms);
+    if (this.best.size === 0) throw new RangeError('StepSelector needs at least one measured candidate');
+    const fastest = Math.min(...this.best.values());
+    this.incumbentKey = [...this.best].find(([, ms]) => ms <= fastest * (1 + this.hysteresis))![0];
+    this.interval = this.baseInterval;
+    this.untilCheck = this.baseInterval;
+  }
+
+  /** The chosen candidate. */
+  get incumbent(): string {
+    return this.incumbentKey;
+  }
+
+  /** The candidate the coming step runs: the incumbent, or a challenger during a re-check. */
+  get current(): string {
+    return this.trial?.key ?? this.incumbentKey;
+  }
+
+  /** Each candidate's least measured step (the incumbent's: its recent least). */
+  times(): Map<string, number> {
+    const t = new Map(this.best);
+    if (this.recent.length > 0) t.set(this.incumbentKey, Math.min(...this.recent));
+    return t;
+  }
+
+  /** Steps until the next re-check begins (Infinity: none). */
+  get nextCheckIn(): number {
+    return this.baseInterval > 0 && this.best.size > 1 ? this.untilCheck : Infinity;
+  }
+
+  /** The step that ran `current` took `ms`; returns the switch it caused, if any. */
+  record(ms: number): Switch | undefined {
+    if (!Number.isFinite(ms) || ms < 0) return undefined;
+    const trial = this.trial;
+    if (trial) {
+      trial.ms.push(ms);
+      if (trial.ms.length < this.trials) return undefined;
+      this.trial = undefined;
+      const theirs = Math.min(...trial.ms);
+      this.best.set(trial.key, theirs);
+      const mine = this.recent.length > 0 ? Math.min(...this.recent) : this.best.get(this.incumbentKey)!;
+      if (theirs < mine * (1 - this.hysteresis)) {
+        const from = this.incumbentKey;
+        this.best.set(from, mine);
+        this.incumbentKey = trial.key;
+        this.recent = [...trial.ms];
+        this.interval = this.baseInterval;
+        this.untilCheck = this.interval;
+        return { from, to: trial.key, ms: theirs, previousMs: mine };
+      }
+      this.interval = Math.min(2 * this.interval, this.maxInterval);
+      this.untilCheck = this.interval;
+      return undefined;
+    }
+    this.recent.push(ms);
+    if (this.recent.length > RECENT) this.recent.shift();
+    if (this.baseInterval > 0 && this.best.size > 1 && --this.untilCheck <= 0) {
+      // The other candidate tried least recently, the fastest first on a tie: each gets its turn
+      // (a first measurement that was unlucky gets another chance), the runner-up first.
+      let key: string | undefined;
+      for (const [k, v] of this.best) {
+        if (k === this.incumbentKey) continue;
+        const tried = this.tried.get(k) ?? 0;
+        const bestTried = key === undefined ? Infinity : (this.tried.get(key) ?? 0);
+        if (key === undefined || tried < bestTried || (tried === bestTried && v < this.best.get(key)!)) key = k;
+      }
+      this.tried.set(key!, ++this.checks);
+      this.trial = { key: key!, ms: [] };
+    }
+    return undefined;
+  }
+}
