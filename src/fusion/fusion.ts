@@ -3,6 +3,8 @@
  * scalar, clamp, cast, copy, where, comparisons) per device and output shape, and hands each
  * buffered chain to the inner backend as one 'fused' record: one kernel on WebGPU, one loop on
  * the CPU. Every other record passes through; it first flushes the groups that hold its inputs.
+ * Devices whose backend says fusing does not pay (`fusesElementwise`: the CPU with its wasm
+ * kernels) get their records unbuffered.
  *
  * A group flushes at the end of the JavaScript turn (a microtask), when an op outside it uses
  * one of its tensors (a matmul, a reduction, a view, a transfer), at a read, and past `maxOps`
@@ -47,6 +49,7 @@ export class Fusion<B extends Backend> extends Decorator<B> {
   /** Tensors of groups whose submit failed: their reads reject with the error. */
   private readonly failed = new Map<number, unknown>();
   private readonly devices = new Map<string, Device>();
+  private readonly fusing = new Map<string, boolean>();
   private flushQueued = false;
 
   constructor(inner: B, options: FusionOptions = {}) {
@@ -76,7 +79,7 @@ export class Fusion<B extends Backend> extends Decorator<B> {
   }
 
   override submit(record: OpRecord): void {
-    if (this.enabled && isFusableRecord(record)) {
+    if (this.enabled && isFusableRecord(record) && this.fuses(record.device)) {
       this.buffer(record);
       return;
     }
@@ -175,6 +178,16 @@ export class Fusion<B extends Backend> extends Decorator<B> {
         this.flush();
       });
     }
+  }
+
+  /** Whether the inner backend runs fused chains faster on this device (asked once per device). */
+  private fuses(key: string): boolean {
+    let f = this.fusing.get(key);
+    if (f === undefined) {
+      f = this.inner.fusesElementwise?.(key) ?? true;
+      this.fusing.set(key, f);
+    }
+    return f;
   }
 
   private device(key: string): Device {

@@ -238,19 +238,39 @@ describe('Fusion<Cpu>', () => {
   });
 
   it('works inside a Router and around one, with transfers flushing what they move', async () => {
-    const a = new Cpu({ threads: 0, runtime, device: CpuDevice.named('cpu:fa') });
-    const b = new Cpu({ threads: 0, runtime, device: CpuDevice.named('cpu:fb') });
+    const a = new Cpu({ threads: 0, runtime, kernels: 'js', device: CpuDevice.named('cpu:fa') });
+    const b = new Cpu({ threads: 0, runtime, kernels: 'js', device: CpuDevice.named('cpu:fb') });
     const outer = new Fusion(new Router([a, b]));
     const x = fromData(outer, [1, 2, 3], { device: outer.inner.device(0, CpuDevice.named('cpu:fa')) });
     const moved = tidy(() => x.mul(2).add(1).toDevice(outer.inner.device(1, CpuDevice.named('cpu:fb'))));
     const y = tidy(() => moved.exp().log().sub(1));
     expect(Array.from((await y.toData()).values)).toEqual([2, 4, 6]);
-    const inner = new Router([new Fusion(new Cpu({ threads: 0, runtime, device: CpuDevice.named('cpu:fc') })), b]);
+    const inner = new Router([new Fusion(new Cpu({ threads: 0, runtime, kernels: 'js', device: CpuDevice.named('cpu:fc') })), b]);
     const z = fromData(inner, [4, 5], { device: MultiDevice.B1(CpuDevice.named('cpu:fc')) });
     const w = tidy(() => z.sqrt().mul(z).toDevice(MultiDevice.B2(CpuDevice.named('cpu:fb'))));
     expect(Array.from((await w.toData()).values)).toEqual([8, Math.fround(Math.fround(Math.sqrt(5)) * 5)]);
     await outer.close();
     await inner.close();
+  });
+
+  it('leaves records unfused on a CPU with the wasm kernels (its five wasm passes beat the JS loop)', async () => {
+    const wasm = new Cpu({ threads: 0, runtime, kernels: 'wasm', device: CpuDevice.named('cpu:fw') });
+    const f = new Fusion(wasm);
+    const router = new Fusion(new Router([cpu, wasm]));
+    expect(f.fusesElementwise('cpu:fw')).toBe(false);
+    expect(router.fusesElementwise('cpu:fw')).toBe(false);
+    expect(router.fusesElementwise(cpu.device.key)).toBe(true);
+    const x = fromData(f, X);
+    let y!: Tensor<Fusion<Cpu>, 'float'>;
+    const records = await recorded(async () => {
+      y = tidy(() => gelu5(x));
+      expect(f.bufferedOps).toBe(0);
+      await y.toData();
+    });
+    expect(records.map((r) => r.op)).toEqual(['divScalar', 'erf', 'addScalar', 'mul', 'divScalar']);
+    const got = Array.from((await y.toData()).values);
+    got.forEach((v, i) => expect(Math.abs(v - gelu(X[i]!))).toBeLessThan(1e-6));
+    await f.close();
   });
 
   it('gives gradients through Autodiff<Fusion<Cpu>> with the backward pass fused too', async () => {
