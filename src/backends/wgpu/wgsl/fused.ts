@@ -15,7 +15,7 @@
  * step's parameters; the output shape (rank words) and each 's' input's strides when any.
  */
 import type { DType } from '../../../ir/dtype.js';
-import { argDType, type FusedAttrs } from '../../../ir/fused.js';
+import { stepDType, type FusedAttrs } from '../../../ir/fused.js';
 import { header, linearEntry, stridedOffsets, wgslType, type BindingDecl, type Program, type StrideSet } from './common.js';
 import { wgslExpression, type ScalarType, type WgslExpr } from './expressions.js';
 import { PRELUDE } from './prelude.js';
@@ -114,7 +114,7 @@ function paramLines(spec: FusedSpec, words: FusedWords): { loads: string[]; name
 
 /** Each step's WGSL expression, for inputs of these dtypes. */
 export function lowerSteps(attrs: FusedAttrs, inputs: readonly { readonly dtype: DType }[]): WgslExpr[] {
-  return attrs.steps.map((st) => wgslExpression(st, argDType(st.args[0]!, inputs, attrs.steps)));
+  return attrs.steps.map((st) => wgslExpression(st, stepDType(st, inputs, attrs.steps)));
 }
 
 export function fusedProgram(spec: FusedSpec, words: FusedWords): Program {
