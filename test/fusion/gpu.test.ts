@@ -150,6 +150,24 @@ describeGpu('Fusion<Wgpu>', () => {
     }
   });
 
+  test('division by a scalar: powers of two multiply by the exact inverse, other scalars divide (one cache entry each)', async () => {
+    const xs = values(64, 9, -1e3, 1e3);
+    xs[0] = 1e-40; // subnormal
+    xs[1] = 3e38;
+    const x = fromData(wgpu, xs);
+    for (const s of [2, 3, 0.25, -4, 1e-30, 2 ** -130, 7, 2 ** 100]) {
+      const got = (await x.div(s).toData()).values;
+      const want = Array.from(xs, (v) => Math.fround(v / s));
+      if (Number.isInteger(Math.log2(Math.abs(s)))) expect(Array.from(got)).toEqual(want);
+      else {
+        // Within a rounding of float32 (a GPU division need not be correctly rounded); infinities exactly.
+        const bad = want.filter((w, i) => !(got[i] === w || Math.abs(got[i]! - w) <= 2.5e-7 * Math.abs(w)));
+        expect(bad).toEqual([]);
+      }
+    }
+    x.dispose();
+  });
+
   test('every intermediate that still has an owner is written by the one dispatch', async () => {
     const x = fromData(fusion, [1, 2, 3, 4, 5, 6, 7, 8]);
     await x.toData();

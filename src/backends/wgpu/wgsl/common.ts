@@ -87,11 +87,13 @@ export function stridedOffsets(index: string, rank: number, shapeAt: number, set
   return lines.join('\n');
 }
 
+/** One float's bits, shared by every Params (one per dispatch: no typed arrays made per dispatch). */
+const F32 = new Float32Array(1);
+const U32 = new Uint32Array(F32.buffer);
+
 /** Fills the parameter words; indices are handed out in call order. */
 export class Params {
   readonly words: number[] = [];
-  private readonly f32 = new Float32Array(1);
-  private readonly u32 = new Uint32Array(this.f32.buffer);
 
   u(v: number): number {
     this.words.push(v >>> 0);
@@ -101,8 +103,8 @@ export class Params {
     return this.u(v | 0);
   }
   f(v: number): number {
-    this.f32[0] = v;
-    return this.u(this.u32[0]!);
+    F32[0] = v;
+    return this.u(U32[0]!);
   }
   us(vs: readonly number[]): number {
     const at = this.words.length;

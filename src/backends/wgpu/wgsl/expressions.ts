@@ -34,6 +34,14 @@ export interface WgslExpr {
 
 const NO_PARAMS: WgslExpr['params'] = [];
 
+/** Whether `s` is +-2^k with 2^-k a normal float32 (so x / s == x * (1 / s) for every float32 x). */
+function exactInverse(s: number): boolean {
+  const a = Math.abs(s);
+  if (!(a > 0) || !Number.isFinite(a)) return false;
+  const k = Math.log2(a);
+  return Number.isInteger(k) && k >= -126 && k <= 126;
+}
+
 /** The expression of an elementwise op whose first operand has dtype `dt`. */
 export function wgslExpression(call: FusableCall, dt: DType): WgslExpr {
   const op = call.op;
@@ -43,7 +51,11 @@ export function wgslExpression(call: FusableCall, dt: DType): WgslExpr {
     return { expr: UNARY_PARAM[call.op].wgsl, params: [{ name: 'p0', type: 'f32', value: p0 }, { name: 'p1', type: 'f32', value: p1 }] };
   }
   if (isBinaryOp(op)) return { expr: pick(BINARY[op], dt), params: NO_PARAMS };
-  if (isScalarCall(call)) return { expr: pick(BINARY[scalarBase(call.op)], dt), params: [{ name: 'b', type: scalarType(dt), value: call.attrs.scalar }] };
+  if (isScalarCall(call)) {
+    // A float divided by a power of two is multiplied by its inverse: the same correctly rounded value, no division.
+    if (call.op === 'divScalar' && dt === 'float32' && exactInverse(call.attrs.scalar)) return { expr: 'a * b', params: [{ name: 'b', type: 'f32', value: 1 / call.attrs.scalar }] };
+    return { expr: pick(BINARY[scalarBase(call.op)], dt), params: [{ name: 'b', type: scalarType(dt), value: call.attrs.scalar }] };
+  }
   switch (call.op) {
     case 'clamp': {
       const t = scalarType(dt);

@@ -118,7 +118,8 @@ export function lowerSteps(attrs: FusedAttrs, inputs: readonly { readonly dtype:
 }
 
 export function fusedProgram(spec: FusedSpec, words: FusedWords): Program {
-  const key = `fz|${spec.structure}|${spec.modes.join('')}|${spec.rank}|${spec.vec4 ? 'v4' : 's'}`;
+  // The expressions too: a step's expression may depend on its scalar (a division by a power of two multiplies).
+  const key = `fz|${spec.structure}|${spec.exprs.map((e) => e.expr).join(';')}|${spec.modes.join('')}|${spec.rank}|${spec.vec4 ? 'v4' : 's'}`;
   return {
     key,
     bindings: [...spec.inputs.map(() => 'read' as const), ...spec.attrs.outputs.map(() => 'write' as const)],
