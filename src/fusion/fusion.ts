@@ -3,8 +3,9 @@
  * scalar, clamp, cast, copy, where, comparisons) per device and output shape, and hands each
  * buffered chain to the inner backend as one 'fused' record: one kernel on WebGPU, one loop on
  * the CPU. Every other record passes through; it first flushes the groups that hold its inputs.
- * Devices whose backend says fusing does not pay (`fusesElementwise`: the CPU with its wasm
- * kernels) get their records unbuffered.
+ * `full` records (constants) are held back: an elementwise op that reads one computes it in its
+ * own kernel (a step without operands). Devices whose backend says fusing does not pay
+ * (`fusesElementwise`: the CPU with its wasm kernels) get their records unbuffered.
  *
  * A group flushes at the end of the JavaScript turn (a microtask), when an op outside it uses
  * one of its tensors (a matmul, a reduction, a view, a transfer), at a read, and past `maxOps`
