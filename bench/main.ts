@@ -19,6 +19,7 @@ const BENCHES: Record<string, string> = {
   ops: 'scans, sorts, composite reductions, padding, activations, attention: Switchyard CPU (inline, pool; --wgpu) beside TensorFlow.js cpu',
   fusion: 'Fusion: fused GELU vs unfused and torch copy; MLP and transformer training steps with and without fusion beside TF.js webgpu and torch',
   placement: "auto-placement: four workloads on each device, by hand, 'auto' and 'trace'; time to place a 1,000-op graph",
+  wgsl: 'generated WGSL of the fused GELU and of add (no GPU needed; --n <elements>)',
   parallel: 'data-parallel MLP training: CPU replicas 1/2/4/8, the GPU with CPU replicas, a step timeline',
   'tensor-cores': "tensor-core matmul: error of each float32 precision against float64, TFLOP/s beside torch f16 and fp32",
 };

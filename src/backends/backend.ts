@@ -46,6 +46,12 @@ export interface Backend<D extends Device = Device> {
   place?(op: OpName, inputs: readonly Handle[], attrs: OpAttrs[OpName]): Device | undefined;
   /** A live copy of `input` on `device` that a placed op may use instead of a new transfer (a Router keeps the copies it moved). */
   replica?(input: Handle, device: Device): Handle | undefined;
+  /**
+   * Whether a chain of elementwise ops on this device runs faster as one 'fused' record than op
+   * by op (the Fusion decorator asks once per device; no hook means yes). The CPU backend with
+   * its SIMD wasm kernels says no: its fused loop is JS, slower than the wasm passes it replaces.
+   */
+  fusesElementwise?(device: string): boolean;
   /** Runs (or queues) one op. Throws synchronously for records it cannot take (wrong device, closed). */
   submit(record: OpRecord): void;
   /** Contiguous host values of a tensor; rejects with the error of the op that failed to produce it. */

@@ -38,6 +38,9 @@ export abstract class Decorator<B extends Backend> implements Backend<DeviceOf<B
   replica(input: Handle, device: Device): Handle | undefined {
     return this.inner.replica?.(input, device);
   }
+  fusesElementwise(device: string): boolean {
+    return this.inner.fusesElementwise?.(device) ?? true;
+  }
   submit(record: OpRecord): void {
     this.inner.submit(record);
   }

@@ -3,6 +3,9 @@
  * scalar, clamp, cast, copy, where, comparisons) per device and output shape, and hands each
  * buffered chain to the inner backend as one 'fused' record: one kernel on WebGPU, one loop on
  * the CPU. Every other record passes through; it first flushes the groups that hold its inputs.
+ * `full` records (constants) are held back: an elementwise op that reads one computes it in its
+ * own kernel (a step without operands). Devices whose backend says fusing does not pay
+ * (`fusesElementwise`: the CPU with its wasm kernels) get their records unbuffered.
  *
  * A group flushes at the end of the JavaScript turn (a microtask), when an op outside it uses
  * one of its tensors (a matmul, a reduction, a view, a transfer), at a read, and past `maxOps`
@@ -19,6 +22,8 @@ import type { OpRecord } from '../ir/ops.js';
 import { checkBoolean, checkInteger, checkOptions } from '../ir/validate.js';
 import type { MemoryInfo } from '../memory/info.js';
 import { Group, type FusableRecord } from './group.js';
+
+type FullRecord = Extract<OpRecord, { op: 'full' }>;
 
 export interface FusionOptions {
   /** Most ops in one fused kernel (default 64); a longer chain continues in the next group. */
@@ -47,6 +52,13 @@ export class Fusion<B extends Backend> extends Decorator<B> {
   /** Tensors of groups whose submit failed: their reads reject with the error. */
   private readonly failed = new Map<number, unknown>();
   private readonly devices = new Map<string, Device>();
+  private readonly fusing = new Map<string, boolean>();
+  /**
+   * `full` records held back (with their owner counts): an elementwise op that reads one computes
+   * the value in its own kernel, so a constant is submitted only for a consumer outside the
+   * groups, a read, or an explicit flush, and not at all if it is freed first.
+   */
+  private readonly constants = new Map<number, { readonly record: FullRecord; owners: number }>();
   private flushQueued = false;
 
   constructor(inner: B, options: FusionOptions = {}) {
@@ -76,7 +88,11 @@ export class Fusion<B extends Backend> extends Decorator<B> {
   }
 
   override submit(record: OpRecord): void {
-    if (this.enabled && isFusableRecord(record)) {
+    if (this.enabled && record.op === 'full' && this.fuses(record.device)) {
+      this.constants.set(record.outputs[0]!.id, { record, owners: 1 });
+      return;
+    }
+    if (this.enabled && isFusableRecord(record) && this.fuses(record.device)) {
       this.buffer(record);
       return;
     }
@@ -84,25 +100,37 @@ export class Fusion<B extends Backend> extends Decorator<B> {
     this.inner.submit(record);
   }
 
-  /** Hands every open group to the inner backend now (it happens by itself at the end of the turn). */
+  /**
+   * Hands every open group, and every constant still owned, to the inner backend now (groups go
+   * by themselves at the end of the turn; constants when something outside the groups needs them).
+   */
   flush(): void {
-    for (const g of [...this.groups.values()]) this.flushGroup(g);
+    this.flushGroups();
+    for (const id of [...this.constants.keys()]) this.submitConstant(id);
   }
 
   override materialize(t: TensorRef): void {
     const p = this.pending.get(t.id);
     if (p) this.flushGroup(p.group);
+    else if (this.constants.has(t.id)) this.submitConstant(t.id);
     else this.inner.materialize?.(t);
   }
 
   override read(t: TensorRef): Promise<TypedArray> {
     const p = this.pending.get(t.id);
     if (p) this.flushGroup(p.group);
+    else if (this.constants.has(t.id)) this.submitConstant(t.id);
     if (this.failed.has(t.id)) return Promise.reject(this.failed.get(t.id));
     return this.inner.read(t);
   }
 
   override release(t: TensorRef): void {
+    const c = this.constants.get(t.id);
+    if (c) {
+      // Never submitted: the last owner gone, nothing below ever hears of it.
+      if (--c.owners <= 0) this.constants.delete(t.id);
+      return;
+    }
     const p = this.pending.get(t.id);
     if (p) {
       // Buffered: one owner fewer; at zero the value is not written (not computed if unused).
@@ -114,6 +142,11 @@ export class Fusion<B extends Backend> extends Decorator<B> {
   }
 
   override retain(t: TensorRef): void {
+    const c = this.constants.get(t.id);
+    if (c) {
+      c.owners++;
+      return;
+    }
     const p = this.pending.get(t.id);
     if (!p) {
       this.inner.retain(t);
@@ -124,6 +157,7 @@ export class Fusion<B extends Backend> extends Decorator<B> {
   }
 
   override isLive(t: TensorRef): boolean {
+    if (this.constants.has(t.id)) return true;
     const p = this.pending.get(t.id);
     if (p) return p.group.owners[p.step]! > 0;
     if (this.failed.has(t.id)) return true;
@@ -155,6 +189,8 @@ export class Fusion<B extends Backend> extends Decorator<B> {
       const p = this.pending.get(m.id);
       if (p && p.group !== g) this.flushGroup(p.group);
     }
+    // Constants become steps of the group, unless they are all the op reads (a program needs an input).
+    if (record.inputs.every((m) => this.constants.has(m.id))) for (const m of record.inputs) this.submitConstant(m.id);
     if (!g) {
       g = new Group(key, record.device);
       this.groups.set(key, g);
@@ -164,6 +200,8 @@ export class Fusion<B extends Backend> extends Decorator<B> {
     const args = record.inputs.map((m): FusedArg => {
       const p = this.pending.get(m.id);
       if (p) return { step: p.step };
+      const c = this.constants.get(m.id);
+      if (c) return { step: group.constant(c.record) };
       return group.input(m, { id: m.id, device }, (ref) => this.inner.retain(ref));
     });
     const step = group.add(record, args);
@@ -172,9 +210,19 @@ export class Fusion<B extends Backend> extends Decorator<B> {
       this.flushQueued = true;
       queueMicrotask(() => {
         this.flushQueued = false;
-        this.flush();
+        this.flushGroups();
       });
     }
+  }
+
+  /** Whether the inner backend runs fused chains faster on this device (asked once per device). */
+  private fuses(key: string): boolean {
+    let f = this.fusing.get(key);
+    if (f === undefined) {
+      f = this.inner.fusesElementwise?.(key) ?? true;
+      this.fusing.set(key, f);
+    }
+    return f;
   }
 
   private device(key: string): Device {
@@ -187,19 +235,38 @@ export class Fusion<B extends Backend> extends Decorator<B> {
     return d;
   }
 
-  /** Flushes the groups holding any input of `record`. */
+  private flushGroups(): void {
+    for (const g of [...this.groups.values()]) this.flushGroup(g);
+  }
+
+  /** Flushes the groups and constants holding any input of `record`. */
   private flushInputs(record: OpRecord): void {
-    if (this.pending.size === 0) return;
+    if (this.pending.size === 0 && this.constants.size === 0) return;
     for (const m of record.inputs) {
       const p = this.pending.get(m.id);
       if (p) this.flushGroup(p.group);
+      else if (this.constants.has(m.id)) this.submitConstant(m.id);
     }
+  }
+
+  /** Hands a held constant to the inner backend, with as many owners as it has here. */
+  private submitConstant(id: number): void {
+    const c = this.constants.get(id)!;
+    this.constants.delete(id);
+    try {
+      this.inner.submit(c.record);
+    } catch (e) {
+      this.failed.set(id, e);
+      return;
+    }
+    const device = this.device(c.record.device);
+    for (let k = 1; k < c.owners; k++) this.inner.retain({ id, device });
   }
 
   private flushGroup(g: Group): void {
     if (this.groups.get(g.key) !== g) return;
     this.groups.delete(g.key);
-    for (let s = 0; s < g.size; s++) this.pending.delete(g.output(s).id);
+    for (const m of g.tensors()) this.pending.delete(m.id);
     try {
       const record = g.build(() => this.runtime.ids.op());
       if (record) this.submitBuilt(g, record);

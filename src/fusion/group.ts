@@ -17,8 +17,12 @@ export class Group {
   readonly refs: TensorRef[] = [];
   private readonly inputIndex = new Map<number, number>();
   readonly steps: FusedStep[] = [];
-  /** The record of each step (a group that computes one op forwards it unchanged). */
-  readonly records: FusableRecord[] = [];
+  /**
+   * The record of each step (a group that computes one op forwards it unchanged); undefined for
+   * a constant copied in (`constant`), whose tensor is not this group's.
+   */
+  readonly records: Array<FusableRecord | undefined> = [];
+  private readonly constants = new Map<number, number>();
   /** Owners of each step's tensor: the Tensor object, plus retains (an autodiff tape). */
   readonly owners: number[] = [];
 
@@ -52,7 +56,29 @@ export class Group {
     return this.steps.length - 1;
   }
 
-  /** The step's output meta. */
+  /**
+   * A `full` record held outside any group, as a step of this one (once per tensor): its value is
+   * computed where it is used, never stored. Returns the step.
+   */
+  constant(record: Extract<OpRecord, { op: 'full' }>): number {
+    const id = record.outputs[0]!.id;
+    let s = this.constants.get(id);
+    if (s === undefined) {
+      this.steps.push(stepOf(record, []));
+      this.records.push(undefined);
+      this.owners.push(0);
+      s = this.steps.length - 1;
+      this.constants.set(id, s);
+    }
+    return s;
+  }
+
+  /** The tensors this group's own steps compute (constants copied in are not among them). */
+  *tensors(): Iterable<TensorMeta> {
+    for (const r of this.records) if (r) yield r.outputs[0]!;
+  }
+
+  /** The step's output meta (a step of a record, not a copied constant). */
   output(step: number): TensorMeta {
     return this.records[step]!.outputs[0]!;
   }

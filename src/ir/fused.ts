@@ -9,8 +9,11 @@ import type { DType } from './dtype.js';
 import { isBinaryOp, isParamUnaryOp, isScalarOp, isUnaryOp, type BinaryOp, type ParamUnaryOp, type ScalarOp, type UnaryOp } from './elementwise.js';
 import type { OpAttrs, OpRecord } from './ops.js';
 
-/** The ops a fused program may hold: every op of the elementwise kernel group. */
-export type FusableOp = UnaryOp | ParamUnaryOp | BinaryOp | ScalarOp | 'clamp' | 'cast' | 'copy' | 'where';
+/**
+ * The ops a fused program may hold: every op of the elementwise kernel group, and `full` as a
+ * step without operands (a constant, broadcast like a parameter).
+ */
+export type FusableOp = UnaryOp | ParamUnaryOp | BinaryOp | ScalarOp | 'clamp' | 'cast' | 'copy' | 'where' | 'full';
 
 /** An op with its attrs (a record without ids and metas), discriminated by `op`. */
 export type FusableCall = { [K in FusableOp]: { readonly op: K; readonly attrs: OpAttrs[K] } }[FusableOp];
@@ -36,7 +39,7 @@ const FAMILY = new Map<string, boolean>();
 export function isFusableOp(op: string): op is FusableOp {
   let f = FAMILY.get(op);
   if (f === undefined) {
-    f = op === 'clamp' || op === 'cast' || op === 'copy' || op === 'where' || isUnaryOp(op) || isParamUnaryOp(op) || isBinaryOp(op) || isScalarOp(op);
+    f = op === 'clamp' || op === 'cast' || op === 'copy' || op === 'where' || op === 'full' || isUnaryOp(op) || isParamUnaryOp(op) || isBinaryOp(op) || isScalarOp(op);
     FAMILY.set(op, f);
   }
   return f;
@@ -65,6 +68,12 @@ export function argDType(arg: FusedArg, inputs: readonly { readonly dtype: DType
   return 'input' in arg ? inputs[arg.input]!.dtype : steps[arg.step]!.dtype;
 }
 
+/** The dtype that picks a step's expression variant: its first operand's, or its own for a constant. */
+export function stepDType(st: FusedStep, inputs: readonly { readonly dtype: DType }[], steps: readonly FusedStep[]): DType {
+  const a = st.args[0];
+  return a === undefined ? st.dtype : argDType(a, inputs, steps);
+}
+
 /**
  * The structure of a program, without sizes or scalar values: what a kernel cache is keyed by
  * (with the backend's own per-input read modes).
@@ -74,7 +83,7 @@ export function fusedStructure(attrs: FusedAttrs, inputs: readonly { readonly dt
   for (const st of attrs.steps) {
     s += st.op;
     for (const a of st.args) s += 'input' in a ? `,i${a.input}` : `,s${a.step}`;
-    s += `:${st.dtype}:${argDType(st.args[0]!, inputs, attrs.steps)};`;
+    s += `:${st.dtype}:${stepDType(st, inputs, attrs.steps)};`;
   }
   s += `>${attrs.outputs.join(',')}<`;
   for (const m of inputs) s += `${m.dtype},`;

@@ -299,7 +299,8 @@ function inferFused(attrs: FusedAttrs, inputs: readonly Meta[]): Meta[] {
       if (m === undefined) throw new ArgumentError(`step ${s} (${st.op}) reads ${JSON.stringify(a)}, which is not an input or an earlier step`, { op });
       return m;
     });
-    const [m] = inferMetas(st, args);
+    // A constant step takes the program's shape (it is broadcast like a parameter).
+    const [m] = st.op === 'full' ? [{ shape, dtype: st.dtype }] : inferMetas(st, args);
     if (!sameShape(m!.shape, shape) || m!.dtype !== st.dtype) {
       throw new ArgumentError(`step ${s} (${st.op}) gives ${m!.dtype} [${m!.shape.join(', ')}], the program declares ${st.dtype} [${shape.join(', ')}]`, { op });
     }

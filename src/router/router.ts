@@ -178,6 +178,11 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
     return undefined;
   }
 
+  fusesElementwise(device: string): boolean {
+    const d = this.lookup(device);
+    return d === undefined || (this.backends[d.index]!.fusesElementwise?.(device) ?? true);
+  }
+
   submit(record: OpRecord): void {
     const d = this.lookup(record.device);
     if (!d) {

@@ -5,6 +5,7 @@
  *   tsx test/conformance/cli.ts cpu-pool       (2 workers, every splittable kernel on the pool)
  *   tsx test/conformance/cli.ts cpu-js | cpu-js-pool    (the JS reference kernels)
  *   node dist/test/conformance/cli.js wgpu
+ *   node dist/test/conformance/cli.js fusion-wgpu    (through Fusion<Wgpu>: fused kernels, folded constants)
  *
  * Prints one line per failure and `N passed, M failed` last; exits 1 on any failure
  * (2 on a usage error or a backend that cannot be created).
@@ -54,6 +55,15 @@ async function load(name: string): Promise<Loaded> {
     const backend = new (Cpu as new (o: { threads?: number; inlineThreshold?: number; kernels?: string }) => Backend)(options);
     return { backend, close: () => closeIfAble(backend) };
   }
+  if (name === 'fusion-wgpu') {
+    const inner = await load('wgpu');
+    const r = await importModule('../../src/fusion/fusion.js');
+    if ('missing' in r) throw new Error(`the Fusion decorator is not available (${r.missing})`);
+    const Fusion = r.mod['Fusion'];
+    if (typeof Fusion !== 'function') throw new Error('src/fusion/fusion.ts does not export class Fusion');
+    const backend = new (Fusion as new (b: Backend) => Backend)(inner.backend);
+    return { backend, close: () => closeIfAble(backend) };
+  }
   if (name === 'wgpu') {
     const spec = '../../src/backends/wgpu/backend.js';
     const r = await importModule(spec);
@@ -64,7 +74,7 @@ async function load(name: string): Promise<Loaded> {
     const backend = (await (create as () => Promise<unknown>).call(Wgpu)) as Backend;
     return { backend, close: () => closeIfAble(backend) };
   }
-  throw new Error(`unknown backend '${name}' (expected cpu, cpu-pool, cpu-js, cpu-js-pool or wgpu)`);
+  throw new Error(`unknown backend '${name}' (expected cpu, cpu-pool, cpu-js, cpu-js-pool, wgpu or fusion-wgpu)`);
 }
 
 function errorText(e: unknown): string {
@@ -81,7 +91,7 @@ async function main(argv: readonly string[]): Promise<number> {
     if (a === '--filter') filter = argv[++i];
     else if (a === '--verbose' || a === '-v') verbose = true;
     else if (a === '--help' || a === '-h') {
-      console.log('usage: cli.ts <cpu|cpu-pool|cpu-js|cpu-js-pool|wgpu> [--filter TEXT] [--verbose]');
+      console.log('usage: cli.ts <cpu|cpu-pool|cpu-js|cpu-js-pool|wgpu|fusion-wgpu> [--filter TEXT] [--verbose]');
       return 0;
     } else if (name === undefined) name = a;
     else {

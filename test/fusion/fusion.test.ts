@@ -14,7 +14,7 @@ import type { OpRecord } from '../../src/ir/ops.js';
 import { keep as keepIn, tidy as tidyIn } from '../../src/memory/tidy.js';
 import { Router } from '../../src/router/router.js';
 import { Runtime } from '../../src/runtime/runtime.js';
-import { fromData } from '../../src/tensor/creation.js';
+import { fromData, full } from '../../src/tensor/creation.js';
 import type { Tensor } from '../../src/tensor/tensor.js';
 import type { Backend } from '../../src/backends/backend.js';
 import { erf as erfRef, gelu } from '../conformance/ref.js';
@@ -238,19 +238,78 @@ describe('Fusion<Cpu>', () => {
   });
 
   it('works inside a Router and around one, with transfers flushing what they move', async () => {
-    const a = new Cpu({ threads: 0, runtime, device: CpuDevice.named('cpu:fa') });
-    const b = new Cpu({ threads: 0, runtime, device: CpuDevice.named('cpu:fb') });
+    const a = new Cpu({ threads: 0, runtime, kernels: 'js', device: CpuDevice.named('cpu:fa') });
+    const b = new Cpu({ threads: 0, runtime, kernels: 'js', device: CpuDevice.named('cpu:fb') });
     const outer = new Fusion(new Router([a, b]));
     const x = fromData(outer, [1, 2, 3], { device: outer.inner.device(0, CpuDevice.named('cpu:fa')) });
     const moved = tidy(() => x.mul(2).add(1).toDevice(outer.inner.device(1, CpuDevice.named('cpu:fb'))));
     const y = tidy(() => moved.exp().log().sub(1));
     expect(Array.from((await y.toData()).values)).toEqual([2, 4, 6]);
-    const inner = new Router([new Fusion(new Cpu({ threads: 0, runtime, device: CpuDevice.named('cpu:fc') })), b]);
+    const inner = new Router([new Fusion(new Cpu({ threads: 0, runtime, kernels: 'js', device: CpuDevice.named('cpu:fc') })), b]);
     const z = fromData(inner, [4, 5], { device: MultiDevice.B1(CpuDevice.named('cpu:fc')) });
     const w = tidy(() => z.sqrt().mul(z).toDevice(MultiDevice.B2(CpuDevice.named('cpu:fb'))));
     expect(Array.from((await w.toData()).values)).toEqual([8, Math.fround(Math.fround(Math.sqrt(5)) * 5)]);
     await outer.close();
     await inner.close();
+  });
+
+  it('computes full constants inside the fused loop that reads them, and submits them only when needed', async () => {
+    const x = fromData(fusion, X);
+    await x.toData();
+    let y!: Tensor<Fusion<Cpu>, 'float'>;
+    let kept!: Tensor<Fusion<Cpu>, 'float'>;
+    const records = await recorded(async () => {
+      y = tidy(() => {
+        const zero = full(fusion, [], 0);
+        const two = full(fusion, [8], 2);
+        kept = keep(full(fusion, [], -1));
+        return x.maximum(zero).mul(two).add(kept);
+      });
+      await y.toData();
+    });
+    // One fused loop with three constant steps; no 'full' reached the CPU backend.
+    expect(records.map((r) => r.op)).toEqual(['fused']);
+    expect(fusedOf(records)[0]!.steps.map((st) => st.op)).toEqual(['full', 'maximum', 'full', 'mul', 'full', 'add']);
+    expect(Array.from((await y.toData()).values)).toEqual(X.map((v) => Math.max(v, 0) * 2 - 1));
+    // A constant still owned is submitted when read (and when a non-elementwise op reads it).
+    const later = await recorded(async () => {
+      expect(Array.from((await kept.toData()).values)).toEqual([-1]);
+    });
+    expect(later.map((r) => r.op)).toEqual(['full']);
+    const c = full(fusion, [2, 2], 3);
+    const s = tidy(() => c.sum());
+    expect(Array.from((await s.toData()).values)).toEqual([12]);
+    // Only constants: they become ordinary inputs (a program needs one).
+    const both = tidy(() => full(fusion, [3], 1.5).add(full(fusion, [3], 2)));
+    expect(Array.from((await both.toData()).values)).toEqual([3.5, 3.5, 3.5]);
+    // A constant freed before anything needs it never reaches the backend.
+    const gone = await recorded(async () => {
+      full(fusion, [4], 7).dispose();
+      await Promise.resolve();
+      fusion.flush();
+    });
+    expect(gone).toEqual([]);
+    for (const t of [x, y, kept, c, s, both]) t.dispose();
+  });
+
+  it('leaves records unfused on a CPU with the wasm kernels (its five wasm passes beat the JS loop)', async () => {
+    const wasm = new Cpu({ threads: 0, runtime, kernels: 'wasm', device: CpuDevice.named('cpu:fw') });
+    const f = new Fusion(wasm);
+    const router = new Fusion(new Router([cpu, wasm]));
+    expect(f.fusesElementwise('cpu:fw')).toBe(false);
+    expect(router.fusesElementwise('cpu:fw')).toBe(false);
+    expect(router.fusesElementwise(cpu.device.key)).toBe(true);
+    const x = fromData(f, X);
+    let y!: Tensor<Fusion<Cpu>, 'float'>;
+    const records = await recorded(async () => {
+      y = tidy(() => gelu5(x));
+      expect(f.bufferedOps).toBe(0);
+      await y.toData();
+    });
+    expect(records.map((r) => r.op)).toEqual(['divScalar', 'erf', 'addScalar', 'mul', 'divScalar']);
+    const got = Array.from((await y.toData()).values);
+    got.forEach((v, i) => expect(Math.abs(v - gelu(X[i]!))).toBeLessThan(1e-6));
+    await f.close();
   });
 
   it('gives gradients through Autodiff<Fusion<Cpu>> with the backward pass fused too', async () => {

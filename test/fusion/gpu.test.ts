@@ -7,13 +7,14 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { Backend } from '../../src/backends/backend.js';
 import { Wgpu } from '../../src/backends/wgpu/backend.js';
 import type { GpuContext } from '../../src/backends/wgpu/context.js';
+import { readPlan } from '../../src/backends/wgpu/kernels/fused.js';
 import { Fusion } from '../../src/fusion/fusion.js';
 import type { OpRecord } from '../../src/ir/ops.js';
 import { tidy as tidyIn } from '../../src/memory/tidy.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { fromData } from '../../src/tensor/creation.js';
 import type { Tensor } from '../../src/tensor/tensor.js';
-import { gelu } from '../conformance/ref.js';
+import { erf, gelu } from '../conformance/ref.js';
 import { describeGpu } from '../wgpu/gpu.js';
 
 const runtime = new Runtime();
@@ -123,6 +124,48 @@ describeGpu('Fusion<Wgpu>', () => {
       expectClose((await unaligned.toData()).values, want[1]!, 1e-5, 1e-6);
       expectClose((await strided.toData()).values, want[2]!, 1e-5, 1e-6);
     }
+  });
+
+  test('vec4 kernels over lengths that are not a multiple of 4, with broadcast scalars and an aligned view', async () => {
+    for (const n of [1, 2, 3, 5, 7, 13, 1027]) {
+      const xs = values(n, 20 + n);
+      const vs = values(n + 4, 40 + n);
+      const x = fromData(fusion, xs);
+      const half = fromData(fusion, [0.5], { shape: [1] });
+      const view = fromData(fusion, vs).slice([[4, n + 4]]); // offset 4: still whole vec4s
+      // The read plan of this program runs four elements per invocation, the last one partial.
+      const layouts = [{ shape: [n], strides: [1], offset: 0 }, { shape: [1], strides: [1], offset: 0 }, { shape: [n], strides: [1], offset: 4 }];
+      expect(readPlan(layouts, [n]).vec4).toBe(true);
+      let y!: Tensor<Fusion<Wgpu>, 'float'>;
+      let z!: Tensor<Fusion<Wgpu>, 'float'>;
+      const m = await measure(async () => {
+        y = x.mul(half).add(view).sub(0.25);
+        z = tidy(() => y.erf().mul(2));
+        await z.toData();
+      });
+      expect(m.dispatches).toBe(1);
+      const base = Array.from(xs, (v, i) => v * 0.5 + vs[i + 4]! - 0.25);
+      expectClose((await y.toData()).values, base, 1e-6, 1e-7);
+      expectClose((await z.toData()).values, base.map((v) => 2 * erf(v)), 2e-6, 2e-7);
+    }
+  });
+
+  test('division by a scalar: powers of two multiply by the exact inverse, other scalars divide (one cache entry each)', async () => {
+    const xs = values(64, 9, -1e3, 1e3);
+    xs[0] = 1e-40; // subnormal
+    xs[1] = 3e38;
+    const x = fromData(wgpu, xs);
+    for (const s of [2, 3, 0.25, -4, 1e-30, 2 ** -130, 7, 2 ** 100]) {
+      const got = (await x.div(s).toData()).values;
+      const want = Array.from(xs, (v) => Math.fround(v / s));
+      if (Number.isInteger(Math.log2(Math.abs(s)))) expect(Array.from(got)).toEqual(want);
+      else {
+        // Within a rounding of float32 (a GPU division need not be correctly rounded); infinities exactly.
+        const bad = want.filter((w, i) => !(got[i] === w || Math.abs(got[i]! - w) <= 2.5e-7 * Math.abs(w)));
+        expect(bad).toEqual([]);
+      }
+    }
+    x.dispose();
   });
 
   test('every intermediate that still has an owner is written by the one dispatch', async () => {

@@ -16,7 +16,7 @@ const H = 1e-5;
 const ATOL = 2e-3;
 const RTOL = 2e-3;
 
-const fusion = new Fusion(new Cpu({ threads: 0 }));
+const fusion = new Fusion(new Cpu({ threads: 0, kernels: 'js' })); // the kernels Fusion fuses on the CPU
 const ad = new Autodiff(fusion);
 afterAll(() => ad.close());
 

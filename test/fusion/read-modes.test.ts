@@ -29,7 +29,8 @@ describe('fused read modes', () => {
     const shifted = sliceLayout(contiguousLayout([9]), [{ start: 1, end: 9, step: 1 }]);
     expect(readPlan([x, shifted], out)).toMatchObject({ vec4: false, modes: ['c', 'm'] });
     expect(readPlan([x, permuteLayout(contiguousLayout([8, 6]), [1, 0])], out)).toMatchObject({ vec4: false, modes: ['c', 's'], rank: 2 });
-    expect(readPlan([contiguousLayout([5, 7])], [5, 7])).toMatchObject({ vec4: false, modes: ['c'] });
+    // Any length: 35 elements are eight whole vec4s and a partial one; a scalar broadcast still fits.
+    expect(readPlan([contiguousLayout([5, 7]), contiguousLayout([1])], [5, 7])).toMatchObject({ vec4: true, modes: ['c', 'b'] });
     // A column whose rows are not a multiple of 4 long cannot feed four lanes one value.
     expect(readPlan([contiguousLayout([4, 6]), contiguousLayout([4, 1])], [4, 6])).toMatchObject({ vec4: false, modes: ['c', 'm'] });
     expect(readPlan([expandLayout(contiguousLayout([1, 8]), [6, 8]), sliceLayout(x, full(out))], out)).toMatchObject({ vec4: true, modes: ['mv', 'c'] });

@@ -65,6 +65,8 @@ export class GpuContext {
   readonly maxStorageBuffers: number;
   /** Dispatches encoded since the device was created (tests and benchmarks count kernels with it). */
   dispatchCount = 0;
+  /** Command buffers submitted since the device was created (tests count submits per step with it). */
+  submitCount = 0;
   /** Set once the device is lost (not by close()); every later op and read fails with it. */
   lost: KernelError | undefined;
   private closing = false;
@@ -373,6 +375,7 @@ export class GpuContext {
     }
     if (this.slot > 0) this.device.queue.writeBuffer(this.arena, 0, this.arenaData.buffer, 0, this.slot * PARAM_BYTES);
     this.device.queue.submit([enc.finish()]);
+    this.submitCount++;
     const waiting = this.batchDone;
     this.batchDone = undefined;
     if (waiting) this.device.queue.onSubmittedWorkDone().then(waiting.resolve, waiting.reject);

@@ -310,6 +310,12 @@ function unaryCases(out: Case[]): void {
     out.push(value('log1p tiny arguments', 'log1p', TRANS, (be) => ft(be, a).log1p(), () => ex(R.map([a], Math.log1p))));
   }
   {
+    // erf on both sides of the split between its two approximations (0.927734375), tiny, large and
+    // huge arguments (where the inner polynomial would overflow), and the value 1 past |x| ~ 3.9.
+    const a = f32([12], [0.927734375, 0.92773431, 0.92773443, -0.92773443, 1e-30, -1e-20, 3.9, -5.5, 9.99, 10.5, 1e10, -3e38]);
+    out.push(value('erf across its range', 'erf', TRANS, (be) => ft(be, a).erf(), () => ex(R.map([a], R.erf))));
+  }
+  {
     // Large |x|: sigmoid and tanh saturate without NaN; exp overflows to inf in float32.
     const a = f32([6], [-100, -50, 50, 100, 88, -104]);
     out.push(value('sigmoid large |x|', 'sigmoid', TRANS, (be) => ft(be, a).sigmoid(), () => ex(R.map([a], R.sigmoid))));

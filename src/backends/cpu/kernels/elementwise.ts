@@ -107,6 +107,8 @@ export function jsExpression(call: FusableCall, dt: DType): JsExpr {
       return { expr: 'a', arity: 1, params: NO_PARAMS };
     case 'where':
       return { expr: 'a ? b : c', arity: 3, params: NO_PARAMS };
+    case 'full':
+      return { expr: 'p0', arity: 0, params: [['p0', call.attrs.value]] };
   }
   throw new Error(`not an elementwise op: ${String(op)}`);
 }

@@ -5,7 +5,7 @@
  * the values of the unfused ops exactly.
  */
 import type { DType } from '../../../ir/dtype.js';
-import { argDType, fusedStructure, type FusedAttrs } from '../../../ir/fused.js';
+import { fusedStructure, stepDType, type FusedAttrs } from '../../../ir/fused.js';
 import { numel, type OpRecord } from '../../../ir/ops.js';
 import type { View } from '../view.js';
 import { HELPERS, jsExpression } from './elementwise.js';
@@ -22,7 +22,7 @@ function body(attrs: FusedAttrs, inputs: readonly { readonly dtype: DType }[]): 
   const lines: string[] = [];
   let q = 0;
   attrs.steps.forEach((st, s) => {
-    const e = jsExpression(st, argDType(st.args[0]!, inputs, attrs.steps));
+    const e = jsExpression(st, stepDType(st, inputs, attrs.steps));
     const binds = st.args.map((a, k) => `${VARS[k]} = ${'input' in a ? `v${a.input}` : `t${a.step}`}`);
     for (const [name] of e.params) binds.push(`${name} = q${q++}`);
     const value = st.dtype === 'float32' ? `fround(${e.expr})` : `(${e.expr})`;
@@ -84,7 +84,7 @@ return function loop(O, V, S, shape, contiguous, lo, hi, Q) {
 function paramValues(record: OpRecord<'fused'>): number[] {
   const out: number[] = [];
   const { steps } = record.attrs;
-  for (const st of steps) for (const [, v] of jsExpression(st, argDType(st.args[0]!, record.inputs, steps)).params) out.push(v);
+  for (const st of steps) for (const [, v] of jsExpression(st, stepDType(st, record.inputs, steps)).params) out.push(v);
   return out;
 }
 

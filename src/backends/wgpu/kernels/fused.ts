@@ -8,7 +8,7 @@ import { fusedStructure, partition, type FusedArg, type FusedAttrs } from '../..
 import { numel } from '../../../ir/ops.js';
 import type { GpuContext } from '../context.js';
 import { alignedStrides, type GpuStorage, type Layout } from '../storage.js';
-import { PARAM_WORDS, Params, grid } from '../wgsl/common.js';
+import { PARAM_WORDS, Params, grid, type Program } from '../wgsl/common.js';
 import type { WgslExpr } from '../wgsl/expressions.js';
 import { FZ_WORKGROUP, fusedProgram, fusedWords, lowerSteps, type FusedMode } from '../wgsl/fused.js';
 import { freshStorage, type GpuKernel, type RawStorage } from './kernel.js';
@@ -59,13 +59,16 @@ export interface Plan {
   readonly vec4: boolean;
 }
 
-/** The read mode of every input and whether the kernel runs four elements per invocation. */
+/**
+ * The read mode of every input and whether the kernel runs four elements per invocation: when no
+ * input is strided and each reads whole aligned vec4s ('c', 'mv') or one value for all four lanes
+ * ('b', 'ms'). Any length qualifies (the last invocation stores a partial vec4).
+ */
 export function readPlan(inputs: readonly Layout[], shape: readonly number[]): Plan {
-  const n = numel(shape);
   const strides = inputs.map((l) => alignedStrides(l, shape));
   const reads = strides.map((s) => readMode(s, shape));
   const anyStrided = reads.some((r) => r.mode === 's');
-  let vec4 = n % 4 === 0 && !anyStrided;
+  let vec4 = !anyStrided;
   const modes: FusedMode[] = reads.map((r, k) => {
     const aligned = inputs[k]!.offset % 4 === 0;
     if (!vec4) return r.mode;
@@ -82,12 +85,30 @@ export function readPlan(inputs: readonly Layout[], shape: readonly number[]): P
 
 type Input = GpuStorage | RawStorage;
 
-/** Encodes one dispatch of `attrs` (its steps lowered to `exprs`) over `inputs` into `outputs`. */
-function dispatchProgram(ctx: GpuContext, attrs: FusedAttrs, exprs: readonly WgslExpr[], inputs: readonly Input[], outputs: readonly RawStorage[], shape: readonly number[]): void {
-  const n = numel(shape);
+/** An operand as the generator sees it: its layout and dtype. */
+export type TypedLayout = Layout & { readonly dtype: DType };
+
+/** The kernel of `attrs` over inputs of these layouts and an output of `shape`, with its read plan. */
+function programFor(attrs: FusedAttrs, exprs: readonly WgslExpr[], inputs: readonly TypedLayout[], shape: readonly number[]): { program: Program; plan: Plan } {
   const p = readPlan(inputs, shape);
   const words = fusedWords(p.modes, exprs, p.rank);
   const spec = { structure: fusedStructure(attrs, inputs), attrs, exprs, inputs: inputs.map((s) => s.dtype), modes: p.modes, rank: p.rank, vec4: p.vec4 };
+  return { program: fusedProgram(spec, words), plan: p };
+}
+
+/**
+ * The generated WGSL (and its cache key) of a program over inputs of these layouts: what the
+ * `wgsl` bench prints, to read a kernel without a GPU.
+ */
+export function fusedSource(attrs: FusedAttrs, inputs: readonly TypedLayout[], shape: readonly number[]): { key: string; source: string } {
+  const { program } = programFor(attrs, lowerSteps(attrs, inputs), inputs, shape);
+  return { key: program.key, source: program.source() };
+}
+
+/** Encodes one dispatch of `attrs` (its steps lowered to `exprs`) over `inputs` into `outputs`. */
+function dispatchProgram(ctx: GpuContext, attrs: FusedAttrs, exprs: readonly WgslExpr[], inputs: readonly Input[], outputs: readonly RawStorage[], shape: readonly number[]): void {
+  const n = numel(shape);
+  const { program, plan: p } = programFor(attrs, exprs, inputs, shape);
   const params = new Params();
   params.u(n);
   inputs.forEach((s, k) => {
@@ -114,7 +135,7 @@ function dispatchProgram(ctx: GpuContext, attrs: FusedAttrs, exprs: readonly Wgs
   const buffers: GPUBuffer[] = [];
   for (const s of inputs) buffers.push(s.buffer.gpu);
   for (const s of outputs) buffers.push(s.buffer.gpu);
-  ctx.dispatch(fusedProgram(spec, words), buffers, params, grid(Math.ceil((p.vec4 ? n / 4 : n) / FZ_WORKGROUP), ctx.maxWorkgroupsPerDim));
+  ctx.dispatch(program, buffers, params, grid(Math.ceil((p.vec4 ? Math.ceil(n / 4) : n) / FZ_WORKGROUP), ctx.maxWorkgroupsPerDim));
 }
 
 /** Whether a kernel with these bindings and steps fits: parameter words counted as if every input were strided. */

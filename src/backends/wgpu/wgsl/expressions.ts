@@ -67,6 +67,8 @@ export function wgslExpression(call: FusableCall, dt: DType): WgslExpr {
       return { expr: 'a', params: NO_PARAMS };
     case 'where':
       return { expr: 'select(c, b, a != 0u)', params: NO_PARAMS };
+    case 'full':
+      return { expr: 'p0', params: [{ name: 'p0', type: scalarType(dt), value: call.attrs.value }] };
   }
   throw new Error(`not an elementwise op: ${String(op)}`);
 }

@@ -15,7 +15,7 @@
  * step's parameters; the output shape (rank words) and each 's' input's strides when any.
  */
 import type { DType } from '../../../ir/dtype.js';
-import { argDType, type FusedAttrs } from '../../../ir/fused.js';
+import { stepDType, type FusedAttrs } from '../../../ir/fused.js';
 import { header, linearEntry, stridedOffsets, wgslType, type BindingDecl, type Program, type StrideSet } from './common.js';
 import { wgslExpression, type ScalarType, type WgslExpr } from './expressions.js';
 import { PRELUDE } from './prelude.js';
@@ -82,18 +82,23 @@ function read(t: ScalarType, at: number): string {
   return t === 'f32' ? `pf(${at}u)` : t === 'i32' ? `pi(${at}u)` : `pu(${at}u)`;
 }
 
-/** The step function: `fz(v0, v1, ...)` returns every output step's value. */
+/** The steps' parameters: `q<step>_<k>`, loaded once per invocation (not per lane) and passed to `fz`. */
+function stepParams(spec: FusedSpec, words: FusedWords): Array<{ readonly name: string; readonly type: ScalarType; readonly load: string }> {
+  return spec.exprs.flatMap((e, s) => e.params.map((p, j) => ({ name: `q${s}_${j}`, type: p.type, load: read(p.type, words.params[s]! + j) })));
+}
+
+/** The step function: `fz(v0, v1, ..., q0_0, ...)` returns every output step's value. */
 function stepFunction(spec: FusedSpec, words: FusedWords): string {
   const { steps, outputs } = spec.attrs;
   const lines: string[] = [];
   steps.forEach((st, s) => {
     const e = spec.exprs[s]!;
     const binds = st.args.map((a, k) => `let ${VARS[k]} = ${'input' in a ? `v${a.input}` : `t${a.step}`};`);
-    e.params.forEach((p, j) => binds.push(`let ${p.name} = ${read(p.type, words.params[s]! + j)};`));
+    e.params.forEach((p, j) => binds.push(`let ${p.name} = q${s}_${j};`));
     lines.push(`  var t${s}: ${wgslType(st.dtype)};`, `  { ${binds.join(' ')} t${s} = ${e.expr}; }`);
   });
   const fields = outputs.map((s, j) => `o${j}: ${wgslType(steps[s]!.dtype)}`).join(', ');
-  const args = spec.inputs.map((d, k) => `v${k}: ${wgslType(d)}`).join(', ');
+  const args = [...spec.inputs.map((d, k) => `v${k}: ${wgslType(d)}`), ...stepParams(spec, words).map((q) => `${q.name}: ${q.type}`)].join(', ');
   return `struct FzOut { ${fields} }
 fn fz(${args}) -> FzOut {
 ${lines.join('\n')}
@@ -101,13 +106,20 @@ ${lines.join('\n')}
 }`;
 }
 
+/** The parameter loads at the top of the entry point, and the names `fz` takes them by. */
+function paramLines(spec: FusedSpec, words: FusedWords): { loads: string[]; names: string[] } {
+  const qs = stepParams(spec, words);
+  return { loads: qs.map((q) => `  let ${q.name} = ${q.load};`), names: qs.map((q) => q.name) };
+}
+
 /** Each step's WGSL expression, for inputs of these dtypes. */
 export function lowerSteps(attrs: FusedAttrs, inputs: readonly { readonly dtype: DType }[]): WgslExpr[] {
-  return attrs.steps.map((st) => wgslExpression(st, argDType(st.args[0]!, inputs, attrs.steps)));
+  return attrs.steps.map((st) => wgslExpression(st, stepDType(st, inputs, attrs.steps)));
 }
 
 export function fusedProgram(spec: FusedSpec, words: FusedWords): Program {
-  const key = `fz|${spec.structure}|${spec.modes.join('')}|${spec.rank}|${spec.vec4 ? 'v4' : 's'}`;
+  // The expressions too: a step's expression may depend on its scalar (a division by a power of two multiplies).
+  const key = `fz|${spec.structure}|${spec.exprs.map((e) => e.expr).join(';')}|${spec.modes.join('')}|${spec.rank}|${spec.vec4 ? 'v4' : 's'}`;
   return {
     key,
     bindings: [...spec.inputs.map(() => 'read' as const), ...spec.attrs.outputs.map(() => 'write' as const)],
@@ -129,7 +141,8 @@ function scalarSource(spec: FusedSpec, words: FusedWords): string {
   spec.modes.forEach((m, k) => {
     if (m === 's') sets.push({ out: `o${k}`, offsetAt: words.inputs[k]!, stridesAt: words.strides[k]! });
   });
-  const lines = ['  if (i >= pu(0u)) { return; }'];
+  const q = paramLines(spec, words);
+  const lines = ['  if (i >= pu(0u)) { return; }', ...q.loads];
   if (sets.length > 0) lines.push(stridedOffsets('i', spec.rank, words.shape, sets));
   const loads = spec.modes.map((m, k) => {
     const w = words.inputs[k]!;
@@ -138,31 +151,42 @@ function scalarSource(spec: FusedSpec, words: FusedWords): string {
     if (m === 's') return `x${k}[o${k}]`;
     return `x${k}[pu(${w}u) + (i / pu(${w + 1}u)) % pu(${w + 2}u)]`;
   });
-  lines.push(`  let r = fz(${loads.join(', ')});`);
+  lines.push(`  let r = fz(${[...loads, ...q.names].join(', ')});`);
   spec.attrs.outputs.forEach((_, j) => lines.push(`  y${j}[i] = r.o${j};`));
   return `${PRELUDE}\n${header(decls)}\n${stepFunction(spec, words)}\n${linearEntry(FZ_WORKGROUP, lines.join('\n'))}\n`;
 }
 
+const LANES = ['x', 'y', 'z', 'w'] as const;
+
+/**
+ * Four elements per invocation. A length that is not a multiple of 4 ends in a partial vec4:
+ * its invocation computes all four lanes (the loads stay inside the buffers, whose sizes are
+ * multiples of 16 bytes) and stores only the lanes below n, one component at a time.
+ */
 function vec4Source(spec: FusedSpec, words: FusedWords): string {
   const vectorIn = (m: FusedMode) => m === 'c' || m === 'mv';
   const decls: BindingDecl[] = spec.inputs.map((d, k) => ({ name: `x${k}`, type: vectorIn(spec.modes[k]!) ? `vec4<${wgslType(d)}>` : wgslType(d), kind: 'read' }));
   decls.push(...outDecls(spec, true));
-  const lines = ['  if (i * 4u >= pu(0u)) { return; }'];
+  const q = paramLines(spec, words);
+  const lines = ['  let n = pu(0u);', '  let e = i * 4u;', '  if (e >= n) { return; }', ...q.loads];
   spec.modes.forEach((m, k) => {
     const w = words.inputs[k]!;
     if (m === 'c') lines.push(`  let w${k} = x${k}[pu(${w}u) / 4u + i];`);
     else if (m === 'b') lines.push(`  let w${k} = x${k}[pu(${w}u)];`);
     else if (m === 'mv') lines.push(`  let w${k} = x${k}[pu(${w}u) / 4u + i % (pu(${w + 2}u) / 4u)];`);
-    else lines.push(`  let w${k} = x${k}[pu(${w}u) + ((i * 4u) / pu(${w + 1}u)) % pu(${w + 2}u)];`);
+    else lines.push(`  let w${k} = x${k}[pu(${w}u) + (e / pu(${w + 1}u)) % pu(${w + 2}u)];`);
   });
-  const lanes = ['x', 'y', 'z', 'w'];
-  lanes.forEach((lane, l) => {
+  LANES.forEach((lane, l) => {
     const args = spec.modes.map((m, k) => (vectorIn(m) ? `w${k}.${lane}` : `w${k}`));
-    lines.push(`  let r${l} = fz(${args.join(', ')});`);
+    lines.push(`  let r${l} = fz(${[...args, ...q.names].join(', ')});`);
   });
+  const full: string[] = [];
+  const tail: string[] = [];
   spec.attrs.outputs.forEach((s, j) => {
     const t = wgslType(spec.attrs.steps[s]!.dtype);
-    lines.push(`  y${j}[i] = vec4<${t}>(r0.o${j}, r1.o${j}, r2.o${j}, r3.o${j});`);
+    full.push(`    y${j}[i] = vec4<${t}>(r0.o${j}, r1.o${j}, r2.o${j}, r3.o${j});`);
+    tail.push(`    y${j}[i].x = r0.o${j};`, `    if (e + 1u < n) { y${j}[i].y = r1.o${j}; }`, `    if (e + 2u < n) { y${j}[i].z = r2.o${j}; }`);
   });
+  lines.push('  if (e + 4u <= n) {', ...full, '  } else {', ...tail, '  }');
   return `${PRELUDE}\n${header(decls)}\n${stepFunction(spec, words)}\n${linearEntry(FZ_WORKGROUP, lines.join('\n'))}\n`;
 }
