@@ -3,7 +3,7 @@
  * first op: until they exist, ops return a PendingResult; afterwards encoding is synchronous
  * and ops return their result directly, so dependent ops need not wait a turn.
  */
-import { DeviceError, KernelError, SwitchyardError } from '../../errors.js';
+import { DeviceError, DTypeError, KernelError, SwitchyardError } from '../../errors.js';
 import type { WgpuDevice } from '../../devices/wgpu.js';
 import { allocTyped, type TypedArray } from '../../ir/dtype.js';
 import { numel, type OpName, type OpRecord } from '../../ir/ops.js';
@@ -130,6 +130,9 @@ export class WgpuExecutor implements Executor<GpuStorage> {
   }
 
   private encode(ctx: GpuContext, record: OpRecord, inputs: readonly GpuStorage[], payload: TypedArray | undefined): RawStorage[] {
+    if (record.inputs.some((m) => m.dtype === 'float16') || record.outputs.some((m) => m.dtype === 'float16')) {
+      throw new DTypeError('float16 tensors are not supported on WebGPU yet', { op: record.op, dtypes: ['float16'], hint: 'cast to float32 first' });
+    }
     const x = inputs[0];
     switch (record.op) {
       case 'fromData': {
@@ -188,6 +191,8 @@ export class WgpuExecutor implements Executor<GpuStorage> {
         return new Int32Array(bytes);
       case 'bool':
         return Uint8Array.from(new Uint32Array(bytes));
+      case 'float16':
+        return new Uint16Array(bytes, 0, n);
     }
   }
 
