@@ -58,6 +58,13 @@ export class GpuContext {
   readonly maxBinding: number;
   /** Storage buffers one kernel may bind (a fused kernel with more is split). */
   readonly maxStorageBuffers: number;
+  /** Whether the device has 'shader-f16' (requested wherever the adapter offers it): float16 tensors need it. */
+  readonly float16: boolean;
+  /** The adapter's name for messages. */
+  get adapterName(): string {
+    const i = this.adapterInfo;
+    return i.description || `${i.vendor} ${i.architecture}`.trim() || 'unknown';
+  }
   /** Dispatches encoded since the device was created (tests and benchmarks count kernels with it). */
   dispatchCount = 0;
   /** Set once the device is lost (not by close()); every later op and read fails with it. */
@@ -96,6 +103,7 @@ export class GpuContext {
     private readonly options: ContextOptions,
   ) {
     const limits = device.limits;
+    this.float16 = device.features.has('shader-f16');
     this.maxWorkgroupsPerDim = limits.maxComputeWorkgroupsPerDimension;
     this.maxBinding = Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize);
     this.maxStorageBuffers = limits.maxStorageBuffersPerShaderStage;
@@ -127,7 +135,9 @@ export class GpuContext {
       const v = k in adapter.limits ? adapter.limits[k] : undefined;
       if (typeof v === 'number') requiredLimits[k] = v;
     }
-    const device = await adapter.requestDevice({ requiredLimits, label: `switchyard ${options.deviceKey}` });
+    // float16 storage needs 'shader-f16'; asked for only where offered (asking otherwise fails the device).
+    const requiredFeatures: GPUFeatureName[] = adapter.features.has('shader-f16') ? ['shader-f16'] : [];
+    const device = await adapter.requestDevice({ requiredLimits, requiredFeatures, label: `switchyard ${options.deviceKey}` });
     return new GpuContext(device, adapter.info, options);
   }
 
