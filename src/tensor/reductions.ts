@@ -91,7 +91,9 @@ export function withIndices<B extends Backend, K extends 'float' | 'int'>(x: Ten
   const op = which === 'max' ? 'maxWithIndices' : 'minWithIndices';
   if (x.rank === 0) {
     normDim(op, dim, 0, x.shape);
-    return { values: x.reshape([]), indices: x.argmax() };
+    // argmax first: it refuses bool inputs before the reshape makes a tensor that would leak.
+    const indices = x.argmax();
+    return { values: x.reshape([]), indices };
   }
   const d = normDim(op, dim, x.rank, x.shape);
   if (x.shape[d] === 0) throw new ShapeError(`cannot take the ${which} over dim ${d} of size 0`, { op, shapes: [x.shape], hint: 'check for empty inputs first' });
