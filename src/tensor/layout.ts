@@ -44,11 +44,12 @@ function padConstant<B extends Backend, K extends Kind>(x: Tensor<B, K>, perDim:
   // Negative pads crop first; then the input goes into its place in a filled tensor.
   const crop = shape.map((n, d) => [Math.max(0, -perDim[d]![0]), n - Math.max(0, -perDim[d]![1])] as [number, number]);
   const cropped = crop.some(([s, e], d) => s !== 0 || e !== shape[d]) ? x.slice(crop.map(([s, e]) => [s, Math.max(s, e)] as [number, number])) : x;
+  const dtype: DType = x.dtype;
   if (cropped.shape.some((n) => n === 0) || outShape.some((n) => n === 0)) {
     if (cropped !== x) cropped.dispose();
-    return full(x.backend, outShape, value, { device: x.device, dtype: x.dtype }) as Tensor<B, K>;
+    return full(x.backend, outShape, value, { device: x.device, dtype }) as Tensor<B, K>;
   }
-  const base = full(x.backend, outShape, value, { device: x.device, dtype: x.dtype }) as Tensor<B, K>;
+  const base = full(x.backend, outShape, value, { device: x.device, dtype }) as Tensor<B, K>;
   const at = perDim.map(([before], d) => [Math.max(0, before), Math.max(0, before) + cropped.shape[d]!] as [number, number]);
   const out = base.sliceAssign(at, cropped);
   base.dispose();

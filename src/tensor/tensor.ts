@@ -11,7 +11,7 @@ import { sameBackend, type Backend, type Handle } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import { buildCreation, buildOp, buildTransfer, type Built } from '../ir/builder.js';
 import { halvesToFloat32 } from '../ir/half.js';
-import { coerce, isFloat, kindOf, type DType, type FloatDType, type Kind, type KindOf, type TypedArray } from '../ir/dtype.js';
+import { coerce, isFloat, kindOf, type DType, type DTypeOf, type FloatDType, type Kind, type KindOf, type TypedArray } from '../ir/dtype.js';
 import { BINARY, isBinaryOp, isUnaryOp, type BinaryOp, type UnaryOp } from '../ir/elementwise.js';
 import type { KindsOf } from '../ir/kinds.js';
 import { numel, type OpAttrs, type OpName, type ReduceOp } from '../ir/ops.js';
@@ -84,8 +84,10 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   get shape(): number[] {
     return [...this.handle.shape];
   }
-  get dtype(): DType {
-    return this.handle.dtype;
+  /** The dtype, typed by the kind: float32 or float16 for float tensors. */
+  get dtype(): DTypeOf<K> {
+    // The handle's dtype is of kind K by construction (as `kind` below).
+    return this.handle.dtype as DTypeOf<K>;
   }
   get kind(): K {
     return kindOf(this.handle.dtype) as K;
