@@ -261,6 +261,6 @@ export function linspace<B extends Backend, D extends DType = 'float32'>(backend
   const step = steps > 1 ? (end - start) / (steps - 1) : 0;
   const half = Math.floor(steps / 2);
   const values = allocTyped(dtype, steps);
-  for (let i = 0; i < steps; i++) values[i] = coerce(dtype, i < half || steps === 1 ? start + step * i : end - step * (steps - 1 - i));
+  for (let i = 0; i < steps; i++) values[i] = storedValue(dtype, i < half || steps === 1 ? start + step * i : end - step * (steps - 1 - i));
   return Tensor.upload(checkBackend('linspace', backend), values, [steps], dtype, deviceFor('linspace', backend, options.device)) as never;
 }

@@ -5,7 +5,7 @@
  */
 import type { Backend } from '../../../src/backends/backend.js';
 import { roundHalf } from '../../../src/ir/half.js';
-import { arange, fromData, full, zeros } from '../../../src/tensor/creation.js';
+import { arange, eye, fromData, full, linspace, zeros } from '../../../src/tensor/creation.js';
 import { Tensor } from '../../../src/tensor/tensor.js';
 import { ARITH, EXACT, TRANS, accTol, fmtShape, halfTol } from '../harness.js';
 import * as R from '../ref.js';
@@ -143,10 +143,34 @@ function movement(out: Case[]): void {
   out.push(value('float16 cat of odd lengths', 'cat', EXACT, (b) => Tensor.cat([ht(b, odd), ht(b, three)]), () => ex(R.cat([odd, three], 0), 'float16')));
   out.push(value('float16 reshape of an odd slice', 'reshape', EXACT, (b) => ht(b, a).slice([[0, 3], [1, 4]]).reshape([9]), () => ex(R.reshape(R.slice(a, [{ start: 0, stop: 3 }, { start: 1, stop: 4 }]), [9]), 'float16')));
   out.push(
-    value('float16 full, zeros, arange', 'full', EXACT, (b) => [full(b, [3], 0.1, { dtype: 'float16' }), zeros(b, [5], { dtype: 'float16' }), arange(b, 0, 2, 0.5, { dtype: 'float16' })], () => [
+    value('float16 full, zeros, arange, linspace, eye', 'full', EXACT, (b) => [full(b, [3], 0.1, { dtype: 'float16' }), zeros(b, [5], { dtype: 'float16' }), arange(b, 0, 2, 0.5, { dtype: 'float16' }), linspace(b, 0, 1, 4, { dtype: 'float16' }), eye(b, 2, 3, { dtype: 'float16' })], () => [
       ex(halves({ shape: [3], data: [0.1, 0.1, 0.1] }), 'float16'),
       ex({ shape: [5], data: [0, 0, 0, 0, 0] }, 'float16'),
       ex({ shape: [4], data: [0, 0.5, 1, 1.5] }, 'float16'),
+      ex(halves({ shape: [4], data: [0, 1 / 3, 2 / 3, 1] }), 'float16'),
+      ex({ shape: [2, 3], data: [1, 0, 0, 0, 1, 0] }, 'float16'),
+    ]),
+  );
+}
+
+/** `f` applied to each row of a 2-D array. */
+function alongRows(a: R.Arr, f: (row: number[]) => number[]): R.Arr {
+  const n = a.shape[1]!;
+  const data: number[] = [];
+  for (let i = 0; i < a.shape[0]!; i++) data.push(...f(a.data.slice(i * n, (i + 1) * n)));
+  return { shape: a.shape, data };
+}
+
+function ordering(out: Case[]): void {
+  const a = randH(new Rng('float16 ordering'), [3, 6], (r) => r.float(-4, 4));
+  out.push(
+    value('float16 sort and cumsum', 'sort', halfTol(accTol(6)), (b) => {
+      const x = ht(b, a);
+      return [x.sort(1).values, x.cumsum(1), x.flip([1])];
+    }, () => [
+      ex(alongRows(a, (line) => [...line].sort((x, y) => x - y)), 'float16'),
+      ex(alongRows(a, (line) => line.map((_, i) => line.slice(0, i + 1).reduce((s, v) => s + v, 0))), 'float16'),
+      ex(alongRows(a, (line) => [...line].reverse()), 'float16'),
     ]),
   );
 }
@@ -158,5 +182,6 @@ export function float16Cases(): Case[] {
   reductions(out);
   matmuls(out);
   movement(out);
+  ordering(out);
   return out;
 }
