@@ -878,6 +878,15 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   /** torch.matmul: batched with broadcast batch dims; 1-D operands are promoted and the added dim removed. */
   matmul(this: Accepting<B, 'matmul'>, other: Tensor<B, 'float'>): Tensor<B, 'float'> {
     checkTensor('matmul', 'the other operand', other);
+    // Under autocast (src/amp/autocast.ts): float32 operands multiply in float16, the result comes back float32.
+    if (this.backend.runtime.autocastDepth > 0 && this.dtype === 'float32' && other.dtype === 'float32') {
+      const a = this.cast('float16');
+      const b = other.cast('float16');
+      const y = a.matmul(b);
+      const out = y.cast('float32');
+      for (const t of [a, b, y]) t.dispose();
+      return out;
+    }
     if (this.rank === 0 || other.rank === 0) {
       throw new ShapeError('matmul needs operands of rank >= 1', { op: 'matmul', shapes: [this.shape, other.shape], hint: 'use mul for scalars' });
     }
