@@ -20,6 +20,7 @@ const BENCHES: Record<string, string> = {
   fusion: 'Fusion: fused GELU vs unfused and torch copy; MLP and transformer training steps with and without fusion beside TF.js webgpu and torch',
   placement: "auto-placement: four workloads on each device, by hand, 'auto' and 'trace'; time to place a 1,000-op graph",
   parallel: 'data-parallel MLP training: CPU replicas 1/2/4/8, the GPU with CPU replicas, a step timeline',
+  float16: 'float16: matmul float32 vs float16, MLP training step f32 vs f16-mixed (--cpu for the CPU backend, --small for lavapipe)',
 };
 
 type BenchModule = { main?: unknown; default?: unknown };
