@@ -4,6 +4,8 @@
  * f32 kernel on widened copies, so this measures what the conversions cost), and an MLP
  * training step (784-1024-1024-10, batch 512, Adam) in f32 and f16-mixed (autocast + GradScaler).
  * `--cpu` runs on the CPU backend instead; `--small` uses small sizes for a software adapter.
+ * Dawn offers 'shader-f16' on NVIDIA's Vulkan driver only with its `vulkan_enable_f16_on_nvidia`
+ * toggle, so the benchmark asks its own Dawn instance for the adapter with that toggle.
  */
 import { GradScaler, autocast } from '../src/amp/index.js';
 import { Autodiff } from '../src/autodiff/autodiff.js';
@@ -87,7 +89,9 @@ async function mlpStepMs(inner: Backend, mixed: boolean, sizes: { hidden: number
 export async function main(args: readonly string[] = []): Promise<void> {
   const small = args.includes('--small');
   const onCpu = args.includes('--cpu');
-  const backend: Backend = onCpu ? new Cpu() : await Wgpu.create();
+  // Held for the run: if the instance is garbage-collected, Dawn tears the device down.
+  const gpu = onCpu ? undefined : (await import('webgpu')).create(['enable-dawn-features=vulkan_enable_f16_on_nvidia']);
+  const backend: Backend = gpu ? await Wgpu.create({ requestAdapter: () => gpu.requestAdapter({ powerPreference: 'high-performance' }) }) : new Cpu();
   const name = onCpu ? 'cpu' : `wgpu (${JSON.stringify((await (backend as Wgpu).adapterInfo()).description)})`;
   console.log(`float16 benchmark on ${name}, ${new Date().toISOString()}`);
   const sizes = small ? [128, 256] : [1024, 2048, 4096];

@@ -88,7 +88,7 @@ export function oneHot<B extends Backend, D extends DType = 'int32'>(indices: Te
   if (indices.dtype !== 'int32') throw new DTypeError('indices must be int32', { op: 'oneHot', dtypes: [indices.dtype], hint: 'cast with .cast("int32")' });
   if (!Number.isInteger(numClasses) || numClasses <= 0) throw new ArgumentError(`numClasses must be a positive integer, got ${numClasses}`, { op: 'oneHot' });
   const dt: DType = dtype ?? 'int32';
-  if (dt === 'bool') throw new DTypeError('oneHot makes int32 or float32 tensors', { op: 'oneHot', dtypes: [dt], hint: 'compare the result with 1 for a mask' });
+  if (dt === 'bool') throw new DTypeError('oneHot makes int32, float32 or float16 tensors', { op: 'oneHot', dtypes: [dt], hint: 'compare the result with 1 for a mask' });
   const shape = indices.shape;
   const zeros = full(indices.backend, [...shape, numClasses], 0, { device: indices.device, dtype: dt });
   const ones = full(indices.backend, [...shape, 1], 1, { device: indices.device, dtype: dt });

@@ -869,7 +869,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     return pad(this, pads, mode, value);
   }
   /** One-hot rows for int32 class indices: shape [...this.shape, numClasses] (torch.nn.functional.one_hot). */
-  oneHot<D extends 'int32' | 'float32' = 'int32'>(this: Tensor<B, 'int'>, numClasses: number, dtype?: D): Tensor<B, KindOf<D>> {
+  oneHot<D extends 'int32' | 'float32' | 'float16' = 'int32'>(this: Tensor<B, 'int'>, numClasses: number, dtype?: D): Tensor<B, KindOf<D>> {
     return oneHot(this, checkInteger('oneHot', 'numClasses', numClasses), dtype);
   }
 

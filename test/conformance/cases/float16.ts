@@ -12,7 +12,7 @@ import * as R from '../ref.js';
 import { Rng } from '../rng.js';
 import { FLOAT_BINARY, FLOAT_UNARY } from './elementwise.js';
 import { callReduce, type ReduceName } from './reduce.js';
-import { ex, ft, randWith, value, type Case, type FT } from './util.js';
+import { ex, ft, it, randWith, value, type Case, type FT } from './util.js';
 
 /** A float16 tensor of the values of `a` (already float16 values). */
 export function ht(b: Backend, a: R.Arr): FT {
@@ -140,6 +140,7 @@ function movement(out: Case[]): void {
   // Odd element counts (2-byte elements: buffer sizes and copies need not be multiples of 4).
   const odd = randH(new Rng('float16 odd'), [7]);
   const three: R.Arr = { shape: [3], data: [1, 2, 3] };
+  out.push(value('float16 oneHot', 'scatterAdd', EXACT, (b) => it(b, { shape: [3], data: [2, 0, 3] }).oneHot(4, 'float16'), () => ex({ shape: [3, 4], data: [0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 1] }, 'float16')));
   out.push(value('float16 cat of odd lengths', 'cat', EXACT, (b) => Tensor.cat([ht(b, odd), ht(b, three)]), () => ex(R.cat([odd, three], 0), 'float16')));
   out.push(value('float16 reshape of an odd slice', 'reshape', EXACT, (b) => ht(b, a).slice([[0, 3], [1, 4]]).reshape([9]), () => ex(R.reshape(R.slice(a, [{ start: 0, stop: 3 }, { start: 1, stop: 4 }]), [9]), 'float16')));
   out.push(
