@@ -8,6 +8,8 @@ import { Linear } from '../../src/nn/linear.js';
 import { Sequential } from '../../src/nn/sequential.js';
 import { loadModule, saveModule, safetensorsToRecord } from '../../src/record/module.js';
 import { decodeSafetensors, encodeSafetensors } from '../../src/record/safetensors.js';
+import { encodeHalves } from '../../src/ir/half.js';
+import { fromData } from '../../src/tensor/creation.js';
 
 const ascii = (s: string) => Array.from(s, (c) => c.charCodeAt(0));
 const u64le = (n: number) => [n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff, (n >> 24) & 0xff, 0, 0, 0, 0];
@@ -42,6 +44,9 @@ const DATA = [
 ];
 
 describe('reading safetensors', () => {
+  const cpu = new Cpu({ threads: 0 });
+  afterAll(() => cpu.close());
+
   it('reads a file built from the format description', () => {
     const { tensors, metadata } = decodeSafetensors(foreignFile(HEADER, DATA));
     expect(metadata).toEqual({ format: 'pt' });
@@ -69,6 +74,18 @@ describe('reading safetensors', () => {
     expect(back.dtype).toBe('float16');
     expect(Array.from(back.data)).toEqual(Array.from(bits));
     expect(encodeSafetensors(decodeSafetensors(file).tensors)).toEqual(file);
+  });
+
+  it('round-trips an F16 file through a float16 tensor bit for bit', async () => {
+    const bits = Uint16Array.from([0x0000, 0x8000, 0x0001, 0x83ff, 0x0400, 0x3c00, 0x3555, 0x7bff, 0x7c00, 0xfc00, 0xc1a3]);
+    const file = encodeSafetensors({ h: { dtype: 'float16', shape: [bits.length], data: bits } });
+    const entry = decodeSafetensors(file).tensors.h!;
+    const t = fromData(cpu, entry.data, { shape: entry.shape, dtype: 'float16' });
+    expect(t.dtype).toBe('float16');
+    const back = new Uint16Array(bits.length);
+    encodeHalves((await t.toData()).values, 0, bits.length, back);
+    expect(encodeSafetensors({ h: { dtype: 'float16', shape: [bits.length], data: back } })).toEqual(file);
+    t.dispose();
   });
 
   it('reads from a Uint8Array that is a view into a larger buffer at an odd offset', () => {
