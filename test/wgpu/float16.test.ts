@@ -61,8 +61,14 @@ describeGpu('float16 without shader-f16', () => {
       requestAdapter: async (d) => {
         const a = await source.requestAdapter(d);
         if (!a) return null;
-        const noFeatures: Pick<GPUAdapter, 'features' | 'limits' | 'info' | 'requestDevice'> = { features: new Set<string>(), limits: a.limits, info: a.info, requestDevice: (desc) => a.requestDevice(desc) };
-        return noFeatures as GPUAdapter;
+        const none = new Set<string>();
+        return new Proxy(a, {
+          get: (target, key) => {
+            if (key === 'features') return none;
+            const v: unknown = Reflect.get(target, key, target);
+            return typeof v === 'function' ? v.bind(target) : v;
+          },
+        });
       },
     });
     try {
