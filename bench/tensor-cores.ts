@@ -105,11 +105,16 @@ async function settle(t: Tensor<Wgpu>): Promise<void> {
 }
 
 /** TFLOP/s of the tuned kernel, and its error on 64 sampled outputs (same metric as above). */
-async function tflops(w: Wgpu, [m, k, n]: Shape3, reps: number): Promise<{ tflops: number; error: number }> {
-  const av = values(m * k, 5);
-  const bv = values(k * n, 9);
-  const a: Tensor<Wgpu, 'float'> = fromData(w, av, { shape: [m, k] });
-  const b: Tensor<Wgpu, 'float'> = fromData(w, bv, { shape: [k, n] });
+async function tflops(w: Wgpu, [m, k, n]: Shape3, reps: number, dtype: 'float32' | 'float16' = 'float32'): Promise<{ tflops: number; error: number }> {
+  let av = values(m * k, 5);
+  let bv = values(k * n, 9);
+  const a: Tensor<Wgpu, 'float'> = fromData(w, av, { shape: [m, k], dtype });
+  const b: Tensor<Wgpu, 'float'> = fromData(w, bv, { shape: [k, n], dtype });
+  // The reference multiplies what the tensors hold (float16 inputs are rounded once).
+  if (dtype === 'float16') {
+    av = (await a.toData()).values;
+    bv = (await b.toData()).values;
+  }
   const warm = a.matmul(b);
   await settle(warm);
   warm.dispose();
@@ -182,7 +187,7 @@ export async function main(args: readonly string[] = []): Promise<void> {
     const shapes: Shape3[] = small ? [[256, 256, 256]] : [[1024, 1024, 1024], [2048, 2048, 2048], [4096, 4096, 4096], [1000, 500, 3000]];
     const torch = small ? undefined : torchJson<Record<string, number>>(TORCH, [JSON.stringify(shapes)]);
     console.log('\nTFLOP/s (median of 5 rounds); torch in the same run where present');
-    console.log(['m x k x n', ...PRECISIONS.map((p) => `ours ${p}`), 'torch f32 (TF32 off)', 'torch f16', 'medium / torch f32', 'medium / torch f16', 'sampled error (highest / high / medium)'].join(' | '));
+    console.log(['m x k x n', ...PRECISIONS.map((p) => `ours f32 ${p}`), 'ours float16', 'torch f32 (TF32 off)', 'torch f16', 'medium / torch f32', 'float16 / torch f16', 'float16 / torch f32', 'sampled error (highest / high / medium / float16)'].join(' | '));
     for (const s of shapes) {
       const ours: number[] = [];
       const errs: string[] = [];
@@ -191,11 +196,14 @@ export async function main(args: readonly string[] = []): Promise<void> {
         ours.push(r.tflops);
         errs.push(r.error.toExponential(1));
       }
+      const h = await tflops(backends[0]!, s, s[0] >= 4096 ? 10 : 40, 'float16');
+      errs.push(h.error.toExponential(1));
       const key = `${s[0]}x${s[1]}x${s[2]}`;
       const t32 = torch?.[`f32 ${key}`];
       const t16 = torch?.[`f16 ${key}`];
       const med = ours[2]!;
-      console.log([key, ...ours.map((x) => x.toFixed(1)), t32?.toFixed(1) ?? 'n/a', t16?.toFixed(1) ?? 'n/a', t32 ? (med / t32).toFixed(2) : 'n/a', t16 ? (med / t16).toFixed(2) : 'n/a', errs.join(' / ')].join(' | '));
+      const ratio = (x: number, y: number | undefined): string => (y ? (x / y).toFixed(2) : 'n/a');
+      console.log([key, ...ours.map((x) => x.toFixed(1)), h.tflops.toFixed(1), t32?.toFixed(1) ?? 'n/a', t16?.toFixed(1) ?? 'n/a', ratio(med, t32), ratio(h.tflops, t16), ratio(h.tflops, t32), errs.join(' / ')].join(' | '));
     }
     console.log('\nautotuned variants (shape bucket -> variant) per precision:');
     for (const [i, w] of backends.entries()) console.log(`  ${PRECISIONS[i]}: ${JSON.stringify(await w.autotuned())}`);

@@ -5,7 +5,10 @@
  *
  *   npx tsx examples/train-mlp.ts [--device cpu|wgpu|router:wgpu|router:cpu] [--epochs 12]
  *     [--batch 64] [--lr 0.003] [--hidden 256] [--dropout 0.2] [--shift 2] [--threads N]
- *     [--seed 1] [--train 8000] [--test 2000] [--out DIR]
+ *     [--seed 1] [--train 8000] [--test 2000] [--precision f32|f16-mixed] [--out DIR]
+ *
+ * `--precision f16-mixed` runs the matmuls in float16 (autocast; float32 master weights and
+ * optimizer) with loss scaling (GradScaler: a step whose gradients overflow is skipped).
  *
  * `router:<d>` runs on a Router<[Wgpu, Cpu]> with the model on device d. Without `--out` the
  * checkpoint and the plot go to a fresh temporary folder (printed at the end). Arguments are
@@ -16,6 +19,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { GradScaler, autocast } from '../src/amp/index.js';
 import { Autodiff } from '../src/autodiff/autodiff.js';
 import { noGrad } from '../src/autodiff/grad-mode.js';
 import type { Backend } from '../src/backends/backend.js';
@@ -44,7 +48,7 @@ interface Mnist {
 }
 
 const USAGE =
-  'usage: train-mlp [--device cpu|wgpu|router:wgpu|router:cpu] [--epochs N] [--batch N] [--lr X] [--hidden N] [--dropout P] [--shift N] [--threads N] [--seed N] [--train N] [--test N] [--out DIR]';
+  'usage: train-mlp [--device cpu|wgpu|router:wgpu|router:cpu] [--epochs N] [--batch N] [--lr X] [--hidden N] [--dropout P] [--shift N] [--threads N] [--seed N] [--train N] [--test N] [--precision f32|f16-mixed] [--out DIR]';
 
 /** A bad command line: one line on stderr, exit code 2, before any data or device is touched. */
 class UsageError extends Error {}
@@ -71,6 +75,7 @@ function parse(argv: readonly string[]) {
         train: { type: 'string', default: '8000' },
         test: { type: 'string', default: '2000' },
         out: { type: 'string' },
+        precision: { type: 'string', default: 'f32' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -96,6 +101,8 @@ function parse(argv: readonly string[]) {
   const device = values.device ?? 'cpu';
   if (!DEVICES.test(device)) throw new UsageError(`--device ${device}: expected cpu, wgpu, router:wgpu, router:wgpu:<n>, router:wgpu:cpu or router:cpu`);
   if (values.out !== undefined && values.out.trim() === '') throw new UsageError('--out: expected a folder');
+  const precision = values.precision ?? 'f32';
+  if (precision !== 'f32' && precision !== 'f16-mixed') throw new UsageError(`--precision ${precision}: expected f32 or f16-mixed`);
   return {
     device,
     epochs: int('epochs', values.epochs ?? '', 1),
@@ -109,6 +116,7 @@ function parse(argv: readonly string[]) {
     train: int('train', values.train ?? '', 1, 8000),
     test: int('test', values.test ?? '', 1, 2000),
     out: values.out,
+    precision,
   };
 }
 
@@ -278,6 +286,11 @@ function mlp<B extends Backend>(backend: B, device: Device): Model<B> {
   return new Sequential(new Linear(backend, 784, HIDDEN, { device }), new Relu(), new Dropout(DROPOUT), new Linear(backend, HIDDEN, 10, { device }));
 }
 
+/** The model's forward pass, with float16 matmuls under --precision f16-mixed. */
+function forward<B extends Backend>(model: Model<B>, backend: B, x: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  return args.precision === 'f16-mixed' ? autocast(() => model.forward(x), { runtime: backend.runtime }) : model.forward(x);
+}
+
 async function evaluate<B extends Backend>(model: Model<B>, backend: B, device: Device, s: Split): Promise<number> {
   model.eval();
   const order = Int32Array.from({ length: s.n }, (_, i) => i);
@@ -289,7 +302,7 @@ async function evaluate<B extends Backend>(model: Model<B>, backend: B, device: 
       tidy(() => {
         const x = fromData(backend, b.x, { shape: [to - from, 784], device });
         const y = fromData(backend, b.y, { device });
-        return model.forward(x).argmax(1).equal(y).cast('int32').sum();
+        return forward(model, backend, x).argmax(1).equal(y).cast('int32').sum();
       }),
     );
     correct += await hits.item();
@@ -313,7 +326,9 @@ async function main(): Promise<void> {
   backend.seed(SEED);
   const model = mlp(backend, device);
   const opt = new Adam<typeof backend>({ lr: LR });
-  console.log(`${backend.name} on ${device.key}: MLP 784-${HIDDEN}-10 (${model.numParams().toLocaleString()} parameters), ${train.n} training / ${test.n} test digits, batch ${BATCH}, Adam lr ${LR}`);
+  const scaler = args.precision === 'f16-mixed' ? new GradScaler() : undefined;
+  let skipped = 0;
+  console.log(`${backend.name} on ${device.key}: MLP 784-${HIDDEN}-10 (${model.numParams().toLocaleString()} parameters), ${train.n} training / ${test.n} test digits, batch ${BATCH}, Adam lr ${LR}, ${args.precision}`);
 
   const losses: number[] = [];
   const steps = Math.ceil(train.n / BATCH);
@@ -331,15 +346,21 @@ async function main(): Promise<void> {
       const from = step * BATCH;
       const to = Math.min(train.n, from + BATCH);
       const b = gatherBatch(train, order, from, to, jitter);
-      const { loss, hits } = tidy(() => {
+      const { loss, hits, scaled } = tidy(() => {
         const x = fromData(backend, b.x, { shape: [to - from, 784], device });
         const y = fromData(backend, b.y, { device });
-        const logits = model.forward(x);
+        const logits = forward(model, backend, x);
         const l = crossEntropy(logits, y);
-        const grads = ParamGrads.from(l.backward(), model);
-        opt.step(model, grads, lr);
-        return { loss: l, hits: noGrad(() => logits.argmax(1).equal(y).cast('int32').sum()) };
+        const hits = noGrad(() => logits.argmax(1).equal(y).cast('int32').sum());
+        // Mixed precision: backward from the scaled loss; the scaler steps after its overflow check.
+        if (scaler) return { loss: l, hits, scaled: ParamGrads.from(scaler.scaleLoss(l).backward(), model) };
+        opt.step(model, ParamGrads.from(l.backward(), model), lr);
+        return { loss: l, hits, scaled: undefined };
       });
+      if (scaler && scaled) {
+        if (!(await scaler.step(opt, model, scaled, lr))) skipped++;
+        scaled.dispose();
+      }
       const [lv, hv] = await Promise.all([loss.item(), hits.item()]);
       loss.dispose();
       hits.dispose();
@@ -352,6 +373,7 @@ async function main(): Promise<void> {
     if (process.stdout.isTTY) process.stdout.write('\n');
   }
   const trainSeconds = (performance.now() - tTrain) / 1000;
+  if (scaler) console.log(`loss scale ${scaler.scale}, ${skipped} of ${EPOCHS * steps} steps skipped (gradients overflowed float16)`);
 
   const accuracy = await evaluate(model, backend, device, test);
   console.log(`test accuracy: ${(100 * accuracy).toFixed(2)}% on ${test.n} digits (training took ${trainSeconds.toFixed(1)}s)`);

@@ -55,6 +55,7 @@ export { noGrad, isGradEnabled } from './autodiff/grad-mode.js';
 export type { AutodiffBackend, BackwardOptions } from './autodiff/types.js';
 export * as nn from './nn/index.js';
 export * as optim from './optim/index.js';
+export * as amp from './amp/index.js';
 export * as parallel from './parallel/index.js';
 export * from './record/index.js';
 export * as data from './data/index.js';

@@ -13,6 +13,7 @@ import { NONE } from './gradients/rule.js';
 import type { Gradients } from './gradients.js';
 import { Tape } from './tape.js';
 import type { AutodiffBackend, BackwardOptions } from './types.js';
+import { isFloat } from '../ir/dtype.js';
 
 export class Autodiff<B extends Backend> extends Decorator<B> implements AutodiffBackend<DeviceOf<B>> {
   readonly name: string;
@@ -30,7 +31,7 @@ export class Autodiff<B extends Backend> extends Decorator<B> implements Autodif
     if (record.inputs.length === 0 || !this.runtime.gradEnabled) return;
     const out = record.outputs[0];
     // Only float results carry gradients: int/bool outputs (argmax, comparisons, casts) cut the graph.
-    if (record.outputs.length !== 1 || out!.dtype !== 'float32') return;
+    if (record.outputs.length !== 1 || !isFloat(out!.dtype)) return;
     const rule = gradOf(record.op);
     if (rule === NONE) return;
     if (!record.inputs.some((m) => this.tape.get(m.id) !== undefined)) return;
@@ -62,7 +63,7 @@ export class Autodiff<B extends Backend> extends Decorator<B> implements Autodif
   }
 
   requireGrad(h: Handle): void {
-    if (h.dtype !== 'float32') {
+    if (!isFloat(h.dtype)) {
       throw new DTypeError('only float tensors can require grad', { op: 'requireGrad', dtypes: [h.dtype], hint: 'cast with .cast("float32") first' });
     }
     this.tape.leaf(h.id);

@@ -7,6 +7,7 @@ import type { Backend, Handle } from '../backends/backend.js';
 import { ArgumentError } from '../errors.js';
 import { keep, tidy } from '../memory/tidy.js';
 import { full } from '../tensor/creation.js';
+import { isFloat } from '../ir/dtype.js';
 import { Tensor } from '../tensor/tensor.js';
 import type { FloatT, GradContext } from './gradients/rule.js';
 import { Gradients } from './gradients.js';
@@ -100,7 +101,8 @@ export function backward(tape: Tape, inner: Backend, outer: Backend, root: Handl
   const order = reachable(rootVar);
   const grads = new Map<Var, FloatT>();
   const kept: Array<[number, FloatT]> = [];
-  grads.set(rootVar, full(inner, root.shape, 1, { device: root.device }));
+  // The seed has the root's float dtype (float16 losses get float16 gradients).
+  grads.set(rootVar, full(inner, root.shape, 1, { device: root.device, dtype: isFloat(root.dtype) ? root.dtype : 'float32' }));
   const report = (v: Var, g: FloatT): void => {
     // The container's tensor belongs to the outer backend; tidy scopes around backward do not free it.
     inner.retain(g.handle);

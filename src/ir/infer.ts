@@ -4,7 +4,7 @@
  * receives a foreign record (router, remote) can call it again to validate.
  */
 import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
-import { kindOf, type DType } from './dtype.js';
+import { isFloat, kindOf, type DType } from './dtype.js';
 import { BINARY, UNARY, isBinaryOp, isParamUnaryOp, isScalarOp, isUnaryOp, scalarBase } from './elementwise.js';
 import { OP_KINDS, type KindLimitedOp } from './kinds.js';
 import { isFusableOp, type FusedAttrs } from './fused.js';
@@ -83,7 +83,7 @@ function inferMetas(call: OpCall, inputs: readonly Meta[]): Meta[] {
     return [{ shape: a!.shape, dtype: spec.out === 'bool' ? 'bool' : a!.dtype }];
   }
   if (isParamUnaryOp(op)) {
-    if (a!.dtype !== 'float32') throw kindsError(op, [a!.dtype], ['float']);
+    if (!isFloat(a!.dtype)) throw kindsError(op, [a!.dtype], ['float']);
     return [{ shape: a!.shape, dtype: a!.dtype }];
   }
   if (family === 'binary' && isBinaryOp(op)) {
@@ -233,7 +233,7 @@ function inferMetas(call: OpCall, inputs: readonly Meta[]): Meta[] {
       return [{ shape: a!.shape, dtype: a!.dtype }];
     case 'var': {
       const { dim, keepDims, correction } = call.attrs;
-      if (a!.dtype !== 'float32') throw kindsError(op, [a!.dtype], ['float']);
+      if (!isFloat(a!.dtype)) throw kindsError(op, [a!.dtype], ['float']);
       if (dim !== null) checkDim(op, dim, a!.shape);
       if (!Number.isFinite(correction)) throw new ArgumentError(`correction must be a finite number, got ${correction}`, { op });
       const shape = a!.shape;

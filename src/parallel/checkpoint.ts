@@ -34,7 +34,7 @@ export function optimizerToSafetensors(record: OptimizerRecord): Uint8Array {
 }
 
 export function safetensorsToOptimizer(bytes: Uint8Array): OptimizerRecord {
-  const { tensors, metadata } = decodeSafetensors(bytes);
+  const { tensors, metadata } = decodeSafetensors(bytes, { float16: 'float32' });
   const head = metadata[STATE_KEY];
   if (!head) throw new ArgumentError('not an optimizer state file (no switchyard.optimizer metadata)', { op: 'loadCheckpoint' });
   const { kind, steps } = parseStateHead(head);

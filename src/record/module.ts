@@ -50,7 +50,7 @@ function paramIds(text: string | undefined): Readonly<Record<string, string>> {
 
 /** A module record from safetensors bytes (from us, or any writer: missing ids are made fresh). */
 export function safetensorsToRecord(bytes: Uint8Array | ArrayBuffer): ModuleRecord {
-  const { tensors, metadata } = decodeSafetensors(asBytes('safetensorsToRecord', bytes));
+  const { tensors, metadata } = decodeSafetensors(asBytes('safetensorsToRecord', bytes), { float16: 'float32' });
   const ids = paramIds(metadata[IDS_KEY]);
   const params = Object.create(null) as Record<string, ParamRecord>;
   for (const [name, t] of Object.entries(tensors)) {

@@ -1,11 +1,13 @@
 /**
  * The safetensors format (Hugging Face; what PyTorch users exchange weights in): an 8-byte
  * little-endian header length N, N bytes of JSON (name -> dtype, shape, data_offsets; optional
- * "__metadata__" of strings), then the raw little-endian data. We write F32, I32 and BOOL, and
- * also read F16, BF16 and F64 (as float32) and I64 (as int32, when every value fits).
+ * "__metadata__" of strings), then the raw little-endian data. We write F32, F16, I32 and BOOL;
+ * we read those (F16 as float16 tensors, bit for bit, or as float32 on request), and BF16 and F64
+ * (as float32) and I64 (as int32, when every value fits).
  */
 import { ArgumentError } from '../errors.js';
 import type { DType, TypedArray } from '../ir/dtype.js';
+import { fromHalfBits } from '../ir/half.js';
 import { isDType, show } from '../ir/validate.js';
 
 export interface SafeTensor {
@@ -22,7 +24,7 @@ export interface SafetensorsFile {
 /** The reference implementation's cap on the header size. */
 const MAX_HEADER = 100 * 1024 * 1024;
 
-const WRITE_NAMES: Record<DType, string> = { float32: 'F32', int32: 'I32', bool: 'BOOL' };
+const WRITE_NAMES: Record<DType, string> = { float32: 'F32', float16: 'F16', int32: 'I32', bool: 'BOOL' };
 const READ_SIZES: Record<string, number> = { F32: 4, I32: 4, BOOL: 1, F16: 2, BF16: 2, F64: 8, I64: 8 };
 
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -44,12 +46,12 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-const WRITE_ARRAYS: Record<DType, { new (n: number): TypedArray }> = { float32: Float32Array, int32: Int32Array, bool: Uint8Array };
+const WRITE_ARRAYS: Record<DType, { new (n: number): TypedArray }> = { float32: Float32Array, float16: Uint16Array, int32: Int32Array, bool: Uint8Array };
 
 function checkTensorEntry(name: string, t: unknown): SafeTensor {
   if (!isObject(t)) throw fail(`tensor '${name}' must be { dtype, shape, data }, got ${show(t)}`);
   const { dtype, shape, data } = t;
-  if (!isDType(dtype)) throw fail(`tensor '${name}' has dtype ${show(dtype)} (float32, int32 or bool)`);
+  if (!isDType(dtype)) throw fail(`tensor '${name}' has dtype ${show(dtype)} (float32, float16, int32 or bool)`);
   if (!Array.isArray(shape) || !shape.every((d) => Number.isSafeInteger(d) && (d as number) >= 0)) throw fail(`tensor '${name}' has a bad shape ${show(shape)}`);
   if (!(data instanceof WRITE_ARRAYS[dtype])) throw fail(`tensor '${name}' of dtype ${dtype} needs its data as a ${WRITE_ARRAYS[dtype].name}, got ${show(data)}`);
   return t as unknown as SafeTensor;
@@ -70,7 +72,7 @@ export function encodeSafetensors(tensors: Readonly<Record<string, SafeTensor>>,
     if (name === '__metadata__') throw fail("'__metadata__' is reserved and cannot name a tensor");
     const t = tensors[name]!;
     if (t.data.length !== numel(t.shape)) throw fail(`tensor '${name}' has ${t.data.length} values for shape [${t.shape.join(', ')}]`);
-    const bytes = t.data.length * (t.dtype === 'bool' ? 1 : 4);
+    const bytes = t.data.byteLength;
     header[name] = { dtype: WRITE_NAMES[t.dtype], shape: [...t.shape], data_offsets: [offset, offset + bytes] };
     offset += bytes;
   }
@@ -102,6 +104,7 @@ function writeLE(out: Uint8Array, at: number, t: SafeTensor): number {
     const view = new DataView(out.buffer, out.byteOffset + at, src.byteLength);
     for (let i = 0; i < src.length; i++) {
       if (src instanceof Float32Array) view.setFloat32(i * 4, src[i]!, true);
+      else if (src instanceof Uint16Array) view.setUint16(i * 2, src[i]!, true);
       else view.setInt32(i * 4, src[i]!, true);
     }
   }
@@ -204,7 +207,12 @@ function parseHeader(bytes: Uint8Array): { entries: Entry[]; metadata: Record<st
   return { entries, metadata, dataStart: 8 + size };
 }
 
-function decodeEntry(view: DataView, at: number, e: Entry): SafeTensor {
+/** How F16 entries load: as float16 tensors (their bits, the default) or widened to float32. */
+export interface DecodeOptions {
+  readonly float16?: 'float16' | 'float32';
+}
+
+function decodeEntry(view: DataView, at: number, e: Entry, options: DecodeOptions): SafeTensor {
   const n = numel(e.shape);
   const shape = e.shape;
   switch (e.dtype) {
@@ -227,9 +235,15 @@ function decodeEntry(view: DataView, at: number, e: Entry): SafeTensor {
       return { dtype: 'bool', shape, data };
     }
     case 'F16': {
-      const data = new Float32Array(n);
-      for (let i = 0; i < n; i++) data[i] = halfToFloat(view.getUint16(at + i * 2, true));
-      return { dtype: 'float32', shape, data };
+      if (options.float16 === 'float32') {
+        const data = new Float32Array(n);
+        for (let i = 0; i < n; i++) data[i] = fromHalfBits(view.getUint16(at + i * 2, true));
+        return { dtype: 'float32', shape, data };
+      }
+      if (littleEndian) return { dtype: 'float16', shape, data: new Uint16Array(copyBytes(view, at, n * 2)) };
+      const data = new Uint16Array(n);
+      for (let i = 0; i < n; i++) data[i] = view.getUint16(at + i * 2, true);
+      return { dtype: 'float16', shape, data };
     }
     case 'BF16': {
       const data = new Float32Array(n);
@@ -270,12 +284,12 @@ export function asBytes(op: string, bytes: unknown): Uint8Array {
  * Tensors and metadata come back in objects without a prototype, so any key (even
  * '__proto__') is an ordinary entry.
  */
-export function decodeSafetensors(bytes: Uint8Array | ArrayBuffer): SafetensorsFile {
+export function decodeSafetensors(bytes: Uint8Array | ArrayBuffer, options: DecodeOptions = {}): SafetensorsFile {
   const data = asBytes('safetensors', bytes);
   const { entries, metadata, dataStart } = parseHeader(data);
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const tensors = dictionary<SafeTensor>();
-  for (const e of entries) tensors[e.name] = decodeEntry(view, dataStart + e.begin, e);
+  for (const e of entries) tensors[e.name] = decodeEntry(view, dataStart + e.begin, e, options);
   return { tensors, metadata };
 }
 
@@ -285,11 +299,3 @@ function copyBytes(view: DataView, at: number, length: number): ArrayBuffer {
   return out;
 }
 
-function halfToFloat(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exp = (h >> 10) & 0x1f;
-  const frac = h & 0x3ff;
-  if (exp === 0) return sign * frac * 2 ** -24;
-  if (exp === 0x1f) return frac ? NaN : sign * Infinity;
-  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
-}

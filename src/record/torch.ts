@@ -82,7 +82,7 @@ export interface TorchLoadReport {
  */
 export function loadTorchStateDict<B extends Backend>(module: Module<B>, bytes: Uint8Array, options: TorchLoadOptions = {}): TorchLoadReport {
   const op = 'loadTorchStateDict';
-  const { tensors } = decodeSafetensors(bytes);
+  const { tensors } = decodeSafetensors(bytes, { float16: 'float32' });
   const file = new Map<string, SafeTensor>();
   for (const [k, t] of Object.entries(tensors)) file.set(options.rename ? options.rename(k) : k, t);
   const entries = torchEntries(module);

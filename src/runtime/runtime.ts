@@ -30,6 +30,8 @@ export class Runtime {
   readonly scopes: Array<Set<Disposable>> = [];
   /** Open noGrad scopes. */
   noGradDepth = 0;
+  /** Open autocast scopes (float16 matmuls of float32 operands, src/amp/autocast.ts). */
+  autocastDepth = 0;
 
   constructor(options: RuntimeOptions = {}) {
     this.ids = new IdSource(options.prefix ?? threadPrefix());

@@ -9,6 +9,7 @@ import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import { broadcastShapes } from '../ir/shape.js';
 import { Distribution, full, random } from './creation.js';
 import type { Tensor } from './tensor.js';
+import { isFloat } from '../ir/dtype.js';
 
 export interface AttentionOptions<B extends Backend = Backend> {
   /**
@@ -32,7 +33,7 @@ const OP = 'scaledDotProductAttention';
  */
 export function scaledDotProductAttention<B extends Backend>(q: Tensor<B, 'float'>, k: Tensor<B, 'float'>, v: Tensor<B, 'float'>, options: AttentionOptions<B> = {}): Tensor<B, 'float'> {
   for (const t of [q, k, v]) {
-    if (t.dtype !== 'float32') throw new DTypeError('query, key and value must be float32', { op: OP, dtypes: [q.dtype, k.dtype, v.dtype] });
+    if (!isFloat(t.dtype) || t.dtype !== q.dtype) throw new DTypeError('query, key and value must be float tensors of one dtype', { op: OP, dtypes: [q.dtype, k.dtype, v.dtype] });
   }
   if (q.rank < 2 || k.rank < 2 || v.rank < 2) throw new ShapeError('query, key and value need rank >= 2 ([..., L, E], [..., S, E], [..., S, Ev])', { op: OP, shapes: [q.shape, k.shape, v.shape] });
   const [L, E] = q.shape.slice(-2) as [number, number];

@@ -6,7 +6,8 @@
 import { ArgumentError, DTypeError } from '../errors.js';
 import type { Backend } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
-import { allocTyped, coerce, type DType, type Kind, type KindOf, type TypedArray } from '../ir/dtype.js';
+import { encodeHalves } from '../ir/half.js';
+import { allocTyped, coerce, storedValue, type DType, type Kind, type KindOf, type TypedArray } from '../ir/dtype.js';
 import type { DistributionSpec } from '../ir/ops.js';
 import { checkShape } from '../ir/shape.js';
 import { MAX_ELEMENTS, MAX_RANK, checkBackend, checkDType, checkDevice, checkNumber, checkOptions, show } from '../ir/validate.js';
@@ -119,7 +120,9 @@ type DefaultKind<T> = T extends Int32Array ? 'int' : T extends Uint8Array ? 'boo
 
 /**
  * A tensor from nested arrays or a typed array (with `shape`). Default dtype: float32 for
- * numbers and Float32Array, int32 for Int32Array, bool for booleans and Uint8Array.
+ * numbers and Float32Array, int32 for Int32Array, bool for booleans and Uint8Array, float16 for
+ * Uint16Array (float16 bit patterns, taken as they are). With dtype float16, numbers round to the
+ * nearest float16 (ties to even).
  */
 export function fromData<B extends Backend, T extends FromDataInput, D extends DType | undefined = undefined>(
   backend: B,
@@ -134,7 +137,7 @@ export function fromData<B extends Backend, T extends FromDataInput, D extends D
   if (isNumberArray(data)) {
     flat = data;
     shape = [flat.length];
-    fallback = data instanceof Int32Array ? 'int32' : data instanceof Uint8Array ? 'bool' : 'float32';
+    fallback = data instanceof Int32Array ? 'int32' : data instanceof Uint8Array ? 'bool' : data instanceof Uint16Array ? 'float16' : 'float32';
   } else if (Array.isArray(data) || typeof data === 'number' || typeof data === 'boolean') {
     shape = inferShape(data);
     const out: number[] = [];
@@ -145,6 +148,9 @@ export function fromData<B extends Backend, T extends FromDataInput, D extends D
     throw new ArgumentError(`data must be nested arrays of numbers or booleans, or a typed array, got ${show(data)}`, { op: 'fromData' });
   }
   const { dtype } = creationOptions('fromData', opts, fallback);
+  if (flat instanceof Uint16Array && dtype !== 'float16') {
+    throw new DTypeError(`a Uint16Array holds float16 bit patterns, not ${dtype} values`, { op: 'fromData', dtypes: [dtype], hint: 'pass dtype float16 (or none), or the values as numbers / a Float32Array' });
+  }
   if (opts['shape'] !== undefined) shape = checkShape('fromData', opts['shape'], dtype);
   else checkShape('fromData', shape, dtype);
   const n = shape.reduce((a, c) => a * c, 1);
@@ -154,8 +160,10 @@ export function fromData<B extends Backend, T extends FromDataInput, D extends D
   const device = deviceFor('fromData', b, opts['device']);
   const payload = allocTyped(dtype, n);
   // Same-kind typed arrays hold coerced values already: a block copy (weights reloaded per step).
-  if ((dtype === 'float32' && flat instanceof Float32Array) || (dtype === 'int32' && flat instanceof Int32Array)) payload.set(flat);
-  else for (let i = 0; i < n; i++) payload[i] = coerce(dtype, flat[i]!);
+  // float16 from a Uint16Array: the bit patterns as they are.
+  if ((dtype === 'float32' && flat instanceof Float32Array) || (dtype === 'int32' && flat instanceof Int32Array) || flat instanceof Uint16Array) payload.set(flat);
+  else if (dtype === 'float16' && flat instanceof Float32Array && payload instanceof Uint16Array) encodeHalves(flat, 0, n, payload);
+  else for (let i = 0; i < n; i++) payload[i] = storedValue(dtype, flat[i]!);
   return Tensor.upload(b, payload, shape, dtype, device) as never;
 }
 
@@ -253,6 +261,6 @@ export function linspace<B extends Backend, D extends DType = 'float32'>(backend
   const step = steps > 1 ? (end - start) / (steps - 1) : 0;
   const half = Math.floor(steps / 2);
   const values = allocTyped(dtype, steps);
-  for (let i = 0; i < steps; i++) values[i] = coerce(dtype, i < half || steps === 1 ? start + step * i : end - step * (steps - 1 - i));
+  for (let i = 0; i < steps; i++) values[i] = storedValue(dtype, i < half || steps === 1 ? start + step * i : end - step * (steps - 1 - i));
   return Tensor.upload(checkBackend('linspace', backend), values, [steps], dtype, deviceFor('linspace', backend, options.device)) as never;
 }

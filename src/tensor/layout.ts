@@ -44,11 +44,12 @@ function padConstant<B extends Backend, K extends Kind>(x: Tensor<B, K>, perDim:
   // Negative pads crop first; then the input goes into its place in a filled tensor.
   const crop = shape.map((n, d) => [Math.max(0, -perDim[d]![0]), n - Math.max(0, -perDim[d]![1])] as [number, number]);
   const cropped = crop.some(([s, e], d) => s !== 0 || e !== shape[d]) ? x.slice(crop.map(([s, e]) => [s, Math.max(s, e)] as [number, number])) : x;
+  const dtype: DType = x.dtype;
   if (cropped.shape.some((n) => n === 0) || outShape.some((n) => n === 0)) {
     if (cropped !== x) cropped.dispose();
-    return full(x.backend, outShape, value, { device: x.device, dtype: x.dtype }) as Tensor<B, K>;
+    return full(x.backend, outShape, value, { device: x.device, dtype }) as Tensor<B, K>;
   }
-  const base = full(x.backend, outShape, value, { device: x.device, dtype: x.dtype }) as Tensor<B, K>;
+  const base = full(x.backend, outShape, value, { device: x.device, dtype }) as Tensor<B, K>;
   const at = perDim.map(([before], d) => [Math.max(0, before), Math.max(0, before) + cropped.shape[d]!] as [number, number]);
   const out = base.sliceAssign(at, cropped);
   base.dispose();
@@ -87,7 +88,7 @@ export function oneHot<B extends Backend, D extends DType = 'int32'>(indices: Te
   if (indices.dtype !== 'int32') throw new DTypeError('indices must be int32', { op: 'oneHot', dtypes: [indices.dtype], hint: 'cast with .cast("int32")' });
   if (!Number.isInteger(numClasses) || numClasses <= 0) throw new ArgumentError(`numClasses must be a positive integer, got ${numClasses}`, { op: 'oneHot' });
   const dt: DType = dtype ?? 'int32';
-  if (dt === 'bool') throw new DTypeError('oneHot makes int32 or float32 tensors', { op: 'oneHot', dtypes: [dt], hint: 'compare the result with 1 for a mask' });
+  if (dt === 'bool') throw new DTypeError('oneHot makes int32, float32 or float16 tensors', { op: 'oneHot', dtypes: [dt], hint: 'compare the result with 1 for a mask' });
   const shape = indices.shape;
   const zeros = full(indices.backend, [...shape, numClasses], 0, { device: indices.device, dtype: dt });
   const ones = full(indices.backend, [...shape, 1], 1, { device: indices.device, dtype: dt });

@@ -4,7 +4,7 @@
  */
 import type { Backend } from '../backends/backend.js';
 import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
-import type { Kind } from '../ir/dtype.js';
+import { isFloat, type Kind } from '../ir/dtype.js';
 import { normDim, normDims } from '../ir/shape.js';
 import type { Tensor } from './tensor.js';
 
@@ -50,7 +50,7 @@ export function varianceArgs(shape: readonly number[], dim: Dims, options: VarOp
 
 export function logsumexp<B extends Backend>(x: Tensor<B, 'float'>, dim: Dims, keepDims: boolean): Tensor<B, 'float'> {
   // Checked first: the composite would make temporaries before its float-only step refused them.
-  if (x.dtype !== 'float32') throw new DTypeError(`dtype ${x.dtype} is not supported (accepts float)`, { op: 'logsumexp', dtypes: [x.dtype], hint: 'cast the input with .cast("float32")' });
+  if (!isFloat(x.dtype)) throw new DTypeError(`dtype ${x.dtype} is not supported (accepts float)`, { op: 'logsumexp', dtypes: [x.dtype], hint: 'cast the input with .cast("float32")' });
   const dims = coveredDims('logsumexp', dim, x.shape);
   if (count(x.shape, dims) === 0) {
     // An empty sum of exps is 0: log gives -inf (torch).
@@ -91,7 +91,9 @@ export function withIndices<B extends Backend, K extends 'float' | 'int'>(x: Ten
   const op = which === 'max' ? 'maxWithIndices' : 'minWithIndices';
   if (x.rank === 0) {
     normDim(op, dim, 0, x.shape);
-    return { values: x.reshape([]), indices: x.argmax() };
+    // argmax first: it refuses bool inputs before the reshape makes a tensor that would leak.
+    const indices = x.argmax();
+    return { values: x.reshape([]), indices };
   }
   const d = normDim(op, dim, x.rank, x.shape);
   if (x.shape[d] === 0) throw new ShapeError(`cannot take the ${which} over dim ${d} of size 0`, { op, shapes: [x.shape], hint: 'check for empty inputs first' });

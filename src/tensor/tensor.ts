@@ -10,7 +10,8 @@ import { isAutodiff, type AutodiffBackend, type BackwardOptions } from '../autod
 import { sameBackend, type Backend, type Handle } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import { buildCreation, buildOp, buildTransfer, type Built } from '../ir/builder.js';
-import { coerce, kindOf, type DType, type Kind, type KindOf, type TypedArray } from '../ir/dtype.js';
+import { halvesToFloat32 } from '../ir/half.js';
+import { coerce, isFloat, kindOf, type DType, type DTypeOf, type FloatDType, type Kind, type KindOf, type TypedArray } from '../ir/dtype.js';
 import { BINARY, isBinaryOp, isUnaryOp, type BinaryOp, type UnaryOp } from '../ir/elementwise.js';
 import type { KindsOf } from '../ir/kinds.js';
 import { numel, type OpAttrs, type OpName, type ReduceOp } from '../ir/ops.js';
@@ -25,7 +26,7 @@ import { anyAll, logsumexp, varianceArgs, withIndices, type Dims, type VarOption
 
 export interface TensorData<K extends Kind = Kind> {
   readonly shape: number[];
-  readonly dtype: K extends 'float' ? 'float32' : K extends 'int' ? 'int32' : K extends 'bool' ? 'bool' : DType;
+  readonly dtype: K extends 'float' ? FloatDType : K extends 'int' ? 'int32' : K extends 'bool' ? 'bool' : DType;
   readonly values: K extends 'float' ? Float32Array : K extends 'int' ? Int32Array : K extends 'bool' ? Uint8Array : TypedArray;
 }
 
@@ -83,8 +84,10 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   get shape(): number[] {
     return [...this.handle.shape];
   }
-  get dtype(): DType {
-    return this.handle.dtype;
+  /** The dtype, typed by the kind: float32 or float16 for float tensors. */
+  get dtype(): DTypeOf<K> {
+    // The handle's dtype is of kind K by construction (as `kind` below).
+    return this.handle.dtype as DTypeOf<K>;
   }
   get kind(): K {
     return kindOf(this.handle.dtype) as K;
@@ -233,7 +236,9 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   /** Waits for the tensor and returns its values (contiguous, row-major). */
   async toData(): Promise<TensorData<K>> {
     const h = this.live('toData');
-    const values = await this.backend.read(h);
+    const stored = await this.backend.read(h);
+    // float16 is stored as bit patterns; its values come out as float32 (exactly).
+    const values = h.dtype === 'float16' && stored instanceof Uint16Array ? halvesToFloat32(stored) : stored;
     this.shown = summarize(h.shape, values);
     return { shape: [...h.shape], dtype: h.dtype, values } as unknown as TensorData<K>;
   }
@@ -492,7 +497,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   /** Rounds half to even (torch.round); with `decimals`, round(x * 10^d) / 10^d as torch does. */
   round(decimals = 0): Tensor<B, K> {
     checkInteger('round', 'decimals', decimals);
-    if (decimals === 0 || this.dtype !== 'float32') return this.un('round');
+    if (decimals === 0 || !isFloat(this.dtype)) return this.un('round');
     const f = 10 ** Math.abs(decimals);
     const scaled = decimals > 0 ? this.un<K>('mulScalar', { scalar: f }) : this.un<K>('divScalar', { scalar: f });
     const r = scaled.un<K>('round');
@@ -864,7 +869,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     return pad(this, pads, mode, value);
   }
   /** One-hot rows for int32 class indices: shape [...this.shape, numClasses] (torch.nn.functional.one_hot). */
-  oneHot<D extends 'int32' | 'float32' = 'int32'>(this: Tensor<B, 'int'>, numClasses: number, dtype?: D): Tensor<B, KindOf<D>> {
+  oneHot<D extends 'int32' | 'float32' | 'float16' = 'int32'>(this: Tensor<B, 'int'>, numClasses: number, dtype?: D): Tensor<B, KindOf<D>> {
     return oneHot(this, checkInteger('oneHot', 'numClasses', numClasses), dtype);
   }
 
@@ -873,6 +878,15 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   /** torch.matmul: batched with broadcast batch dims; 1-D operands are promoted and the added dim removed. */
   matmul(this: Accepting<B, 'matmul'>, other: Tensor<B, 'float'>): Tensor<B, 'float'> {
     checkTensor('matmul', 'the other operand', other);
+    // Under autocast (src/amp/autocast.ts): float32 operands multiply in float16, the result comes back float32.
+    if (this.backend.runtime.autocastDepth > 0 && this.dtype === 'float32' && other.dtype === 'float32') {
+      const a = this.cast('float16');
+      const b = other.cast('float16');
+      const y = a.matmul(b);
+      const out = y.cast('float32');
+      for (const t of [a, b, y]) t.dispose();
+      return out;
+    }
     if (this.rank === 0 || other.rank === 0) {
       throw new ShapeError('matmul needs operands of rank >= 1', { op: 'matmul', shapes: [this.shape, other.shape], hint: 'use mul for scalars' });
     }

@@ -29,7 +29,7 @@ export async function saveOptimizerState<B extends Backend>(optimizer: Optimizer
 
 /** Restores what saveOptimizerState wrote, for the parameters of `module` (and the optimizer's scheduler). */
 export function loadOptimizerState<B extends Backend>(optimizer: Optimizer<B>, module: Module<B>, bytes: Uint8Array): void {
-  const { tensors, metadata } = decodeSafetensors(bytes);
+  const { tensors, metadata } = decodeSafetensors(bytes, { float16: 'float32' });
   const kind = metadata[KIND];
   if (kind === undefined) throw new ArgumentError('these bytes hold no optimizer state', { op: 'loadOptimizerState', hint: 'pass a file written by saveOptimizerState' });
   const steps = JSON.parse(metadata['switchyard.steps'] ?? '{}') as Record<string, number>;

@@ -7,6 +7,7 @@ import type { DType } from '../../src/ir/dtype.js';
 import { tidy } from '../../src/memory/tidy.js';
 import { Tensor } from '../../src/tensor/tensor.js';
 import { unravel } from './ref.js';
+import { roundHalf } from '../../src/ir/half.js';
 
 /** A value passes when |got - want| <= abs + rel * |want|. Bool and int32 outputs are always compared exactly. */
 export interface Tol {
@@ -22,6 +23,16 @@ export const TRANS: Tol = { abs: 1e-6, rel: 1e-5 };
 /** A float32 reduction (or dot product) over `k` terms. */
 export function accTol(k: number): Tol {
   return { abs: 1e-5 * Math.sqrt(Math.max(k, 1)), rel: 1e-5 };
+}
+
+/**
+ * float16 results: the kernels compute in float32 and round once to float16, so a result may be
+ * one float16 step (2^-10 relative, 2^-24 absolute below the normals) from the float64
+ * reference rounded to float16, on top of the float32 computation's own tolerance `t`.
+ * Composites that round intermediate results to float16 pass `steps` (one step per rounding).
+ */
+export function halfTol(t: Tol, steps = 1): Tol {
+  return { abs: t.abs + steps * 2 ** -24, rel: t.rel + steps * 2 ** -10 };
 }
 
 /** What an output must be: computed by the float64 reference, never by the code under test. */
@@ -71,9 +82,9 @@ function fmtNum(v: number): string {
 }
 
 function valueOk(got: number, want64: number, dtype: DType, tol: Tol): boolean {
-  if (dtype !== 'float32') return got === want64;
-  // The float32 the exact result rounds to: overflow to inf and underflow to 0 are then expected.
-  const want = Math.fround(want64);
+  if (dtype !== 'float32' && dtype !== 'float16') return got === want64;
+  // The float the exact result rounds to: overflow to inf and underflow to 0 are then expected.
+  const want = dtype === 'float16' ? roundHalf(want64) : Math.fround(want64);
   if (Number.isNaN(want)) return Number.isNaN(got);
   if (Number.isNaN(got)) return false;
   if (!Number.isFinite(want)) return got === want;
@@ -100,7 +111,7 @@ export function compare(label: string, got: { shape: readonly number[]; dtype: D
     if (bad.length < 6) bad.push(`at ${fmtShape(unravel(i, want.shape))} got ${fmtNum(g)} want ${fmtNum(w)}`);
   }
   if (nBad > 0) {
-    const t = want.dtype === 'float32' ? ` (tol abs ${tol.abs}, rel ${tol.rel})` : ' (exact)';
+    const t = want.dtype === 'float32' || want.dtype === 'float16' ? ` (tol abs ${tol.abs}, rel ${tol.rel})` : ' (exact)';
     throw new ConformanceError(`${label}: ${nBad} of ${want.values.length} values differ${t}: ${bad.join('; ')}${nBad > bad.length ? '; ...' : ''}`);
   }
 }

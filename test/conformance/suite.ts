@@ -10,6 +10,7 @@
 import { compositeCases } from './cases/composite.js';
 import { creationCases } from './cases/creation.js';
 import { elementwiseCases } from './cases/elementwise.js';
+import { float16Cases } from './cases/float16.js';
 import { mathCases } from './cases/math.js';
 import { matmulCases } from './cases/matmul.js';
 import { orderingCases } from './cases/ordering.js';
@@ -24,7 +25,7 @@ export { runCase, compare, ConformanceError } from './harness.js';
 
 /** Every case, in a stable order, with unique names. */
 export function conformanceCases(): Case[] {
-  const cases = [...elementwiseCases(), ...reduceCases(), ...matmulCases(), ...shapeCases(), ...creationCases(), ...specialCases(), ...mathCases(), ...reductionCases(), ...orderingCases(), ...compositeCases()];
+  const cases = [...elementwiseCases(), ...reduceCases(), ...matmulCases(), ...shapeCases(), ...creationCases(), ...specialCases(), ...mathCases(), ...reductionCases(), ...orderingCases(), ...compositeCases(), ...float16Cases()];
   const seen = new Set<string>();
   for (const c of cases) {
     if (seen.has(c.name)) throw new Error(`conformance: duplicate case name '${c.name}'`);

@@ -34,6 +34,7 @@ describe('train-mlp arguments', () => {
     [['--batch', '2.5'], /--batch 2.5: expected an integer/],
     [['--lr', 'fast'], /--lr fast: expected a number > 0/],
     [['--dropout', '1'], /--dropout 1: expected a probability/],
+    [['--precision', 'f8'], /--precision f8: expected f32 or f16-mixed/],
     [['--bogus', '3'], /Unknown option '--bogus'/],
     [['extra'], /Unexpected argument 'extra'/],
   ])('%j is rejected at once with one line and exit code 2', async (args, message) => {
@@ -64,6 +65,16 @@ describe('train-mlp outputs', () => {
     expect(dirname(fa)).not.toBe(dirname(fb));
     expect(existsSync(fa) && existsSync(fb)).toBe(true);
     expect(existsSync(join(dirname(fa), 'loss.svg'))).toBe(true);
+  });
+
+  test('--precision f16-mixed trains with float16 matmuls and loss scaling', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchyard-train-test-'));
+    made.push(dir);
+    const r = await trainer([...TINY, '--precision', 'f16-mixed', '--out', dir]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/f16-mixed/);
+    expect(r.stdout).toMatch(/loss scale \d+, \d+ of \d+ steps skipped/);
+    expect(r.stdout).toMatch(/reloaded, test accuracy [\d.]+% \(identical\)/);
   });
 
   test('--out DIR is used as given', async () => {

@@ -31,7 +31,7 @@ export interface Call {
   readonly args: ArgSpec[];
 }
 
-const DTYPES: readonly DType[] = ['float32', 'int32', 'bool'];
+const DTYPES: readonly DType[] = ['float32', 'float16', 'int32', 'bool'];
 const dtypeArb = fc.constantFrom(...DTYPES);
 
 /** What untyped callers pass: every JavaScript kind, and the numbers that break naive checks. */

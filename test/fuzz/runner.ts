@@ -43,7 +43,7 @@ function valuesFor(spec: TensorSpec): TypedArray {
   const n = spec.shape.reduce((a, b) => a * b, 1);
   const [lo, hi] = spec.range ?? [-3, 4];
   const at = (i: number) => lo + ((i * 7 + spec.seed) % (hi - lo + 1));
-  if (spec.dtype === 'float32') return Float32Array.from({ length: n }, (_, i) => (i % 5 === 4 ? at(i) + 0.5 : at(i)));
+  if (spec.dtype === 'float32' || spec.dtype === 'float16') return Float32Array.from({ length: n }, (_, i) => (i % 5 === 4 ? at(i) + 0.5 : at(i)));
   if (spec.dtype === 'int32') return Int32Array.from({ length: n }, (_, i) => at(i));
   return Uint8Array.from({ length: n }, (_, i) => ((i + spec.seed) % 3 === 0 ? 1 : 0));
 }

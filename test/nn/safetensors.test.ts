@@ -8,6 +8,8 @@ import { Linear } from '../../src/nn/linear.js';
 import { Sequential } from '../../src/nn/sequential.js';
 import { loadModule, saveModule, safetensorsToRecord } from '../../src/record/module.js';
 import { decodeSafetensors, encodeSafetensors } from '../../src/record/safetensors.js';
+import { encodeHalves } from '../../src/ir/half.js';
+import { fromData } from '../../src/tensor/creation.js';
 
 const ascii = (s: string) => Array.from(s, (c) => c.charCodeAt(0));
 const u64le = (n: number) => [n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff, (n >> 24) & 0xff, 0, 0, 0, 0];
@@ -42,16 +44,48 @@ const DATA = [
 ];
 
 describe('reading safetensors', () => {
+  const cpu = new Cpu({ threads: 0 });
+  afterAll(() => cpu.close());
+
   it('reads a file built from the format description', () => {
     const { tensors, metadata } = decodeSafetensors(foreignFile(HEADER, DATA));
     expect(metadata).toEqual({ format: 'pt' });
     expect(tensors.weight).toEqual({ dtype: 'float32', shape: [2, 2], data: Float32Array.from([1, -2.5, 0.5, 3]) });
     expect(tensors.ints).toEqual({ dtype: 'int32', shape: [3], data: Int32Array.from([7, -1, 256]) });
     expect(tensors.mask).toEqual({ dtype: 'bool', shape: [2], data: Uint8Array.from([1, 0]) });
-    expect(Array.from(tensors.half!.data)).toEqual([1, -2, 65504]);
+    // F16 stays float16: its bit patterns, as in the file.
+    expect(tensors.half).toEqual({ dtype: 'float16', shape: [3], data: Uint16Array.from([0x3c00, 0xc000, 0x7bff]) });
     expect(Array.from(tensors.brain!.data)).toEqual([1, -0.5]);
     expect(tensors.long).toEqual({ dtype: 'int32', shape: [1], data: Int32Array.from([-3]) });
     expect(tensors.empty!.shape).toEqual([0, 3]);
+  });
+
+  it('widens F16 to float32 on request', () => {
+    const { tensors } = decodeSafetensors(foreignFile(HEADER, DATA), { float16: 'float32' });
+    expect(tensors.half).toEqual({ dtype: 'float32', shape: [3], data: Float32Array.from([1, -2, 65504]) });
+  });
+
+  it('round-trips float16 tensors bit for bit (subnormals, infinities, NaN payloads, odd lengths)', () => {
+    const bits = Uint16Array.from([0x0000, 0x8000, 0x0001, 0x03ff, 0x0400, 0x3c00, 0x7bff, 0x7c00, 0xfc00, 0x7e00, 0x7c01, 0xfe37, 0x3555]);
+    const file = encodeSafetensors({ h: { dtype: 'float16', shape: [bits.length], data: bits }, w: { dtype: 'float32', shape: [1], data: Float32Array.from([2]) } });
+    const header = JSON.parse(new TextDecoder().decode(file.subarray(8, 8 + Number(new DataView(file.buffer).getBigUint64(0, true)))));
+    expect(header.h.dtype).toBe('F16');
+    const back = decodeSafetensors(file).tensors.h!;
+    expect(back.dtype).toBe('float16');
+    expect(Array.from(back.data)).toEqual(Array.from(bits));
+    expect(encodeSafetensors(decodeSafetensors(file).tensors)).toEqual(file);
+  });
+
+  it('round-trips an F16 file through a float16 tensor bit for bit', async () => {
+    const bits = Uint16Array.from([0x0000, 0x8000, 0x0001, 0x83ff, 0x0400, 0x3c00, 0x3555, 0x7bff, 0x7c00, 0xfc00, 0xc1a3]);
+    const file = encodeSafetensors({ h: { dtype: 'float16', shape: [bits.length], data: bits } });
+    const entry = decodeSafetensors(file).tensors.h!;
+    const t = fromData(cpu, entry.data, { shape: entry.shape, dtype: 'float16' });
+    expect(t.dtype).toBe('float16');
+    const back = new Uint16Array(bits.length);
+    encodeHalves((await t.toData()).values, 0, bits.length, back);
+    expect(encodeSafetensors({ h: { dtype: 'float16', shape: [bits.length], data: back } })).toEqual(file);
+    t.dispose();
   });
 
   it('reads from a Uint8Array that is a view into a larger buffer at an odd offset', () => {

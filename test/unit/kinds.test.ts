@@ -82,7 +82,7 @@ const methodTypesMatchTable: { [M in keyof typeof METHOD_OPS]: Equal<ThisKinds<M
 };
 
 const DTYPES: readonly DType[] = ['float32', 'int32', 'bool'];
-const KIND: Record<DType, Kind> = { float32: 'float', int32: 'int', bool: 'bool' };
+const KIND: Record<DType, Kind> = { float32: 'float', float16: 'float', int32: 'int', bool: 'bool' };
 
 /** Inputs and attributes for inferring one op on operands of `dtype`. */
 function call(op: string, dtype: DType): [OpCall, Meta[]] | undefined {

@@ -99,7 +99,7 @@ export const BINARY_GRADS: { readonly [N in BinaryOp]: GradEntry<N> } = {
     backward: (c) => {
       const a = c.input(0);
       const b = c.input(1);
-      return both(c, () => c.dy.mul(a.notEqual(0).cast('float32').xlogy(b)), () => c.dy.mul(a).div(b));
+      return both(c, () => c.dy.mul(a.notEqual(0).cast(a.dtype).xlogy(b)), () => c.dy.mul(a).div(b));
     },
   },
 };

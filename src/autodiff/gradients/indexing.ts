@@ -29,7 +29,7 @@ export const INDEXING_GRADS: { readonly [N in IndexingOp]: GradEntry<N> } = {
   sliceAssign: {
     backward: (c) => {
       const v = c.metas[1]!;
-      const dx = c.needs[0] ? (Tensor.run(c.backend, 'sliceAssign', [c.dy, zeros(c.backend, v.shape, { device: v.device })], { ranges: c.attrs.ranges })[0] as FloatT) : undefined;
+      const dx = c.needs[0] ? (Tensor.run(c.backend, 'sliceAssign', [c.dy, zeros(c.backend, v.shape, { device: v.device, dtype: c.dy.dtype })], { ranges: c.attrs.ranges })[0] as FloatT) : undefined;
       const dv = c.needs[1] ? sliceOf(c.dy, c.attrs.ranges) : undefined;
       return [dx, dv];
     },
@@ -39,7 +39,7 @@ export const INDEXING_GRADS: { readonly [N in IndexingOp]: GradEntry<N> } = {
     saveInputs: [1],
     backward: (c) => {
       const m = c.metas[0]!;
-      return [zeros(c.backend, m.shape, { device: m.device }).scatterAdd(c.attrs.dim, c.input<'int'>(1), c.dy), undefined];
+      return [zeros(c.backend, m.shape, { device: m.device, dtype: c.dy.dtype }).scatterAdd(c.attrs.dim, c.input<'int'>(1), c.dy), undefined];
     },
   },
   scatterAdd: {
@@ -55,7 +55,7 @@ export const INDEXING_GRADS: { readonly [N in IndexingOp]: GradEntry<N> } = {
       const idx = c.input<'int'>(1);
       const shape = c.dy.shape.map((d, i) => (i === dim ? d : 1));
       const index = idx.reshape(shape).expand(c.dy.shape);
-      return [zeros(c.backend, m.shape, { device: m.device }).scatterAdd(dim, index, c.dy), undefined];
+      return [zeros(c.backend, m.shape, { device: m.device, dtype: c.dy.dtype }).scatterAdd(dim, index, c.dy), undefined];
     },
   },
 };

@@ -19,7 +19,7 @@ export const MOVEMENT_GRADS: { readonly [N in MovementOp]: GradEntry<N> } = {
   slice: {
     backward: (c) => {
       const m = c.metas[0]!;
-      const z = zeros(c.backend, m.shape, { device: m.device });
+      const z = zeros(c.backend, m.shape, { device: m.device, dtype: c.dy.dtype });
       return [Tensor.run(c.backend, 'sliceAssign', [z, c.dy], { ranges: c.attrs.ranges })[0] as FloatT];
     },
   },

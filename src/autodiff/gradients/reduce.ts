@@ -17,7 +17,7 @@ function spread(c: GradContext<ReduceOp>, g: FloatT): FloatT {
 function extreme(c: GradContext<ReduceOp>): FloatT[] {
   const x = c.input(0);
   const shape = c.metas[0]!.shape;
-  const hit = x.equal(kept(c.output(), c.attrs, shape)).cast('float32');
+  const hit = x.equal(kept(c.output(), c.attrs, shape)).cast(x.dtype);
   const count = c.attrs.dim === null ? hit.sum(null, true) : hit.sum(c.attrs.dim, true);
   return [hit.mul(kept(c.dy, c.attrs, shape).div(count))];
 }
@@ -28,7 +28,7 @@ function prodGrad(c: GradContext<'prod'>): FloatT[] {
   const shape = c.metas[0]!.shape;
   const dim = c.attrs.dim;
   const isZero = x.equal(0);
-  const zeros = isZero.cast('float32');
+  const zeros = isZero.cast(x.dtype);
   const zeroCount = dim === null ? zeros.sum(null, true) : zeros.sum(dim, true);
   const nonZero = x.where(isZero.logicalNot(), 1);
   const prodNonZero = dim === null ? nonZero.prod(null, true) : nonZero.prod(dim, true);

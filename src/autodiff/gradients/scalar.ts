@@ -56,5 +56,5 @@ export const SCALAR_GRADS: { readonly [N in ScalarOp]: GradEntry<N> } = {
     },
   },
   logaddexpScalar: { saveInputs: [0], backward: (c) => [c.dy.mul(c.input(0).sub(c.attrs.scalar).sigmoid())] },
-  xlogyScalar: { saveInputs: [0], backward: (c) => [c.dy.mul(c.input(0).notEqual(0).cast('float32').xlogy(c.attrs.scalar))] },
+  xlogyScalar: { saveInputs: [0], backward: (c) => [c.dy.mul(c.input(0).notEqual(0).cast(c.dy.dtype).xlogy(c.attrs.scalar))] },
 };

@@ -1,4 +1,5 @@
 /** Gradients of clamp, where and cast. */
+import { isFloat } from '../../ir/dtype.js';
 import { reduceTo } from './broadcast.js';
 import type { GradEntry } from './rule.js';
 
@@ -23,5 +24,12 @@ export const SELECT_GRADS: { readonly clamp: GradEntry<'clamp'>; readonly where:
     },
   },
   // Only float -> float reaches here (the tape cuts at non-float outputs): the identity.
-  cast: { backward: (c) => [c.dy] },
+  // Back to the input's float dtype (float16 <-> float32); int and bool inputs take no gradient.
+  cast: {
+    backward: (c) => {
+      const d = c.metas[0]!.dtype;
+      if (!isFloat(d)) return [undefined];
+      return [d === c.dy.dtype ? c.dy : c.dy.cast(d)];
+    },
+  },
 };

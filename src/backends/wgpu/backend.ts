@@ -17,6 +17,7 @@ import { defaultAdapterSource, type AdapterSource, type RequestAdapter } from '.
 import { WgpuExecutor } from './executor.js';
 import type { MatmulKind, MatmulTile } from './wgsl/matmul.js';
 import { MATMUL_PRECISIONS, type MatmulPrecision } from './kernels/matmul-tc.js';
+import type { OpRecord } from '../../ir/ops.js';
 
 export interface WgpuOptions {
   /** The device `zeros(wgpu, ...)` and friends use when none is given (default WgpuDevice.Default). */
@@ -156,6 +157,13 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
       this.runtime.memory.register(device.key, e);
     }
     return e;
+  }
+
+  /** A float16 op on a device without 'shader-f16' fails here, at the call, once the device is up (before, at its first op). */
+  override submit(record: OpRecord): void {
+    const device = this.deviceOf(record.device);
+    if (device) this.exec(device).check(record);
+    super.submit(record);
   }
 
   protected executor(device: WgpuDevice): Executor<unknown> {

@@ -63,6 +63,13 @@ export class GpuContext {
   readonly maxBinding: number;
   /** Storage buffers one kernel may bind (a fused kernel with more is split). */
   readonly maxStorageBuffers: number;
+  /** Whether the device has 'shader-f16' (requested wherever the adapter offers it): float16 tensors need it. */
+  readonly float16: boolean;
+  /** The adapter's name for messages. */
+  get adapterName(): string {
+    const i = this.adapterInfo;
+    return i.description || `${i.vendor} ${i.architecture}`.trim() || 'unknown';
+  }
   /** Dispatches encoded since the device was created (tests and benchmarks count kernels with it). */
   dispatchCount = 0;
   /** Command buffers submitted since the device was created (tests count submits per step with it). */
@@ -107,6 +114,7 @@ export class GpuContext {
     readonly tuner: Autotuner,
   ) {
     const limits = device.limits;
+    this.float16 = device.features.has('shader-f16');
     this.maxWorkgroupsPerDim = limits.maxComputeWorkgroupsPerDimension;
     this.maxBinding = Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize);
     this.maxStorageBuffers = limits.maxStorageBuffersPerShaderStage;

@@ -13,6 +13,8 @@ import { INSTALL_HINT, type RequestAdapter } from './adapter.js';
 import { GpuContext } from './context.js';
 import { checkFaults, inheritFaults } from './faults.js';
 import { contiguousCopy } from './kernels/copy.js';
+import { reshapeHalf, requireFloat16, runWidened, touchesFloat16, widenHalf } from './kernels/half.js';
+import { encodeHalves } from '../../ir/half.js';
 import { kernelTable, type KernelOp, type KernelTable } from './kernels/index.js';
 import { freshStorage, type GpuKernel, type RawStorage } from './kernels/kernel.js';
 import type { MatmulConfig } from './kernels/matmul.js';
@@ -25,6 +27,14 @@ export interface WgpuExecutorOptions {
   readonly batchSize: number;
   readonly matmul: MatmulConfig;
   readonly autotune?: AutotuneOption;
+}
+
+/** float16 patterns padded to whole 4-byte words (an odd count gets a zero beside its last element). */
+function wholeWords(data: TypedArray): TypedArray {
+  if (data.byteLength % 4 === 0) return data;
+  const out = new Uint16Array(data.length + 1);
+  out.set(data);
+  return out;
 }
 
 function message(e: unknown): string {
@@ -47,6 +57,11 @@ export class WgpuExecutor implements Executor<GpuStorage> {
   ) {
     this.deviceKey = device.key;
     this.kernels = kernelTable(options.matmul);
+  }
+
+  /** Checks what the device supports, where it is known already (float16 needs 'shader-f16'). */
+  check(record: OpRecord): void {
+    if (this.ctx && touchesFloat16(record)) requireFloat16(this.ctx, record);
   }
 
   /** The device's context, requesting adapter and device on first use. */
@@ -132,12 +147,14 @@ export class WgpuExecutor implements Executor<GpuStorage> {
   }
 
   private encode(ctx: GpuContext, record: OpRecord, inputs: readonly GpuStorage[], payload: TypedArray | undefined): RawStorage[] {
+    const half = touchesFloat16(record);
+    if (half) requireFloat16(ctx, record);
     const x = inputs[0];
     switch (record.op) {
       case 'fromData': {
         const meta = record.outputs[0]!;
         const out = freshStorage(ctx, meta.shape, meta.dtype);
-        if (payload && payload.length > 0) ctx.upload(out.buffer.gpu, meta.dtype === 'bool' ? Uint32Array.from(payload) : payload);
+        if (payload && payload.length > 0) ctx.upload(out.buffer.gpu, meta.dtype === 'bool' ? Uint32Array.from(payload) : meta.dtype === 'float16' ? wholeWords(payload) : payload);
         return [out];
       }
       case 'permute':
@@ -146,12 +163,16 @@ export class WgpuExecutor implements Executor<GpuStorage> {
       case 'reshape': {
         const v = viewLayout(record, x!);
         // A reshape of a non-contiguous layout needs a copy.
-        return [v ? this.view(x!, v) : contiguousCopy(ctx, x!, record.outputs[0]!.shape)];
+        if (v) return [this.view(x!, v)];
+        return [half ? reshapeHalf(ctx, x!, record.outputs[0]!.shape) : contiguousCopy(ctx, x!, record.outputs[0]!.shape)];
       }
       case 'transfer':
         throw new KernelError('a transfer runs on a bridge, not on the WebGPU executor', { op: 'transfer', hint: 'submit transfers through the runtime scheduler' });
     }
     if (record.outputs.every((m) => numel(m.shape) === 0)) return record.outputs.map((m) => freshStorage(ctx, m.shape, m.dtype));
+    // A float16 matmul on tensor cores reads and writes f16 itself; every other float16 op runs its f32 kernel on widened copies.
+    const halfOnTensorCores = record.op === 'matmul' && ctx.features.tensorCores && this.options.matmul.kind === 'tiled' && record.inputs.every((m) => m.dtype === 'float16');
+    if (half && !halfOnTensorCores) return runWidened(ctx, record, inputs, (r, wide) => this.encode(ctx, r, wide, payload));
     const kernel = (this.kernels as unknown as Record<KernelOp, GpuKernel<OpName>>)[record.op as KernelOp];
     if (!kernel) throw new KernelError(`no WebGPU kernel for op '${record.op}'`, { op: record.op });
     return kernel.run(ctx, record, inputs);
@@ -167,10 +188,12 @@ export class WgpuExecutor implements Executor<GpuStorage> {
     let src: RawStorage = storage;
     let temp: RawStorage | undefined;
     let copyFaults: ReturnType<GpuContext['endOp']> = [];
-    if (!isContiguous(storage)) {
+    // float16 reads back through an f32 copy: element offsets of f16 need not be whole words.
+    const half = storage.dtype === 'float16';
+    if (half || !isContiguous(storage)) {
       ctx.beginOp();
       try {
-        src = temp = contiguousCopy(ctx, storage);
+        src = temp = half ? widenHalf(ctx, storage) : contiguousCopy(ctx, storage);
       } finally {
         copyFaults = ctx.endOp();
       }
@@ -190,6 +213,11 @@ export class WgpuExecutor implements Executor<GpuStorage> {
         return new Int32Array(bytes);
       case 'bool':
         return Uint8Array.from(new Uint32Array(bytes));
+      case 'float16': {
+        const out = new Uint16Array(n);
+        encodeHalves(new Float32Array(bytes), 0, n, out);
+        return out;
+      }
     }
   }
 

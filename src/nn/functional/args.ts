@@ -2,6 +2,7 @@
 import { ArgumentError, DTypeError, ShapeError } from '../../errors.js';
 import type { Backend } from '../../backends/backend.js';
 import type { Tensor } from '../../tensor/tensor.js';
+import { isFloat } from '../../ir/dtype.js';
 
 /** One number for both spatial dims, or [height, width]. */
 export type Pair = number | readonly [number, number];
@@ -58,7 +59,7 @@ export function outLength(size: number, padBefore: number, padAfter: number, ker
 
 export function checkFloat<B extends Backend>(op: string, ...tensors: Array<Tensor<B> | undefined>): void {
   for (const t of tensors) {
-    if (t && t.dtype !== 'float32') throw new DTypeError(`takes float32 tensors, got ${t.dtype}`, { op, dtypes: [t.dtype], hint: 'cast with .cast("float32") first' });
+    if (t && !isFloat(t.dtype)) throw new DTypeError(`takes float tensors, got ${t.dtype}`, { op, dtypes: [t.dtype], hint: 'cast with .cast("float32") first' });
   }
 }
 

@@ -5,7 +5,8 @@
  */
 import { BINARY, UNARY, UNARY_PARAM, isBinaryOp, isUnaryOp, paramValues, scalarBase } from '../../../ir/elementwise.js';
 import { isFusableRecord, isParamUnaryCall, isScalarCall, type FusableCall } from '../../../ir/fused.js';
-import type { DType } from '../../../ir/dtype.js';
+import { isFloat, type DType } from '../../../ir/dtype.js';
+import { roundHalf } from '../../../ir/half.js';
 import { numel, type OpName, type OpRecord } from '../../../ir/ops.js';
 import type { View } from '../view.js';
 import { erf } from './erf.js';
@@ -18,7 +19,7 @@ type Loop = (out: View['data'], inputs: readonly View[], strides: readonly (read
 
 const cache = new Map<string, Loop>();
 /** The helpers the table's JS expressions may call by name. */
-export const HELPERS = { erf, ipow, fpow, frem, rint, copysign, logaddexp };
+export const HELPERS = { erf, ipow, fpow, frem, rint, copysign, logaddexp, rhalf: roundHalf };
 const VARS = ['a', 'b', 'c'];
 
 function compile(expr: string, arity: number): Loop {
@@ -73,7 +74,8 @@ function pick(spec: { js: string; jsInt?: string; jsBool?: string }, dtype: DTyp
 
 function castExpr(from: DType, to: DType): string {
   if (to === 'bool') return 'a !== 0 ? 1 : 0'; // NaN is truthy, as in PyTorch
-  if (to === 'int32' && from === 'float32') return 'a | 0'; // truncates toward zero; NaN -> 0
+  if (to === 'int32' && isFloat(from)) return 'a | 0'; // truncates toward zero; NaN -> 0
+  if (to === 'float16') return 'rhalf(a)'; // a fused chain rounds here, not only at its store
   return 'a';
 }
 

@@ -25,7 +25,7 @@ function body(attrs: FusedAttrs, inputs: readonly { readonly dtype: DType }[]): 
     const e = jsExpression(st, stepDType(st, inputs, attrs.steps));
     const binds = st.args.map((a, k) => `${VARS[k]} = ${'input' in a ? `v${a.input}` : `t${a.step}`}`);
     for (const [name] of e.params) binds.push(`${name} = q${q++}`);
-    const value = st.dtype === 'float32' ? `fround(${e.expr})` : `(${e.expr})`;
+    const value = st.dtype === 'float32' ? `fround(${e.expr})` : st.dtype === 'float16' ? `rhalf(${e.expr})` : `(${e.expr})`;
     lines.push(`let t${s}; { const ${binds.join(', ')}; t${s} = ${value}; }`);
   });
   attrs.outputs.forEach((s, j) => lines.push(`O${j}[i] = t${s};`));

@@ -10,6 +10,7 @@ import { elementwiseKernel } from './elementwise.js';
 import { fusedKernel } from './fused.js';
 import { catKernel, gatherKernel, indexSelectKernel, scatterAddKernel, sliceAssignKernel } from './indexing.js';
 import type { CpuKernel } from './kernel.js';
+import { withFloat16 } from './half.js';
 import { matmulKernel } from './matmul.js';
 import { reduceKernel } from './reduce.js';
 import { reorderKernel } from './reorder.js';
@@ -61,7 +62,16 @@ export const WASM_KERNELS: Record<KernelOp, CpuKernel> = kernelTable<CpuKernel>(
 
 export type KernelLookup = (op: OpName) => CpuKernel | undefined;
 
+/** Each kernel of a table, with float16 records run by the JS kernel on float32 copies (src/backends/cpu/kernels/half.ts). */
+function withHalves(table: Record<KernelOp, CpuKernel>): Partial<Record<OpName, CpuKernel>> {
+  const out: Partial<Record<OpName, CpuKernel>> = {};
+  for (const op of Object.keys(table) as KernelOp[]) out[op] = withFloat16(table[op], KERNELS[op]);
+  return out;
+}
+
+const LOOKUPS: Record<KernelChoice, Partial<Record<OpName, CpuKernel>>> = { js: withHalves(KERNELS), wasm: withHalves(WASM_KERNELS) };
+
 export function kernelsFor(choice: KernelChoice): KernelLookup {
-  const table = (choice === 'wasm' ? WASM_KERNELS : KERNELS) as Partial<Record<OpName, CpuKernel>>;
+  const table = LOOKUPS[choice];
   return (op) => table[op];
 }

@@ -11,8 +11,12 @@ export interface GpuKernel<N extends OpName = OpName> {
   run(ctx: GpuContext, record: OpRecord<N>, inputs: readonly GpuStorage[]): RawStorage[];
 }
 
-/** A fresh contiguous storage (at least 4 bytes, so empty tensors have a valid buffer). */
+/**
+ * A fresh contiguous storage (at least 4 bytes, so empty tensors have a valid buffer). float16
+ * takes 2 bytes an element, rounded up to whole 4-byte words (WebGPU sizes and copies are in words).
+ */
 export function freshStorage(ctx: GpuContext, shape: readonly number[], dtype: DType): RawStorage {
-  const buffer = ctx.alloc(numel(shape) * 4);
+  const n = numel(shape);
+  const buffer = ctx.alloc(dtype === 'float16' ? 4 * Math.ceil(n / 2) : n * 4);
   return { buffer, dtype, shape: [...shape], strides: contiguousStrides(shape), offset: 0 };
 }

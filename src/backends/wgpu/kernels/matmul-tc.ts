@@ -34,6 +34,8 @@ export const TC_TILES: Readonly<Record<TcElement, readonly TcTile[]>> = {
     { bm: 128, bn: 128, bk: 64, wr: 2, wc: 2 },
     { bm: 64, bn: 128, bk: 32, wr: 2, wc: 2 },
     { bm: 64, bn: 64, bk: 32, wr: 2, wc: 2 },
+    { bm: 128, bn: 256, bk: 16, wr: 2, wc: 4, stages: 2 },
+    { bm: 128, bn: 128, bk: 32, wr: 4, wc: 2, stages: 2 },
   ],
   f32: [
     { bm: 256, bn: 128, bk: 32, wr: 4, wc: 2 },
@@ -42,6 +44,8 @@ export const TC_TILES: Readonly<Record<TcElement, readonly TcTile[]>> = {
     { bm: 128, bn: 128, bk: 32, wr: 2, wc: 2 },
     { bm: 64, bn: 128, bk: 32, wr: 2, wc: 2 },
     { bm: 64, bn: 64, bk: 32, wr: 2, wc: 2 },
+    { bm: 256, bn: 128, bk: 16, wr: 4, wc: 2, stages: 2 },
+    { bm: 128, bn: 128, bk: 32, wr: 4, wc: 2, stages: 2 },
   ],
 };
 /** A tile is taken only when it gives at least this many workgroups (about two per multiprocessor on big GPUs). */
@@ -49,13 +53,14 @@ const MIN_WORKGROUPS = 256;
 
 /** Workgroup memory a tile needs: staged A and B (twice with split terms) and the store scratch. */
 export function tcSharedBytes(t: TcTile, terms: 1 | 3): number {
-  const staged = t.bm * (t.bk + 8) + t.bk * (t.bn + 8);
+  const staged = (t.bm * (t.bk + 8) + t.bk * (t.bn + 8)) * (t.stages ?? 1);
   return staged * 2 * (terms === 3 ? 2 : 1) + t.wr * t.wc * 256 * 4;
 }
 
 /** The tile for an M x N output over `batches`, within the device's workgroup memory. */
 export function chooseTcTile(M: number, N: number, batches: number, terms: 1 | 3, maxShared: number, tiles: readonly TcTile[]): TcTile {
-  const fitting = tiles.filter((t) => tcSharedBytes(t, terms) <= maxShared);
+  // The heuristic keeps to single-stage tiles (the autotuner also tries the two-stage ones).
+  const fitting = tiles.filter((t) => (t.stages ?? 1) === 1 && tcSharedBytes(t, terms) <= maxShared);
   const last = fitting[fitting.length - 1];
   if (!last) throw new KernelError(`no tensor-core tile fits in ${maxShared} bytes of workgroup memory`, { op: 'matmul' });
   return fitting.find((t) => Math.ceil(M / t.bm) * Math.ceil(N / t.bn) * batches >= MIN_WORKGROUPS) ?? last;
@@ -85,7 +90,7 @@ export function timeOnScratch(ctx: GpuContext, program: Program, storages: reado
 }
 
 export function tcTileKey(t: TcTile): string {
-  return `${t.bm}x${t.bn}x${t.bk}/${t.wr}x${t.wc}`;
+  return `${t.bm}x${t.bn}x${t.bk}/${t.wr}x${t.wc}${t.stages === 2 ? '/2-stage' : ''}`;
 }
 
 function batchStrides(l: Layout, batchShape: readonly number[]): number[] {

@@ -18,8 +18,9 @@ export interface Program {
 export const PARAM_WORDS = 64;
 export const PARAM_BYTES = PARAM_WORDS * 4;
 
+/** The type a dtype computes in: float16 values live in f32 registers (stored as f16, see kernels/half.ts). */
 export function wgslType(dtype: DType): 'f32' | 'i32' | 'u32' {
-  return dtype === 'float32' ? 'f32' : dtype === 'int32' ? 'i32' : 'u32';
+  return dtype === 'float32' || dtype === 'float16' ? 'f32' : dtype === 'int32' ? 'i32' : 'u32';
 }
 
 export interface BindingDecl {

@@ -2,7 +2,7 @@
  * The WGSL expression of each elementwise op (from the table in src/ir/elementwise.ts) with the
  * typed parameters it reads: what the single-op and the fused elementwise programs are made of.
  */
-import type { DType } from '../../../ir/dtype.js';
+import { isFloat, type DType } from '../../../ir/dtype.js';
 import { BINARY, UNARY, UNARY_PARAM, isBinaryOp, isUnaryOp, paramValues, scalarBase } from '../../../ir/elementwise.js';
 import { isParamUnaryCall, isScalarCall, type FusableCall } from '../../../ir/fused.js';
 
@@ -15,13 +15,15 @@ function pick(spec: { wgsl: string; wgslInt?: string; wgslBool?: string }, dtype
 }
 
 export function scalarType(dtype: DType): ScalarType {
-  return dtype === 'float32' ? 'f32' : dtype === 'int32' ? 'i32' : 'u32';
+  return dtype === 'float32' || dtype === 'float16' ? 'f32' : dtype === 'int32' ? 'i32' : 'u32';
 }
 
 function castExpr(from: DType, to: DType): string {
   if (from === to) return 'a';
-  if (to === 'bool') return from === 'float32' ? 'sy_truthy(a)' : from === 'int32' ? 'select(0u, 1u, a != 0)' : 'a';
-  if (to === 'int32') return from === 'float32' ? 'sy_f2i(a)' : 'i32(a)';
+  if (to === 'bool') return isFloat(from) ? 'sy_truthy(a)' : from === 'int32' ? 'select(0u, 1u, a != 0)' : 'a';
+  if (to === 'int32') return isFloat(from) ? 'sy_f2i(a)' : 'i32(a)';
+  // float16 values are f32 in registers, rounded to float16 where a step yields float16.
+  if (to === 'float16') return 'sy_round_half(f32(a))';
   return 'f32(a)';
 }
 

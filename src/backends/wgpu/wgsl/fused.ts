@@ -95,7 +95,9 @@ function stepFunction(spec: FusedSpec, words: FusedWords): string {
     const e = spec.exprs[s]!;
     const binds = st.args.map((a, k) => `let ${VARS[k]} = ${'input' in a ? `v${a.input}` : `t${a.step}`};`);
     e.params.forEach((p, j) => binds.push(`let ${p.name} = q${s}_${j};`));
-    lines.push(`  var t${s}: ${wgslType(st.dtype)};`, `  { ${binds.join(' ')} t${s} = ${e.expr}; }`);
+    // A float16 step rounds its value, as the unfused op would store it.
+    const value = st.dtype === 'float16' ? `sy_round_half(${e.expr})` : e.expr;
+    lines.push(`  var t${s}: ${wgslType(st.dtype)};`, `  { ${binds.join(' ')} t${s} = ${value}; }`);
   });
   const fields = outputs.map((s, j) => `o${j}: ${wgslType(steps[s]!.dtype)}`).join(', ');
   const args = [...spec.inputs.map((d, k) => `v${k}: ${wgslType(d)}`), ...stepParams(spec, words).map((q) => `${q.name}: ${q.type}`)].join(', ');

@@ -28,6 +28,11 @@ export interface TcTile {
   /** Subgroups per workgroup along m and n. */
   readonly wr: number;
   readonly wc: number;
+  /**
+   * Workgroup-memory stages: 1 stages a tile, multiplies it, then stages the next (two barriers
+   * per step); 2 multiplies one stage while the next tile goes into the other (one barrier).
+   */
+  readonly stages?: 1 | 2;
 }
 
 export interface TcSpec {
@@ -70,6 +75,8 @@ interface Staged {
   /** Workgroup arrays (one, or hi and lo) and their row pitch. */
   readonly arrays: readonly string[];
   readonly pitch: number;
+  /** Elements of one stage of each array (the write offset of stage `stage` is stage * size). */
+  readonly stageSize: number;
   readonly vec: boolean;
   /** Scalar loads walk rows first (the source's unit stride is along rows). */
   readonly rowsFirst: boolean;
@@ -79,7 +86,7 @@ interface Staged {
   readonly source: string;
 }
 
-function stagedLoads(s: Staged, spec: TcSpec, threads: number, prefix: string): { decl: string; fetch: (kb: string) => string; store: string } {
+function stagedLoads(s: Staged, spec: TcSpec, threads: number, prefix: string): { decl: string; fetch: (kb: string) => string; store: (stage: string) => string } {
   const w = s.vec ? tcVectorWidth(spec.input) : 1;
   const groups = (s.rows * s.cols) / w;
   const per = Math.ceil(groups / threads);
@@ -108,12 +115,12 @@ function stagedLoads(s: Staged, spec: TcSpec, threads: number, prefix: string): 
     if (spec.input === 'f32') return range(4).map((i) => `${v}[${i}]`);
     return range(4).flatMap((i) => [`bitcast<vec2<f16>>(${v}[${i}u]).x`, `bitcast<vec2<f16>>(${v}[${i}u]).y`]);
   };
-  const store = range(per)
+  const store = (stage: string): string => range(per)
     .map((q) => {
       const guard = partial ? `if (lid + ${q * threads}u < ${groups}u) ` : '';
       const writes = elements(`${prefix}${q}`)
         .map((x, i) => {
-          const at = `r * ${s.pitch}u + c + ${i}u`;
+          const at = `${stage === '0u' ? '' : `${stage} * ${s.stageSize}u + `}r * ${s.pitch}u + c + ${i}u`;
           if (spec.input === 'f16') return `${s.arrays[0]}[${at}] = ${x};`;
           if (spec.terms === 1) return `${s.arrays[0]}[${at}] = f16(${x});`;
           // The high part keeps the top 11 significant bits by masking (exact in f16 for normal
@@ -129,7 +136,7 @@ function stagedLoads(s: Staged, spec: TcSpec, threads: number, prefix: string): 
 
 export function tcMatmulProgram(spec: TcSpec): Program {
   const t = spec.tile;
-  const key = `matmul-tc|${t.bm}x${t.bn}x${t.bk}|${t.wr}x${t.wc}|${spec.batchRank}|${spec.input}>${spec.output}|${spec.terms}|${spec.vecA}|${spec.vecB}|${spec.aMajorM}|${spec.bMajorK}|${spec.directStore}|${spec.aligned}`;
+  const key = `matmul-tc|${t.bm}x${t.bn}x${t.bk}|${t.wr}x${t.wc}|s${t.stages ?? 1}|${spec.batchRank}|${spec.input}>${spec.output}|${spec.terms}|${spec.vecA}|${spec.vecB}|${spec.aMajorM}|${spec.bMajorK}|${spec.directStore}|${spec.aligned}`;
   return {
     key,
     bindings: ['read', 'read', 'write'],
@@ -146,12 +153,13 @@ function tcSource(spec: TcSpec): string {
   const pitchA = bk + 8;
   const pitchB = bn + 8;
   const split = spec.terms === 3;
+  const stages = spec.tile.stages ?? 1;
   const aArrays = split ? ['sa', 'sa_lo'] : ['sa'];
   const bArrays = split ? ['sb', 'sb_lo'] : ['sb'];
   const vecType = spec.input === 'f16' ? 'vec4<u32>' : 'vec4<f32>';
   const A = stagedLoads(
     {
-      rows: bm, cols: bk, arrays: aArrays, pitch: pitchA, vec: spec.vecA, rowsFirst: spec.aMajorM,
+      rows: bm, cols: bk, arrays: aArrays, pitch: pitchA, stageSize: bm * pitchA, vec: spec.vecA, rowsFirst: spec.aMajorM,
       index: (r, c, kb) => `ao + (m0 + ${r}) * sam + (${kb} + ${c}) * sak`,
       inBounds: (r, c, kb) => `m0 + ${r} < M && ${kb} + ${c} < K`,
       source: 'A',
@@ -160,7 +168,7 @@ function tcSource(spec: TcSpec): string {
   );
   const B = stagedLoads(
     {
-      rows: bk, cols: bn, arrays: bArrays, pitch: pitchB, vec: spec.vecB, rowsFirst: spec.bMajorK,
+      rows: bk, cols: bn, arrays: bArrays, pitch: pitchB, stageSize: bk * pitchB, vec: spec.vecB, rowsFirst: spec.bMajorK,
       index: (r, c, kb) => `bo + (${kb} + ${r}) * sbk + (n0 + ${c}) * sbn`,
       inBounds: (r, c, kb) => `${kb} + ${r} < K && n0 + ${c} < N`,
       source: 'B',
@@ -178,8 +186,8 @@ function tcSource(spec: TcSpec): string {
     const bnm = bArrays[bi!]!;
     mma.push(
       `      {`,
-      ...range(tm).map((i) => `        let l${i} = ${load(L, an, `(sr * ${tm * UNIT}u + ${i * UNIT}u) * ${pitchA}u + kk`, pitchA)};`),
-      ...range(tn).map((j) => `        let r${j} = ${load(R, bnm, `kk * ${pitchB}u + sc * ${tn * UNIT}u + ${j * UNIT}u`, pitchB)};`),
+      ...range(tm).map((i) => `        let l${i} = ${load(L, an, `${stages === 2 ? `st * ${bm * pitchA}u + ` : ''}(sr * ${tm * UNIT}u + ${i * UNIT}u) * ${pitchA}u + kk`, pitchA)};`),
+      ...range(tn).map((j) => `        let r${j} = ${load(R, bnm, `${stages === 2 ? `st * ${bk * pitchB}u + ` : ''}kk * ${pitchB}u + sc * ${tn * UNIT}u + ${j * UNIT}u`, pitchB)};`),
       ...range(tm).flatMap((i) => range(tn).map((j) => `        ${acc(i, j)} = subgroupMatrixMultiplyAccumulate(l${i}, r${j}, ${acc(i, j)});`)),
       `      }`,
     );
@@ -219,8 +227,8 @@ ${header([
   { name: 'B', type: spec.vecB ? vecType : spec.input, kind: 'read' },
   { name: 'C', type: spec.output, kind: 'write' },
 ])}
-${aArrays.map((n) => `var<workgroup> ${n}: array<f16, ${bm * pitchA}>;`).join('\n')}
-${bArrays.map((n) => `var<workgroup> ${n}: array<f16, ${bk * pitchB}>;`).join('\n')}
+${aArrays.map((n) => `var<workgroup> ${n}: array<f16, ${stages * bm * pitchA}>;`).join('\n')}
+${bArrays.map((n) => `var<workgroup> ${n}: array<f16, ${stages * bk * pitchB}>;`).join('\n')}
 var<workgroup> scratch: array<f32, ${wr * wc * UNIT * UNIT}>;
 @compute @workgroup_size(${threads})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -239,12 +247,27 @@ ${batchOffsets(spec.batchRank, 10)}
 ${A.fetch('kb')}
 ${B.fetch('kb')}
   }
-  for (var k0 = 0u; k0 < K; k0 += ${bk}u) {
+${stages === 1 ? `  for (var k0 = 0u; k0 < K; k0 += ${bk}u) {
     workgroupBarrier();
-${A.store}
-${B.store}
+${A.store('0u')}
+${B.store('0u')}
     workgroupBarrier();
     if (k0 + ${bk}u < K) {
+      let kb = k0 + ${bk}u;
+${A.fetch('kb')}
+${B.fetch('kb')}
+    }
+    let st = 0u;
+    for (var kk = 0u; kk < ${bk}u; kk += ${UNIT}u) {
+${mma.join('\n')}
+    }
+  }` : `${A.store('0u')}
+${B.store('0u')}
+  workgroupBarrier();
+  var st = 0u;
+  for (var k0 = 0u; k0 < K; k0 += ${bk}u) {
+    let more = k0 + ${bk}u < K;
+    if (more) {
       let kb = k0 + ${bk}u;
 ${A.fetch('kb')}
 ${B.fetch('kb')}
@@ -252,7 +275,15 @@ ${B.fetch('kb')}
     for (var kk = 0u; kk < ${bk}u; kk += ${UNIT}u) {
 ${mma.join('\n')}
     }
-  }
+    // The other stage was last read before the previous barrier: fill it now.
+    if (more) {
+      let nx = 1u - st;
+${A.store('nx')}
+${B.store('nx')}
+    }
+    workgroupBarrier();
+    st = 1u - st;
+  }`}
 ${store}
 }
 `;

@@ -7,6 +7,7 @@
  * shader-creation error.
  */
 import { RANDOM_WGSL } from '../../../ir/random.js';
+import { HALF_WGSL } from './half.js';
 
 const SPECIALS = /* wgsl */ `
 fn sy_nan() -> f32 { var b = 0x7fc00000u; return bitcast<f32>(b); }
@@ -365,5 +366,5 @@ fn sy_normal(seed: u32, p: u32) -> f32 {
 `;
 
 /** Every helper; Tint drops the ones a shader does not reach. */
-export const PRELUDE = [SPECIALS, INTEGER, LOGS, TRIG, MATH].join('\n');
+export const PRELUDE = [SPECIALS, INTEGER, LOGS, TRIG, MATH, HALF_WGSL].join('\n');
 export const RANDOM_PRELUDE = RANDOM;
