@@ -21,9 +21,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import * as tf from '@tensorflow/tfjs-core';
-import '@tensorflow/tfjs-backend-cpu';
-import { getThreadsCount, setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+import type * as TF from '@tensorflow/tfjs-core';
 import { execFileSync } from 'node:child_process';
 import { Autodiff } from '../src/autodiff/autodiff.js';
 import { kernelsFor } from '../src/backends/cpu/kernels/index.js';
@@ -167,14 +165,27 @@ interface TfInfo {
   wasmNote: string;
 }
 
+// TensorFlow.js is a devDependency, imported when the bench runs: where it is not installed (the
+// GPU machine takes the production dependencies only), its columns are n/a.
+let tf: typeof TF;
+let tfWasm: typeof import('@tensorflow/tfjs-backend-wasm');
+
 async function initTf(): Promise<TfInfo> {
   const info: TfInfo = { cpu: false, wasm: false, wasmNote: '' };
+  try {
+    tf = await import('@tensorflow/tfjs-core');
+    await import('@tensorflow/tfjs-backend-cpu');
+    tfWasm = await import('@tensorflow/tfjs-backend-wasm');
+  } catch (e) {
+    info.wasmNote = `TensorFlow.js is not installed here (${e instanceof Error ? e.message.split('\n')[0] : String(e)}): its columns are n/a`;
+    return info;
+  }
   tf.env().set('PROD', true);
   info.cpu = (await tf.setBackend('cpu')) && tf.getBackend() === 'cpu';
   try {
     const require = createRequire(import.meta.url);
     const dir = path.join(path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'dist') + path.sep;
-    setWasmPaths(dir);
+    tfWasm.setWasmPaths(dir);
     const ok = await tf.setBackend('wasm');
     await tf.ready();
     if (!ok || tf.getBackend() !== 'wasm') throw new Error(`tf.setBackend('wasm') gave ${String(ok)}, backend ${tf.getBackend()}`);
@@ -185,7 +196,7 @@ async function initTf(): Promise<TfInfo> {
     if (v[0] !== 1 || v[3] !== 4) throw new Error(`wasm matmul probe gave [${Array.from(v).join(', ')}]`);
     const simd = (await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT')) === true;
     const mt = (await tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT')) === true;
-    const threads = getThreadsCount();
+    const threads = tfWasm.getThreadsCount();
     const binary = simd && mt ? 'tfjs-backend-wasm-threaded-simd.wasm' : simd ? 'tfjs-backend-wasm-simd.wasm' : 'tfjs-backend-wasm.wasm';
     info.wasm = true;
     info.wasmNote = `wasm initialised from ${dir} (${binary}): SIMD ${simd ? 'yes' : 'no'}, threads ${mt ? `yes (${threads})` : `no (${threads} thread; TF.js turns wasm threads off under Node, tfjs#3830)`}`;
@@ -197,7 +208,7 @@ async function initTf(): Promise<TfInfo> {
 }
 
 /** The TF.js twin of `settle`: waits for a result by reading one element of it. */
-async function tfSettle(t: tf.Tensor): Promise<void> {
+async function tfSettle(t: TF.Tensor): Promise<void> {
   const first = tf.tidy(() => tf.slice(tf.reshape(t, [-1]), [0], [Math.min(1, t.size)]));
   await first.data();
   first.dispose();
@@ -236,7 +247,7 @@ interface Row {
 
 const raw: string[] = [];
 /** TF.js tensors to dispose at the end of a benchmark. */
-const tfHeld: tf.Tensor[] = [];
+const tfHeld: TF.Tensor[] = [];
 function disposeTf(): void {
   for (const t of tfHeld.splice(0)) t.dispose();
 }
@@ -269,8 +280,8 @@ async function benchMatmul(variants: readonly Variant[], tfi: TfInfo, n: number,
     };
   };
   const tfCase = (name: 'cpu' | 'wasm') => {
-    let a: tf.Tensor2D | undefined;
-    let b: tf.Tensor2D | undefined;
+    let a: TF.Tensor2D | undefined;
+    let b: TF.Tensor2D | undefined;
     return async () => {
       await useTf(name);
       // Inputs live on the backend they are used on (TF.js would otherwise move them on each call).
@@ -291,7 +302,7 @@ async function benchMatmul(variants: readonly Variant[], tfi: TfInfo, n: number,
   if (tfi.cpu) cases.push({ name: 'tf-cpu', run: tfCase('cpu') });
   if (tfi.wasm) cases.push({ name: 'tf-wasm', run: tfCase('wasm') });
   // Correctness check: each of ours against TF.js on the same inputs.
-  {
+  if (tfi.cpu || tfi.wasm) {
     await useTf(tfi.wasm ? 'wasm' : 'cpu');
     const r = tf.tidy(() => tf.matMul(tf.tensor2d(av, [n, n]), tf.tensor2d(bv, [n, n])));
     const theirs = await r.data();
@@ -341,7 +352,7 @@ async function benchGelu(variants: readonly Variant[], tfi: TfInfo, n: number, r
     };
   };
   const tfCase = (name: 'cpu' | 'wasm') => {
-    let x: tf.Tensor1D | undefined;
+    let x: TF.Tensor1D | undefined;
     return async () => {
       await useTf(name);
       if (!x) tfHeld.push((x = tf.tensor1d(xv)));
@@ -437,34 +448,34 @@ async function benchMlp(variants: readonly Variant[], tfi: TfInfo, rounds: numbe
   // TF.js: the same step with its backward pass written out (tfjs-core registers gradients only
   // through its bundler entry points, which Node cannot import), updates by Variable.assign.
   const tfCase = (name: 'cpu' | 'wasm') => {
-    let state: { vars: tf.Variable[]; x: tf.Tensor2D; onehot: tf.Tensor2D } | undefined;
+    let state: { vars: TF.Variable[]; x: TF.Tensor2D; onehot: TF.Tensor2D } | undefined;
     const losses: number[] = [];
     return {
       losses,
       run: async () => {
         await useTf(name);
         if (!state) {
-          const vars: tf.Variable[] = [];
+          const vars: TF.Variable[] = [];
           for (let l = 0; l + 1 < MLP.sizes.length; l++) {
             vars.push(tf.variable(tf.tensor2d(d.weights[l]!, [MLP.sizes[l]!, MLP.sizes[l + 1]!])), tf.variable(tf.tensor1d(d.biases[l]!)));
           }
-          state = { vars, x: tf.tensor2d(d.x, [MLP.batch, MLP.sizes[0]]), onehot: tf.cast(tf.oneHot(tf.tensor1d(d.y, 'int32'), MLP.sizes[3]), 'float32') as tf.Tensor2D };
+          state = { vars, x: tf.tensor2d(d.x, [MLP.batch, MLP.sizes[0]]), onehot: tf.cast(tf.oneHot(tf.tensor1d(d.y, 'int32'), MLP.sizes[3]), 'float32') as TF.Tensor2D };
           tfHeld.push(...vars, state.x, state.onehot);
         }
         const { vars, x, onehot } = state;
-        const [w1, b1, w2, b2, w3, b3] = vars as [tf.Variable<tf.Rank.R2>, tf.Variable, tf.Variable<tf.Rank.R2>, tf.Variable, tf.Variable<tf.Rank.R2>, tf.Variable];
+        const [w1, b1, w2, b2, w3, b3] = vars as [TF.Variable<TF.Rank.R2>, TF.Variable, TF.Variable<TF.Rank.R2>, TF.Variable, TF.Variable<TF.Rank.R2>, TF.Variable];
         const t0 = performance.now();
         const loss = tf.tidy(() => {
-          const z1 = tf.add(tf.matMul(x, w1), b1) as tf.Tensor2D;
+          const z1 = tf.add(tf.matMul(x, w1), b1) as TF.Tensor2D;
           const h1 = tf.relu(z1);
-          const z2 = tf.add(tf.matMul(h1, w2), b2) as tf.Tensor2D;
+          const z2 = tf.add(tf.matMul(h1, w2), b2) as TF.Tensor2D;
           const h2 = tf.relu(z2);
-          const z3 = tf.add(tf.matMul(h2, w3), b3) as tf.Tensor2D;
+          const z3 = tf.add(tf.matMul(h2, w3), b3) as TF.Tensor2D;
           const logp = tf.logSoftmax(z3);
           const lossV = tf.neg(tf.mean(tf.sum(tf.mul(onehot, logp), 1)));
-          const g3 = tf.div(tf.sub(tf.exp(logp), onehot), MLP.batch) as tf.Tensor2D;
-          const g2 = tf.mul(tf.matMul(g3, w3, false, true), tf.step(z2)) as tf.Tensor2D;
-          const g1 = tf.mul(tf.matMul(g2, w2, false, true), tf.step(z1)) as tf.Tensor2D;
+          const g3 = tf.div(tf.sub(tf.exp(logp), onehot), MLP.batch) as TF.Tensor2D;
+          const g2 = tf.mul(tf.matMul(g3, w3, false, true), tf.step(z2)) as TF.Tensor2D;
+          const g1 = tf.mul(tf.matMul(g2, w2, false, true), tf.step(z1)) as TF.Tensor2D;
           const grads = [tf.matMul(x, g1, true, false), tf.sum(g1, 0), tf.matMul(h1, g2, true, false), tf.sum(g2, 0), tf.matMul(h2, g3, true, false), tf.sum(g3, 0)];
           vars.forEach((v, i) => v.assign(tf.sub(v, tf.mul(grads[i]!, MLP.lr))));
           return lossV;

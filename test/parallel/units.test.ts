@@ -221,10 +221,13 @@ describe('the balancer', () => {
           walls.forEach((t, i) => {
             if (t > alone + 1e-9) expect(plans[i]![1] === 13 || verifying.has(i), `step ${i}: ${t} ms against ${alone} alone`).toBe(true);
           });
-          // Two evaluations (at most 6 steps each that may be slower) in 80 steps.
-          expect(walls.filter((t) => t > alone + 1e-9).length).toBeLessThanOrEqual(2 * 6);
+          // At most 6 steps that may be slower per evaluation (each ends in a decision; after a
+          // drop the next one comes 20 steps later, so 80 steps can hold three).
+          expect(walls.filter((t) => t > alone + 1e-9).length).toBeLessThanOrEqual(6 * Math.max(1, decisions.length));
         },
       ),
+      // A case fast-check found where three evaluations fit in the 80 steps.
+      { examples: [[{ a: 0.6107775730867792, b: 0.012598988875582723 }, { a: 0, b: 0.005 }, 0, 3.8867880681172706]] },
     );
   });
 

@@ -16,7 +16,7 @@ import { LocalBackend } from '../local.js';
 import { defaultAdapterSource, type AdapterSource, type RequestAdapter } from './adapter.js';
 import { WgpuExecutor } from './executor.js';
 import type { MatmulKind, MatmulTile } from './wgsl/matmul.js';
-import { MATMUL_PRECISIONS, type MatmulPrecision } from './kernels/matmul-tc.js';
+import { MATMUL_PRECISIONS, type MatmulPrecision } from './precision.js';
 import type { OpRecord } from '../../ir/ops.js';
 
 export interface WgpuOptions {

@@ -10,19 +10,15 @@ import { Params, type Program } from '../wgsl/common.js';
 import { tcMatmulProgram, tcVectorWidth, type TcElement, type TcTile } from '../wgsl/matmul-tc.js';
 import type { RawStorage } from './kernel.js';
 
-/**
- * float32 matmul precision, as PyTorch's `set_float32_matmul_precision`: 'highest' computes in
- * f32 (the default); 'high' splits each input into two f16 terms and sums three tensor-core
- * products (close to f32 accuracy); 'medium' rounds the inputs to f16 (f32 accumulation). Both
- * f16 modes need the inputs inside f16's range (|x| < 65504) and lose relative precision below
- * 6.1e-5 (f16 subnormals); on a GPU without tensor cores every mode computes in f32.
- */
-export type MatmulPrecision = 'highest' | 'high' | 'medium';
-export const MATMUL_PRECISIONS: readonly MatmulPrecision[] = ['highest', 'high', 'medium'];
+import type { MatmulPrecision } from '../precision.js';
+
+export type { MatmulPrecision };
 
 /**
  * Candidate tiles per input type, largest first (the heuristic takes the first that fills the
- * GPU; the autotuner times them all). Measured on an H200 at 4096: f16 inputs are
+ * GPU; the autotuner times them all). Two-stage tiles (tile.stages = 2) are not listed: on the
+ * H200 they ran at 35-64 TFLOP/s at 4096 against 140-158 for the single-stage ones (bk 16 to fit
+ * two stages in 48 KiB leaves too little work between barriers). Measured on an H200 at 4096: f16 inputs are
  * fastest on 128 x 256 over 2 x 4 subgroups (159 TFLOP/s), f32 inputs (rounded while staged)
  * on 256 x 128 over 4 x 2 (142).
  */
@@ -34,8 +30,6 @@ export const TC_TILES: Readonly<Record<TcElement, readonly TcTile[]>> = {
     { bm: 128, bn: 128, bk: 64, wr: 2, wc: 2 },
     { bm: 64, bn: 128, bk: 32, wr: 2, wc: 2 },
     { bm: 64, bn: 64, bk: 32, wr: 2, wc: 2 },
-    { bm: 128, bn: 256, bk: 16, wr: 2, wc: 4, stages: 2 },
-    { bm: 128, bn: 128, bk: 32, wr: 4, wc: 2, stages: 2 },
   ],
   f32: [
     { bm: 256, bn: 128, bk: 32, wr: 4, wc: 2 },
@@ -44,8 +38,6 @@ export const TC_TILES: Readonly<Record<TcElement, readonly TcTile[]>> = {
     { bm: 128, bn: 128, bk: 32, wr: 2, wc: 2 },
     { bm: 64, bn: 128, bk: 32, wr: 2, wc: 2 },
     { bm: 64, bn: 64, bk: 32, wr: 2, wc: 2 },
-    { bm: 256, bn: 128, bk: 16, wr: 4, wc: 2, stages: 2 },
-    { bm: 128, bn: 128, bk: 32, wr: 4, wc: 2, stages: 2 },
   ],
 };
 /** A tile is taken only when it gives at least this many workgroups (about two per multiprocessor on big GPUs). */
