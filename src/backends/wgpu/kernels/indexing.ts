@@ -6,7 +6,7 @@ import type { GpuStorage } from '../storage.js';
 import { Params, grid } from '../wgsl/common.js';
 import { INDEX_WORKGROUP, gatherProgram, indexSelectProgram, scatterAddProgram } from '../wgsl/indexing.js';
 import { contiguousCopy } from './copy.js';
-import { freshStorage, type GpuKernel, type RawStorage } from './kernel.js';
+import { freshStorage, type GpuKernel } from './kernel.js';
 
 function outOfRange(ctx: GpuContext, op: string, dim: number, size: number): number {
   return ctx.indexCheck(

@@ -4,11 +4,11 @@
  */
 import { KernelError } from '../../../errors.js';
 import type { GpuContext } from '../context.js';
-import type { Layout } from '../storage.js';
 import { sizeBucket } from '../autotune.js';
-import { Params, type Program } from '../wgsl/common.js';
+import type { Params, Program } from '../wgsl/common.js';
 import { tcMatmulProgram, tcVectorWidth, type TcElement, type TcTile } from '../wgsl/matmul-tc.js';
 import type { RawStorage } from './kernel.js';
+import { matmulParams, matmulProblem, vectorLoads } from './matmul-problem.js';
 
 import type { MatmulPrecision } from '../precision.js';
 
@@ -85,11 +85,6 @@ export function tcTileKey(t: TcTile): string {
   return `${t.bm}x${t.bn}x${t.bk}/${t.wr}x${t.wc}${t.stages === 2 ? '/2-stage' : ''}`;
 }
 
-function batchStrides(l: Layout, batchShape: readonly number[]): number[] {
-  const vb = l.shape.length - 2;
-  const off = batchShape.length - vb;
-  return batchShape.map((d, i) => (i < off ? 0 : l.shape[i - off] === 1 && d !== 1 ? 0 : l.strides[i - off]!));
-}
 
 export function encodeTcMatmul(
   ctx: GpuContext,
@@ -99,25 +94,12 @@ export function encodeTcMatmul(
   out: RawStorage,
   tile?: TcTile,
 ): void {
-  const rank = out.shape.length;
-  const M = out.shape[rank - 2]!;
-  const N = out.shape[rank - 1]!;
-  const K = a.shape[a.shape.length - 1]!;
-  const batchShape = out.shape.slice(0, -2);
-  const batches = batchShape.reduce((x, y) => x * y, 1);
+  const problem = matmulProblem(a, b, out);
+  const { M, N, K, batchShape, batches, sam, sak, sbk, sbn } = problem;
   if (M * N * batches === 0) return;
-  const aB = batchStrides(a, batchShape);
-  const bB = batchStrides(b, batchShape);
-  const sam = a.strides[a.shape.length - 2]!;
-  const sak = a.strides[a.shape.length - 1]!;
-  const sbk = b.strides[b.shape.length - 2]!;
-  const sbn = b.strides[b.shape.length - 1]!;
-  const w = tcVectorWidth(mode.input);
-  const div = (v: number): boolean => v % w === 0;
   const maxShared = ctx.device.limits.maxComputeWorkgroupStorageSize;
   const tiles = TC_TILES[mode.input].filter((x) => tcSharedBytes(x, mode.terms) <= maxShared);
-  const vecA = (sak === 1 || K === 1) && div(K) && (div(sam) || M === 1) && div(a.offset) && aB.every(div);
-  const vecB = (sbn === 1 || N === 1) && div(N) && (div(sbk) || K === 1) && div(b.offset) && bB.every(div);
+  const { vecA, vecB } = vectorLoads(problem, tcVectorWidth(mode.input));
   const aMajorM = !vecA && sam === 1 && sak !== 1;
   const bMajorK = !vecB && sbk === 1 && sbn !== 1;
   const programFor = (t: TcTile): Program =>
@@ -134,14 +116,7 @@ export function encodeTcMatmul(
       directStore: mode.output === 'f32' && N % 4 === 0,
       aligned: M % t.bm === 0 && N % t.bn === 0 && K % t.bk === 0,
     });
-  const paramsFor = (base: number): Params => {
-    const p = new Params();
-    p.us([M, N, K, sam, sak, sbk, sbn, a.offset, b.offset, base]);
-    p.us(batchShape);
-    p.us(aB);
-    p.us(bB);
-    return p;
-  };
+  const paramsFor = (base: number): Params => matmulParams(problem, base);
   const limit = ctx.maxWorkgroupsPerDim;
   const groupsFor = (t: TcTile): [number, number] => [Math.ceil(N / t.bn), Math.ceil(M / t.bm)];
   const heuristic = chooseTcTile(M, N, batches, mode.terms, maxShared, TC_TILES[mode.input]);

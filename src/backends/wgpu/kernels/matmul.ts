@@ -1,12 +1,12 @@
 /** Batched matmul with broadcast batch dims: the tiled program (vec4 and aligned variants where possible) or the naive baseline. */
 import { KernelError } from '../../../errors.js';
-import { numel, type OpRecord } from '../../../ir/ops.js';
+import type { OpRecord } from '../../../ir/ops.js';
 import type { GpuContext } from '../context.js';
-import type { Layout } from '../storage.js';
-import { Params, type Program } from '../wgsl/common.js';
+import type { Params, Program } from '../wgsl/common.js';
 import { DEFAULT_TILE, matmulProgram, tileSize, type MatmulKind, type MatmulTile } from '../wgsl/matmul.js';
 import { NAIVE_TILE, naiveMatmulProgram } from '../wgsl/naive-matmul.js';
 import { encodeTcMatmul, matmulBucket, tensorCoreMode, timeOnScratch, type MatmulPrecision } from './matmul-tc.js';
+import { matmulParams, matmulProblem, vectorLoads } from './matmul-problem.js';
 import { freshStorage, type GpuKernel, type RawStorage } from './kernel.js';
 
 export type { MatmulKind };
@@ -29,35 +29,17 @@ export function chooseTile(M: number, N: number, batches: number): MatmulTile {
   return large >= LARGE_TILE_MIN_WORKGROUPS ? LARGE_TILE : DEFAULT_TILE;
 }
 
-function batchStrides(l: Layout, batchShape: readonly number[]): number[] {
-  const vb = l.shape.length - 2;
-  const off = batchShape.length - vb;
-  return batchShape.map((d, i) => (i < off ? 0 : l.shape[i - off] === 1 && d !== 1 ? 0 : l.strides[i - off]!));
-}
-
-const div4 = (v: number): boolean => v % 4 === 0;
 
 export function encodeMatmul(ctx: GpuContext, config: MatmulConfig, a: RawStorage, b: RawStorage, out: RawStorage): void {
-  const rank = out.shape.length;
-  const M = out.shape[rank - 2]!;
-  const N = out.shape[rank - 1]!;
-  const K = a.shape[a.shape.length - 1]!;
-  const batchShape = out.shape.slice(0, -2);
-  const batches = numel(batchShape);
+  const problem = matmulProblem(a, b, out);
+  const { M, N, K, batchShape, batches, sam, sak, sbk, sbn } = problem;
   if (M * N * batches === 0) return;
   const tensorCores = config.kind === 'tiled' ? tensorCoreMode(out.dtype, config.precision, ctx.features.tensorCores) : null;
   if (tensorCores) {
     encodeTcMatmul(ctx, tensorCores, a, b, out);
     return;
   }
-  const aB = batchStrides(a, batchShape);
-  const bB = batchStrides(b, batchShape);
-  const sam = a.strides[a.shape.length - 2]!;
-  const sak = a.strides[a.shape.length - 1]!;
-  const sbk = b.strides[b.shape.length - 2]!;
-  const sbn = b.strides[b.shape.length - 1]!;
-  const vecA = (sak === 1 || K === 1) && div4(K) && (div4(sam) || M === 1) && div4(a.offset) && aB.every(div4);
-  const vecB = (sbn === 1 || N === 1) && div4(N) && (div4(sbk) || K === 1) && div4(b.offset) && bB.every(div4);
+  const { vecA, vecB } = vectorLoads(problem, 4);
   const programFor = (tile: MatmulTile): Program => {
     const { bm, bn } = tileSize(tile);
     return config.kind === 'naive'
@@ -76,14 +58,7 @@ export function encodeMatmul(ctx: GpuContext, config: MatmulConfig, a: RawStorag
     const { bm, bn } = config.kind === 'naive' ? { bm: NAIVE_TILE, bn: NAIVE_TILE } : tileSize(tile);
     return [Math.ceil(N / bn), Math.ceil(M / bm)];
   };
-  const paramsFor = (base: number): Params => {
-    const p = new Params();
-    p.us([M, N, K, sam, sak, sbk, sbn, a.offset, b.offset, base]);
-    p.us(batchShape);
-    p.us(aB);
-    p.us(bB);
-    return p;
-  };
+  const paramsFor = (base: number): Params => matmulParams(problem, base);
   const limit = ctx.maxWorkgroupsPerDim;
   const heuristic = chooseTile(M, N, batches);
   const tile =

@@ -1,5 +1,5 @@
 /** var along a dim (a thread or a workgroup per row), or over all elements as one row of a contiguous copy. */
-import { numel, type OpAttrs, type OpRecord } from '../../../ir/ops.js';
+import { numel, type OpRecord } from '../../../ir/ops.js';
 import { isContiguous } from '../storage.js';
 import { grid } from '../wgsl/common.js';
 import { VARIANCE_WORKGROUP, varianceProgram } from '../wgsl/variance.js';
