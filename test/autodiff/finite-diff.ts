@@ -1,0 +1,58 @@
+/**
+ * The gradient checks' numeric side: inputs drawn for a case, L = sum(ref(x) * w) in float64,
+ * central finite differences of L, and the tolerance test. `round` maps each drawn value to the
+ * dtype under test (Math.fround for float32, roundHalf for float16).
+ */
+import { draw, rng, type Case } from './cases.js';
+import * as R from './ref64.js';
+
+export interface Inputs {
+  floats: number[][];
+  ints: R.Arr[];
+  weights: number[];
+}
+
+export function inputsFor(c: Case, seed: number, round: (v: number) => number): Inputs {
+  const next = rng(seed);
+  const floats = c.floats.map((s) => draw(s, next).map(round));
+  const ints = (c.ints ?? []).map(([shape, values]) => R.arr(shape, values));
+  const out = c.ref(
+    floats.map((v, k) => R.arr(c.floats[k]!.shape, v)),
+    ints,
+  );
+  const weights = Array.from({ length: out.data.length }, () => round(next() * 2 - 1));
+  return { floats, ints, weights };
+}
+
+/** L(x) = sum(ref(x) * w) in float64. */
+export function loss64(c: Case, floats: number[][], inp: Inputs): number {
+  const out = c.ref(
+    floats.map((v, k) => R.arr(c.floats[k]!.shape, v)),
+    inp.ints,
+  );
+  let s = 0;
+  for (let i = 0; i < out.data.length; i++) s += out.data[i]! * inp.weights[i]!;
+  return s;
+}
+
+export function numericGrads(c: Case, inp: Inputs, h: number): number[][] {
+  return inp.floats.map((values, k) =>
+    values.map((_, j) => {
+      const plus = inp.floats.map((v) => [...v]);
+      const minus = inp.floats.map((v) => [...v]);
+      plus[k]![j]! += h;
+      minus[k]![j]! -= h;
+      return (loss64(c, plus, inp) - loss64(c, minus, inp)) / (2 * h);
+    }),
+  );
+}
+
+/** The first element outside atol + rtol |expected|, described, or undefined. */
+export function firstMismatch(actual: ArrayLike<number>, expected: readonly number[], atol: number, rtol: number): string | undefined {
+  for (let i = 0; i < expected.length; i++) {
+    const a = actual[i]!;
+    const e = expected[i]!;
+    if (!(Math.abs(a - e) <= atol + rtol * Math.abs(e))) return `element ${i}: got ${a}, expected ${e}`;
+  }
+  return undefined;
+}
