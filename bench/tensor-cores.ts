@@ -170,44 +170,68 @@ for (m, k, n) in json.loads(sys.argv[1]):
 print(json.dumps(out))
 `;
 
+/**
+ * One backend (one device) at a time: with several devices open on one GPU the timings were
+ * far lower and unstable on the H200, so each precision gets the GPU to itself.
+ */
+async function withBackend<T>(precision: MatmulPrecision, fn: (w: Wgpu) => Promise<T>): Promise<T> {
+  const w = new Wgpu({ matmulPrecision: precision });
+  try {
+    return await fn(w);
+  } finally {
+    await w.close();
+  }
+}
+
 export async function main(args: readonly string[] = []): Promise<void> {
   const small = args.includes('--small');
-  const backends = PRECISIONS.map((p) => new Wgpu({ matmulPrecision: p }));
-  try {
-    const features = await backends[0]!.features();
-    const info = await backends[0]!.adapterInfo();
+  await withBackend('highest', async (w) => {
+    const features = await w.features();
+    const info = await w.adapterInfo();
     console.log(`adapter: ${info.vendor} ${info.description}; shader-f16 ${features.f16 ? 'yes' : 'no'}; tensor cores (subgroup matrix f16 16x16x16 -> f32) ${features.tensorCores ? 'yes' : 'no: every precision runs the f32 kernel'}`);
-    console.log('\nerror against float64: max |c - ref| / sum_k |a_ik b_kj| (inputs uniform in [-2, 2))');
-    console.log(['case', ...PRECISIONS].join(' | '));
-    for (const c of CASES) {
-      const row: string[] = [];
-      for (const w of backends) row.push((await errors(w, c)).toExponential(2));
-      console.log([c.name, ...row].join(' | '));
-    }
-    const shapes: Shape3[] = small ? [[256, 256, 256]] : [[1024, 1024, 1024], [2048, 2048, 2048], [4096, 4096, 4096], [1000, 500, 3000]];
-    const torch = small ? undefined : torchJson<Record<string, number>>(TORCH, [JSON.stringify(shapes)]);
-    console.log('\nTFLOP/s (median of 5 rounds); torch in the same run where present');
-    console.log(['m x k x n', ...PRECISIONS.map((p) => `ours f32 ${p}`), 'ours float16', 'torch f32 (TF32 off)', 'torch f16', 'medium / torch f32', 'float16 / torch f16', 'float16 / torch f32', 'sampled error (highest / high / medium / float16)'].join(' | '));
-    for (const s of shapes) {
-      const ours: number[] = [];
-      const errs: string[] = [];
-      for (const w of backends) {
-        const r = await tflops(w, s, s[0] >= 4096 ? 10 : 40);
-        ours.push(r.tflops);
-        errs.push(r.error.toExponential(1));
-      }
-      const h = await tflops(backends[0]!, s, s[0] >= 4096 ? 10 : 40, 'float16');
-      errs.push(h.error.toExponential(1));
-      const key = `${s[0]}x${s[1]}x${s[2]}`;
-      const t32 = torch?.[`f32 ${key}`];
-      const t16 = torch?.[`f16 ${key}`];
-      const med = ours[2]!;
-      const ratio = (x: number, y: number | undefined): string => (y ? (x / y).toFixed(2) : 'n/a');
-      console.log([key, ...ours.map((x) => x.toFixed(1)), h.tflops.toFixed(1), t32?.toFixed(1) ?? 'n/a', t16?.toFixed(1) ?? 'n/a', ratio(med, t32), ratio(h.tflops, t16), ratio(h.tflops, t32), errs.join(' / ')].join(' | '));
-    }
-    console.log('\nautotuned variants (shape bucket -> variant) per precision:');
-    for (const [i, w] of backends.entries()) console.log(`  ${PRECISIONS[i]}: ${JSON.stringify(await w.autotuned())}`);
-  } finally {
-    for (const w of backends) await w.close();
+  });
+  console.log('\nerror against float64: max |c - ref| / sum_k |a_ik b_kj| (inputs uniform in [-2, 2))');
+  const errorRows = CASES.map((c) => [c.name]);
+  for (const p of PRECISIONS) {
+    await withBackend(p, async (w) => {
+      for (const [i, c] of CASES.entries()) errorRows[i]!.push((await errors(w, c)).toExponential(2));
+    });
   }
+  console.log(['case', ...PRECISIONS].join(' | '));
+  for (const row of errorRows) console.log(row.join(' | '));
+
+  const shapes: Shape3[] = small ? [[256, 256, 256]] : [[1024, 1024, 1024], [2048, 2048, 2048], [4096, 4096, 4096], [1000, 500, 3000]];
+  const torch = small ? undefined : torchJson<Record<string, number>>(TORCH, [JSON.stringify(shapes)]);
+  const reps = (sh: Shape3): number => (sh[0] >= 4096 ? 10 : 40);
+  // ours[precision or 'float16'][shape index]
+  const ours = new Map<string, { tflops: number; error: number }[]>();
+  const tuned: string[] = [];
+  for (const p of PRECISIONS) {
+    await withBackend(p, async (w) => {
+      const rows: { tflops: number; error: number }[] = [];
+      for (const sh of shapes) rows.push(await tflops(w, sh, reps(sh)));
+      ours.set(p, rows);
+      if (p === 'highest') {
+        const half: { tflops: number; error: number }[] = [];
+        for (const sh of shapes) half.push(await tflops(w, sh, reps(sh), 'float16'));
+        ours.set('float16', half);
+      }
+      tuned.push(`  ${p}: ${JSON.stringify(await w.autotuned())}`);
+    });
+  }
+  console.log('\nTFLOP/s (median of 5 rounds, one backend at a time); torch in the same run where present');
+  console.log(['m x k x n', ...PRECISIONS.map((p) => `ours f32 ${p}`), 'ours float16', 'torch f32 (TF32 off)', 'torch f16', 'medium / torch f32', 'float16 / torch f16', 'float16 / torch f32', 'sampled error (highest / high / medium / float16)'].join(' | '));
+  const ratio = (x: number, y: number | undefined): string => (y ? (x / y).toFixed(2) : 'n/a');
+  shapes.forEach((sh, i) => {
+    const key = `${sh[0]}x${sh[1]}x${sh[2]}`;
+    const t32 = torch?.[`f32 ${key}`];
+    const t16 = torch?.[`f16 ${key}`];
+    const cols = [...PRECISIONS, 'float16'].map((p) => ours.get(p)![i]!);
+    const [, , med, half] = cols;
+    console.log(
+      [key, ...cols.map((r) => r.tflops.toFixed(1)), t32?.toFixed(1) ?? 'n/a', t16?.toFixed(1) ?? 'n/a', ratio(med!.tflops, t32), ratio(half!.tflops, t16), ratio(half!.tflops, t32), cols.map((r) => r.error.toExponential(1)).join(' / ')].join(' | '),
+    );
+  });
+  console.log('\nautotuned variants (shape bucket -> variant) per precision (float16 rows under highest):');
+  for (const line of tuned) console.log(line);
 }
