@@ -26,28 +26,27 @@ export function checkBatch(batch: Batch): number {
   return size;
 }
 
-/** Rows [from, to) of every input, as views of the caller's arrays (for a replica on the calling thread). */
-export function viewBatch(batch: Batch, from: number, to: number): Batch {
+/** Rows [from, to) of every input: views of the caller's arrays, or copies of their own. */
+function rowsOf(batch: Batch, from: number, to: number, copy: boolean): Batch {
   const out: Record<string, BatchArray> = {};
   for (const [name, a] of Object.entries(batch)) {
     const row = a.shape.slice(1).reduce((x, y) => x * y, 1);
     const shape = [to - from, ...a.shape.slice(1)];
-    if (a.data instanceof Float32Array) out[name] = { data: a.data.subarray(from * row, to * row), shape };
-    else if (a.data instanceof Int32Array) out[name] = { data: a.data.subarray(from * row, to * row), shape };
-    else out[name] = { data: a.data.subarray(from * row, to * row), shape };
+    const [lo, hi] = [from * row, to * row];
+    // One branch per element type: a union's subarray/slice signatures are not callable as one.
+    if (a.data instanceof Float32Array) out[name] = { data: copy ? a.data.slice(lo, hi) : a.data.subarray(lo, hi), shape };
+    else if (a.data instanceof Int32Array) out[name] = { data: copy ? a.data.slice(lo, hi) : a.data.subarray(lo, hi), shape };
+    else out[name] = { data: copy ? a.data.slice(lo, hi) : a.data.subarray(lo, hi), shape };
   }
   return out;
 }
 
+/** Rows [from, to) of every input, as views of the caller's arrays (for a replica on the calling thread). */
+export function viewBatch(batch: Batch, from: number, to: number): Batch {
+  return rowsOf(batch, from, to, false);
+}
+
 /** Rows [from, to) of every input, copied into buffers of their own (to be transferred). */
 export function sliceBatch(batch: Batch, from: number, to: number): Batch {
-  const out: Record<string, BatchArray> = {};
-  for (const [name, a] of Object.entries(batch)) {
-    const row = a.shape.slice(1).reduce((x, y) => x * y, 1);
-    const shape = [to - from, ...a.shape.slice(1)];
-    if (a.data instanceof Float32Array) out[name] = { data: a.data.slice(from * row, to * row), shape };
-    else if (a.data instanceof Int32Array) out[name] = { data: a.data.slice(from * row, to * row), shape };
-    else out[name] = { data: a.data.slice(from * row, to * row), shape };
-  }
-  return out;
+  return rowsOf(batch, from, to, true);
 }

@@ -3,7 +3,10 @@
  * central finite differences of L, and the tolerance test. `round` maps each drawn value to the
  * dtype under test (Math.fround for float32, roundHalf for float16).
  */
-import { draw, rng, type Case } from './cases.js';
+import type { Device } from '../../src/devices/device.js';
+import { fromData } from '../../src/tensor/creation.js';
+import type { TestBackend } from './backends.js';
+import { draw, rng, type Case, type F, type I } from './cases.js';
 import * as R from './ref64.js';
 
 export interface Inputs {
@@ -55,4 +58,24 @@ export function firstMismatch(actual: ArrayLike<number>, expected: readonly numb
     if (!(Math.abs(a - e) <= atol + rtol * Math.abs(e))) return `element ${i}: got ${a}, expected ${e}`;
   }
   return undefined;
+}
+
+/**
+ * The case's forward on a backend, inputs `requireGrad`, with L = sum(out * w) backpropagated;
+ * the float64 reference output beside it. The caller checks and disposes.
+ */
+export function runCase(tb: TestBackend, c: Case, inp: Inputs, dtype: 'float32' | 'float16') {
+  const b = tb.backend;
+  const other: Device | undefined = tb.other;
+  const xs: F[] = inp.floats.map((v, k) => fromData(b, Float32Array.from(v), { shape: c.floats[k]!.shape, dtype }).requireGrad());
+  const is: I[] = inp.ints.map((a) => fromData(b, Int32Array.from(a.data), { shape: a.shape }));
+  const out = c.run(xs, is, { other });
+  const ref = c.ref(
+    inp.floats.map((v, k) => R.arr(c.floats[k]!.shape, v)),
+    inp.ints,
+  );
+  // The output's dtype: a cast to float32 sends a float32 gradient back through the cast.
+  const w = fromData(b, Float32Array.from(inp.weights), { shape: ref.shape, dtype: out.dtype });
+  const grads = out.mul(w).sum().backward();
+  return { xs, is, out, ref, w, grads };
 }

@@ -7,11 +7,9 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { roundHalf } from '../../src/ir/half.js';
-import { fromData } from '../../src/tensor/creation.js';
 import { testBackends } from './backends.js';
-import { firstMismatch, inputsFor, numericGrads } from './finite-diff.js';
-import { CASES, type F, type I } from './cases.js';
-import * as R from './ref64.js';
+import { firstMismatch, inputsFor, numericGrads, runCase } from './finite-diff.js';
+import { CASES } from './cases.js';
 
 const backends = await testBackends();
 afterAll(async () => {
@@ -25,19 +23,9 @@ const TOL = 1e-2;
 for (const tb of backends) {
   describe(`float16 gradcheck on ${tb.name}`, () => {
     it.each(CASES.map((c, n) => [c.name, c, n] as const))('%s', async (_name, c, n) => {
-      const b = tb.backend;
       const inp = inputsFor(c, 5000 + n, roundHalf);
-      const xs: F[] = inp.floats.map((v, k) => fromData(b, Float32Array.from(v), { shape: c.floats[k]!.shape, dtype: 'float16' }).requireGrad());
-      const is: I[] = inp.ints.map((a) => fromData(b, Int32Array.from(a.data), { shape: a.shape }));
-      const out = c.run(xs, is, { other: tb.other });
-      const ref = c.ref(
-        inp.floats.map((v, k) => R.arr(c.floats[k]!.shape, v)),
-        inp.ints,
-      );
+      const { xs, is, out, ref, w, grads } = runCase(tb, c, inp, 'float16');
       expect(out.shape).toEqual(ref.shape);
-      // The output's dtype: a cast to float32 sends a float32 gradient back through the cast.
-      const w = fromData(b, Float32Array.from(inp.weights), { shape: ref.shape, dtype: out.dtype });
-      const grads = out.mul(w).sum().backward();
       const numeric = numericGrads(c, inp, H);
       for (let k = 0; k < xs.length; k++) {
         const g = xs[k]!.grad(grads);

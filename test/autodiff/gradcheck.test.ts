@@ -7,11 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { GRADS } from '../../src/autodiff/gradients/index.js';
 import { NONE } from '../../src/autodiff/gradients/rule.js';
 import type { OpName } from '../../src/ir/ops.js';
-import { fromData } from '../../src/tensor/creation.js';
 import { testBackends } from './backends.js';
-import { firstMismatch, inputsFor, numericGrads } from './finite-diff.js';
-import { CASES, type F, type I } from './cases.js';
-import * as R from './ref64.js';
+import { firstMismatch, inputsFor, numericGrads, runCase } from './finite-diff.js';
+import { CASES } from './cases.js';
 
 const backends = await testBackends();
 afterAll(async () => {
@@ -34,18 +32,9 @@ describe('gradient table coverage', () => {
 for (const tb of backends) {
   describe(`gradcheck on ${tb.name}`, () => {
     it.each(CASES.map((c, n) => [c.name, c, n] as const))('%s', async (_name, c, n) => {
-      const b = tb.backend;
       const inp = inputsFor(c, 1000 + n, Math.fround);
-      const xs: F[] = inp.floats.map((v, k) => fromData(b, Float32Array.from(v), { shape: c.floats[k]!.shape }).requireGrad());
-      const is: I[] = inp.ints.map((a) => fromData(b, Int32Array.from(a.data), { shape: a.shape }));
-      const out = c.run(xs, is, { other: tb.other });
-      const ref = c.ref(
-        inp.floats.map((v, k) => R.arr(c.floats[k]!.shape, v)),
-        inp.ints,
-      );
+      const { xs, is, out, ref, w, grads } = runCase(tb, c, inp, 'float32');
       expect(out.shape).toEqual(ref.shape);
-      const w = fromData(b, Float32Array.from(inp.weights), { shape: ref.shape });
-      const grads = out.mul(w).sum().backward();
       const forward = (await out.toData()).values;
       expect(firstMismatch(forward, Array.from(ref.data), ATOL, RTOL), 'forward').toBeUndefined();
       const numeric = numericGrads(c, inp, H);
