@@ -71,6 +71,48 @@ function record(): { records: OpRecord[]; events: OpEvent[]; stop(): void } {
   };
 }
 
+type StepCosts = readonly [matmul: [number, number], exp: [number, number], sum: [number, number]];
+/** The model of the trace tests: the matmul fast on cpu:1, exp and sum fast on cpu. */
+const MATMUL_ON_CPU1: StepCosts = [[10, 1], [0.1, 5], [0.1, 5]];
+
+/**
+ * A traced router whose step is x.matmul(x).exp().sum() over the model `costs`, on a virtual
+ * scheduler clock the test moves: `step(ms)` runs the step, returns its records (ops with
+ * inputs), advances the clock by `ms` and marks the step.
+ */
+async function onVirtualClock(
+  options: PlacementOptions,
+  costs: StepCosts,
+  body: (t: { router: Router<[Cpu, Cpu]>; x: ReturnType<typeof fromData<Router<[Cpu, Cpu]>, Float32Array>>; step: (ms: number) => Promise<OpRecord[]> }) => Promise<void>,
+): Promise<void> {
+  const { router, syn } = placed('trace', options);
+  const m = f32(16, 16);
+  cost(syn, 'matmul', [m, m], {}, costs[0]);
+  cost(syn, 'exp', [m], {}, costs[1]);
+  cost(syn, 'sum', [m], { dim: null, keepDims: false }, costs[2]);
+  link(syn);
+  // Step times come from the scheduler's clock: here a virtual one the test moves.
+  let now = 0;
+  clock.delegate = { now: () => now };
+  try {
+    const x = fromData(router, new Float32Array(256).fill(0.01), { shape: [16, 16], device: D0 });
+    router.markStep();
+    const step = async (ms: number): Promise<OpRecord[]> => {
+      const rec = record();
+      await x.matmul(x).exp().sum().item();
+      rec.stop();
+      now += ms;
+      router.markStep();
+      return rec.records.filter((r) => r.inputs.length > 0);
+    };
+    await body({ router, x, step });
+  } finally {
+    clock.delegate = { now: () => 0 };
+  }
+}
+
+const onDevices = (records: readonly OpRecord[]): string[] => records.filter((r) => r.op !== 'transfer').map((r) => `${r.op}@${r.device}`);
+
 /** Every op's inputs live on its device; a tensor changes device only through a transfer record. */
 function checkNothingMovesSilently(records: readonly OpRecord[], known: ReadonlyMap<number, string>): void {
   const where = new Map(known);
@@ -421,23 +463,7 @@ describe("placement: 'trace'", () => {
 
 describe("placement: 'trace' against each device alone", () => {
   test('a plan whose steps take longer than a device alone gives way to that device', async () => {
-    const { router, syn } = placed('trace', { traceCalibrationRuns: 1 });
-    const m = f32(16, 16);
-    cost(syn, 'matmul', [m, m], {}, [10, 1]);
-    cost(syn, 'exp', [m], {}, [0.1, 5]);
-    cost(syn, 'sum', [m], { dim: null, keepDims: false }, [0.1, 5]);
-    link(syn);
-    // Step times come from the scheduler's clock: here a virtual one the test moves.
-    let now = 0;
-    clock.delegate = { now: () => now };
-    try {
-      const x = fromData(router, new Float32Array(256).fill(0.01), { shape: [16, 16], device: D0 });
-      router.markStep();
-      const step = async (ms: number) => {
-        await x.matmul(x).exp().sum().item();
-        now += ms;
-        router.markStep();
-      };
+    await onVirtualClock({ traceCalibrationRuns: 1 }, MATMUL_ON_CPU1, async ({ router, x, step }) => {
       await step(20); // recorded
       await step(3); // cpu alone (the first device)
       await step(5); // cpu:1 alone
@@ -450,112 +476,42 @@ describe("placement: 'trace' against each device alone", () => {
       await x.matmul(x).exp().sum().item();
       rec.stop();
       expect(rec.records.filter((r) => r.inputs.length > 0).map((r) => `${r.op}@${r.device}`)).toEqual(['matmul@cpu', 'exp@cpu', 'sum@cpu']);
-    } finally {
-      clock.delegate = { now: () => 0 };
-    }
+    });
   });
 
   test("a device's time alone is the least of its steps after the first (a warm-up)", async () => {
-    const { router, syn } = placed('trace', { traceCalibrationRuns: 3 });
-    const m = f32(16, 16);
-    cost(syn, 'matmul', [m, m], {}, [10, 1]);
-    cost(syn, 'exp', [m], {}, [0.1, 5]);
-    cost(syn, 'sum', [m], { dim: null, keepDims: false }, [0.1, 5]);
-    link(syn);
-    let now = 0;
-    clock.delegate = { now: () => now };
-    try {
-      const x = fromData(router, new Float32Array(256).fill(0.01), { shape: [16, 16], device: D0 });
-      router.markStep();
+    await onVirtualClock({ traceCalibrationRuns: 3 }, MATMUL_ON_CPU1, async ({ router, step }) => {
       // recorded; cpu alone: 50 (warm-up), 3.5, 3; cpu:1 alone: 1 (warm-up), 9, 6; then the plan: 4, 4.
-      for (const ms of [20, 50, 3.5, 3, 1, 9, 6, 4, 4]) {
-        await x.matmul(x).exp().sum().item();
-        now += ms;
-        router.markStep();
-      }
+      for (const ms of [20, 50, 3.5, 3, 1, 9, 6, 4, 4]) await step(ms);
       expect(router.explain().notes.at(-1)).toMatch(/the plan's step took 4.000 ms, cpu alone 3.000 ms: every op runs on cpu/);
-    } finally {
-      clock.delegate = { now: () => 0 };
-    }
+    });
   });
 
   test('a plan must beat the best device alone by more than 5%: within 5%, the device alone runs', async () => {
     for (const [planMs, plans] of [[3.1, 2], [2.9, 2], [2.5, 1]] as const) {
-      const { router, syn } = placed('trace', { traceCalibrationRuns: 1 });
-      const m = f32(16, 16);
-      cost(syn, 'matmul', [m, m], {}, [10, 1]);
-      cost(syn, 'exp', [m], {}, [0.1, 5]);
-      cost(syn, 'sum', [m], { dim: null, keepDims: false }, [0.1, 5]);
-      link(syn);
-      let now = 0;
-      clock.delegate = { now: () => now };
-      try {
-        const x = fromData(router, new Float32Array(256).fill(0.01), { shape: [16, 16], device: D0 });
-        router.markStep();
-        for (const ms of [20, 3, 5, planMs, planMs, planMs]) {
-          await x.matmul(x).exp().sum().item();
-          now += ms;
-          router.markStep();
-        }
+      await onVirtualClock({ traceCalibrationRuns: 1 }, MATMUL_ON_CPU1, async ({ router, step }) => {
+        for (const ms of [20, 3, 5, planMs, planMs, planMs]) await step(ms);
         expect(router.placement!.plansMade).toBe(plans);
-      } finally {
-        clock.delegate = { now: () => 0 };
-      }
+      });
     }
   });
 
   test('a plan on one device is no candidate of its own: every op goes at once to the device measured fastest alone, whatever the model says', async () => {
-    const { router, syn } = placed('trace', { traceCalibrationRuns: 1 });
-    const m = f32(16, 16);
     // The model: cpu faster for every op (HEFT puts the whole step there).
-    cost(syn, 'matmul', [m, m], {}, [1, 2]);
-    cost(syn, 'exp', [m], {}, [0.1, 0.2]);
-    cost(syn, 'sum', [m], { dim: null, keepDims: false }, [0.1, 0.2]);
-    link(syn);
-    let now = 0;
-    clock.delegate = { now: () => now };
-    try {
-      const x = fromData(router, new Float32Array(256).fill(0.01), { shape: [16, 16], device: D0 });
-      router.markStep();
+    await onVirtualClock({ traceCalibrationRuns: 1 }, [[1, 2], [0.1, 0.2], [0.1, 0.2]], async ({ router, step }) => {
       // Measured: cpu alone 6 ms, cpu:1 alone 2 ms.
-      for (const ms of [20, 6, 2]) {
-        await x.matmul(x).exp().sum().item();
-        now += ms;
-        router.markStep();
-      }
+      for (const ms of [20, 6, 2]) await step(ms);
       expect(router.explain().notes.slice(-2).join('\n')).toMatch(/planned with HEFT \(plan 1\): 3 on cpu,.*\nthe plan uses one device; measured fastest alone: cpu:1 \(2.000 ms\): every op runs on cpu:1 \(plan 2\)/);
-      const rec = record();
-      await x.matmul(x).exp().sum().item();
-      rec.stop();
-      expect(rec.records.filter((r) => r.inputs.length > 0 && r.op !== 'transfer').map((r) => `${r.op}@${r.device}`)).toEqual(['matmul@cpu:1', 'exp@cpu:1', 'sum@cpu:1']);
-      now += 2;
-      router.markStep();
+      expect(onDevices(await step(2))).toEqual(['matmul@cpu:1', 'exp@cpu:1', 'sum@cpu:1']);
       expect(router.explain().rows.map((r) => r.reason)).toEqual(['alone', 'alone', 'alone']);
-    } finally {
-      clock.delegate = { now: () => 0 };
-    }
+    });
   });
 
   test('the measured choice is re-checked: a plan that became faster than the device alone takes over, with hysteresis', async () => {
-    const { router, syn } = placed('trace', { traceCalibrationRuns: 1, recheckEvery: 4 });
-    const m = f32(16, 16);
-    cost(syn, 'matmul', [m, m], {}, [10, 1]);
-    cost(syn, 'exp', [m], {}, [0.1, 5]);
-    cost(syn, 'sum', [m], { dim: null, keepDims: false }, [0.1, 5]);
-    link(syn);
-    let now = 0;
-    clock.delegate = { now: () => now };
-    try {
-      const x = fromData(router, new Float32Array(256).fill(0.01), { shape: [16, 16], device: D0 });
-      router.markStep();
+    await onVirtualClock({ traceCalibrationRuns: 1, recheckEvery: 4 }, MATMUL_ON_CPU1, async ({ router, step: run }) => {
       const devices: string[] = [];
       const step = async (ms: number) => {
-        const rec = record();
-        await x.matmul(x).exp().sum().item();
-        rec.stop();
-        devices.push(rec.records.filter((r) => r.inputs.length > 0 && r.op !== 'transfer').map((r) => r.device).join(','));
-        now += ms;
-        router.markStep();
+        devices.push(onDevices(await run(ms)).map((d) => d.split('@')[1]).join(','));
       };
       for (const ms of [20, 3, 5, 4, 4]) await step(ms); // recorded; cpu alone; cpu:1 alone; the plan twice
       expect(router.explain().notes.at(-1)).toMatch(/every op runs on cpu/);
@@ -572,9 +528,7 @@ describe("placement: 'trace' against each device alone", () => {
       for (const ms of [2, 2, 2]) await step(ms);
       expect(devices.slice(-3)).toEqual(['cpu:1,cpu,cpu', 'cpu:1,cpu,cpu', 'cpu:1,cpu,cpu']);
       expect(router.explain().notes.some((n) => /the plan's step took 2.000 ms, cpu alone's 3.000 ms: the plan runs/.test(n))).toBe(true);
-    } finally {
-      clock.delegate = { now: () => 0 };
-    }
+    });
   });
 });
 
