@@ -4,8 +4,8 @@
  * return float32, so float32 weights stay the master copy and the rest of the model is
  * unchanged. Gradients flow back through the casts: float32 weights get float32 gradients.
  */
-import { ArgumentError } from '../errors.js';
 import { Runtime } from '../runtime/runtime.js';
+import { syncScope } from '../runtime/scope.js';
 
 export interface AutocastOptions {
   /** The runtime whose ops the scope covers (default: this thread's). */
@@ -19,18 +19,12 @@ export function isAutocastEnabled(runtime: Runtime = Runtime.default): boolean {
 /** Runs `fn` with float16 matmuls. Synchronous only, as `noGrad`: ops after an await would run outside it. */
 export function autocast<T>(fn: () => T, options: AutocastOptions = {}): T {
   const runtime = options.runtime ?? Runtime.default;
-  runtime.autocastDepth++;
-  let result: T;
-  try {
-    result = fn();
-  } finally {
-    runtime.autocastDepth--;
-  }
-  if (result instanceof Promise) {
-    throw new ArgumentError('autocast() takes a synchronous function: ops after an await would run in float32', {
-      op: 'autocast',
-      hint: 'build the forward pass inside autocast(), and await reads outside it',
-    });
-  }
-  return result;
+  return syncScope(
+    'autocast',
+    () => runtime.autocastDepth++,
+    () => runtime.autocastDepth--,
+    fn,
+    'run in float32',
+    'build the forward pass inside autocast(), and await reads outside it',
+  );
 }
