@@ -33,6 +33,7 @@ import { crossEntropy } from '../src/nn/loss.js';
 import { Sequential } from '../src/nn/sequential.js';
 import { ParamGrads } from '../src/optim/param-grads.js';
 import { SGD } from '../src/optim/sgd.js';
+import { settle } from './settle.js';
 
 type Ours = Tensor<Cpu, 'float'>;
 
@@ -149,13 +150,6 @@ function data(n: number, seed: number): Float32Array {
  * Waits for a tensor without copying it out: reads a one-element view of it. (A full read would
  * copy into a fresh array, and first-touching fresh memory costs about 3.7 ms/MB on this VM.)
  */
-async function settle(t: Ours): Promise<void> {
-  const flat = t.rank === 1 ? t : t.reshape([t.size]);
-  const first = flat.slice([[0, Math.min(1, t.size)]]);
-  if (flat !== t) flat.dispose();
-  await first.toData();
-  first.dispose();
-}
 
 // ---- TensorFlow.js -------------------------------------------------------------------------------
 

@@ -21,13 +21,8 @@ import { Sequential } from '../src/nn/sequential.js';
 import { Adam } from '../src/optim/adam.js';
 import { ParamGrads } from '../src/optim/param-grads.js';
 import { fromData } from '../src/tensor/creation.js';
+import { settle } from './settle.js';
 
-/** Waits for queued work: a one-element read of the last result. */
-async function settle(t: Tensor<Backend>): Promise<void> {
-  const probe = t.reshape([-1]).slice([[0, 1]]);
-  await probe.toData();
-  probe.dispose();
-}
 
 async function matmulTflops(b: Backend, n: number, dtype: 'float32' | 'float16', reps: number): Promise<number> {
   const a32 = random(b, [n, n], Distribution.Normal(0, 1));

@@ -13,6 +13,7 @@ import os from 'node:os';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import { Cpu, Wgpu, fromData, scaledDotProductAttention, type Backend, type Tensor } from '../src/index.js';
+import { settle } from './settle.js';
 
 type T = Tensor<Backend, 'float'>;
 
@@ -42,14 +43,6 @@ function data(n: number, seed: number): Float32Array {
   return a;
 }
 
-/** Waits for a tensor by reading one element of it. */
-async function settle(t: Tensor<Backend>): Promise<void> {
-  const flat = t.reshape([t.size]);
-  const first = flat.slice([[0, Math.min(1, t.size)]]);
-  await first.toData();
-  flat.dispose();
-  first.dispose();
-}
 
 async function tfSettle(t: tf.Tensor): Promise<void> {
   const first = tf.tidy(() => tf.slice(tf.reshape(t, [-1]), [0], [Math.min(1, t.size)]));

@@ -10,6 +10,7 @@ import { Wgpu } from '../src/backends/wgpu/backend.js';
 import type { MatmulPrecision } from '../src/backends/wgpu/kernels/matmul-tc.js';
 import { fromData, type Tensor } from '../src/index.js';
 import { torchJson } from './gpu-baselines.js';
+import { settle } from './settle.js';
 
 const PRECISIONS: readonly MatmulPrecision[] = ['highest', 'high', 'medium'];
 type Shape3 = readonly [number, number, number];
@@ -98,11 +99,6 @@ async function errors(w: Wgpu, c: Case): Promise<number> {
   return Math.max(relError(logical, ref64, first.values, batches, bBatched, M, K, N), relError(logical, ref64, data, batches, bBatched, M, K, N));
 }
 
-async function settle(t: Tensor<Wgpu>): Promise<void> {
-  const probe = t.reshape([-1]).slice([[0, 1]]);
-  await probe.toData();
-  probe.dispose();
-}
 
 /** TFLOP/s of the tuned kernel, and its error on 64 sampled outputs (same metric as above). */
 async function tflops(w: Wgpu, [m, k, n]: Shape3, reps: number, dtype: 'float32' | 'float16' = 'float32'): Promise<{ tflops: number; error: number }> {

@@ -9,17 +9,12 @@ import { Wgpu } from '../src/backends/wgpu/backend.js';
 import { Distribution, random, type Tensor } from '../src/index.js';
 import { bestMsPerRep, copyBandwidth, tfjsMatmul, torchBaselines } from './gpu-baselines.js';
 import { requestBenchDevice } from './matmul-tune.js';
+import { settle } from './settle.js';
 
 type Shape3 = readonly [number, number, number];
 const key = ([m, k, n]: Shape3) => `${m}x${k}x${n}`;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-/** Waits for every queued GPU op: a one-element read of the last result (the queue is in order). */
-async function settle(t: Tensor<Wgpu>): Promise<void> {
-  const probe = t.reshape([-1]).slice([[0, 1]]);
-  await probe.toData();
-  probe.dispose();
-}
 
 async function matmulTflops(w: Wgpu, [m, k, n]: Shape3, reps: number): Promise<number> {
   const a = random(w, [m, k], Distribution.Normal(0, 1));
