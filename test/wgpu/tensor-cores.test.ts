@@ -11,6 +11,9 @@ import { chooseFeatures, hasTensorCoreConfig } from '../../src/backends/wgpu/fea
 import { chooseTcTile, tcSharedBytes, tensorCoreMode, TC_TILES } from '../../src/backends/wgpu/kernels/matmul-tc.js';
 import { tcMatmulProgram, tcTileValid, type TcSpec } from '../../src/backends/wgpu/wgsl/matmul-tc.js';
 import { ArgumentError, fromData } from '../../src/index.js';
+import type { GpuContext } from '../../src/backends/wgpu/context.js';
+import { matmulKernel } from '../../src/backends/wgpu/kernels/matmul.js';
+import type { OpRecord } from '../../src/ir/ops.js';
 import { describeGpu } from './gpu.js';
 
 const H200_INFO = {
@@ -52,6 +55,17 @@ describe('tensor-core eligibility', () => {
     expect(tensorCoreMode('float32', 'medium', false)).toBeNull();
     expect(tensorCoreMode('int32', 'medium', true)).toBeNull();
   });
+});
+
+test('a float16 matmul is handed to the kernel as f16 only where tensor cores run it', () => {
+  const kernel = matmulKernel({ kind: 'tiled', tile: undefined, precision: 'highest' });
+  const record = { op: 'matmul', inputs: [{ dtype: 'float16' }, { dtype: 'float16' }] } as unknown as OpRecord<'matmul'>;
+  const ctx = (tensorCores: boolean) => ({ features: { f16: true, tensorCores, timestamps: false } }) as unknown as GpuContext;
+  expect(kernel.float16?.(ctx(true), record)).toBe(true);
+  expect(kernel.float16?.(ctx(false), record)).toBe(false);
+  expect(matmulKernel({ kind: 'naive', tile: undefined, precision: 'highest' }).float16?.(ctx(true), record)).toBe(false);
+  const mixed = { op: 'matmul', inputs: [{ dtype: 'float16' }, { dtype: 'float32' }] } as unknown as OpRecord<'matmul'>;
+  expect(kernel.float16?.(ctx(true), mixed)).toBe(false);
 });
 
 describe('tensor-core tiles', () => {

@@ -170,10 +170,9 @@ export class WgpuExecutor implements Executor<GpuStorage> {
         throw new KernelError('a transfer runs on a bridge, not on the WebGPU executor', { op: 'transfer', hint: 'submit transfers through the runtime scheduler' });
     }
     if (record.outputs.every((m) => numel(m.shape) === 0)) return record.outputs.map((m) => freshStorage(ctx, m.shape, m.dtype));
-    // A float16 matmul on tensor cores reads and writes f16 itself; every other float16 op runs its f32 kernel on widened copies.
-    const halfOnTensorCores = record.op === 'matmul' && ctx.features.tensorCores && this.options.matmul.kind === 'tiled' && record.inputs.every((m) => m.dtype === 'float16');
-    if (half && !halfOnTensorCores) return runWidened(ctx, record, inputs, (r, wide) => this.encode(ctx, r, wide, payload));
     const kernel = (this.kernels as unknown as Record<KernelOp, GpuKernel<OpName>>)[record.op as KernelOp];
+    // A float16 record runs its f32 kernel on widened copies, unless the kernel handles float16 itself.
+    if (half && !kernel?.float16?.(ctx, record)) return runWidened(ctx, record, inputs, (r, wide) => this.encode(ctx, r, wide, payload));
     if (!kernel) throw new KernelError(`no WebGPU kernel for op '${record.op}'`, { op: record.op });
     return kernel.run(ctx, record, inputs);
   }

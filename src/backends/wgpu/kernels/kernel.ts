@@ -9,6 +9,11 @@ export type RawStorage = Omit<GpuStorage, 'faults'>;
 
 export interface GpuKernel<N extends OpName = OpName> {
   run(ctx: GpuContext, record: OpRecord<N>, inputs: readonly GpuStorage[]): RawStorage[];
+  /**
+   * Whether the kernel reads and writes this record's float16 tensors itself. Otherwise (the
+   * default) a float16 record runs the kernel on widened f32 copies (kernels/half.ts).
+   */
+  float16?(ctx: GpuContext, record: OpRecord<N>): boolean;
 }
 
 /**

@@ -99,5 +99,7 @@ export function matmulKernel(config: MatmulConfig): GpuKernel<'matmul'> {
       encodeMatmul(ctx, config, inputs[0]!, inputs[1]!, out);
       return [out];
     },
+    // On tensor cores, float16 operands are read and written as f16 (accumulated in f32).
+    float16: (ctx, record) => config.kind === 'tiled' && record.inputs.every((m) => m.dtype === 'float16') && tensorCoreMode('float16', config.precision, ctx.features.tensorCores) !== null,
   };
 }
