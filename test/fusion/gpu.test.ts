@@ -127,7 +127,8 @@ describeGpu('Fusion<Wgpu>', () => {
   });
 
   test('vec4 kernels over lengths that are not a multiple of 4, with broadcast scalars and an aligned view', async () => {
-    for (const n of [1, 2, 3, 5, 7, 13, 1027]) {
+    // Past 2048 elements an invocation also takes a second vec4 a grid of invocations away.
+    for (const n of [1, 2, 3, 5, 7, 13, 1027, 2047, 2049, 2054, 8195, 70001]) {
       const xs = values(n, 20 + n);
       const vs = values(n + 4, 40 + n);
       const x = fromData(fusion, xs);
@@ -147,6 +148,23 @@ describeGpu('Fusion<Wgpu>', () => {
       const base = Array.from(xs, (v, i) => v * 0.5 + vs[i + 4]! - 0.25);
       expectClose((await y.toData()).values, base, 1e-6, 1e-7);
       expectClose((await z.toData()).values, base.map((v) => 2 * erf(v)), 2e-6, 2e-7);
+    }
+  });
+
+  test('vec4 kernels with a broadcast row and a broadcast column, when invocations take two vec4s each', async () => {
+    for (const [rows, cols] of [[37, 64], [513, 12], [1025, 8], [3, 4]] as const) {
+      const xs = values(rows * cols, 7 + rows);
+      const bs = values(cols, 8 + cols);
+      const cs = values(rows, 9 + rows);
+      const x = fromData(fusion, xs, { shape: [rows, cols] });
+      const bias = fromData(fusion, bs); // a row: aligned vec4s ('mv')
+      const col = fromData(fusion, cs, { shape: [rows, 1] }); // one value per row of a multiple of 4 ('ms')
+      const plan = readPlan([{ shape: [rows, cols], strides: [cols, 1], offset: 0 }, { shape: [cols], strides: [1], offset: 0 }, { shape: [rows, 1], strides: [1, 1], offset: 0 }], [rows, cols]);
+      expect(plan.vec4).toBe(true);
+      const y = tidy(() => x.add(bias).mul(col).relu());
+      const want = Array.from(xs, (v, i) => Math.max(0, (v + bs[i % cols]!) * cs[Math.floor(i / cols)]!));
+      expectClose((await y.toData()).values, want, 1e-6, 1e-7);
+      for (const t of [x, bias, col, y]) t.dispose();
     }
   });
 

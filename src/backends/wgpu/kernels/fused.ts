@@ -10,7 +10,7 @@ import type { GpuContext } from '../context.js';
 import { alignedStrides, type GpuStorage, type Layout } from '../storage.js';
 import { PARAM_WORDS, Params, grid, type Program } from '../wgsl/common.js';
 import type { WgslExpr } from '../wgsl/expressions.js';
-import { FZ_WORKGROUP, fusedProgram, fusedWords, lowerSteps, type FusedMode } from '../wgsl/fused.js';
+import { FZ_VEC4S, FZ_WORKGROUP, fusedProgram, fusedWords, lowerSteps, type FusedMode } from '../wgsl/fused.js';
 import { freshStorage, type GpuKernel, type RawStorage } from './kernel.js';
 
 interface ReadMode {
@@ -135,7 +135,7 @@ function dispatchProgram(ctx: GpuContext, attrs: FusedAttrs, exprs: readonly Wgs
   const buffers: GPUBuffer[] = [];
   for (const s of inputs) buffers.push(s.buffer.gpu);
   for (const s of outputs) buffers.push(s.buffer.gpu);
-  ctx.dispatch(program, buffers, params, grid(Math.ceil((p.vec4 ? Math.ceil(n / 4) : n) / FZ_WORKGROUP), ctx.maxWorkgroupsPerDim));
+  ctx.dispatch(program, buffers, params, grid(Math.ceil((p.vec4 ? Math.ceil(Math.ceil(n / 4) / FZ_VEC4S) : n) / FZ_WORKGROUP), ctx.maxWorkgroupsPerDim));
 }
 
 /** Whether a kernel with these bindings and steps fits: parameter words counted as if every input were strided. */
