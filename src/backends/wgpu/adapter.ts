@@ -43,9 +43,10 @@ function adapterText(a: GPUAdapter): string {
  * Dawn toggles for every instance: experimental features (subgroup matrices: the tensor-core
  * matmul) are offered only with `allow_unsafe_apis`, and NVIDIA's Vulkan driver offers
  * `shader-f16` only with `vulkan_enable_f16_on_nvidia`. Features are still requested only where
- * the adapter lists them (features.ts).
+ * the adapter lists them (features.ts). Timestamps keep their full resolution (browsers quantize
+ * them against timing attacks; kernel profiling and the autotuner need microseconds).
  */
-const DAWN_FLAGS = ['enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia'];
+const DAWN_FLAGS = ['enable-dawn-features=allow_unsafe_apis,vulkan_enable_f16_on_nvidia', 'disable-dawn-features=timestamp_quantization'];
 
 interface DawnModule {
   create(options: string[]): GPU;

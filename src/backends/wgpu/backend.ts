@@ -15,6 +15,7 @@ import { parseInnerDevice } from '../../router/parse.js';
 import { LocalBackend } from '../local.js';
 import { defaultAdapterSource, type AdapterSource, type RequestAdapter } from './adapter.js';
 import { WgpuExecutor } from './executor.js';
+import type { KernelTime } from './kernel-profile.js';
 import type { MatmulKind, MatmulTile } from './wgsl/matmul.js';
 import { MATMUL_PRECISIONS, type MatmulPrecision } from './precision.js';
 import type { OpRecord } from '../../ir/ops.js';
@@ -142,6 +143,20 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
     const ctx = await this.exec(device).ready();
     await ctx.tuner.idle();
     return ctx.tuner.entries();
+  }
+
+  /**
+   * Starts timing every kernel a device runs, with GPU timestamps (each dispatch in a pass of its
+   * own, so totals run slightly above unprofiled time); `stopKernelProfile` returns the table.
+   * Throws a DeviceError where the adapter has no 'timestamp-query'.
+   */
+  async startKernelProfile(device: WgpuDevice = this.defaultDev): Promise<void> {
+    (await this.exec(device).ready()).startKernelProfile();
+  }
+
+  /** Stops timing kernels: per kernel (program key), its calls and GPU time, the costliest first. */
+  async stopKernelProfile(device: WgpuDevice = this.defaultDev): Promise<KernelTime[]> {
+    return (await this.exec(device).ready()).stopKernelProfile();
   }
 
   defaultDevice(): WgpuDevice {

@@ -4,13 +4,14 @@
  * the batch size, the end of the current JS turn), a uniform arena for the dispatches'
  * parameters, error scopes per batch, index-check flags, buffer pools and readback.
  */
-import { KernelError, type SwitchyardError } from '../../errors.js';
+import { DeviceError, KernelError, type SwitchyardError } from '../../errors.js';
 import type { MemoryInfo } from '../../memory/info.js';
 import { BufferPool, StagingPool, type GpuBuffer } from './buffers.js';
 import { Fault } from './faults.js';
 import { chooseFeatures, type GpuFeatures } from './features.js';
 import { Autotuner, type AutotuneOption } from './autotune.js';
 import { classifyAdapter } from './adapter.js';
+import { KernelProfiler, type KernelTime } from './kernel-profile.js';
 import { BufferUsage, MapMode, ShaderStage } from './flags.js';
 import { PARAM_BYTES, PARAM_WORDS, type Params, type Program } from './wgsl/common.js';
 
@@ -97,6 +98,8 @@ export class GpuContext {
   private dispatches = 0;
   private flushQueued = false;
   private opFaults: Fault[] = [];
+  /** Set while kernels are being timed (startKernelProfile). */
+  private profiler: KernelProfiler | undefined;
   /** Submitted batches whose verdict is not in yet. */
   private inflightBatches = 0;
   private drainWaiters: Array<() => void> = [];
@@ -282,16 +285,52 @@ export class GpuContext {
       throw new KernelError(`a kernel needs ${params.length} parameter words (the limit is ${PARAM_WORDS})`, { op: program.key.split('|')[0] ?? 'kernel', hint: 'reduce the tensor rank (reshape merges dims)' });
     }
     if (this.slot >= ARENA_SLOTS) this.flush();
+    if (this.profiler?.full) this.flush();
     const p = this.pipeline(program);
-    const pass = this.computePass();
+    const pass = this.profiler ? this.timedPass(program.key) : this.computePass();
     this.dynamicOffset[0] = this.slot * PARAM_BYTES;
     this.arenaData.set(params.words, this.slot * PARAM_WORDS);
     this.slot++;
     pass.setPipeline(p.pipeline);
     pass.setBindGroup(0, this.bindGroup(p, buffers), this.dynamicOffset, 0, 1);
     pass.dispatchWorkgroups(groups[0], groups[1], groups[2]);
+    if (this.profiler) {
+      pass.end();
+      this.pass = undefined;
+    }
     this.dispatches++;
     this.dispatchCount++;
+  }
+
+  /** While profiling: a pass of the dispatch's own, timestamped at its beginning and end. */
+  private timedPass(key: string): GPUComputePassEncoder {
+    const enc = this.commands();
+    return enc.beginComputePass({ timestampWrites: this.profiler!.timestampWrites(key) });
+  }
+
+  /**
+   * Starts timing every kernel (GPU timestamps, one pass per dispatch); `stopKernelProfile`
+   * returns the table. Needs the adapter's 'timestamp-query' feature.
+   */
+  startKernelProfile(): void {
+    if (!this.features.timestamps) {
+      throw new DeviceError(`kernel profiling needs GPU timestamps, which this adapter (${this.adapterInfo.description || this.adapterInfo.vendor}) does not offer ('timestamp-query')`, {
+        op: 'profileKernels',
+        devices: [this.options.deviceKey],
+        hint: 'time ops with scheduler.events$ instead (see the README section on events)',
+      });
+    }
+    this.flush();
+    this.profiler ??= new KernelProfiler(this.device);
+  }
+
+  /** Stops timing kernels; the kernels timed since the start, the costliest first. */
+  async stopKernelProfile(): Promise<KernelTime[]> {
+    const profiler = this.profiler;
+    if (!profiler) return [];
+    this.flush();
+    this.profiler = undefined;
+    return profiler.report();
   }
 
   /** The bind group of `buffers` (and the parameter arena) for a pipeline's layout, made once. */
@@ -381,8 +420,10 @@ export class GpuContext {
       flagStage = this.staging.acquire(checks.length * 8);
       enc.copyBufferToBuffer(this.flags, 0, flagStage, 0, checks.length * 8);
     }
+    const timings = this.profiler?.resolve(enc);
     if (this.slot > 0) this.device.queue.writeBuffer(this.arena, 0, this.arenaData.buffer, 0, this.slot * PARAM_BYTES);
     this.device.queue.submit([enc.finish()]);
+    timings?.();
     this.submitCount++;
     const waiting = this.batchDone;
     this.batchDone = undefined;
