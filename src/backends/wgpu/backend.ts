@@ -129,10 +129,10 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
     return { vendor, architecture, device: name, description };
   }
 
-  /** Optional GPU features of an initialised device: f16 shaders, and tensor cores through subgroup matrices. */
-  async features(device: WgpuDevice = this.defaultDev): Promise<{ readonly f16: boolean; readonly tensorCores: boolean }> {
-    const { f16, tensorCores } = (await this.exec(device).ready()).features;
-    return { f16, tensorCores };
+  /** Optional GPU features of an initialised device: f16 shaders, tensor cores through subgroup matrices, GPU timestamps (kernel profiling). */
+  async features(device: WgpuDevice = this.defaultDev): Promise<{ readonly f16: boolean; readonly tensorCores: boolean; readonly timestamps: boolean }> {
+    const { f16, tensorCores, timestamps } = (await this.exec(device).ready()).features;
+    return { f16, tensorCores, timestamps };
   }
 
   /**

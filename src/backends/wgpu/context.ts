@@ -80,6 +80,8 @@ export class GpuContext {
   private closing = false;
   private readonly layouts = new Map<string, { layout: GPUBindGroupLayout; id: number }>();
   private readonly bindGroups = new Map<string, GPUBindGroup>();
+  /** Bind groups created so far (a loop that repeats its ops should stop adding them). */
+  bindGroupsCreated = 0;
   private readonly bufferIds = new WeakMap<GPUBuffer, number>();
   private nextBufferId = 0;
   private readonly dynamicOffset = new Uint32Array(1);
@@ -349,6 +351,7 @@ export class GpuContext {
     const entries: GPUBindGroupEntry[] = buffers.map((b, i) => ({ binding: i, resource: { buffer: b } }));
     entries.push({ binding: buffers.length, resource: { buffer: this.arena, offset: 0, size: PARAM_BYTES } });
     group = this.device.createBindGroup({ layout: p.layout, entries });
+    this.bindGroupsCreated++;
     if (this.bindGroups.size >= BIND_GROUP_CACHE) {
       let drop = BIND_GROUP_CACHE / 4;
       for (const k of this.bindGroups.keys()) {
