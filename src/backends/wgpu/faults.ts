@@ -12,6 +12,8 @@ export class Fault {
   readonly done: Promise<void> = new Promise<void>((r) => (this.resolveDone = r));
   settled = false;
   error: SwitchyardError | undefined;
+  /** The last `inheritFaults` call that listed this fault (deduplication without a Set). */
+  mark = 0;
 
   ok(): void {
     if (this.settled) return;
@@ -32,16 +34,41 @@ export class Fault {
   }
 }
 
+let calls = 0;
+
 /**
  * The faults an output inherits: its inputs' relevant faults plus the op's own, without
  * duplicates. Linear in the faults seen: in a loop that never yields, no verdict settles and
- * the lists grow with the batches in flight.
+ * the lists grow with the batches in flight, so this runs once per op over lists of tens of
+ * faults: it marks instead of hashing, and an output whose only faulted input already lists
+ * every relevant fault shares that input's list (lists are never mutated).
  */
-export function inheritFaults(inputs: ReadonlyArray<{ readonly faults: readonly Fault[] }>, own: readonly Fault[]): Fault[] {
-  const seen = new Set<Fault>();
-  for (const f of own) if (f.relevant) seen.add(f);
-  for (const s of inputs) for (const f of s.faults) if (f.relevant) seen.add(f);
-  return [...seen];
+export function inheritFaults(inputs: ReadonlyArray<{ readonly faults: readonly Fault[] }>, own: readonly Fault[]): readonly Fault[] {
+  let only: readonly Fault[] | undefined;
+  let several = false;
+  for (const s of inputs) {
+    if (s.faults.length === 0 || s.faults === only) continue;
+    if (only === undefined) only = s.faults;
+    else several = true;
+  }
+  if (!several && only !== undefined && only.every((f) => f.relevant) && own.every((f) => !f.relevant || only!.includes(f))) return only;
+  const mark = ++calls;
+  const out: Fault[] = [];
+  for (const f of own) {
+    if (f.mark !== mark && f.relevant) {
+      f.mark = mark;
+      out.push(f);
+    }
+  }
+  for (const s of inputs) {
+    for (const f of s.faults) {
+      if (f.mark !== mark && f.relevant) {
+        f.mark = mark;
+        out.push(f);
+      }
+    }
+  }
+  return out;
 }
 
 /** Waits for every fault and throws the first error. */
