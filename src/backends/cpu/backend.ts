@@ -60,6 +60,8 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
   readonly device: CpuDevice;
   /** The kernels this backend runs. */
   readonly kernels: KernelChoice;
+  /** Whether the wasm kernels use relaxed SIMD (fused multiply-add); false with the JS kernels. */
+  readonly relaxedSimd: boolean;
 
   constructor(options: CpuOptions = {}) {
     super(options.runtime);
@@ -85,6 +87,7 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
       });
     }
     const heap = this.kernels === 'wasm' ? createWasmHeap() : undefined;
+    this.relaxedSimd = heap?.workerSetup.relaxed === true;
     const allocator = options.allocator ?? heap?.allocator ?? (shared ? new SharedPoolAllocator() : new PlainAllocator());
     this.pool = new CpuPool(shared && isNode() ? options.threads : 0, heap?.workerSetup ?? { kernels: 'js' });
     this.device = options.device ?? CpuDevice.Cpu;

@@ -1,10 +1,10 @@
 /**
  * Quick start: random tensors on the CPU device, a few ops, printed like PyTorch.
- * Run with `npm run demo`.
+ * Run with `npm run demo`. Plain JavaScript importing the package by its name, as an application
+ * would (inside this repository the name resolves to lib/, which `npm ci` builds), so it starts
+ * without a TypeScript loader.
  */
-import { Cpu } from '../src/backends/cpu/backend.js';
-import { relaxedSimdSupported } from '../src/backends/cpu/wasm/module.js';
-import { CpuDevice, Distribution, fromData, random, scheduler } from '../src/index.js';
+import { Cpu, CpuDevice, Distribution, fromData, random, scheduler } from 'switchyard';
 
 const started = performance.now();
 // Worker threads = cores, started now in the background; small ops run inline meanwhile.
@@ -12,7 +12,8 @@ const cpu = new Cpu();
 cpu.seed(42);
 const device = CpuDevice.Cpu;
 
-const where = new Map<string, string>();
+/** @type {Map<string, string>} */
+const where = new Map();
 const sub = scheduler.events$.subscribe((e) => where.set(e.op, e.where));
 
 const x = random(cpu, [2, 3], Distribution.Normal(0, 1), { device });
@@ -32,7 +33,7 @@ await a.matmul(a).mean().item();
 const t0 = performance.now();
 const s = await a.matmul(a).mean().item();
 const ms = performance.now() - t0;
-const kernels = cpu.kernels === 'wasm' ? `wasm kernels, ${relaxedSimdSupported() ? 'relaxed SIMD (FMA)' : 'SIMD'}` : 'JS kernels';
+const kernels = cpu.kernels === 'wasm' ? `wasm kernels, ${cpu.relaxedSimd ? 'relaxed SIMD (FMA)' : 'SIMD'}` : 'JS kernels';
 console.log(`mean(a @ a) over ${n}x${n} = ${s.toFixed(4)}, warm: ${ms.toFixed(1)} ms (${((2 * n ** 3) / ms / 1e6).toFixed(1)} GFLOP/s; ${cpu.threads} threads, ${kernels})`);
 console.log('where ops ran:', Object.fromEntries(where));
 console.log('memory:', cpu.memory());
