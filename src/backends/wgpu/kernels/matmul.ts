@@ -24,9 +24,20 @@ export const LARGE_TILE: MatmulTile = { wx: 16, wy: 16, tm: 8, tn: 4, bk: 16 };
 /** Below this many large tiles, the 64 x 64 tile keeps more multiprocessors busy (1000x3000x500: 17.6 vs 11.5 TFLOP/s). */
 const LARGE_TILE_MIN_WORKGROUPS = 256;
 
+/**
+ * 32 x 32 tiles of 4 x 4 per invocation (64 invocations): for outputs too small to give the GPU
+ * enough 64 x 64 tiles, e.g. an MLP's 256 x 512 layers (32 workgroups of 64 x 64 on 132
+ * multiprocessors, 128 of 32 x 32).
+ */
+export const SMALL_TILE: MatmulTile = { wx: 8, wy: 8, tm: 4, tn: 4, bk: 16 };
+/** Below this many 64 x 64 tiles, the 32 x 32 tile runs instead. */
+const DEFAULT_TILE_MIN_WORKGROUPS = 128;
+
 export function chooseTile(M: number, N: number, batches: number): MatmulTile {
   const large = Math.ceil(M / 128) * Math.ceil(N / 64) * batches;
-  return large >= LARGE_TILE_MIN_WORKGROUPS ? LARGE_TILE : DEFAULT_TILE;
+  if (large >= LARGE_TILE_MIN_WORKGROUPS) return LARGE_TILE;
+  const medium = Math.ceil(M / 64) * Math.ceil(N / 64) * batches;
+  return medium >= DEFAULT_TILE_MIN_WORKGROUPS ? DEFAULT_TILE : SMALL_TILE;
 }
 
 
@@ -84,8 +95,8 @@ export function encodeMatmul(ctx: GpuContext, config: MatmulConfig, a: RawStorag
   }
 }
 
-/** The f32 tiles the autotuner chooses among (the heuristic picks between the first two). */
-export const F32_TILES: readonly MatmulTile[] = [DEFAULT_TILE, LARGE_TILE, { wx: 16, wy: 16, tm: 4, tn: 8, bk: 16 }, { wx: 16, wy: 16, tm: 8, tn: 8, bk: 8 }];
+/** The f32 tiles the autotuner chooses among (the heuristic picks among the first three). */
+export const F32_TILES: readonly MatmulTile[] = [DEFAULT_TILE, LARGE_TILE, SMALL_TILE, { wx: 16, wy: 8, tm: 4, tn: 4, bk: 16 }, { wx: 16, wy: 16, tm: 4, tn: 8, bk: 16 }, { wx: 16, wy: 16, tm: 8, tn: 8, bk: 8 }];
 
 export function tileKey(t: MatmulTile): string {
   return `${t.wx}x${t.wy}/${t.tm}x${t.tn}/${t.bk}`;

@@ -1,0 +1,71 @@
+/**
+ * Every f32 matmul tile the autotuner may choose (and the heuristic's three) gives the float64
+ * reference's values: edges that cut tiles, aligned sizes, transposed operands (scalar loads),
+ * batches with broadcasting, and K not a multiple of the tile depth.
+ */
+import { afterAll, expect, test } from 'vitest';
+import { Wgpu } from '../../src/backends/wgpu/backend.js';
+import { F32_TILES, chooseTile, SMALL_TILE, LARGE_TILE } from '../../src/backends/wgpu/kernels/matmul.js';
+import { DEFAULT_TILE } from '../../src/backends/wgpu/wgsl/matmul.js';
+import { Runtime } from '../../src/runtime/runtime.js';
+import { fromData } from '../../src/tensor/creation.js';
+import { describeGpu } from './gpu.js';
+
+function values(n: number, seed: number): number[] {
+  let s = seed >>> 0;
+  return Array.from({ length: n }, () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return (s / 2 ** 32) * 2 - 1;
+  });
+}
+
+/** C[b] = A[b or 0] B[b or 0] in float64; A is [bA, M, K], B [bB, K, N] row-major. */
+function reference(a: number[], b: number[], batch: number, bA: number, bB: number, M: number, K: number, N: number): number[] {
+  const out: number[] = [];
+  for (let t = 0; t < batch; t++) {
+    const ao = (bA === 1 ? 0 : t) * M * K;
+    const bo = (bB === 1 ? 0 : t) * K * N;
+    for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
+      let s = 0;
+      for (let k = 0; k < K; k++) s += a[ao + i * K + k]! * b[bo + k * N + j]!;
+      out.push(s);
+    }
+  }
+  return out;
+}
+
+test('the heuristic: large tiles for many workgroups, 32 x 32 where 64 x 64 tiles would leave the GPU idle', () => {
+  expect(chooseTile(4096, 4096, 1)).toBe(LARGE_TILE);
+  expect(chooseTile(1024, 1024, 1)).toBe(DEFAULT_TILE);
+  expect(chooseTile(256, 512, 1)).toBe(SMALL_TILE);
+  expect(chooseTile(256, 512, 8)).toBe(DEFAULT_TILE);
+});
+
+describeGpu('every f32 matmul tile', () => {
+  const backends = F32_TILES.map((tile) => ({ tile, wgpu: new Wgpu({ runtime: new Runtime(), autotune: false, matmulTile: tile }) }));
+  afterAll(async () => {
+    for (const { wgpu } of backends) await wgpu.close();
+  });
+
+  const cases: Array<{ name: string; batch: number; bA: number; bB: number; M: number; K: number; N: number; transA?: boolean; transB?: boolean }> = [
+    { name: 'edges', batch: 1, bA: 1, bB: 1, M: 37, K: 50, N: 29 },
+    { name: 'aligned', batch: 1, bA: 1, bB: 1, M: 128, K: 32, N: 64 },
+    { name: 'transposed A', batch: 1, bA: 1, bB: 1, M: 33, K: 20, N: 40, transA: true },
+    { name: 'transposed B', batch: 1, bA: 1, bB: 1, M: 40, K: 24, N: 35, transB: true },
+    { name: 'batch, B broadcast', batch: 3, bA: 3, bB: 1, M: 17, K: 9, N: 13 },
+  ];
+
+  test.each(backends.flatMap(({ tile, wgpu }) => cases.map((c) => ({ ...c, tile, wgpu, label: `${JSON.stringify(tile)} ${c.name}` }))))('$label', async (c) => {
+    const a = values(c.bA * c.M * c.K, 3 + c.M);
+    const b = values(c.bB * c.K * c.N, 5 + c.N);
+    // Transposed operands: the data stored the other way round, viewed back with transpose().
+    const tr = (x: number[], rows: number, cols: number) => Array.from({ length: rows * cols }, (_, i) => x[(i % rows) * cols + Math.floor(i / rows)]!);
+    const A = c.transA ? fromData(c.wgpu, tr(a, c.M, c.K), { shape: [c.K, c.M] }).transpose() : fromData(c.wgpu, a, { shape: c.bA === 1 ? [c.M, c.K] : [c.bA, c.M, c.K] });
+    const B = c.transB ? fromData(c.wgpu, tr(b, c.K, c.N), { shape: [c.N, c.K] }).transpose() : fromData(c.wgpu, b, { shape: c.bB === 1 ? [c.K, c.N] : [c.bB, c.K, c.N] });
+    const got = Array.from((await A.matmul(B).toData()).values);
+    const want = reference(a, b, c.batch, c.bA, c.bB, c.M, c.K, c.N);
+    expect(got.length).toBe(want.length);
+    const bad = want.flatMap((w, i) => (Math.abs(got[i]! - w) <= 1e-5 + 1e-5 * Math.abs(w) ? [] : [`[${i}] ${got[i]} vs ${w}`]));
+    expect(bad.slice(0, 3)).toEqual([]);
+  });
+});
