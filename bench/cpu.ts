@@ -117,13 +117,20 @@ interface Case {
   run(): Promise<number>;
 }
 
-/** Runs `warmup` then `rounds` rounds of every case, alternating the order each round; returns the times per case. */
-async function interleave(cases: readonly Case[], rounds: number, warmup = 1): Promise<Map<string, number[]>> {
+/**
+ * Runs `warmup` then `rounds` rounds of every case, alternating the order each round; returns the
+ * times per case. `lead` untimed runs precede each timed one: a case timed right after another
+ * framework's would otherwise pay for that one's garbage (collections it left due) and caches.
+ */
+async function interleave(cases: readonly Case[], rounds: number, warmup = 1, lead = 0): Promise<Map<string, number[]>> {
   const out = new Map<string, number[]>(cases.map((c) => [c.name, []]));
   for (let w = 0; w < warmup; w++) for (const c of cases) await c.run();
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? cases : [...cases].reverse();
-    for (const c of order) out.get(c.name)!.push(await c.run());
+    for (const c of order) {
+      for (let l = 0; l < lead; l++) await c.run();
+      out.get(c.name)!.push(await c.run());
+    }
   }
   return out;
 }
@@ -485,7 +492,9 @@ async function benchMlp(variants: readonly Variant[], tfi: TfInfo, rounds: numbe
   for (const v of variants) runs.set(v.key, ours(v.be));
   if (tfi.cpu) runs.set('tf-cpu', tfCase('cpu'));
   if (tfi.wasm) runs.set('tf-wasm', tfCase('wasm'));
-  const t = await interleave([...runs].map(([name, r]) => ({ name, run: r.run })), rounds, 3);
+  // A step timed right after another framework's ran slower than steps alone (the same wasm step: 44 against 28-36 ms
+  // on 2 cores, 29 against 12.5 on 16): one untimed step first.
+  const t = await interleave([...runs].map(([name, r]) => ({ name, run: r.run })), rounds, 3, 1);
   for (const [k, v] of t) raw.push(`MLP step ${k} ms min/median/max: ${spread(v)}`);
   // Same weights, data and learning rate: the first step's loss agrees across frameworks.
   raw.push(`MLP step: first loss ${[...runs].map(([k, r]) => `${k} ${f(r.losses[0] ?? NaN, 5)}`).join(', ')}`);
