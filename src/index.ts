@@ -25,7 +25,7 @@ export { WgpuDevice } from './devices/wgpu.js';
 export type { WgpuDeviceKind } from './devices/wgpu.js';
 export { Wgpu } from './backends/wgpu/backend.js';
 export type { WgpuOptions, AdapterInfo } from './backends/wgpu/backend.js';
-export type { KernelTime } from './backends/wgpu/kernel-profile.js';
+export type { KernelTime } from './backends/wgpu/kernel-time.js';
 export type { MatmulPrecision } from './backends/wgpu/precision.js';
 export { Tensor } from './tensor/tensor.js';
 export type { TensorData, NestedArray, FloatTensor, IntTensor, BoolTensor } from './tensor/tensor.js';

@@ -15,7 +15,7 @@ import { parseInnerDevice } from '../../router/parse.js';
 import { LocalBackend } from '../local.js';
 import { defaultAdapterSource, type AdapterSource, type RequestAdapter } from './adapter.js';
 import { WgpuExecutor } from './executor.js';
-import type { KernelTime } from './kernel-profile.js';
+import type { KernelTime } from './kernel-time.js';
 import type { MatmulKind, MatmulTile } from './wgsl/matmul.js';
 import { MATMUL_PRECISIONS, type MatmulPrecision } from './precision.js';
 import type { OpRecord } from '../../ir/ops.js';

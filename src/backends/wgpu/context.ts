@@ -11,7 +11,8 @@ import { Fault } from './faults.js';
 import { chooseFeatures, type GpuFeatures } from './features.js';
 import { Autotuner, type AutotuneOption } from './autotune.js';
 import { classifyAdapter } from './adapter.js';
-import { KernelProfiler, type KernelTime } from './kernel-profile.js';
+import { KernelProfiler } from './kernel-profile.js';
+import type { KernelTime } from './kernel-time.js';
 import { BufferUsage, MapMode, ShaderStage } from './flags.js';
 import { PARAM_BYTES, PARAM_WORDS, type Params, type Program } from './wgsl/common.js';
 

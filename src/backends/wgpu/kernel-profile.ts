@@ -5,15 +5,7 @@
  * GPU time each, so totals run slightly above an unprofiled step; the ranking is what it is for.
  */
 import { BufferUsage, MapMode } from './flags.js';
-
-/** One kernel's share of the GPU time while profiling. */
-export interface KernelTime {
-  /** The program's key: the kernel family first (`fz|` fused elementwise, `mm` matmul, ...), then its structure. */
-  readonly kernel: string;
-  readonly calls: number;
-  readonly totalMs: number;
-  readonly meanUs: number;
-}
+import type { KernelTime } from './kernel-time.js';
 
 /** Timestamp pairs one batch can hold; a fuller batch is submitted first. */
 const PAIRS = 1024;
