@@ -412,7 +412,7 @@ export class Placement {
    * settling on. The profiler stops watching once the timed ops' events are in (or a step later).
    */
   private chooseTiming(): void {
-    const on = this.settledDevice();
+    const on = this.settledChoice();
     // A re-check's steps leave the count as it was: only a new choice starts it again.
     if (on !== this.settledOn && (on !== undefined || !this.rechecking())) {
       this.settledOn = on;
@@ -431,11 +431,16 @@ export class Placement {
   }
 
   /** The device every op of the coming step runs on as the selector's settled choice (not a re-check), if any. */
-  private settledDevice(): string | undefined {
+  private settledChoice(): string | undefined {
     const s = this.selector;
     if (!s || this.fallback === undefined || s.current !== s.incumbent || s.current !== this.fallback) return undefined;
     if (this.mode === 'auto') return this.autoPhase === 'fallback' ? this.fallback : undefined;
     return this.phase === 'replay' && this.judged && this.plan !== undefined ? this.fallback : undefined;
+  }
+
+  /** The device every op runs on as the selector's settled choice (undefined before it, for a mixed placement, and during a re-check). */
+  get settledDevice(): string | undefined {
+    return this.settledOn !== undefined && !this.rechecking() ? this.settledOn : undefined;
   }
 
   /** Whether the coming step is a re-check's (a challenger of the selector's choice runs). */
