@@ -113,6 +113,15 @@ describe("placement: untimed steps once 'auto' settles on one device", () => {
     expect(p.untimed.steps).toBe(7);
   });
 
+  test("a router watches the runtime's events from its first placed op, not before", async () => {
+    const r = router('auto', {});
+    const x = fromData(r, new Float32Array(4).fill(1), { shape: [2, 2], device: D0 });
+    expect(r.placement!.profiler.enabled).toBe(true);
+    expect(r.placement!.profiler.watching).toBe(false);
+    await x.exp().toData();
+    expect(r.placement!.profiler.watching).toBe(true);
+  });
+
   test('sampleEvery: 0 times every step, as before', async () => {
     const r = router('auto', { recheckEvery: 0, sampleEvery: 0 });
     const x = fromData(r, new Float32Array(64).fill(0.01), { shape: [8, 8], device: D0 });
