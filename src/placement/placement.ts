@@ -807,8 +807,9 @@ export class Placement {
     this.profiler.flush();
     let log = options.step === 'current' || this.done.length === 0 ? this.log : this.done[this.done.length - 1]!;
     const notes = [...this.notes];
-    if (log.untimed !== undefined) {
-      const what = `step ${log.index} ran every op on ${log.untimed} untimed (${log.wallMs !== undefined ? `${log.wallMs.toFixed(3)} ms between markStep calls; ` : ''}while one device is the choice, one step in ${this.sampleEvery} is timed op by op)`;
+    const untimed = log === this.log ? this.quietOn : log.untimed;
+    if (untimed !== undefined) {
+      const what = `step ${log.index} ${log === this.log ? 'runs' : 'ran'} every op on ${untimed} untimed (${log.wallMs !== undefined ? `${log.wallMs.toFixed(3)} ms between markStep calls; ` : ''}while one device is the choice, one step in ${this.sampleEvery} is timed op by op)`;
       const sampled = options.step !== 'current' ? this.lastTimed : undefined;
       // First: it says which step the table is; the history of choices follows in order.
       if (sampled) {

@@ -95,10 +95,14 @@ describe("placement: untimed steps once 'auto' settles on one device", () => {
     expect(x8.ops).toBe(OPS);
     expect(x8.rows.every((row) => row.device === 'cpu' && row.reason === 'alone' && row.measuredMs !== undefined)).toBe(true);
     expect(await p.settled(100)).toBe(true);
+    expect(p.explain({ step: 'current' }).notes.some((n) => /untimed/.test(n))).toBe(false); // step 9 is sampled
     // Step 9: one in four is timed again.
     expect((await step(3)).placed).toBe(OPS);
     for (let i = 0; i < 3; i++) expect((await step(3)).samples).toBe(0); // steps 10-12
+    expect(p.explain({ step: 'current' }).notes.some((n) => /untimed/.test(n))).toBe(false); // step 13 is sampled
+    expect(p.explain().notes[0]).toMatch(/^step 12 ran every op on cpu untimed.*the rows come from step 9/);
     expect((await step(3)).placed).toBe(OPS); // step 13
+    expect(p.explain({ step: 'current' }).notes[0]).toMatch(/^step 14 runs every op on cpu untimed/);
     expect((await step(3)).samples).toBe(0); // step 14
     // Step 14 ended the 10 steps before the re-check: online placement (the runner-up) runs 2 steps, timed.
     expect(r.explain().notes.at(-1)).toMatch(/step 14: trying online placement again/);
