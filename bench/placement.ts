@@ -446,7 +446,8 @@ export async function main(args: readonly string[]): Promise<void> {
   const overhead = async (): Promise<void> => {
     const perRound = quick ? 5 : 10;
     console.log(`### settled placement vs the device alone: ms per step (CPU ms per step), median over ${rounds} interleaved rounds of ${perRound} steps\n`);
-    console.log(`| workload | settled on (auto / trace) | ${names[0]} bare | ${names[1]} bare | ${names[0]} explicit router | ${names[1]} explicit router | auto | trace | auto / its device bare (CPU) | trace / its device bare (CPU) | untimed steps auto / trace |`);
+    const [k0, k1] = backends.map((b) => b.defaultDevice().key);
+    console.log(`| workload | settled on (auto / trace) | ${k0} bare | ${k1} bare | ${k0} explicit router | ${k1} explicit router | auto | trace | auto / its device bare (CPU) | trace / its device bare (CPU) | untimed steps auto / trace |`);
     console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
     for (const w of workloads) {
       log(`settled overhead: ${w.name}`);
