@@ -1,5 +1,5 @@
 /**
- * Auto-placement (`npm run bench -- placement [--quick] [--cpu-only] [--rounds n] [--only inception,mlp,chain,embedding]`;
+ * Auto-placement (`npm run bench -- placement [--quick] [--cpu-only] [--rounds n] [--only inception,mlp,chain,embedding] [--overhead]`;
  * compiled: `node dist/bench/main.js placement`).
  *
  * Four workloads, each run as one step after another (a step ends at a read of its result):
@@ -11,6 +11,9 @@
  * (each with its own Router over the same backends, after a warm-up in which the profiler learns
  * and the trace is recorded, measured and planned). Modes are interleaved round by round, each
  * step starting on idle devices (the last step's work and events done); medians.
+ * Then what settled placement costs: each workload bare on each device, through an explicit router,
+ * and on 'auto' and 'trace' routers once their step selector has chosen, wall and CPU time per
+ * step side by side (`--overhead`: only this section).
  * Then: the time to place a 1,000-op graph (HEFT on a recorded step, and online per op).
  *
  * The router is Router<[Wgpu, Cpu]> when a WebGPU adapter is found (on a machine without a GPU:
@@ -36,7 +39,9 @@ import type { Kind } from '../src/ir/dtype.js';
 
 const log = (msg: string): void => void process.stderr.write(`[bench placement] ${msg}\n`);
 
-type R = Router<[Backend, Backend]>;
+/** What a workload runs on: a router, or (the settled-overhead section) one backend alone. */
+type R = Backend;
+type PR = Router<[Backend, Backend]>;
 type Mode = 'single0' | 'single1' | 'hand' | 'auto' | 'trace';
 
 function median(xs: readonly number[]): number {
@@ -205,9 +210,9 @@ async function runWorkload(backends: [Backend, Backend], names: [string, string]
   const devs: [MultiDevice<0>, MultiDevice<1>] = [MultiDevice.at(0, backends[0].defaultDevice()), MultiDevice.at(1, backends[1].defaultDevice())];
   // The host CPU: where inputs arrive from (the last backend is always a Cpu).
   const host = devs[1];
-  const explicit: R = new Router(backends);
-  const auto: R = new Router(backends, { placement: 'auto', placer: { persist: false } });
-  const trace: R = new Router(backends, { placement: 'trace', placer: { persist: false } });
+  const explicit: PR = new Router(backends);
+  const auto: PR = new Router(backends, { placement: 'auto', placer: { persist: false } });
+  const trace: PR = new Router(backends, { placement: 'trace', placer: { persist: false } });
   await Promise.all([auto.calibrate(), trace.calibrate()]);
   const ctxFor = (mode: Mode): Ctx => {
     const identity = <K extends Kind>(_: string, t: Tensor<R, K>): Tensor<R, K> => t;
@@ -232,7 +237,7 @@ async function runWorkload(backends: [Backend, Backend], names: [string, string]
   const steps = new Map<Mode, () => Promise<void>>();
   for (const m of modes) steps.set(m, w.setup(ctxFor(m)));
   const results = new Map<Mode, ModeResult>(modes.map((m) => [m, { ms: [] }]));
-  const placed = (m: Mode): R | undefined => (m === 'auto' ? auto : m === 'trace' ? trace : undefined);
+  const placed = (m: Mode): PR | undefined => (m === 'auto' ? auto : m === 'trace' ? trace : undefined);
   for (const m of modes) {
     const n = placed(m) ? warmup : 2;
     for (let i = 0; i < n; i++) {
@@ -266,6 +271,80 @@ async function runWorkload(backends: [Backend, Backend], names: [string, string]
   return results;
 }
 
+/** One mode's steps in the settled-overhead section: wall and CPU (user + system) time per step. */
+interface Cost {
+  wall: number[];
+  cpu: number[];
+}
+
+/**
+ * What 'auto' and 'trace' cost once settled: both routers run the workload until their step
+ * selector has chosen (and, where it chose one device, while every op runs there untimed but
+ * for one step in 50 and the re-checks); then, interleaved round by round, each device bare (its
+ * backend alone, no router), each device through an explicit router, and the two placed routers.
+ * A round is `perRound` steps of one mode; per mode the median over rounds of the mean step.
+ */
+async function settledOverhead(backends: [Backend, Backend], names: [string, string], w: Workload, warmup: number, rounds: number, perRound: number): Promise<string> {
+  const devs: [MultiDevice<0>, MultiDevice<1>] = [MultiDevice.at(0, backends[0].defaultDevice()), MultiDevice.at(1, backends[1].defaultDevice())];
+  const explicit: PR = new Router(backends);
+  const auto: PR = new Router(backends, { placement: 'auto', placer: { persist: false } });
+  const trace: PR = new Router(backends, { placement: 'trace', placer: { persist: false } });
+  await Promise.all([auto.calibrate(), trace.calibrate()]);
+  const identity = <K extends Kind>(_: string, t: Tensor<R, K>): Tensor<R, K> => t;
+  const placedCtx = (r: PR): Ctx => ({ router: r, dev: (role) => (role === 'input' ? devs[1] : devs[0]), at: identity });
+  type Key = 'bare0' | 'bare1' | 'explicit0' | 'explicit1' | 'auto' | 'trace';
+  const steps = new Map<Key, () => Promise<void>>([
+    ['bare0', w.setup({ router: backends[0], dev: () => backends[0].defaultDevice(), at: identity })],
+    ['bare1', w.setup({ router: backends[1], dev: () => backends[1].defaultDevice(), at: identity })],
+    ['explicit0', w.setup({ router: explicit, dev: () => devs[0], at: identity })],
+    ['explicit1', w.setup({ router: explicit, dev: () => devs[1], at: identity })],
+    ['auto', w.setup(placedCtx(auto))],
+    ['trace', w.setup(placedCtx(trace))],
+  ]);
+  const placed = (k: Key): PR | undefined => (k === 'auto' ? auto : k === 'trace' ? trace : undefined);
+  for (const [k, step] of steps) {
+    for (let i = 0; i < (placed(k) ? warmup : 3); i++) {
+      await step();
+      placed(k)?.markStep();
+    }
+  }
+  const quiesce = async (): Promise<void> => {
+    for (let i = 0; i < 2000 && devs.some((d) => explicit.runtime.lane(d.key).depth > 0); i++) await new Promise((r) => setTimeout(r, 1));
+  };
+  const costs = new Map<Key, Cost>([...steps.keys()].map((k) => [k, { wall: [], cpu: [] }]));
+  const keys = [...steps.keys()];
+  const untimed0 = { auto: auto.placement!.untimed.steps, trace: trace.placement!.untimed.steps };
+  for (let r = 0; r < rounds; r++) {
+    for (const k of r % 2 ? [...keys].reverse() : keys) {
+      await quiesce();
+      const step = steps.get(k)!;
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      for (let i = 0; i < perRound; i++) {
+        await step();
+        placed(k)?.markStep();
+      }
+      const wall = performance.now() - t0;
+      const c = process.cpuUsage(c0);
+      costs.get(k)!.wall.push(wall / perRound);
+      costs.get(k)!.cpu.push((c.user + c.system) / 1000 / perRound);
+    }
+  }
+  const med = (k: Key) => median(costs.get(k)!.wall);
+  const cpu = (k: Key) => median(costs.get(k)!.cpu);
+  const cell = (k: Key) => `${med(k).toFixed(3)} (${cpu(k).toFixed(3)})`;
+  // A placed router against its settled device bare (or, mixed, against the faster device bare).
+  const on = (r: PR): string => r.placement!.settledDevice ?? 'mixed';
+  const bareOf = (r: PR): Key => (on(r) === devs[0].key ? 'bare0' : on(r) === devs[1].key ? 'bare1' : med('bare0') <= med('bare1') ? 'bare0' : 'bare1');
+  const ratio = (k: 'auto' | 'trace', r: PR) => `${(med(k) / med(bareOf(r))).toFixed(2)}x (${(cpu(k) / cpu(bareOf(r))).toFixed(2)}x)`;
+  const total = rounds * perRound;
+  const untimed = (k: 'auto' | 'trace', r: PR) => `${r.placement!.untimed.steps - untimed0[k]}/${total}`;
+  await auto.placement!.close();
+  await trace.placement!.close();
+  void names;
+  return `| ${w.name} | ${on(auto)} / ${on(trace)} | ${cell('bare0')} | ${cell('bare1')} | ${cell('explicit0')} | ${cell('explicit1')} | ${cell('auto')} | ${cell('trace')} | ${ratio('auto', auto)} | ${ratio('trace', trace)} | ${untimed('auto', auto)} / ${untimed('trace', trace)} |`;
+}
+
 /** Time to place a 1,000-op graph: HEFT on a random step graph, and the online placer per op through the tensor API. */
 async function placingTime(backends: [Backend, Backend]): Promise<string[]> {
   const lines: string[] = [];
@@ -283,10 +362,10 @@ async function placingTime(backends: [Backend, Backend]): Promise<string[]> {
   }
   // The traced step: a recorded 1,000-op graph, planned at markStep (models from the recording and calibration steps).
   const devs: [Device, Device] = [MultiDevice.at(0, backends[0].defaultDevice()), MultiDevice.at(1, backends[1].defaultDevice())];
-  const trace: R = new Router(backends, { placement: 'trace', placer: { persist: false, calibrate: false } });
-  const explicit: R = new Router(backends);
+  const trace: PR = new Router(backends, { placement: 'trace', placer: { persist: false, calibrate: false } });
+  const explicit: PR = new Router(backends);
   const x0 = random(trace, [16, 16], normal(1), { device: devs[1] });
-  const step = async (r: R, x: Tensor<R, 'float'>) => {
+  const step = async (r: PR, x: Tensor<PR, 'float'>) => {
     const out = tidy(() => {
       let y = x;
       for (let i = 0; i < 250; i++) y = y.mul(0.5).add(y.exp().mul(0.01)).tanh();
@@ -307,8 +386,8 @@ async function placingTime(backends: [Backend, Backend]): Promise<string[]> {
   const ops = trace.explain().ops;
   lines.push(`| trace: markStep that plans a recorded step of ${ops} ops | ${planMs.toFixed(1)} ms | |`);
   // Online: enqueueing 1,000 ops, explicit vs auto (same ops, same inputs).
-  const auto: R = new Router(backends, { placement: 'auto', placer: { persist: false, calibrate: false } });
-  const enqueue = (r: R): number => {
+  const auto: PR = new Router(backends, { placement: 'auto', placer: { persist: false, calibrate: false } });
+  const enqueue = (r: PR): number => {
     const x = random(r, [16, 16], normal(1), { device: devs[1] });
     const t0 = performance.now();
     const out = tidy(() => {
@@ -364,6 +443,24 @@ export async function main(args: readonly string[]): Promise<void> {
   const only = onlyArg >= 0 ? new Set((args[onlyArg + 1] ?? '').split(',')) : undefined;
   const all = { inception: inception(sizes.inception), mlp: mlp(sizes.mlp), chain: chain(sizes.chain), embedding: embedding(sizes.embedding) };
   const workloads = Object.entries(all).flatMap(([k, w]) => (!only || only.has(k) ? [w] : []));
+  const overhead = async (): Promise<void> => {
+    const perRound = quick ? 5 : 10;
+    console.log(`### settled placement vs the device alone: ms per step (CPU ms per step), median over ${rounds} interleaved rounds of ${perRound} steps\n`);
+    const [k0, k1] = backends.map((b) => b.defaultDevice().key);
+    console.log(`| workload | settled on (auto / trace) | ${k0} bare | ${k1} bare | ${k0} explicit router | ${k1} explicit router | auto | trace | auto / its device bare (CPU) | trace / its device bare (CPU) | untimed steps auto / trace |`);
+    console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+    for (const w of workloads) {
+      log(`settled overhead: ${w.name}`);
+      console.log(await settledOverhead(backends, names, w, warmup, rounds, perRound));
+    }
+    console.log('');
+  };
+  if (args.includes('--overhead')) {
+    await overhead();
+    await cpu.close();
+    await second.close();
+    return;
+  }
   const summary: string[] = [];
   const goals: Array<{ name: string; auto: number; trace: number; errAuto?: number; errTrace?: number }> = [];
   let readmeExample: { name: string; text: string } | undefined;
@@ -407,6 +504,7 @@ export async function main(args: readonly string[]): Promise<void> {
     console.log(`| median op prediction error < 20% (median over workloads of each last step's median) | auto ${med(errs('errAuto'))}, trace ${med(errs('errTrace'))} (per workload: auto ${errs('errAuto').map((e) => e.toFixed(0)).join('/')}%, trace ${errs('errTrace').map((e) => e.toFixed(0)).join('/')}%) | ${allErrs.length > 0 && median(allErrs) < 20 ? 'yes' : 'no'} |`);
     console.log('');
   }
+  await overhead();
   console.log('| placing a 1,000-op graph | time | |');
   console.log('| --- | ---: | --- |');
   for (const l of await placingTime(backends)) console.log(l);

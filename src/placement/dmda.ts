@@ -62,7 +62,6 @@ export interface Decision {
   /** When it was decided (scheduler clock). */
   readonly at: number;
   readonly op: string;
-  readonly fp: Footprint;
   readonly reason: Reason;
   readonly runMs: number;
   readonly source: PredictionSource;
@@ -245,7 +244,7 @@ export class Dmda {
     // Only the chosen device is estimated: a replayed step places each op at little cost.
     const [e, transfers] = this.estimate(fp, inputs, device, now);
     this.used(inputs);
-    return { device, at: now, op, fp, reason, runMs: e.runMs, source: e.source, start: e.start, finish: e.finish, transfers, estimates: [e] };
+    return { device, at: now, op, reason, runMs: e.runMs, source: e.source, start: e.start, finish: e.finish, transfers, estimates: [e] };
   }
 
   /**
@@ -264,12 +263,26 @@ export class Dmda {
     }
     const p = this.model.predict(fp, key);
     const runMs = p.source === 'none' ? Number.NaN : p.ms;
-    return { device, at: this.lanes.now(), op, fp, reason, runMs, source: p.source, start: Number.NaN, finish: Number.NaN, transfers, estimates: [] };
+    return { device, at: this.lanes.now(), op, reason, runMs, source: p.source, start: Number.NaN, finish: Number.NaN, transfers, estimates: [] };
+  }
+
+  /**
+   * An op on the one device every op runs on, in a step that is not timed: nothing is predicted,
+   * estimated or booked; only the inputs that live elsewhere without a kept copy there move.
+   */
+  pinned(op: string, inputs: readonly Handle[], device: Device): Decision {
+    const key = device.key;
+    const transfers: PlannedTransfer[] = [];
+    for (const h of inputs) {
+      if (h.device.key === key || this.lanes.copy?.(h.id, key) || transfers.some((t) => t.id === h.id)) continue;
+      transfers.push({ id: h.id, from: h.device.key, bytes: tensorBytes(h), ms: Number.NaN, arrival: Number.NaN });
+    }
+    return { device, at: Number.NaN, op, reason: 'alone', runMs: Number.NaN, source: 'none', start: Number.NaN, finish: Number.NaN, transfers, estimates: [] };
   }
 
   private decision(op: string, fp: Footprint, i: number, reason: Reason, all: ReadonlyArray<[DeviceEstimate, PlannedTransfer[]]>, at: number): Decision {
     const [e, transfers] = all[i]!;
-    return { device: this.devices[i]!, at, op, fp, reason, runMs: e.runMs, source: e.source, start: e.start, finish: e.finish, transfers, estimates: all.map(([x]) => x) };
+    return { device: this.devices[i]!, at, op, reason, runMs: e.runMs, source: e.source, start: e.start, finish: e.finish, transfers, estimates: all.map(([x]) => x) };
   }
 
   /** The op was submitted as decided: its lane is booked until its predicted finish, its outputs ready then. */

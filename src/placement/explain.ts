@@ -41,6 +41,8 @@ export class StepLog {
   plannedMs: number | undefined;
   /** Wall time from the `markStep()` that began the step to the one that ended it. */
   wallMs: number | undefined;
+  /** The device every op of an untimed step ran on: such a step logs and times no op (see Placement). */
+  untimed: string | undefined;
 
   constructor(readonly index: number) {}
 

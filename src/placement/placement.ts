@@ -14,6 +14,11 @@
  * - With steps, both modes choose by measured step time among every device alone and the mixed
  *   placement (online, or the plan when it is predicted faster than each device alone), with
  *   hysteresis and re-checks (selector.ts): a model that predicts badly costs only the measuring.
+ * - Once the choice is one device alone, its steps are untimed but for one in `sampleEvery`: the
+ *   profiler stops watching events (the scheduler then reads no clock per op, a GPU waits for no
+ *   batch), nothing is predicted or logged per op, and an op whose inputs all live on that device
+ *   takes the explicit path (placement returns no device). Only the step's wall time is read, which
+ *   is all the selector's re-checks need; the re-check steps themselves are timed.
  */
 import type { Observable, Subscription } from 'rxjs';
 import type { Backend, Handle } from '../backends/backend.js';
@@ -28,7 +33,7 @@ import { explainStep, StepLog, type Explanation, type LoggedOp, type LoggedTrans
 import { footprint, signature, type Footprint } from './footprint.js';
 import { Profiler, type ProfilerOptions } from './profiler.js';
 import { StepSelector, type SelectorOptions } from './selector.js';
-import { planStep, sameInputs, StepGraph, type Plan, type TraceInput } from './trace.js';
+import { planStep, sameInputs, StepGraph, type Plan, type TraceInput, type TraceNode } from './trace.js';
 
 export type PlacementMode = 'explicit' | 'auto' | 'trace';
 
@@ -43,6 +48,8 @@ export interface PlacementOptions extends ProfilerOptions, DmdaOptions {
   traceCalibrationRuns?: number;
   /** Steps between re-checks of the measured choice (the runner-up runs 2 steps; the interval doubles while the choice holds, up to 800); default 50, 0: never. */
   recheckEvery?: number;
+  /** While every op runs on one device the selector chose, one step in this many is timed op by op (the first one included); the others only by wall time. Default 50; 0 or 1: every step. */
+  sampleEvery?: number;
   /** Where op events come from (default: the runtime's scheduler); tests feed synthetic ones. */
   events?: Observable<OpEvent>;
 }
@@ -67,6 +74,9 @@ const LOG_CAPACITY = 20_000;
 
 /** Completed steps whose measurements are still collected. */
 const KEEP_LOGS = 8;
+
+/** One step in this many is timed op by op while one device alone is the choice. */
+const SAMPLE_EVERY = 50;
 
 /** A plan (or online placement) must beat the best device alone by more than this fraction, measured (and, for a plan, predicted first). */
 const SINGLE_DEVICE_SLACK = 0.05;
@@ -158,6 +168,21 @@ export class Placement {
   private readonly keptTransfers = new Set<number>();
   /** Inputs of the op being placed whose copy was asked for and not found: their transfers may be kept. */
   private asked: Array<[number, string]> = [];
+  // Untimed steps (every op on one device the selector settled on).
+  private readonly sampleEvery: number;
+  /** The device the current step runs every op on untimed, if it is such a step. */
+  private quietOn: string | undefined;
+  /** The device settled on, and the step its settling began (counting which steps are sampled). */
+  private settledOn: string | undefined;
+  private settledAt = 0;
+  /** The profiler stops watching at the next step end, events of timed ops still outstanding or not. */
+  private quietDue = false;
+  /** The latest ended step that was timed op by op (what explain() shows after untimed steps). */
+  private lastTimed: StepLog | undefined;
+  /** The current step runs a re-check's challenger. */
+  private trialStep = false;
+  private untimedSteps = 0;
+  private untimedOps = 0;
 
   constructor(
     readonly mode: 'auto' | 'trace',
@@ -168,6 +193,10 @@ export class Placement {
     this.dmda = new Dmda(this.profiler.model, { now: () => clock.now(), depth: (d) => host.runtime.lane(d).depth, copy: (id, d) => this.replicas.get(id)?.get(d) }, host.devices, options);
     this.drift = options.drift ?? 0.2;
     this.calibrationRuns = options.traceCalibrationRuns ?? 3;
+    this.sampleEvery = Math.max(Math.floor(options.sampleEvery ?? SAMPLE_EVERY), 0);
+    // The runtime's events are watched from the first placed op: routers that share a runtime and
+    // have not placed anything yet would otherwise time every op the others run.
+    if (options.events === undefined) this.profiler.quiet(true);
     this.selectorOptions = { hysteresis: SINGLE_DEVICE_SLACK, ...(options.recheckEvery !== undefined ? { recheckEvery: options.recheckEvery } : {}) };
     this.log = new StepLog(0);
     this.loaded = host
@@ -198,8 +227,24 @@ export class Placement {
 
   place(op: OpName, inputs: readonly Handle[], attrs: OpAttrs[OpName]): Device | undefined {
     if (inputs.length === 0 || STAYS.has(op)) return undefined;
+    const quiet = this.quietOn;
+    if (quiet !== undefined) {
+      // An untimed step: its wall time runs from its first placed op.
+      if (this.log.startedAt === Infinity) this.log.startedAt = clock.now();
+      this.untimedOps++;
+      // Every input already there: the explicit path, as the device alone would take.
+      if (this.mode === 'auto') {
+        if (allOn(inputs, quiet)) return undefined;
+      } else if (this.untimedTraced(op, inputs, quiet)) return undefined;
+    }
     if (!this.used) this.firstUse();
     this.asked = [];
+    if (quiet !== undefined) {
+      // An untimed step's op with inputs elsewhere: they move (or their kept copies serve), nothing predicted.
+      const decision = this.dmda.pinned(op, inputs, this.host.devices.find((d) => d.key === quiet)!);
+      this.pending = { decision, node: -1, predictedMs: Number.NaN, transfers: [] };
+      return decision.device;
+    }
     let fp: Footprint;
     let decision: Decision;
     let node = -1;
@@ -215,7 +260,7 @@ export class Placement {
       const same = !this.mismatch && was !== undefined && was.sig === sig && sameInputs(was.inputs, resolved);
       // The same op as recorded (exact shapes and dtypes): its footprint is the recorded one.
       fp = same ? was.fp : footprint(op, inputs, attrs);
-      node = this.graph.addResolved(op, sig, fp, resolved);
+      node = this.graph.addResolved(op, sig, fp, resolved, inputs);
       if (!same) this.mismatch = this.phase !== 'record';
       if (this.phase === 'calibrate' && same) decision = this.dmda.forced(op, fp, inputs, this.queue[0]!, 'calibrate');
       else if (this.phase === 'replay' && same && this.plan) {
@@ -229,6 +274,19 @@ export class Placement {
     // drift is judged against the plan's own costs.
     this.pending = { decision, node, predictedMs: Number.isNaN(decision.runMs) ? (planned ?? Number.NaN) : decision.runMs, ...(planned !== undefined ? { plannedMs: planned } : {}), transfers: [] };
     return decision.device;
+  }
+
+  /**
+   * A traced step's op in an untimed step: compared with the recording by op and input shapes
+   * only (no step graph is built); true when it runs on the settled device by the explicit path.
+   * An op with inputs elsewhere is placed there as replayed; one that differs from the recording
+   * marks the step, which is then recorded again.
+   */
+  private untimedTraced(op: OpName, inputs: readonly Handle[], on: string): boolean {
+    const i = this.index++;
+    const was = this.traced?.nodes[i];
+    if (!this.mismatch && (was === undefined || !sameShapes(was, op, inputs))) this.mismatch = true;
+    return allOn(inputs, on);
   }
 
   /** An auto router's steps: online, each device alone, or every op on the device that beat online placement. */
@@ -255,6 +313,7 @@ export class Placement {
           copies.set(record.device, { id: output, shape: record.outputs[0]!.shape, dtype: record.outputs[0]!.dtype, device: p.decision.device });
           this.keptTransfers.add(record.id);
         }
+        if (this.quietOn !== undefined) return; // an untimed step logs nothing
         const logged: LoggedTransfer = { bytes: t.bytes, predictedMs: t.ms };
         p.transfers.push(logged);
         this.track(record.id, logged);
@@ -265,6 +324,7 @@ export class Placement {
       this.pending = undefined;
       this.dmda.commit(p.decision, record.outputs);
       if (p.node >= 0) this.graph.produced(p.node, record.outputs);
+      if (this.quietOn !== undefined) return; // an untimed step logs no op
       // Without markStep() an auto router's log rolls over, as if a step ended every LOG_CAPACITY ops.
       if (this.mode === 'auto' && this.log.ops.length >= LOG_CAPACITY) this.markStep();
       const log = this.log;
@@ -278,7 +338,7 @@ export class Placement {
       }
       return;
     }
-    if (this.mode !== 'trace') return;
+    if (this.mode !== 'trace' || this.quietOn !== undefined) return;
     // Views and other unplaced ops of one input: their output stands for the input in the step graph.
     if (record.inputs.length === 1) for (const o of record.outputs) this.graph.alias(o.id, record.inputs[0]!.id);
     // Tensors created inside the step (a backward pass's seed): where they appear follows the plan.
@@ -319,6 +379,10 @@ export class Placement {
     const ended = this.log;
     // The step's time: from its first placed op to here (time between steps, spent elsewhere, is not its).
     if (Number.isFinite(ended.startedAt)) ended.wallMs = clock.now() - ended.startedAt;
+    ended.untimed = this.quietOn;
+    if (ended.untimed !== undefined) this.untimedSteps++;
+    // A re-check's step ran another candidate: the settled choice's sample stays the one to show.
+    else if (ended.ops.length > 0 && (!this.trialStep || this.lastTimed === undefined)) this.lastTimed = ended;
     this.done.push(ended);
     if (this.mode === 'trace') this.traceStep(ended);
     else this.autoStep(ended);
@@ -339,9 +403,62 @@ export class Placement {
     this.index = 0;
     this.mismatch = false;
     this.pending = undefined;
+    this.chooseTiming();
+  }
+
+  /**
+   * Whether the coming step is timed op by op: it is not while every op runs on the one device the
+   * selector settled on (not a re-check's step), except for one step in `sampleEvery` from the
+   * settling on. The profiler stops watching once the timed ops' events are in (or a step later).
+   */
+  private chooseTiming(): void {
+    const on = this.settledChoice();
+    // A re-check's steps leave the count as it was: only a new choice starts it again.
+    if (on !== this.settledOn && (on !== undefined || !this.rechecking())) {
+      this.settledOn = on;
+      this.settledAt = this.step;
+    }
+    this.trialStep = this.rechecking();
+    const untimed = on !== undefined && this.sampleEvery > 1 && (this.step - this.settledAt) % this.sampleEvery !== 0;
+    this.quietOn = untimed ? on : undefined;
+    if (!untimed) {
+      this.quietDue = false;
+      if (this.used) this.profiler.quiet(false);
+    } else if (this.quietDue || (this.profiler.flush(), this.tracked.size === 0)) {
+      this.quietDue = false;
+      this.profiler.quiet(true);
+    } else this.quietDue = true;
+  }
+
+  /** The device every op of the coming step runs on as the selector's settled choice (not a re-check), if any. */
+  private settledChoice(): string | undefined {
+    const s = this.selector;
+    if (!s || this.fallback === undefined || s.current !== s.incumbent || s.current !== this.fallback) return undefined;
+    if (this.mode === 'auto') return this.autoPhase === 'fallback' ? this.fallback : undefined;
+    return this.phase === 'replay' && this.judged && this.plan !== undefined ? this.fallback : undefined;
+  }
+
+  /** The device every op runs on as the selector's settled choice (undefined before it, for a mixed placement, and during a re-check). */
+  get settledDevice(): string | undefined {
+    return this.settledOn !== undefined && !this.rechecking() ? this.settledOn : undefined;
+  }
+
+  /** Whether the coming step is a re-check's (a challenger of the selector's choice runs). */
+  private rechecking(): boolean {
+    const s = this.selector;
+    return s !== undefined && s.current !== s.incumbent;
+  }
+
+  /** Steps and ops that ran untimed so far (every op on a settled device, nothing profiled). */
+  get untimed(): { steps: number; ops: number } {
+    return { steps: this.untimedSteps, ops: this.untimedOps };
   }
 
   private traceStep(ended: StepLog): void {
+    if (ended.untimed !== undefined) {
+      this.untimedTraceStep(ended);
+      return;
+    }
     const g = this.graph;
     g.link();
     this.previous = g;
@@ -407,16 +524,7 @@ export class Placement {
           return;
         }
         if (this.judge(ended.index)) return;
-        const selector = this.selector;
-        if (selector && this.judged) {
-          const was = selector.current;
-          // Steps just after a change of candidate are not its (the selector counted from the change).
-          const change = ended.wallMs !== undefined && this.planOf.get(ended) === this.plans ? selector.record(ended.wallMs) : undefined;
-          if (change) this.note(`step ${ended.index}: ${describe(change.to)}'s step took ${change.ms.toFixed(3)} ms, ${describe(change.from)}'s ${change.previousMs.toFixed(3)} ms: ${change.to === PLAN ? 'the plan runs' : `every op runs on ${change.to}`} (next check in ${selector.nextCheckIn} steps)`);
-          else if (selector.current !== was && selector.current !== selector.incumbent) this.note(`step ${ended.index}: trying ${describe(selector.current)} again`);
-          this.useTrace(selector.current);
-          if (selector.current !== PLAN || selector.incumbent !== PLAN) return;
-        }
+        if (this.recheckTrace(ended)) return;
         if (this.fallback !== undefined) return;
         const m = this.measuredDrift();
         if (m !== undefined && Math.abs(m.drift) > this.drift) {
@@ -427,6 +535,41 @@ export class Placement {
         return;
       }
     }
+  }
+
+  /**
+   * The selector's part of a replayed step: books its wall time, switches or starts a re-check;
+   * returns true unless the plan runs and stays (then drift is checked).
+   */
+  private recheckTrace(ended: StepLog): boolean {
+    const selector = this.selector;
+    if (!selector || !this.judged) return false;
+    const was = selector.current;
+    // Steps just after a change of candidate are not its (the selector counted from the change).
+    const change = ended.wallMs !== undefined && this.planOf.get(ended) === this.plans ? selector.record(ended.wallMs) : undefined;
+    if (change) this.note(`step ${ended.index}: ${describe(change.to)}'s step took ${change.ms.toFixed(3)} ms, ${describe(change.from)}'s ${change.previousMs.toFixed(3)} ms: ${change.to === PLAN ? 'the plan runs' : `every op runs on ${change.to}`} (next check in ${selector.nextCheckIn} steps)`);
+    else if (selector.current !== was && selector.current !== selector.incumbent) this.note(`step ${ended.index}: trying ${describe(selector.current)} again`);
+    this.useTrace(selector.current);
+    return selector.current !== PLAN || selector.incumbent !== PLAN;
+  }
+
+  /**
+   * An untimed traced step (every op on the settled device, no step graph): one that differs from
+   * the recording is recorded again; else only the selector hears of it. The next step links no
+   * input to this one (it has no graph), which only the plan's steps would use.
+   */
+  private untimedTraceStep(ended: StepLog): void {
+    this.previous = undefined;
+    if (this.mismatch || this.index !== this.traced?.nodes.length) {
+      this.note(`step ${ended.index}: the step's ops differ from the recorded ones; recording again`);
+      this.phase = 'record';
+      this.traced = undefined;
+      this.plan = undefined;
+      this.recent = undefined;
+      this.moved = false;
+      return;
+    }
+    this.recheckTrace(ended);
   }
 
   /**
@@ -469,7 +612,7 @@ export class Placement {
    * 50 steps, against that device's recent steps.
    */
   private autoStep(ended: StepLog): void {
-    if (ended.ops.length === 0) return;
+    if (ended.ops.length === 0 && ended.untimed === undefined) return;
     this.phaseOf.set(ended, this.autoPhase);
     const step = ended.index;
     switch (this.autoPhase) {
@@ -651,7 +794,8 @@ export class Placement {
     const until = performance.now() + timeoutMs;
     for (;;) {
       this.profiler.flush();
-      const log = this.done[this.done.length - 1];
+      const last = this.done[this.done.length - 1];
+      const log = last?.untimed !== undefined ? this.lastTimed : last;
       if (!log || log.complete) return true;
       if (performance.now() >= until) return false;
       await new Promise((r) => setTimeout(r, 5));
@@ -661,8 +805,18 @@ export class Placement {
   /** The latest ended step (or the current one when no step has ended), with measured times that have arrived. */
   explain(options: { step?: 'last' | 'current' } = {}): Explanation {
     this.profiler.flush();
-    const log = options.step === 'current' || this.done.length === 0 ? this.log : this.done[this.done.length - 1]!;
+    let log = options.step === 'current' || this.done.length === 0 ? this.log : this.done[this.done.length - 1]!;
     const notes = [...this.notes];
+    const untimed = log === this.log ? this.quietOn : log.untimed;
+    if (untimed !== undefined) {
+      const what = `step ${log.index} ${log === this.log ? 'runs' : 'ran'} every op on ${untimed} untimed (${log.wallMs !== undefined ? `${log.wallMs.toFixed(3)} ms between markStep calls; ` : ''}while one device is the choice, one step in ${this.sampleEvery} is timed op by op)`;
+      const sampled = options.step !== 'current' ? this.lastTimed : undefined;
+      // First: it says which step the table is; the history of choices follows in order.
+      if (sampled) {
+        notes.unshift(`${what}; the rows come from step ${sampled.index}, the latest sampled step`);
+        log = sampled;
+      } else notes.unshift(what);
+    }
     const { placed, explored } = this.dmda.counts;
     if (explored > 0) notes.push(`${explored} of ${placed} ops placed so far ran where their model was short of samples (exploration)`);
     return explainStep(log, this.mode, this.host.name, notes);
@@ -672,6 +826,7 @@ export class Placement {
 
   private firstUse(): void {
     this.used = true;
+    this.profiler.quiet(false);
     if (this.options.calibrate === false) return;
     void this.loaded.then(() => {
       const { devices } = this.host;
@@ -740,6 +895,25 @@ export class Placement {
     this.sampleSub.unsubscribe();
     await this.profiler.save().catch(() => undefined);
   }
+}
+
+/** Whether a recorded node is op `op` over inputs of the same shapes and dtypes (its signature, without building one). */
+function sameShapes(node: TraceNode, op: string, inputs: readonly Handle[]): boolean {
+  const shapes = node.shapes;
+  if (node.op !== op || shapes.length !== inputs.length) return false;
+  for (let j = 0; j < inputs.length; j++) {
+    const a = shapes[j]!;
+    const b = inputs[j]!;
+    if (a.dtype !== b.dtype || a.shape.length !== b.shape.length) return false;
+    for (let k = 0; k < a.shape.length; k++) if (a.shape[k] !== b.shape[k]) return false;
+  }
+  return true;
+}
+
+/** Whether every input lives on the device keyed `key`. */
+function allOn(inputs: readonly Handle[], key: string): boolean {
+  for (const h of inputs) if (h.device.key !== key) return false;
+  return true;
 }
 
 /** Whether a replayed node's inputs from before the step live elsewhere than when it was recorded. */

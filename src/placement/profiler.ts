@@ -3,6 +3,8 @@
  * per op (service-time.ts), and feeds the cost model: op runs by footprint and device, transfers
  * by device pair. It persists the model per machine and adapters (store.ts) and reloads it.
  * Disabled, it stops watching (events are then not timed at all) and the model stays as it is.
+ * Placement also quiets it for the steps it does not time (one device settled on): unwatched, the
+ * scheduler reads no clock per op and a GPU waits for no batch on its behalf.
  */
 import { filter, share, Subject, type Observable, type Subscription } from 'rxjs';
 import type { OpEvent } from '../scheduler/events.js';
@@ -28,6 +30,11 @@ export class Profiler {
   private readonly flush$ = new Subject<void>();
   private readonly samplesSubject = new Subject<Sample>();
   private sub: Subscription | undefined;
+  /** Enabled by its owner (a quiet profiler is enabled but watches nothing for a while). */
+  private wanted = false;
+  private quieted = false;
+  /** Samples fed to the model so far (what the work of profiling is counted by). */
+  private fed = 0;
   private readonly persist: string | false | undefined;
   /** Output tensor ids whose ops must not reach the model (calibration runs feed it themselves). */
   readonly ignored = new Set<number>();
@@ -47,11 +54,39 @@ export class Profiler {
   }
 
   get enabled(): boolean {
+    return this.wanted;
+  }
+
+  /** Whether events are being watched now (enabled and not quiet). */
+  get watching(): boolean {
     return this.sub !== undefined;
   }
 
+  /** Samples fed to the model so far. */
+  get samples(): number {
+    return this.fed;
+  }
+
   enable(): void {
-    if (this.sub) return;
+    this.wanted = true;
+    this.watch();
+  }
+
+  /** Stops watching events; the model keeps what it learned. */
+  disable(): void {
+    this.wanted = false;
+    this.unwatch();
+  }
+
+  /** Quiet: stops watching until `quiet(false)`, without changing whether it is enabled. */
+  quiet(on: boolean): void {
+    this.quieted = on;
+    if (on) this.unwatch();
+    else this.watch();
+  }
+
+  private watch(): void {
+    if (this.sub || !this.wanted || this.quieted) return;
     const samples = this.events$.pipe(
       filter((e) => e.error === undefined && (this.ignored.size === 0 || !this.ignored.has(e.record.outputs[0]?.id ?? -1))),
       serviceTimes((e) => this.weigh(e), this.flush$),
@@ -60,8 +95,8 @@ export class Profiler {
     this.sub = samples.subscribe((s) => this.observe(s));
   }
 
-  /** Stops watching events; the model keeps what it learned. */
-  disable(): void {
+  private unwatch(): void {
+    if (!this.sub) return;
     this.flush();
     this.sub?.unsubscribe();
     this.sub = undefined;
@@ -74,6 +109,7 @@ export class Profiler {
 
   /** Feeds one sample (the operator chain does this for watched events; tests may too). */
   observe(s: Sample): void {
+    this.fed++;
     const e = s.event;
     if (e.record.op === 'transfer') {
       // A transfer inside a workload also waits (for the batch that makes its input, for the

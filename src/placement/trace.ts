@@ -22,6 +22,8 @@ export interface TraceNode {
   readonly sig: string;
   readonly fp: Footprint;
   readonly inputs: TraceInput[];
+  /** The inputs' shapes and dtypes (what `sig` spells), compared without building a signature. */
+  readonly shapes: ReadonlyArray<{ readonly shape: readonly number[]; readonly dtype: Handle['dtype'] }>;
 }
 
 /** Which node of the current step produced each tensor (or an alias of it). */
@@ -36,12 +38,12 @@ export class StepGraph {
 
   /** A node for an op over `inputs`; returns its index. */
   add(op: string, sig: string, fp: Footprint, inputs: readonly Handle[]): number {
-    return this.addResolved(op, sig, fp, this.resolve(inputs));
+    return this.addResolved(op, sig, fp, this.resolve(inputs), inputs);
   }
 
   /** A node whose inputs were resolved already (`resolve`). */
-  addResolved(op: string, sig: string, fp: Footprint, inputs: TraceInput[]): number {
-    this.nodes.push({ op, sig, fp, inputs });
+  addResolved(op: string, sig: string, fp: Footprint, inputs: TraceInput[], handles: readonly Handle[]): number {
+    this.nodes.push({ op, sig, fp, inputs, shapes: handles.map((h) => ({ shape: h.shape, dtype: h.dtype })) });
     return this.nodes.length - 1;
   }
 
