@@ -102,9 +102,13 @@ export interface StepResult {
   readonly traffic: readonly ReplicaTraffic[];
 }
 
+/** One replica's part of a step's communication, counted by the coordinator. */
 export interface ReplicaTraffic {
+  /** Messages sent to it: the step itself, reductions, optimizer updates, a read-back of the weights it held. */
   readonly messages: number;
+  /** Parameters it reloaded before computing (weights changed elsewhere). */
   readonly reloaded: number;
+  /** Gradient buckets it handed over (read back from its device). */
   readonly buckets: number;
 }
 
