@@ -81,6 +81,8 @@ interface Timed {
   steps: number;
   /** Messages sent to replicas that took no shard, over the timed steps. */
   idleMessages: number;
+  /** Median of steps 5-7, where the balancer first times the GPU alone (after its 3 warm-up steps and 1 untimed): a device still warming up shows here. */
+  earlyMs: number;
 }
 
 /** Median step wall time of a DataParallel run after `warm` steps. */
@@ -89,12 +91,14 @@ async function timeParallel(devices: string, batch: Batch, warm: number, steps: 
   const dp = await DataParallel.create<MnistTaskOptions>({ task: TASK, module: await initialRecord(), devices, options: { sizes: SIZES, lr: LR }, onNotice: (m) => notes.push(m.replace(/^DataParallel: /, '')), ...extra });
   try {
     const walls: number[] = [];
+    const early: number[] = [];
     const phases: Phases[] = [];
     let last: StepResult | undefined;
     let solo = 0;
     let idleMessages = 0;
     for (let s = 0; s < warm + steps; s++) {
       last = await dp.step(batch);
+      if (s >= 4 && s < 7) early.push(last.wallMs);
       if (s >= warm) {
         walls.push(last.wallMs);
         phases.push(phasesOf(last.timeline));
@@ -106,7 +110,7 @@ async function timeParallel(devices: string, batch: Batch, warm: number, steps: 
     const describe = dp.replicaInfo.map((r) => `${r.device}${r.active ? '' : ' (idle)'}`).join(', ');
     const mean = (k: keyof Phases): number => phases.reduce((a, p) => a + p[k], 0) / phases.length;
     const avg: Phases = { dispatchMs: mean('dispatchMs'), reloadMs: mean('reloadMs'), computeMs: mean('computeMs'), tailMs: mean('tailMs'), wallMs: mean('wallMs') };
-    return { ms: median(walls), phases: avg, last: last!, shards: last!.shards, notes, describe, backend: dp.replicaInfo[0]?.describe ?? '', solo, steps, idleMessages };
+    return { ms: median(walls), phases: avg, last: last!, shards: last!.shards, notes, describe, backend: dp.replicaInfo[0]?.describe ?? '', solo, steps, idleMessages, earlyMs: early.length > 0 ? median(early) : NaN };
   } finally {
     await dp.close();
   }
@@ -193,10 +197,10 @@ export async function main(args: readonly string[] = []): Promise<void> {
       const big = b === batchSize ? batch : randomBatch(b, 11);
       const gpu = await Wgpu.create();
       const plain = await timePlain(gpu, gpu.defaultDevice(), big, warm, steps);
-      const warmBalanced = warm + 16; // the balancer's warm-up, the GPU alone, the probe and the check
+      const warmBalanced = warm + 16; // the balancer's warm-up (3), the GPU alone (4), the probe (4), the mix (4) and the GPU alone again (4)
       const one = await timeParallel('wgpu:0', big, warmBalanced, steps);
       const alone = Math.min(plain, one.ms);
-      console.log(`batch ${b}: the GPU alone: ${plain.toFixed(2)} ms per step without DataParallel, ${one.ms.toFixed(2)} ms with DataParallel on wgpu:0 (its overhead: ${(one.ms - plain).toFixed(2)} ms)\n`);
+      console.log(`batch ${b}: the GPU alone: ${plain.toFixed(2)} ms per step without DataParallel, ${one.ms.toFixed(2)} ms with DataParallel on wgpu:0 (its overhead: ${(one.ms - plain).toFixed(2)} ms; its steps 5-7: ${one.earlyMs.toFixed(2)} ms)\n`);
       console.log('| devices | final shards | ms per step | gain over the GPU alone (the faster of the two) | balancer |');
       console.log('| --- | --- | --- | --- | --- |');
       const workers = Math.max(1, Math.min(8, cores - 2));
@@ -213,7 +217,7 @@ export async function main(args: readonly string[] = []): Promise<void> {
       for (const [devices, extra, idle] of rows) {
         const r = await timeParallel(devices, big, warmBalanced, steps, extra);
         const counted = `${r.solo}/${r.steps} steps solo, ${r.idleMessages} messages to idle replicas`;
-        const how = idle ? `diagnostic: fixed split ${JSON.stringify(extra.split)}, the CPU replicas attached but idle; ${counted}` : extra.split ? `fixed split ${JSON.stringify(extra.split)} (no balancer)` : `${r.notes.join('; ') || '-'} (${counted})`;
+        const how = idle ? `diagnostic: fixed split ${JSON.stringify(extra.split)}, the CPU replicas attached but idle; ${counted}; steps 5-7: ${r.earlyMs.toFixed(2)} ms` : extra.split ? `fixed split ${JSON.stringify(extra.split)} (no balancer)` : `${r.notes.join('; ') || '-'} (${counted})`;
         const verdict = extra.split && !idle ? '' : r.ms <= alone * 1.02 ? ' (not slower)' : ' (SLOWER)';
         console.log(`| ${r.describe} | ${r.shards.join(' / ')} | ${r.ms.toFixed(2)} | ${(alone / r.ms).toFixed(2)}x${verdict} | ${how} |`);
       }
