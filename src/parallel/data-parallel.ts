@@ -5,7 +5,10 @@
  * parameter (the mean over the batch: each shard's mean gradient weighted by its size), steps the
  * optimizer once per parameter on the replica that owns it, and brings the other replicas up to
  * date. Gradients travel in buckets, in the order backward produces them, so joining and updating
- * overlap the rest of backward.
+ * overlap the rest of backward. A step where one replica takes the whole batch runs solo, as that
+ * device would without DataParallel (its own optimizer step, nothing read back, joined or
+ * reloaded), and replicas without a shard are sent nothing: an idle replica costs the others
+ * nothing, which the balancer relies on when it times the core alone.
  *
  * Memory: replicas in worker threads share the flat gradient, joined-gradient and weight buffers
  * with the coordinator (SharedArrayBuffer: gradients are written and summed in place, never
