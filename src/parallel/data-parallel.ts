@@ -212,11 +212,11 @@ export class DataParallel {
     const floats = Math.max(1, layout.total);
     const gpus = devices.flatMap((d, i) => (d.kind === 'wgpu' ? [i] : []));
     this.balancer = new Balancer(n, options.split ?? 'balanced', options.balance, gpus);
-    // The flat update needs the same replicas in every step, more than one, all sharing memory
-    // (CPU replicas). Where the balancer may run the core alone, the core must run exactly as it
-    // would without the others (solo: its own optimizer, nothing joined, nothing reloaded), so
-    // the optimizer stays with the core's replicas instead.
-    const flatFits = n > 1 && devices.every((d) => d.kind !== 'wgpu') && this.balancer.candidates.length === 0 && this.balancer.core.length > 1;
+    // The flat update needs replicas that share memory (CPU replicas), at least two of them in
+    // every step (the core). A core of one must run alone exactly as it would without the
+    // others, solo (its own optimizer, nothing joined, nothing reloaded), so the optimizer stays
+    // on it instead.
+    const flatFits = n > 1 && devices.every((d) => d.kind !== 'wgpu') && this.balancer.core.length > 1;
     this.views = {
       grads: Array.from({ length: n }, () => new Float32Array(new SharedArrayBuffer(floats * 4))),
       joined: new Float32Array(new SharedArrayBuffer(floats * 4)),

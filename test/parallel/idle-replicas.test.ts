@@ -86,6 +86,20 @@ describe('idle replicas cost the core nothing', () => {
     expect(optimizerSteps).toBe('owners');
   });
 
+  test('a core of two CPU replicas keeps the ranges update; the candidate is sent nothing while the core runs alone', async () => {
+    const { results, notices, optimizerSteps } = await train(6, { strategy: 'main', split: 'balanced', balance: { core: [0, 1], warmupSteps: 0, measureSteps: 1, margin: 0.99 } });
+    const idle = (r: StepResult): boolean => r.shards[2] === 0;
+    // Steps 1-2 alone, 3-4 with a probe shard, then (skipped) alone again.
+    expect(results.map(idle)).toEqual([true, true, false, false, true, true]);
+    for (const r of results.filter(idle)) {
+      expect(r.shards[0]! + r.shards[1]!).toBe(B);
+      expect(r.solo).toBe(false);
+      expect(r.traffic[2], `step ${r.step}`).toEqual({ messages: 0, reloaded: 0, buckets: 0 });
+    }
+    expect(notices[0]).toMatch(/the core replicas joined among themselves; the others sent nothing/);
+    expect(optimizerSteps).toBe('ranges');
+  });
+
   test('two replicas with weight and one with 0: the idle one is sent nothing, the two join in shared memory', async () => {
     const { results, optimizerSteps } = await train(3, { strategy: 'main', split: [1, 1, 0] });
     for (const r of results) {
