@@ -80,6 +80,20 @@ describe('idle replicas cost the core nothing', () => {
     expect(optimizerSteps).toBe('owners');
   });
 
+  test('whatever the balancer decides (margin 0: an add is likely), every step the core takes alone after a mix runs solo', async () => {
+    const { results, notices } = await train(12, { strategy: 'main', split: 'balanced', balance: { core: [0], warmupSteps: 0, measureSteps: 1, margin: 0 } });
+    for (const r of results) {
+      if (r.shards[1] === 0 && r.shards[2] === 0) expectSolo(r, 0);
+      else expect(r.solo).toBe(false);
+    }
+    // Steps 1-2 alone, 3-4 probe; an add is followed by the mix (5-6) and the core alone again (7-8).
+    expect(notices.length).toBeGreaterThanOrEqual(1);
+    if (/adding/.test(notices[0]!)) {
+      for (const r of results.slice(6, 8)) expectSolo(r, 0);
+      expect(notices[1]).toMatch(/(keeping|dropping) .* against .* alone \(solo: .*; the faster of .* \(before the mix\) and .* \(after it\), medians of 1 steps each\)/);
+    }
+  });
+
   test("a fixed split that gives replicas weight 0: they own nothing and are sent nothing, even under 'sharded'", async () => {
     const { results, optimizerSteps } = await train(3, { strategy: 'sharded', split: [0, 1, 0] });
     for (const r of results) expectSolo(r, 1);
