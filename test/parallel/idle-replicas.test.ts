@@ -80,7 +80,7 @@ describe('idle replicas cost the core nothing', () => {
     expect(optimizerSteps).toBe('owners');
   });
 
-  test('whatever the balancer decides (margin 0: an add is likely), every step the core takes alone after a mix runs solo', async () => {
+  test('whatever the balancer decides (margin 0), every step the core takes alone runs solo, after a mix too', async () => {
     const { results, notices } = await train(12, { strategy: 'main', split: 'balanced', balance: { core: [0], warmupSteps: 0, measureSteps: 1, margin: 0 } });
     for (const r of results) {
       if (r.shards[1] === 0 && r.shards[2] === 0) expectSolo(r, 0);
