@@ -9,7 +9,10 @@
  *       and where each step's time went (dispatch, reload, compute, the tail after compute).
  *   (b) The GPU alone (one device, no DataParallel; and DataParallel on 'wgpu:0') against the GPU
  *       with CPU replicas, shards balanced by measured speed (the balancer adds the CPU only
- *       where it helps); the gain over the faster of the two GPU-alone figures.
+ *       where it helps); the gain over the faster of the two GPU-alone figures. A diagnostic row
+ *       gives the GPU the whole batch beside idle CPU replicas (a fixed split with weight 0 for
+ *       them): what attached but idle replicas cost the GPU, with the steps that ran solo and
+ *       the messages the idle replicas were sent (both counted by DataParallel).
  *   (c) A per-step timeline with small buckets: gradients handed over, reduced and applied while
  *       backward still runs.
  *
@@ -73,6 +76,13 @@ interface Timed {
   describe: string;
   /** The first replica's backend, e.g. 'autodiff<cpu>, 1 pool thread'. */
   backend: string;
+  /** Timed steps that ran solo, of `steps`. */
+  solo: number;
+  steps: number;
+  /** Messages sent to replicas that took no shard, over the timed steps. */
+  idleMessages: number;
+  /** Median of steps 5-7, where the balancer first times the GPU alone (after its 3 warm-up steps and 1 untimed): a device still warming up shows here. */
+  earlyMs: number;
 }
 
 /** Median step wall time of a DataParallel run after `warm` steps. */
@@ -81,19 +91,26 @@ async function timeParallel(devices: string, batch: Batch, warm: number, steps: 
   const dp = await DataParallel.create<MnistTaskOptions>({ task: TASK, module: await initialRecord(), devices, options: { sizes: SIZES, lr: LR }, onNotice: (m) => notes.push(m.replace(/^DataParallel: /, '')), ...extra });
   try {
     const walls: number[] = [];
+    const early: number[] = [];
     const phases: Phases[] = [];
     let last: StepResult | undefined;
+    let solo = 0;
+    let idleMessages = 0;
     for (let s = 0; s < warm + steps; s++) {
       last = await dp.step(batch);
+      if (s >= 4 && s < 7) early.push(last.wallMs);
       if (s >= warm) {
         walls.push(last.wallMs);
         phases.push(phasesOf(last.timeline));
+        if (last.solo) solo++;
+        const shards = last.shards;
+        idleMessages += last.traffic.reduce((a, t, r) => a + (shards[r] === 0 ? t.messages : 0), 0);
       }
     }
     const describe = dp.replicaInfo.map((r) => `${r.device}${r.active ? '' : ' (idle)'}`).join(', ');
     const mean = (k: keyof Phases): number => phases.reduce((a, p) => a + p[k], 0) / phases.length;
     const avg: Phases = { dispatchMs: mean('dispatchMs'), reloadMs: mean('reloadMs'), computeMs: mean('computeMs'), tailMs: mean('tailMs'), wallMs: mean('wallMs') };
-    return { ms: median(walls), phases: avg, last: last!, shards: last!.shards, notes, describe, backend: dp.replicaInfo[0]?.describe ?? '' };
+    return { ms: median(walls), phases: avg, last: last!, shards: last!.shards, notes, describe, backend: dp.replicaInfo[0]?.describe ?? '', solo, steps, idleMessages, earlyMs: early.length > 0 ? median(early) : NaN };
   } finally {
     await dp.close();
   }
@@ -180,21 +197,28 @@ export async function main(args: readonly string[] = []): Promise<void> {
       const big = b === batchSize ? batch : randomBatch(b, 11);
       const gpu = await Wgpu.create();
       const plain = await timePlain(gpu, gpu.defaultDevice(), big, warm, steps);
-      const warmBalanced = warm + 16; // the balancer's warm-up, the GPU alone, the probe and the check
+      const warmBalanced = warm + 16; // the balancer's warm-up (3), the GPU alone (4), the probe (4), the mix (4) and the GPU alone again (4)
       const one = await timeParallel('wgpu:0', big, warmBalanced, steps);
       const alone = Math.min(plain, one.ms);
-      console.log(`batch ${b}: the GPU alone: ${plain.toFixed(2)} ms per step without DataParallel, ${one.ms.toFixed(2)} ms with DataParallel on wgpu:0 (its overhead: ${(one.ms - plain).toFixed(2)} ms)\n`);
+      console.log(`batch ${b}: the GPU alone: ${plain.toFixed(2)} ms per step without DataParallel, ${one.ms.toFixed(2)} ms with DataParallel on wgpu:0 (its overhead: ${(one.ms - plain).toFixed(2)} ms; its steps 5-7: ${one.earlyMs.toFixed(2)} ms)\n`);
       console.log('| devices | final shards | ms per step | gain over the GPU alone (the faster of the two) | balancer |');
       console.log('| --- | --- | --- | --- | --- |');
-      const rows: Array<[string, Partial<DataParallelOptions<MnistTaskOptions>>]> = [
-        ['wgpu:0,cpu', {}],
-        [`wgpu:0,cpu:worker*${Math.max(1, Math.min(8, cores - 2))}`, {}],
-        ['wgpu:0,cpu', { split: [3, 1] }],
+      const workers = Math.max(1, Math.min(8, cores - 2));
+      // Diagnostic rows: the GPU takes everything (weight 0 for the CPU replicas): the cost of
+      // idle replicas being attached, which should be none (every step solo, nothing sent to them).
+      const allToGpu = (n: number): number[] => [1, ...new Array<number>(n).fill(0)];
+      const rows: Array<[string, Partial<DataParallelOptions<MnistTaskOptions>>, boolean]> = [
+        ['wgpu:0,cpu', {}, false],
+        [`wgpu:0,cpu:worker*${workers}`, {}, false],
+        ['wgpu:0,cpu', { split: [3, 1] }, false],
+        ['wgpu:0,cpu', { split: allToGpu(1) }, true],
+        [`wgpu:0,cpu:worker*${workers}`, { split: allToGpu(workers) }, true],
       ];
-      for (const [devices, extra] of rows) {
+      for (const [devices, extra, idle] of rows) {
         const r = await timeParallel(devices, big, warmBalanced, steps, extra);
-        const how = extra.split ? `fixed split ${JSON.stringify(extra.split)} (no balancer)` : r.notes.join('; ') || '-';
-        const verdict = extra.split ? '' : r.ms <= alone * 1.02 ? ' (not slower)' : ' (SLOWER)';
+        const counted = `${r.solo}/${r.steps} steps solo, ${r.idleMessages} messages to idle replicas`;
+        const how = idle ? `diagnostic: fixed split ${JSON.stringify(extra.split)}, the CPU replicas attached but idle; ${counted}; steps 5-7: ${r.earlyMs.toFixed(2)} ms` : extra.split ? `fixed split ${JSON.stringify(extra.split)} (no balancer)` : `${r.notes.join('; ') || '-'} (${counted})`;
+        const verdict = extra.split && !idle ? '' : r.ms <= alone * 1.02 ? ' (not slower)' : ' (SLOWER)';
         console.log(`| ${r.describe} | ${r.shards.join(' / ')} | ${r.ms.toFixed(2)} | ${(alone / r.ms).toFixed(2)}x${verdict} | ${how} |`);
       }
       console.log('');

@@ -6,13 +6,16 @@
  * With devices of different kinds, the core replicas (the GPUs) always take shards and the others
  * (the CPU replicas) are candidates, added only where they are predicted to help. Every step does
  * useful work, measuring included: the core runs alone for a few steps (the time without the
- * candidates), then each candidate takes a small probe shard of the batch (its gradient counts
+ * candidates: the coordinator runs those steps exactly as it would without them, see
+ * DataParallel), then each candidate takes a small probe shard of the batch (its gradient counts
  * like any other, weighted by its size) while the core takes the rest; the probe steps give the
  * candidates' cost per sample and the cost of joining gradients (a step's wall time beyond its
  * slowest replica's compute). Candidates are added only if the balanced split, join included, is
- * predicted to beat the core alone by a margin; once added, the mix must measure faster than the
- * core alone or it is dropped again (the hysteresis: a margin to add, none to keep). Every
- * `reevaluateEvery` steps the comparison runs again.
+ * predicted to beat the core alone by a margin. An added mix is measured, then the core alone is
+ * measured again: the mix stays only if it beats the faster of the two measurements of the core
+ * alone (the first comes soon after start-up, when a device may still be warming up, which would
+ * flatter the mix); otherwise it is dropped (the hysteresis: a margin to add, none to keep).
+ * Every `reevaluateEvery` steps the comparison runs again.
  * Pure: observations in, plans and decisions out (tests drive it without clocks).
  */
 import { ArgumentError } from '../errors.js';
@@ -30,7 +33,10 @@ export interface BalancerOptions {
   margin?: number;
   /** Steps between two evaluations of the candidates. Default 200. */
   reevaluateEvery?: number;
-  /** Replicas that always take shards (default: the GPU replicas; every replica when there is none). */
+  /**
+   * Replicas that always take shards (default: the GPU replicas; every replica when there is none).
+   * With a fixed split the core is the replicas given a weight above 0 (the others stay idle).
+   */
   core?: readonly number[];
 }
 
@@ -47,15 +53,25 @@ export interface Observation {
   readonly wallMs: number;
 }
 
+/** What the core alone measured: the median step time of each measurement, and how many steps each took. */
+export interface AloneMeasure {
+  /** The time compared against: the fastest of `runs`. */
+  readonly ms: number;
+  /** Each measurement's median, in the order taken (before the mix, then after it). */
+  readonly runs: readonly number[];
+  /** Timed steps per measurement. */
+  readonly steps: number;
+}
+
 export type Decision =
-  /** The probe predicts a gain: `replicas` take shards from now on. */
-  | { readonly kind: 'add'; readonly replicas: readonly number[]; readonly predictedMs: number; readonly withoutMs: number }
+  /** The probe predicts a gain: `replicas` take shards from now on (the mix is measured next). */
+  | { readonly kind: 'add'; readonly replicas: readonly number[]; readonly predictedMs: number; readonly withoutMs: number; readonly alone: AloneMeasure }
   /** The probe predicts no gain (beyond the margin): the core goes on alone. */
-  | { readonly kind: 'skip'; readonly replicas: readonly number[]; readonly predictedMs: number; readonly withoutMs: number }
+  | { readonly kind: 'skip'; readonly replicas: readonly number[]; readonly predictedMs: number; readonly withoutMs: number; readonly alone: AloneMeasure }
   /** The mix measured faster than the core alone: it stays. */
-  | { readonly kind: 'keep'; readonly replicas: readonly number[]; readonly mixMs: number; readonly withoutMs: number }
-  /** The mix measured no faster than the core alone: `replicas` take no more shards. */
-  | { readonly kind: 'drop'; readonly replicas: readonly number[]; readonly mixMs: number; readonly withoutMs: number };
+  | { readonly kind: 'keep'; readonly replicas: readonly number[]; readonly mixMs: number; readonly withoutMs: number; readonly alone: AloneMeasure }
+  /** The mix measured no faster than the core alone: `replicas` take no more shards, the core goes on alone. */
+  | { readonly kind: 'drop'; readonly replicas: readonly number[]; readonly mixMs: number; readonly withoutMs: number; readonly alone: AloneMeasure };
 
 interface Sample {
   n: number;
@@ -120,7 +136,11 @@ function median(xs: readonly number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-type Phase = 'warmup' | 'alone' | 'probe' | 'verify' | 'settled';
+/**
+ * warmup -> alone -> probe -> (add) verify -> recheck -> settled, or (skip) settled; from settled,
+ * every `reevaluateEvery` steps: alone (then judged against the mix of the last steps, or probed).
+ */
+type Phase = 'warmup' | 'alone' | 'probe' | 'verify' | 'recheck' | 'settled';
 
 export class Balancer {
   private readonly samples: Sample[][];
@@ -145,7 +165,8 @@ export class Balancer {
   private mixWalls: number[] = [];
   /** Wall time beyond the slowest replica's compute, in steps with several replicas. */
   private joinMs: number[] = [];
-  private withoutMs = Infinity;
+  /** Medians of the core-alone measurements of the current evaluation. */
+  private aloneRuns: number[] = [];
 
   constructor(
     private readonly replicas: number,
@@ -188,15 +209,25 @@ export class Balancer {
         }
         core = [...given].sort((a, b) => a - b);
       } else if (gpus.length > 0) core = [...gpus].sort((a, b) => a - b);
+    } else if (this.weights) {
+      // A replica given weight 0 never takes a shard: it is neither core (it would own parameters
+      // and be sent every step) nor a candidate.
+      const weights = this.weights;
+      core = all.filter((r) => weights[r]! > 0);
     }
     this.core = core;
-    this.candidates = all.filter((r) => !core.includes(r));
+    this.candidates = split === 'balanced' ? all.filter((r) => !core.includes(r)) : [];
     if (this.candidates.length === 0) this.phase = 'settled';
   }
 
   /** Replicas that may own parameters (the optimizer runs there): the core. */
   get owners(): readonly number[] {
     return this.core;
+  }
+
+  /** Replicas that never take a shard (weight 0 in a fixed split). */
+  get idle(): readonly number[] {
+    return Array.from({ length: this.replicas }, (_, r) => r).filter((r) => !this.core.includes(r) && !this.candidates.includes(r));
   }
 
   /** Shard sizes for a batch of `total`. */
@@ -256,10 +287,11 @@ export class Balancer {
       case 'warmup':
         return undefined;
       case 'alone':
+      case 'recheck':
         this.aloneWalls.push(o.wallMs);
         if (this.aloneWalls.length < this.measure) return undefined;
-        this.withoutMs = median(this.aloneWalls);
-        if (this.inUse.length > 0) return this.judgeMix();
+        this.aloneRuns.push(median(this.aloneWalls));
+        if (this.phase === 'recheck' || this.inUse.length > 0) return this.judgeMix();
         return this.enter('probe');
       case 'probe':
         if (this.inPhase <= this.measure) return undefined;
@@ -267,21 +299,28 @@ export class Balancer {
       case 'verify':
         this.mixWalls.push(o.wallMs);
         if (this.mixWalls.length < this.measure) return undefined;
-        return this.judgeMix();
+        // The core alone once more, now that the devices are as warm as for the mix.
+        return this.enter('recheck');
       case 'settled':
         if (this.inUse.length > 0) {
           this.mixWalls.push(o.wallMs);
           if (this.mixWalls.length > this.measure) this.mixWalls.shift();
         }
         if (this.candidates.length === 0 || ++this.sinceEvaluation < this.reevaluate) return undefined;
+        this.aloneRuns = [];
         return this.enter('alone');
     }
+  }
+
+  /** The core alone as measured in this evaluation (the fastest measurement counts). */
+  private alone(): AloneMeasure {
+    return { ms: this.aloneRuns.length > 0 ? Math.min(...this.aloneRuns) : Infinity, runs: [...this.aloneRuns], steps: this.measure };
   }
 
   private enter(phase: Phase): undefined {
     this.phase = phase;
     this.inPhase = 0;
-    if (phase === 'alone') this.aloneWalls = [];
+    if (phase === 'alone' || phase === 'recheck') this.aloneWalls = [];
     if (phase === 'verify') this.mixWalls = [];
     if (phase === 'settled') this.sinceEvaluation = 0;
     return undefined;
@@ -303,23 +342,25 @@ export class Balancer {
       const finish = Math.max(...usedCosts.map((c, k) => (usedSizes[k]! > 0 ? c.a + c.b * usedSizes[k]! : 0)));
       predictedMs = median(this.joinMs) + finish;
     }
-    if (chosen.length > 0 && predictedMs < (1 - this.margin) * this.withoutMs) {
+    const alone = this.alone();
+    if (chosen.length > 0 && predictedMs < (1 - this.margin) * alone.ms) {
       this.inUse = chosen;
       this.enter('verify');
-      return { kind: 'add', replicas: chosen, predictedMs, withoutMs: this.withoutMs };
+      return { kind: 'add', replicas: chosen, predictedMs, withoutMs: alone.ms, alone };
     }
     this.inUse = [];
     this.enter('settled');
-    return { kind: 'skip', replicas: candidates, predictedMs, withoutMs: this.withoutMs };
+    return { kind: 'skip', replicas: candidates, predictedMs, withoutMs: alone.ms, alone };
   }
 
-  /** The mix, measured, against the core alone: kept only when faster. */
+  /** The mix, measured, against the fastest measurement of the core alone: kept only when faster. */
   private judgeMix(): Decision {
     const mixMs = median(this.mixWalls);
     const replicas = this.inUse;
+    const alone = this.alone();
     this.enter('settled');
-    if (mixMs < this.withoutMs) return { kind: 'keep', replicas, mixMs, withoutMs: this.withoutMs };
+    if (mixMs < alone.ms) return { kind: 'keep', replicas, mixMs, withoutMs: alone.ms, alone };
     this.inUse = [];
-    return { kind: 'drop', replicas, mixMs, withoutMs: this.withoutMs };
+    return { kind: 'drop', replicas, mixMs, withoutMs: alone.ms, alone };
   }
 }

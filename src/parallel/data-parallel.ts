@@ -5,7 +5,10 @@
  * parameter (the mean over the batch: each shard's mean gradient weighted by its size), steps the
  * optimizer once per parameter on the replica that owns it, and brings the other replicas up to
  * date. Gradients travel in buckets, in the order backward produces them, so joining and updating
- * overlap the rest of backward.
+ * overlap the rest of backward. A step where one replica takes the whole batch runs solo, as that
+ * device would without DataParallel (its own optimizer step, nothing read back, joined or
+ * reloaded), and replicas without a shard are sent nothing: an idle replica costs the others
+ * nothing, which the balancer relies on when it times the core alone.
  *
  * Memory: replicas in worker threads share the flat gradient, joined-gradient and weight buffers
  * with the coordinator (SharedArrayBuffer: gradients are written and summed in place, never
@@ -93,6 +96,23 @@ export interface StepResult {
   readonly computeMs: readonly number[];
   readonly wallMs: number;
   readonly timeline: StepTimeline;
+  /**
+   * One replica took the whole batch and stepped its own optimizer, as it would without
+   * DataParallel: no gradient left its device, nothing was joined, no weight was reloaded.
+   */
+  readonly solo: boolean;
+  /** What the coordinator asked of each replica during the step: messages sent, parameters reloaded, gradient buckets handed over (0, 0, 0 for a replica that sat the step out). */
+  readonly traffic: readonly ReplicaTraffic[];
+}
+
+/** One replica's part of a step's communication, counted by the coordinator. */
+export interface ReplicaTraffic {
+  /** Messages sent to it: the step itself, reductions, optimizer updates, a read-back of the weights it held. */
+  readonly messages: number;
+  /** Parameters it reloaded before computing (weights changed elsewhere). */
+  readonly reloaded: number;
+  /** Gradient buckets it handed over (read back from its device). */
+  readonly buckets: number;
 }
 
 export interface ReplicaInfo {
@@ -138,6 +158,7 @@ interface Run {
   reducedBuckets: number;
   appliedBuckets: number;
   readonly computed: Map<number, ComputedMessage>;
+  readonly traffic: Array<{ messages: number; reloaded: number; buckets: number }>;
   readonly events: Map<number, Map<number, { send?: Interval; reduce?: Interval; apply?: Interval }>>;
   clipped: boolean;
   readonly resolve: (r: StepResult) => void;
@@ -189,16 +210,20 @@ export class DataParallel {
   ) {
     const n = devices.length;
     const floats = Math.max(1, layout.total);
+    const gpus = devices.flatMap((d, i) => (d.kind === 'wgpu' ? [i] : []));
+    this.balancer = new Balancer(n, options.split ?? 'balanced', options.balance, gpus);
+    // The flat update needs replicas that share memory (CPU replicas), at least two of them in
+    // every step (the core). A core of one must run alone exactly as it would without the
+    // others, solo (its own optimizer, nothing joined, nothing reloaded), so the optimizer stays
+    // on it instead.
+    const flatFits = n > 1 && devices.every((d) => d.kind !== 'wgpu') && this.balancer.core.length > 1;
     this.views = {
       grads: Array.from({ length: n }, () => new Float32Array(new SharedArrayBuffer(floats * 4))),
       joined: new Float32Array(new SharedArrayBuffer(floats * 4)),
       weights: new Float32Array(new SharedArrayBuffer(floats * 4)),
-      // Room for the flat optimizer's state where every replica may share memory (CPU replicas).
-      state: n > 1 && devices.every((d) => d.kind !== 'wgpu') ? [0, 1].map(() => new Float32Array(new SharedArrayBuffer(floats * 4))) : [],
+      state: flatFits ? [0, 1].map(() => new Float32Array(new SharedArrayBuffer(floats * 4))) : [],
     };
     this.active = devices.map((_, i) => i);
-    const gpus = devices.flatMap((d, i) => (d.kind === 'wgpu' ? [i] : []));
-    this.balancer = new Balancer(n, options.split ?? 'balanced', options.balance, gpus);
     // The optimizer runs on the replicas that always take shards (the balancer's core): no
     // optimizer state moves when candidates come and go.
     this.owners = assignOwners(layout.params.length, n, this.balancer.owners, strategy);
@@ -385,7 +410,10 @@ export class DataParallel {
     const solo = !this.flat && active.length === 1 && this.layout.params.every((_, i) => this.owners[i] === active[0]);
     // Replicas that will reload parameters need the shared buffer to hold the newest weights.
     const reloads = new Map(active.map((r) => [r, this.layout.params.filter((p) => this.replicas[r]!.loaded[p.index]! < this.version[p.index]!).map((p) => p.index)]));
-    if ([...reloads].some(([r, list]) => list.length > 0 && r !== this.staleHolder)) await this.freshWeights();
+    // Reading the newest weights back from the replica that holds them (after solo steps) is part of this step's traffic.
+    const holder = this.staleHolder;
+    const published = [...reloads].some(([r, list]) => list.length > 0 && r !== holder) && holder !== undefined;
+    if (published) await this.freshWeights();
     const step = ++this.stepCount;
     if (this.flat) this.flat.steps = this.flat.steps.map((t) => t + 1);
     const contributors = active.filter((r) => plan.shards[r]! > 0);
@@ -405,6 +433,7 @@ export class DataParallel {
         reducedBuckets: 0,
         appliedBuckets: 0,
         computed: new Map(),
+        traffic: this.replicas.map((rep) => ({ messages: published && rep.index === holder ? 1 : 0, reloaded: 0, buckets: 0 })),
         events: new Map(),
         clipped: false,
         resolve,
@@ -433,10 +462,13 @@ export class DataParallel {
         const reload = reloads.get(i) ?? [];
         const shared = rep.host.kind !== 'process';
         const weights = !shared && reload.length > 0 ? gatherParams(this.layout, this.views.weights, reload) : undefined;
-        rep.host.post(
+        this.send(
+          r,
+          rep,
           { type: 'step', step, size: n, inputs, ...(lr !== undefined ? { lr } : {}), solo, reload, ...(weights ? { weights } : {}) },
           rep.host.kind === 'thread' ? transferList(Object.values(inputs).map((a) => a.data)) : [],
         );
+        r.traffic[i]!.reloaded += reload.length;
         for (const p of reload) rep.loaded[p] = this.version[p]!;
       }
     }).finally(() => {
@@ -446,6 +478,12 @@ export class DataParallel {
     const decision = this.balancer.observe({ shards: run.shards, computeMs: run.computeMs, wallMs: run.wallMs });
     if (decision) this.tell(decision);
     return run;
+  }
+
+  /** Posts a step's message to a replica, counted in the step's traffic. */
+  private send(run: Run, rep: Replica, message: ToReplica, transfer: ArrayBuffer[] = []): void {
+    run.traffic[rep.index]!.messages++;
+    rep.host.post(message, transfer);
   }
 
   private receive(rep: Replica, m: FromReplica): void {
@@ -496,6 +534,7 @@ export class DataParallel {
   private onBucket(run: Run, rep: Replica, m: Extract<FromReplica, { type: 'bucket' }>): void {
     const b = this.layout.buckets[m.bucket]!;
     if (m.data) this.views.grads[rep.index]!.set(m.data, b.offset);
+    run.traffic[rep.index]!.buckets++;
     this.bucketEvents(run, rep.index, m.bucket).send = { startAt: m.readyAt, endAt: m.data ? absoluteNow() : m.sentAt };
     if (++run.delivered[m.bucket]! === run.contributors.length) this.startReduce(run, m.bucket);
   }
@@ -519,7 +558,7 @@ export class DataParallel {
     const update = this.flat ? { lr: run.lr ?? this.flat.rule.lr, steps: this.flat.steps } : undefined;
     for (let k = 0; k < parts; k++) {
       const [from, to] = chunkOf(b.offset, b.offset + b.size, k, parts);
-      this.replicas[reducers[k]!]!.host.post({ type: 'reduce', step: run.step, bucket, from, to, inputs, ...(update ? { update } : {}) });
+      this.send(run, this.replicas[reducers[k]!]!, { type: 'reduce', step: run.step, bucket, from, to, inputs, ...(update ? { update } : {}) });
     }
   }
 
@@ -559,7 +598,7 @@ export class DataParallel {
     for (const [o, params] of byOwner) {
       const rep = this.replicas[o]!;
       const joined = rep.host.kind === 'process' ? gatherParams(this.layout, this.views.joined, params) : undefined;
-      rep.host.post({ type: 'apply', step: run.step, bucket, params, ...(run.lr !== undefined ? { lr: run.lr } : {}), scale, ...(joined ? { joined } : {}) });
+      this.send(run, rep, { type: 'apply', step: run.step, bucket, params, ...(run.lr !== undefined ? { lr: run.lr } : {}), scale, ...(joined ? { joined } : {}) });
     }
   }
 
@@ -627,25 +666,33 @@ export class DataParallel {
       computeMs: this.replicas.map((r) => run.computed.get(r.index)?.computeMs ?? 0),
       wallMs: endAt - run.startAt,
       timeline,
+      solo: run.solo,
+      traffic: run.traffic.map((t) => ({ ...t })),
     });
   }
 
   // ---- balancing -----------------------------------------------------------------------------
 
-  /** Says what the balancer decided (it only changes shard sizes: no thread starts or ends). */
+  /** Says what the balancer decided and what it measured (it only changes shard sizes: no thread starts or ends). */
   private tell(d: Decision): void {
     const names = (rs: readonly number[]): string => rs.map((r) => `${this.replicas[r]!.device.key} (replica ${r})`).join(', ');
-    const core = names(this.balancer.core);
     const ms = (x: number): string => (Number.isFinite(x) ? `${x.toFixed(1)} ms` : 'unknown');
+    const core = this.balancer.core;
+    // How the core ran while measured alone: exactly as it runs without the candidates.
+    const how = core.length === 1 && !this.flat ? 'solo: its own optimizer step, no gradient read back or joined, no weight reloaded' : 'the core replicas joined among themselves';
+    const { alone } = d;
+    const runs = alone.runs.length > 1 ? `the faster of ${alone.runs.map(ms).join(' (before the mix) and ')} (after it), medians of ${alone.steps} steps each` : `median of ${alone.steps} steps`;
+    const without = `${ms(d.withoutMs)} for ${names(core)} alone (${how}; the others sent nothing; ${runs})`;
+    const mix = `median of ${alone.steps} steps`;
     switch (d.kind) {
       case 'add':
-        return this.notice(`DataParallel: adding ${names(d.replicas)}: predicted ${ms(d.predictedMs)} per step with them, ${ms(d.withoutMs)} for ${core} alone`);
+        return this.notice(`DataParallel: adding ${names(d.replicas)}: predicted ${ms(d.predictedMs)} per step with them against ${without}; the mix is measured next`);
       case 'skip':
-        return this.notice(`DataParallel: ${core} alone: ${ms(d.withoutMs)} per step; with ${names(d.replicas)} predicted ${ms(d.predictedMs)} (not ${(100 * (this.options.balance?.margin ?? 0.05)).toFixed(0)}% faster)`);
+        return this.notice(`DataParallel: ${names(core)} runs alone: ${without}; with ${names(d.replicas)} predicted ${ms(d.predictedMs)} (not ${(100 * (this.options.balance?.margin ?? 0.05)).toFixed(0)}% faster)`);
       case 'keep':
-        return this.notice(`DataParallel: keeping ${names(d.replicas)}: ${ms(d.mixMs)} per step against ${ms(d.withoutMs)} for ${core} alone (${(d.withoutMs / d.mixMs).toFixed(2)}x)`);
+        return this.notice(`DataParallel: keeping ${names(d.replicas)}: ${ms(d.mixMs)} per step with them (${mix}) against ${without} (${(d.withoutMs / d.mixMs).toFixed(2)}x)`);
       case 'drop':
-        return this.notice(`DataParallel: dropping ${names(d.replicas)}: ${ms(d.mixMs)} per step with them against ${ms(d.withoutMs)} for ${core} alone`);
+        return this.notice(`DataParallel: dropping ${names(d.replicas)}: ${ms(d.mixMs)} per step with them (${mix}) against ${without}; ${names(core)} runs alone`);
     }
   }
 

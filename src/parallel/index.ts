@@ -1,5 +1,5 @@
 /** Data-parallel training: replicas on worker threads (or processes) that own devices. */
-export { DataParallel, type DataParallelOptions, type StepOptions, type StepResult, type ReplicaInfo, type Strategy } from './data-parallel.js';
+export { DataParallel, type DataParallelOptions, type StepOptions, type StepResult, type ReplicaTraffic, type ReplicaInfo, type Strategy } from './data-parallel.js';
 export { defineTask, Shard, type ParallelTask, type ReplicaContext, type ReplicaBackend, type LossResult } from './task.js';
 export type { Batch, BatchArray } from './protocol.js';
 export { parseDevices, type ReplicaDevice } from './devices.js';

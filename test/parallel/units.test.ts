@@ -170,7 +170,7 @@ describe('the balancer', () => {
   const helpful: World = { gpu: { a: 2, b: 0.01 }, cpu: { a: 0, b: 0.05 }, solo: 0.5, join: 0.5 };
 
   test('the GPU starts alone; the CPU only takes a probe shard of the batch until it is predicted to help', () => {
-    const { plans, decisions } = drive(helpful, 12);
+    const { plans, decisions, decidedAt } = drive(helpful, 14);
     // Warm-up and the GPU alone (3 steps: the first is not timed), then the probe (1/32 of 400 = 13).
     for (const p of plans.slice(0, 4)) expect(p).toEqual([400, 0]);
     for (const p of plans.slice(4, 7)) expect(p).toEqual([387, 13]);
@@ -178,8 +178,48 @@ describe('the balancer', () => {
     // The balanced split: 2 + 0.01 n0 = 0.05 n1 (the GPU seen at 387 and 400: fitted as proportional).
     expect(plans[7]![1]).toBeGreaterThan(50);
     expect(plans[7]![0]! + plans[7]![1]!).toBe(400);
-    // Measured faster than the GPU alone: kept.
-    expect(decisions[1]).toMatchObject({ kind: 'keep', replicas: [1] });
+    // The mix is measured (steps 7-9), then the GPU alone again (10-12, the first not timed).
+    for (const p of plans.slice(10, 13)) expect(p).toEqual([400, 0]);
+    // Measured faster than both measurements of the GPU alone: kept.
+    expect(decidedAt[1]).toBe(12);
+    expect(decisions[1]).toMatchObject({ kind: 'keep', replicas: [1], withoutMs: 6.5, alone: { ms: 6.5, runs: [6.5, 6.5], steps: 2 } });
+    expect(plans[13]![1]).toBeGreaterThan(50);
+  });
+
+  test('a core measured while still warming up does not let a slower mix in: the mix is judged against the core alone measured after it', async () => {
+    // The GPU's first steps are 5x slower (start-up), as seen on the GPU machine: 50 ms alone
+    // then, 10 ms once warm; the mix with the CPU takes 24 ms.
+    const b = new Balancer(2, 'balanced', { warmupSteps: 1, measureSteps: 2, reevaluateEvery: 20 }, [0]);
+    const plans: number[][] = [];
+    const decisions: Decision[] = [];
+    for (let s = 0; s < 30; s++) {
+      const { shards } = b.plan(400);
+      plans.push(shards);
+      const cold = s < 6 ? 5 : 1;
+      const gpu = shards[0]! > 0 ? cold * (2 + 0.02 * shards[0]!) : 0;
+      const cpu = shards[1]! > 0 ? 0.05 * shards[1]! + 4 : 0;
+      const wallMs = shards[1]! > 0 ? Math.max(gpu, cpu) + 14 : gpu;
+      const d = b.observe({ shards, computeMs: [gpu, cpu], wallMs });
+      if (d) decisions.push(d);
+    }
+    expect(decisions[0]).toMatchObject({ kind: 'add', withoutMs: 50, alone: { runs: [50] } });
+    expect(decisions[1]).toMatchObject({ kind: 'drop', replicas: [1], withoutMs: 10, alone: { ms: 10, runs: [50, 10], steps: 2 } });
+    if (decisions[1]!.kind !== 'drop') return;
+    expect(decisions[1]!.mixMs).toBeGreaterThan(10);
+    // From the drop on, the GPU alone.
+    for (const p of plans.slice(13)) expect(p).toEqual([400, 0]);
+  });
+
+  test('a fixed split: replicas given weight 0 are idle (neither core nor candidates: they own no parameters)', () => {
+    const b = new Balancer(4, [0, 3, 0, 1], {}, [0]);
+    expect(b.core).toEqual([1, 3]);
+    expect(b.owners).toEqual([1, 3]);
+    expect(b.candidates).toEqual([]);
+    expect(b.idle).toEqual([0, 2]);
+    expect(b.plan(8).shards).toEqual([0, 6, 0, 2]);
+    const balanced = new Balancer(3, 'balanced', {}, [0]);
+    expect(balanced.idle).toEqual([]);
+    expect(balanced.candidates).toEqual([1, 2]);
   });
 
   test('a slow CPU or a costly join: the CPU is never added, and the GPU runs alone', () => {
