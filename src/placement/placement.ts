@@ -465,12 +465,7 @@ export class Placement {
     if (g.nodes.length === 0) return;
     const changed = this.mismatch || (this.traced !== undefined && g.nodes.length !== this.traced.nodes.length);
     if (this.phase !== 'record' && changed) {
-      this.note(`step ${ended.index}: the step's ops differ from the recorded ones; recording again`);
-      this.phase = 'record';
-      this.traced = undefined;
-      this.plan = undefined;
-      this.recent = undefined;
-      this.moved = false;
+      this.recordAgain(ended);
       return;
     }
     let linked = 0;
@@ -553,6 +548,16 @@ export class Placement {
     return selector.current !== PLAN || selector.incumbent !== PLAN;
   }
 
+  /** The step's ops differ from the recorded ones: the next step is recorded afresh. */
+  private recordAgain(ended: StepLog): void {
+    this.note(`step ${ended.index}: the step's ops differ from the recorded ones; recording again`);
+    this.phase = 'record';
+    this.traced = undefined;
+    this.plan = undefined;
+    this.recent = undefined;
+    this.moved = false;
+  }
+
   /**
    * An untimed traced step (every op on the settled device, no step graph): one that differs from
    * the recording is recorded again; else only the selector hears of it. The next step links no
@@ -561,12 +566,7 @@ export class Placement {
   private untimedTraceStep(ended: StepLog): void {
     this.previous = undefined;
     if (this.mismatch || this.index !== this.traced?.nodes.length) {
-      this.note(`step ${ended.index}: the step's ops differ from the recorded ones; recording again`);
-      this.phase = 'record';
-      this.traced = undefined;
-      this.plan = undefined;
-      this.recent = undefined;
-      this.moved = false;
+      this.recordAgain(ended);
       return;
     }
     this.recheckTrace(ended);
