@@ -5,7 +5,7 @@
  */
 import { afterAll, expect, test } from 'vitest';
 import { Wgpu } from '../../src/backends/wgpu/backend.js';
-import { DeviceError } from '../../src/errors.js';
+import { ArgumentError, DeviceError } from '../../src/errors.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { fromData } from '../../src/tensor/creation.js';
 import { describeGpu } from './gpu.js';
@@ -58,5 +58,22 @@ describeGpu('kernel profiling', () => {
     await z.toData();
     expect(await wgpu.stopKernelProfile()).toEqual([]);
     for (const t of [x, w, z]) t.dispose();
+  });
+
+  test('while profiling (a pass per dispatch), an index out of range still fails its op and only it', async () => {
+    if (!(await wgpu.features()).timestamps) return;
+    const x = fromData(wgpu, [[1, 2], [3, 4]]);
+    await x.toData();
+    await wgpu.startKernelProfile();
+    const results: Array<Promise<unknown>> = [];
+    for (let i = 0; i < 700; i++) {
+      const idx = fromData(wgpu, Int32Array.from([i % 2, i === 699 ? 5 : 0]), { shape: [2, 1] });
+      const g = x.gather(1, idx);
+      results.push(g.toData().then(() => 'ok', (e: unknown) => e));
+    }
+    const settled = await Promise.all(results);
+    await wgpu.stopKernelProfile();
+    expect(settled.slice(0, 699).every((r) => r === 'ok')).toBe(true);
+    expect(settled[699]).toBeInstanceOf(ArgumentError);
   });
 });

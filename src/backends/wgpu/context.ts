@@ -238,7 +238,7 @@ export class GpuContext {
    */
   indexCheck(error: (index: number) => SwitchyardError): number {
     // The checking dispatch must land in the batch that reads the flag back: keep an arena slot for it.
-    if (this.flagFaults.length >= FLAG_SLOTS || this.slot >= ARENA_SLOTS - 1) this.flush();
+    if (this.flagFaults.length >= FLAG_SLOTS || this.slot >= ARENA_SLOTS - 1 || (this.profiler && !this.profiler.hasRoom(2))) this.flush();
     if (this.flagFaults.length === 0) this.commands().clearBuffer(this.flags);
     const fault = this.track(new Fault());
     this.opFaults.push(fault);
@@ -288,9 +288,9 @@ export class GpuContext {
       throw new KernelError(`a kernel needs ${params.length} parameter words (the limit is ${PARAM_WORDS})`, { op: program.key.split('|')[0] ?? 'kernel', hint: 'reduce the tensor rank (reshape merges dims)' });
     }
     if (this.slot >= ARENA_SLOTS) this.flush();
-    if (this.profiler?.full) this.flush();
+    if (this.profiler && !this.profiler.hasRoom(1)) this.flush();
     const p = this.pipeline(program);
-    const pass = this.profiler ? this.timedPass(program.key) : this.computePass();
+    const pass = this.profiler ? this.timedPass(this.profiler, program.key) : this.computePass();
     this.dynamicOffset[0] = this.slot * PARAM_BYTES;
     this.arenaData.set(params.words, this.slot * PARAM_WORDS);
     this.slot++;
@@ -306,9 +306,9 @@ export class GpuContext {
   }
 
   /** While profiling: a pass of the dispatch's own, timestamped at its beginning and end. */
-  private timedPass(key: string): GPUComputePassEncoder {
+  private timedPass(profiler: KernelProfiler, key: string): GPUComputePassEncoder {
     const enc = this.commands();
-    return enc.beginComputePass({ timestampWrites: this.profiler!.timestampWrites(key) });
+    return enc.beginComputePass({ timestampWrites: profiler.timestampWrites(key) });
   }
 
   /**

@@ -7,7 +7,7 @@
 import { BufferUsage, MapMode } from './flags.js';
 import type { KernelTime } from './kernel-time.js';
 
-/** Timestamp pairs one batch can hold; a fuller batch is submitted first. */
+/** Timestamp pairs one batch can hold (more than the context's parameter arena lets a batch have); a fuller batch is submitted first. */
 const PAIRS = 1024;
 
 interface Pending {
@@ -22,9 +22,9 @@ export class KernelProfiler {
 
   constructor(private readonly device: GPUDevice) {}
 
-  /** Whether the open batch has no room for another timed dispatch. */
-  get full(): boolean {
-    return (this.open?.keys.length ?? 0) >= PAIRS;
+  /** Whether the open batch has room for `n` more timed dispatches. */
+  hasRoom(n: number): boolean {
+    return (this.open?.keys.length ?? 0) + n <= PAIRS;
   }
 
   /** The timestamp writes of the next dispatch's own pass. */
