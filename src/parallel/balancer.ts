@@ -167,6 +167,14 @@ export class Balancer {
   private joinMs: number[] = [];
   /** Medians of the core-alone measurements of the current evaluation. */
   private aloneRuns: number[] = [];
+  /** The verified mix's steps: their shards and wall times. */
+  private mixSteps: Array<{ shards: readonly number[]; wallMs: number }> = [];
+  /**
+   * A kept mix runs the split that measured fastest while it was verified, until the next
+   * evaluation: refitting after every step could drift to a split that was never measured (and
+   * may be slower than the core alone).
+   */
+  private pinned: readonly number[] | undefined;
 
   constructor(
     private readonly replicas: number,
@@ -245,6 +253,9 @@ export class Balancer {
       const probes = this.candidates.slice(0, Math.max(0, total - this.core.length));
       for (const r of probes) shards[r] = Math.min(p, Math.floor((total - this.core.length) / probes.length));
       rest = total - probes.reduce((a, r) => a + shards[r]!, 0);
+    } else if (this.inUse.length > 0 && this.phase === 'settled' && this.pinned) {
+      apportion(total, this.pinned).forEach((n, r) => (shards[r] = n));
+      return { shards };
     } else if (this.inUse.length > 0 && (this.phase === 'verify' || this.phase === 'settled')) {
       takers = [...this.core, ...this.inUse].sort((a, b) => a - b);
     }
@@ -298,6 +309,7 @@ export class Balancer {
         return this.judgeProbe(o.shards.reduce((a, b) => a + b, 0));
       case 'verify':
         this.mixWalls.push(o.wallMs);
+        this.mixSteps.push({ shards: [...o.shards], wallMs: o.wallMs });
         if (this.mixWalls.length < this.measure) return undefined;
         // The core alone once more, now that the devices are as warm as for the mix.
         return this.enter('recheck');
@@ -321,7 +333,11 @@ export class Balancer {
     this.phase = phase;
     this.inPhase = 0;
     if (phase === 'alone' || phase === 'recheck') this.aloneWalls = [];
-    if (phase === 'verify') this.mixWalls = [];
+    if (phase === 'verify') {
+      this.mixWalls = [];
+      this.mixSteps = [];
+    }
+    if (phase === 'alone' || phase === 'probe') this.pinned = undefined;
     if (phase === 'settled') this.sinceEvaluation = 0;
     return undefined;
   }
@@ -359,7 +375,12 @@ export class Balancer {
     const replicas = this.inUse;
     const alone = this.alone();
     this.enter('settled');
-    if (mixMs < alone.ms) return { kind: 'keep', replicas, mixMs, withoutMs: alone.ms, alone };
+    if (mixMs < alone.ms) {
+      const fastest = this.mixSteps.reduce((best, x) => (x.wallMs < best.wallMs ? x : best), this.mixSteps[0]!);
+      this.pinned = fastest.shards;
+      return { kind: 'keep', replicas, mixMs, withoutMs: alone.ms, alone };
+    }
+    this.pinned = undefined;
     this.inUse = [];
     return { kind: 'drop', replicas, mixMs, withoutMs: alone.ms, alone };
   }
