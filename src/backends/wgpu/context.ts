@@ -238,7 +238,7 @@ export class GpuContext {
    */
   indexCheck(error: (index: number) => SwitchyardError): number {
     // The checking dispatch must land in the batch that reads the flag back: keep an arena slot for it.
-    if (this.flagFaults.length >= FLAG_SLOTS || this.slot >= ARENA_SLOTS - 1 || (this.profiler && !this.profiler.hasRoom(2))) this.flush();
+    if (this.flagFaults.length >= FLAG_SLOTS || this.slot >= ARENA_SLOTS - 1) this.flush();
     if (this.flagFaults.length === 0) this.commands().clearBuffer(this.flags);
     const fault = this.track(new Fault());
     this.opFaults.push(fault);
@@ -288,7 +288,6 @@ export class GpuContext {
       throw new KernelError(`a kernel needs ${params.length} parameter words (the limit is ${PARAM_WORDS})`, { op: program.key.split('|')[0] ?? 'kernel', hint: 'reduce the tensor rank (reshape merges dims)' });
     }
     if (this.slot >= ARENA_SLOTS) this.flush();
-    if (this.profiler && !this.profiler.hasRoom(1)) this.flush();
     const p = this.pipeline(program);
     const pass = this.profiler ? this.timedPass(this.profiler, program.key) : this.computePass();
     this.dynamicOffset[0] = this.slot * PARAM_BYTES;
@@ -324,7 +323,7 @@ export class GpuContext {
       });
     }
     this.flush();
-    this.profiler ??= new KernelProfiler(this.device);
+    this.profiler ??= new KernelProfiler(this.device, ARENA_SLOTS);
   }
 
   /** Stops timing kernels; the kernels timed since the start, the costliest first. */

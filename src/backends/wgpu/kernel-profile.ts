@@ -7,8 +7,6 @@
 import { BufferUsage, MapMode } from './flags.js';
 import type { KernelTime } from './kernel-time.js';
 
-/** Timestamp pairs one batch can hold (more than the context's parameter arena lets a batch have); a fuller batch is submitted first. */
-const PAIRS = 1024;
 
 interface Pending {
   readonly query: GPUQuerySet;
@@ -20,16 +18,15 @@ export class KernelProfiler {
   private open: Pending | undefined;
   private readonly readbacks = new Set<Promise<void>>();
 
-  constructor(private readonly device: GPUDevice) {}
-
-  /** Whether the open batch has room for `n` more timed dispatches. */
-  hasRoom(n: number): boolean {
-    return (this.open?.keys.length ?? 0) + n <= PAIRS;
-  }
+  /** `pairs`: the most dispatches one batch holds (the context's parameter arena bounds a batch). */
+  constructor(
+    private readonly device: GPUDevice,
+    private readonly pairs: number,
+  ) {}
 
   /** The timestamp writes of the next dispatch's own pass. */
   timestampWrites(key: string): GPUComputePassTimestampWrites {
-    this.open ??= { query: this.device.createQuerySet({ type: 'timestamp', count: 2 * PAIRS }), keys: [] };
+    this.open ??= { query: this.device.createQuerySet({ type: 'timestamp', count: 2 * this.pairs }), keys: [] };
     const k = this.open.keys.length;
     this.open.keys.push(key);
     return { querySet: this.open.query, beginningOfPassWriteIndex: 2 * k, endOfPassWriteIndex: 2 * k + 1 };
