@@ -13,6 +13,11 @@ export interface ReduceInput {
 
 /** out[i] = sum_r inputs[r].weight * inputs[r].data[i] for i in [from, to). */
 export function weightedSum(out: Float32Array, inputs: readonly ReduceInput[], from: number, to: number, scratch = new Float64Array(BLOCK)): void {
+  if (inputs.length <= 4) {
+    // One pass, no scratch: the same float64 sum in the same order as the blocked loop below.
+    sumUpTo4(out, inputs, from, to);
+    return;
+  }
   for (let start = from; start < to; start += BLOCK) {
     const end = Math.min(to, start + BLOCK);
     const n = end - start;
@@ -22,6 +27,36 @@ export function weightedSum(out: Float32Array, inputs: readonly ReduceInput[], f
     }
     for (let j = 0; j < n; j++) out[start + j] = scratch[j]!;
   }
+}
+
+/** One loop per count of inputs (each array a local: a loop over the inputs' list runs 3x slower). */
+function sumUpTo4(out: Float32Array, inputs: readonly ReduceInput[], from: number, to: number): void {
+  const [a, b, c, d] = inputs;
+  if (!a) {
+    out.fill(0, from, to);
+    return;
+  }
+  const da = a.data;
+  const wa = a.weight;
+  if (!b) {
+    for (let i = from; i < to; i++) out[i] = 0 + wa * da[i]!;
+    return;
+  }
+  const db = b.data;
+  const wb = b.weight;
+  if (!c) {
+    for (let i = from; i < to; i++) out[i] = 0 + wa * da[i]! + wb * db[i]!;
+    return;
+  }
+  const dc = c.data;
+  const wc = c.weight;
+  if (!d) {
+    for (let i = from; i < to; i++) out[i] = 0 + wa * da[i]! + wb * db[i]! + wc * dc[i]!;
+    return;
+  }
+  const dd = d.data;
+  const wd = d.weight;
+  for (let i = from; i < to; i++) out[i] = 0 + wa * da[i]! + wb * db[i]! + wc * dc[i]! + wd * dd[i]!;
 }
 
 /** The k-th of `parts` near-equal pieces of [from, to). */

@@ -48,6 +48,7 @@ function reference(rule: FlatRule, w0: number, grads: readonly number[], lr: num
 }
 
 const rules: FlatRule[] = [
+  { kind: 'adam', lr: 0.001, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0 },
   { kind: 'adam', lr: 0.01, beta1: 0.9, beta2: 0.999, eps: 1e-6, weightDecay: 0.1 },
   { kind: 'adamw', lr: 0.01, beta1: 0.8, beta2: 0.99, eps: 1e-8, weightDecay: 0.05 },
   { kind: 'sgd', lr: 0.1, momentum: 0.9, dampening: 0.2, weightDecay: 0.01, nesterov: true },
@@ -55,7 +56,7 @@ const rules: FlatRule[] = [
 ];
 
 describe('the flat optimizer step', () => {
-  test.each(rules.map((r) => [`${r.kind}${r.kind === 'sgd' && r.momentum ? ' with momentum' : ''}`, r] as const))('%s: three steps, each in three ranges, match the float64 reference', (_, rule) => {
+  test.each(rules.map((r) => [`${r.kind}${r.kind === 'sgd' && r.momentum ? ' with momentum' : ''}${r.weightDecay ? ' with decay' : ''}`, r] as const))('%s: three steps, each in three ranges, match the float64 reference', (_, rule) => {
     const w0 = values(1);
     const grads = [values(2), values(3), values(4)];
     const weights = Float32Array.from(w0);
