@@ -6,7 +6,9 @@
  *
  *   (a) CPU only: 1 vs 2/4/8 'cpu:worker' replicas (each computes on one thread), even shards;
  *       scaling efficiency T1 / (n Tn), beside the same step on one thread without DataParallel,
- *       and where each step's time went (dispatch, reload, compute, the tail after compute).
+ *       and where each step's time went (dispatch, reload, compute, the tail after compute); beside
+ *       it, when python3 has torch, PyTorch's compute-only scaling on the same cores (n processes
+ *       of one thread on batch / n, no gradient exchange): what the cores allow at best.
  *   (b) The GPU alone (one device, no DataParallel; and DataParallel on 'wgpu:0') against the GPU
  *       with CPU replicas, shards balanced by measured speed (the balancer adds the CPU only
  *       where it helps); the gain over the faster of the two GPU-alone figures. A diagnostic row
@@ -33,8 +35,38 @@ import type { Batch } from '../src/parallel/protocol.js';
 import { overlapOf, phasesOf, renderTimeline, type Phases } from '../src/parallel/timeline.js';
 import { fromData } from '../src/tensor/creation.js';
 import { mlp, type MnistTaskOptions } from '../examples/data-parallel-task.js';
+import { torchJson } from './gpu-baselines.js';
 
 const SIZES = [784, 512, 512, 10];
+
+/** PyTorch's compute-only scaling on this machine's cores: JSON {n: ms per step of the slowest of n processes}. */
+const TORCH_CPU_SCALING = String.raw`
+import json, sys, time, multiprocessing as mp
+def work(b, q, barrier):
+    import torch
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512), torch.nn.ReLU(), torch.nn.Linear(512, 10))
+    opt = torch.optim.Adam(m.parameters(), 1e-3)
+    x = torch.randn(b, 784); y = torch.randint(0, 10, (b,))
+    def step():
+        opt.zero_grad(); l = torch.nn.functional.cross_entropy(m(x), y); l.backward(); opt.step()
+    for _ in range(3): step()
+    barrier.wait()
+    ts = []
+    for _ in range(11):
+        t = time.perf_counter(); step(); ts.append((time.perf_counter() - t) * 1e3)
+    ts.sort(); q.put(ts[5])
+if __name__ == '__main__':
+    mp.set_start_method('fork')
+    a = json.loads(sys.argv[1]); out = {}
+    for n in a['counts']:
+        q = mp.Queue(); bar = mp.Barrier(n)
+        ps = [mp.Process(target=work, args=(-(-a['batch'] // n), q, bar)) for _ in range(n)]
+        [p.start() for p in ps]; r = [q.get() for _ in ps]; [p.join() for p in ps]
+        out[str(n)] = max(r)
+    print(json.dumps(out))
+`;
 const LR = 1e-3;
 const TASK = new URL(import.meta.url.endsWith('.ts') ? '../examples/data-parallel-task.ts' : '../examples/data-parallel-task.js', import.meta.url);
 
@@ -186,6 +218,20 @@ export async function main(args: readonly string[] = []): Promise<void> {
     console.log(`| ${n} | ${Math.ceil(batchSize / n)} | ${r.ms.toFixed(1)} | ${Math.round((batchSize / r.ms) * 1000)} | ${(base / r.ms).toFixed(2)}x | ${(base / (n * r.ms)).toFixed(2)} | ${p.dispatchMs.toFixed(1)} | ${p.reloadMs.toFixed(1)} | ${p.computeMs.toFixed(1)} | ${p.tailMs.toFixed(1)} | ${r.backend.replace(/^autodiff<cpu>, /, '')} |`);
   }
   console.log('\n(dispatch: to the last replica starting; reload: the longest reload of weights; compute: the longest forward + backward; tail: after the last compute, the join and update not hidden by backward; means in ms)\n');
+  const ceiling = torchJson<Record<string, number>>(TORCH_CPU_SCALING, [JSON.stringify({ batch: batchSize, counts: replicaCounts })]);
+  if (ceiling) {
+    // What the cores give without any communication: the same step in PyTorch, n processes of one
+    // thread each on batch / n at once, against one process on the whole batch.
+    const one = ceiling['1'];
+    console.log(`PyTorch CPU in the same run, compute only (n processes of one thread, each its own model on batch / n at once; no gradient exchange), ms per step (the slowest process):\n`);
+    console.log('| processes | ms per step | efficiency T1 / (n Tn) |');
+    console.log('| --- | --- | --- |');
+    for (const n of replicaCounts) {
+      const t = ceiling[String(n)];
+      if (t !== undefined && one !== undefined) console.log(`| ${n} | ${t.toFixed(1)} | ${(one / (n * t)).toFixed(2)} |`);
+    }
+    console.log('');
+  }
 
   // (b) GPU with CPU replicas.
   const inventory = args.includes('--no-gpu') ? { gpus: [] } : await gpuInventory();
