@@ -214,6 +214,7 @@ export class Placement {
       if (!hit) return;
       this.tracked.delete(s.event.opId);
       hit.item.measuredMs = s.ms;
+      if (s.group && 'op' in hit.item) hit.item.group = s.group;
       hit.log.seen(s.event.queuedAt, s.event.endAt);
     });
   }

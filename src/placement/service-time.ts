@@ -18,6 +18,18 @@ export interface Sample {
   readonly event: OpEvent;
   /** Device time attributed to the op (ms). */
   readonly ms: number;
+  /** The group the op shared a measured span with (absent: the op was timed alone). */
+  readonly group?: SampleGroup;
+}
+
+/** Ops whose times overlapped on one lane: only the group's span was measured. */
+export interface SampleGroup {
+  /** Distinct per group within one stream. */
+  readonly id: number;
+  /** The measured busy time of the whole group (ms). */
+  readonly spanMs: number;
+  /** Ops in the group. */
+  readonly size: number;
 }
 
 /** The relative costs of the ops of a group (any positive scale, one for each op, in order). */
@@ -33,6 +45,7 @@ export function serviceTimes(weigh: Weigh, flush$?: Observable<unknown>): Operat
   return (source) =>
     new Observable<Sample>((out) => {
       const lanes = new Map<string, LaneState>();
+      let groups = 0;
       const close = (lane: LaneState): void => {
         const group = lane.group;
         if (group.length === 0) return;
@@ -49,7 +62,8 @@ export function serviceTimes(weigh: Weigh, flush$?: Observable<unknown>): Operat
         }
         const w = weigh(group).map((x) => (x > 0 && Number.isFinite(x) ? x : 0));
         const total = w.reduce((a, b) => a + b, 0);
-        group.forEach((e, i) => out.next({ event: e, ms: total > 0 ? (span * w[i]!) / total : span / group.length }));
+        const info: SampleGroup = { id: groups++, spanMs: span, size: group.length };
+        group.forEach((e, i) => out.next({ event: e, ms: total > 0 ? (span * w[i]!) / total : span / group.length, group: info }));
       };
       const flushAll = (): void => {
         for (const lane of lanes.values()) close(lane);
