@@ -28,6 +28,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { OpEvent } from '../scheduler/events.js';
 import { clock } from '../scheduler/clock.js';
 import { fromData } from '../tensor/creation.js';
+import { AloneTimes } from './alone-times.js';
 import { Dmda, type Decision, type DmdaOptions } from './dmda.js';
 import { explainStep, StepLog, type Explanation, type LoggedOp, type LoggedTransfer } from './explain.js';
 import { footprint, signature, type Footprint } from './footprint.js';
@@ -107,6 +108,15 @@ interface Pending {
   /** A replayed plan's cost for the op. */
   readonly plannedMs?: number;
   readonly transfers: LoggedTransfer[];
+  /** In a step that runs every op on one device: where its time is booked (alone-times.ts). */
+  readonly alone?: AloneSlot;
+}
+
+/** An op of a step that runs every op on one device: its position in the step and footprint. */
+interface AloneSlot {
+  readonly device: string;
+  readonly position: number;
+  readonly key: string;
 }
 
 type Phase = 'record' | 'calibrate' | 'replay';
@@ -126,7 +136,11 @@ export class Placement {
   private step = 0;
   private log: StepLog;
   private readonly done: StepLog[] = [];
-  private readonly tracked = new Map<number, { item: LoggedOp | LoggedTransfer; log: StepLog }>();
+  private readonly tracked = new Map<number, { item: LoggedOp | LoggedTransfer; log: StepLog; alone?: AloneSlot }>();
+  /** Op times measured in steps that ran every op on one device (after a device's warm-up step). */
+  readonly aloneTimes = new AloneTimes();
+  /** Steps that run every op on one device as a selector's candidate, and whether such a step is a warm-up. */
+  private readonly aloneOf = new WeakMap<StepLog, { device: string; warmup: boolean }>();
   // Trace state.
   private phase: Phase = 'record';
   private graph = new StepGraph();
@@ -215,6 +229,7 @@ export class Placement {
       this.tracked.delete(s.event.opId);
       hit.item.measuredMs = s.ms;
       if (s.group && 'op' in hit.item) hit.item.group = s.group;
+      if (hit.alone) this.aloneTimes.add(hit.alone.device, hit.alone.position, hit.alone.key, s.ms);
       hit.log.seen(s.event.queuedAt, s.event.endAt);
     });
   }
@@ -272,9 +287,20 @@ export class Placement {
       } else decision = this.dmda.decide(op, fp, inputs);
     }
     // The model's prediction as the op is placed (it follows the measurements); a replayed step's
-    // drift is judged against the plan's own costs.
-    this.pending = { decision, node, predictedMs: Number.isNaN(decision.runMs) ? (planned ?? Number.NaN) : decision.runMs, ...(planned !== undefined ? { plannedMs: planned } : {}), transfers: [] };
+    // drift is judged against the plan's own costs. In a step that runs every op on one device, the
+    // times the same op took in earlier such steps, where there are any (alone-times.ts).
+    let predictedMs = Number.isNaN(decision.runMs) ? (planned ?? Number.NaN) : decision.runMs;
+    const alone = this.aloneSlot(decision, fp);
+    if (alone) predictedMs = this.aloneTimes.predict(alone.device, alone.position, alone.key) ?? predictedMs;
+    this.pending = { decision, node, predictedMs, ...(planned !== undefined ? { plannedMs: planned } : {}), transfers: [], ...(alone ? { alone } : {}) };
     return decision.device;
+  }
+
+  /** Where an op's time is booked when its step runs every op on one device, and the op went there as such. */
+  private aloneSlot(decision: Decision, fp: Footprint): AloneSlot | undefined {
+    const on = this.aloneOf.get(this.log);
+    if (!on || on.device !== decision.device.key || (decision.reason !== 'alone' && decision.reason !== 'calibrate')) return undefined;
+    return { device: on.device, position: this.log.ops.length, key: fp.key };
   }
 
   /**
@@ -333,7 +359,8 @@ export class Placement {
         const d = p.decision;
         const entry: LoggedOp = { op: d.op, shape: `[${record.outputs[0]?.shape.join(', ') ?? ''}]`, device: d.device.key, reason: d.reason, source: d.source, predictedMs: p.predictedMs, ...(p.plannedMs !== undefined ? { plannedMs: p.plannedMs } : {}), transfers: p.transfers, ...(p.node >= 0 ? { node: p.node } : {}) };
         log.ops.push(entry);
-        this.track(record.id, entry);
+        // A warm-up step's times (kernels compile, pools grow) are not booked as the device's alone.
+        this.track(record.id, entry, p.alone && !this.aloneOf.get(log)?.warmup ? p.alone : undefined);
         log.startedAt = Math.min(log.startedAt, d.at);
         if (!Number.isNaN(d.finish)) log.predictedEnd = Math.max(log.predictedEnd, d.finish);
       }
@@ -369,8 +396,8 @@ export class Placement {
     return copies ? [...copies.values()] : [];
   }
 
-  private track(opId: number, item: LoggedOp | LoggedTransfer): void {
-    this.tracked.set(opId, { item, log: this.log });
+  private track(opId: number, item: LoggedOp | LoggedTransfer, alone?: AloneSlot): void {
+    this.tracked.set(opId, alone ? { item, log: this.log, alone } : { item, log: this.log });
   }
 
   // ---- steps --------------------------------------------------------------------------------
@@ -405,6 +432,19 @@ export class Placement {
     this.mismatch = false;
     this.pending = undefined;
     this.chooseTiming();
+    const alone = this.aloneDevice();
+    if (alone) this.aloneOf.set(this.log, alone);
+  }
+
+  /**
+   * The device the coming step runs every op on as a selector's candidate (a calibration step, or
+   * the choice of a device alone), if it does; the first of a device's calibration steps is a warm-up.
+   */
+  private aloneDevice(): { device: string; warmup: boolean } | undefined {
+    const calibrating = this.mode === 'auto' ? this.autoPhase === 'alone' : this.phase === 'calibrate';
+    if (calibrating && this.queue.length > 0) return { device: this.queue[0]!.key, warmup: this.calibrationRun === 0 && this.calibrationRuns > 1 };
+    const fallback = this.mode === 'auto' ? (this.autoPhase === 'fallback' ? this.fallback : undefined) : this.phase === 'replay' ? this.fallback : undefined;
+    return fallback !== undefined ? { device: fallback, warmup: false } : undefined;
   }
 
   /**
@@ -552,6 +592,7 @@ export class Placement {
   /** The step's ops differ from the recorded ones: the next step is recorded afresh. */
   private recordAgain(ended: StepLog): void {
     this.note(`step ${ended.index}: the step's ops differ from the recorded ones; recording again`);
+    this.aloneTimes.clear();
     this.phase = 'record';
     this.traced = undefined;
     this.plan = undefined;
