@@ -464,7 +464,7 @@ export async function main(args: readonly string[]): Promise<void> {
   const summary: string[] = [];
   const goals: Array<{ name: string; auto: number; trace: number; errAuto?: number; errTrace?: number }> = [];
   let readmeExample: { name: string; text: string } | undefined;
-  console.log(`| workload | ${names[0]} | ${names[1]} | hand | auto | trace | auto / best single | trace / best single | auto: step predicted / measured | trace: step predicted / measured | median op error auto / trace |`);
+  console.log(`| workload | ${names[0]} | ${names[1]} | hand | auto | trace | auto / best single | trace / best single | auto: step predicted / measured | trace: step predicted / measured | median op error auto / trace (measured spans) |`);
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const w of workloads) {
     log(w.name);
@@ -476,9 +476,10 @@ export async function main(args: readonly string[]): Promise<void> {
       const x = r.get(m)!.explanation;
       return x ? `${f(x.predictedStepMs)} / ${f(x.measuredStepMs)}` : '-';
     };
+    // The spans measured behind it: one GPU batch of eight ops is one measurement.
     const err = (m: Mode) => {
-      const e = r.get(m)!.explanation?.medianErrorPct;
-      return e === undefined ? '-' : `${e.toFixed(0)}%`;
+      const x = r.get(m)!.explanation;
+      return x?.medianErrorPct === undefined ? '-' : `${x.medianErrorPct.toFixed(0)}% (${x.measurements})`;
     };
     console.log(`| ${w.name} | ${f(med('single0'))} | ${f(med('single1'))} | ${f(med('hand'))} | ${f(med('auto'))} | ${f(med('trace'))} | ${(med('auto')! / best).toFixed(2)}x | ${(med('trace')! / best).toFixed(2)}x | ${ex('auto')} | ${ex('trace')} | ${err('auto')} / ${err('trace')} |`);
     const ea = r.get('auto')!.explanation?.medianErrorPct;
