@@ -9,6 +9,13 @@
  * when its least step is below the incumbent's recent least by more than `hysteresis`, so noise
  * does not flip the choice back and forth. Each re-check the incumbent survives doubles the
  * interval (up to `maxRecheckEvery`), so the cost of checking shrinks as the choice holds.
+ *
+ * A re-check also comes early when the incumbent's last few steps were each slower than another
+ * candidate's measured step by more than the hysteresis: the incumbent got slower (online
+ * placement drifting to another placement as its models learn, a device slowed by other work).
+ * The same rule decides it, so the challenger takes over when its trial confirms that time, and
+ * a trial that does not confirm it books the challenger's new (slower) time, which ends the early
+ * checks.
  */
 
 export interface SelectorOptions {
@@ -33,6 +40,9 @@ export interface Switch {
 
 /** Recent steps of the incumbent kept for the comparison at a re-check. */
 const RECENT = 8;
+
+/** Consecutive incumbent steps slower than another candidate's that start a re-check early. */
+const SLOWER_STEPS = 4;
 
 export class StepSelector {
   private readonly hysteresis: number;
@@ -116,6 +126,7 @@ export class StepSelector {
     }
     this.recent.push(ms);
     if (this.recent.length > RECENT) this.recent.shift();
+    if (this.baseInterval > 0 && this.best.size > 1 && this.recheckEarly()) return undefined;
     if (this.baseInterval > 0 && this.best.size > 1 && --this.untilCheck <= 0) {
       // The other candidate tried least recently, the fastest first on a tie: each gets its turn
       // (a first measurement that was unlucky gets another chance), the runner-up first.
@@ -130,5 +141,25 @@ export class StepSelector {
       this.trial = { key: key!, ms: [] };
     }
     return undefined;
+  }
+
+  /**
+   * Starts a re-check of the fastest other candidate when each of the incumbent's last
+   * `SLOWER_STEPS` steps lost to that candidate's measured step by the hysteresis (the rule a
+   * trial is judged by); the comparison then takes only those steps as the incumbent's.
+   */
+  private recheckEarly(): boolean {
+    if (this.recent.length < SLOWER_STEPS) return false;
+    const last = this.recent.slice(-SLOWER_STEPS);
+    let key: string | undefined;
+    let fastest = Infinity;
+    for (const [k, v] of this.best) {
+      if (k !== this.incumbentKey && v < fastest) [key, fastest] = [k, v];
+    }
+    if (key === undefined || !(fastest < Math.min(...last) * (1 - this.hysteresis))) return false;
+    this.recent = last;
+    this.tried.set(key, ++this.checks);
+    this.trial = { key, ms: [] };
+    return true;
   }
 }
