@@ -28,12 +28,12 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { OpEvent } from '../scheduler/events.js';
 import { clock } from '../scheduler/clock.js';
 import { fromData } from '../tensor/creation.js';
-import { AloneTimes } from './alone-times.js';
 import { Dmda, type Decision, type DmdaOptions } from './dmda.js';
 import { explainStep, StepLog, type Explanation, type LoggedOp, type LoggedTransfer } from './explain.js';
 import { footprint, signature, type Footprint } from './footprint.js';
 import { Profiler, type ProfilerOptions } from './profiler.js';
 import { StepSelector, type SelectorOptions } from './selector.js';
+import { StepTimes } from './step-times.js';
 import { planStep, sameInputs, StepGraph, type Plan, type TraceInput, type TraceNode } from './trace.js';
 
 export type PlacementMode = 'explicit' | 'auto' | 'trace';
@@ -108,14 +108,15 @@ interface Pending {
   /** A replayed plan's cost for the op. */
   readonly plannedMs?: number;
   readonly transfers: LoggedTransfer[];
-  /** In a step that runs every op on one device: where its time is booked (alone-times.ts). */
-  readonly alone?: AloneSlot;
+  /** In a step of a repeated placement: where its time is booked (step-times.ts). */
+  readonly repeat?: RepeatSlot;
 }
 
-/** An op of a step that runs every op on one device: its position in the step and footprint. */
-interface AloneSlot {
-  readonly device: string;
+/** An op of a step of a repeated placement (every op on one device, a replayed plan): its position and footprint there. */
+interface RepeatSlot {
+  readonly placement: string;
   readonly position: number;
+  /** Footprint key and device. */
   readonly key: string;
 }
 
@@ -136,11 +137,15 @@ export class Placement {
   private step = 0;
   private log: StepLog;
   private readonly done: StepLog[] = [];
-  private readonly tracked = new Map<number, { item: LoggedOp | LoggedTransfer; log: StepLog; alone?: AloneSlot }>();
-  /** Op times measured in steps that ran every op on one device (after a device's warm-up step). */
-  readonly aloneTimes = new AloneTimes();
-  /** Steps that run every op on one device as a selector's candidate, and whether such a step is a warm-up. */
-  private readonly aloneOf = new WeakMap<StepLog, { device: string; warmup: boolean }>();
+  private readonly tracked = new Map<number, { item: LoggedOp | LoggedTransfer; log: StepLog; repeat?: RepeatSlot }>();
+  /** Op times measured in earlier steps of the same placement (a device's warm-up step aside). */
+  readonly stepTimes = new StepTimes();
+  /** Steps of a repeated placement (every op on one device, a replayed plan), and whether such a step is a warm-up. */
+  private readonly repeatOf = new WeakMap<StepLog, { placement: string; warmup: boolean }>();
+  /** Each plan's name among the placements of stepTimes: plans that put every op where another did share it. */
+  private planIds = new WeakMap<Plan, number>();
+  private planPlacements: Array<{ readonly id: number; readonly devices: readonly string[] }> = [];
+  private planPlacementsMade = 0;
   // Trace state.
   private phase: Phase = 'record';
   private graph = new StepGraph();
@@ -229,7 +234,7 @@ export class Placement {
       this.tracked.delete(s.event.opId);
       hit.item.measuredMs = s.ms;
       if (s.group && 'op' in hit.item) hit.item.group = s.group;
-      if (hit.alone) this.aloneTimes.add(hit.alone.device, hit.alone.position, hit.alone.key, s.ms);
+      if (hit.repeat) this.stepTimes.add(hit.repeat.placement, hit.repeat.position, hit.repeat.key, s.ms);
       hit.log.seen(s.event.queuedAt, s.event.endAt);
     });
   }
@@ -287,20 +292,21 @@ export class Placement {
       } else decision = this.dmda.decide(op, fp, inputs);
     }
     // The model's prediction as the op is placed (it follows the measurements); a replayed step's
-    // drift is judged against the plan's own costs. In a step that runs every op on one device, the
-    // times the same op took in earlier such steps, where there are any (alone-times.ts).
+    // drift is judged against the plan's own costs. In a step of a repeated placement (every op on
+    // one device, a replayed plan), the times the same op took in its earlier steps, where there
+    // are any (step-times.ts): nothing is decided on it (the device is given).
     let predictedMs = Number.isNaN(decision.runMs) ? (planned ?? Number.NaN) : decision.runMs;
-    const alone = this.aloneSlot(decision, fp);
-    if (alone) predictedMs = this.aloneTimes.predict(alone.device, alone.position, alone.key) ?? predictedMs;
-    this.pending = { decision, node, predictedMs, ...(planned !== undefined ? { plannedMs: planned } : {}), transfers: [], ...(alone ? { alone } : {}) };
+    const repeat = this.repeatSlot(decision, fp);
+    if (repeat) predictedMs = this.stepTimes.predict(repeat.placement, repeat.position, repeat.key) ?? predictedMs;
+    this.pending = { decision, node, predictedMs, ...(planned !== undefined ? { plannedMs: planned } : {}), transfers: [], ...(repeat ? { repeat } : {}) };
     return decision.device;
   }
 
-  /** Where an op's time is booked when its step runs every op on one device, and the op went there as such. */
-  private aloneSlot(decision: Decision, fp: Footprint): AloneSlot | undefined {
-    const on = this.aloneOf.get(this.log);
-    if (!on || on.device !== decision.device.key || (decision.reason !== 'alone' && decision.reason !== 'calibrate')) return undefined;
-    return { device: on.device, position: this.log.ops.length, key: fp.key };
+  /** Where an op's time is booked when its step is one of a repeated placement and the op was placed as such. */
+  private repeatSlot(decision: Decision, fp: Footprint): RepeatSlot | undefined {
+    const on = this.repeatOf.get(this.log);
+    if (!on || (decision.reason !== 'alone' && decision.reason !== 'calibrate' && decision.reason !== 'plan')) return undefined;
+    return { placement: on.placement, position: this.log.ops.length, key: `${fp.key}@${decision.device.key}` };
   }
 
   /**
@@ -359,8 +365,8 @@ export class Placement {
         const d = p.decision;
         const entry: LoggedOp = { op: d.op, shape: `[${record.outputs[0]?.shape.join(', ') ?? ''}]`, device: d.device.key, reason: d.reason, source: d.source, predictedMs: p.predictedMs, ...(p.plannedMs !== undefined ? { plannedMs: p.plannedMs } : {}), transfers: p.transfers, ...(p.node >= 0 ? { node: p.node } : {}) };
         log.ops.push(entry);
-        // A warm-up step's times (kernels compile, pools grow) are not booked as the device's alone.
-        this.track(record.id, entry, p.alone && !this.aloneOf.get(log)?.warmup ? p.alone : undefined);
+        // A warm-up step's times (kernels compile, pools grow) are not booked.
+        this.track(record.id, entry, p.repeat && !this.repeatOf.get(log)?.warmup ? p.repeat : undefined);
         log.startedAt = Math.min(log.startedAt, d.at);
         if (!Number.isNaN(d.finish)) log.predictedEnd = Math.max(log.predictedEnd, d.finish);
       }
@@ -396,8 +402,8 @@ export class Placement {
     return copies ? [...copies.values()] : [];
   }
 
-  private track(opId: number, item: LoggedOp | LoggedTransfer, alone?: AloneSlot): void {
-    this.tracked.set(opId, alone ? { item, log: this.log, alone } : { item, log: this.log });
+  private track(opId: number, item: LoggedOp | LoggedTransfer, repeat?: RepeatSlot): void {
+    this.tracked.set(opId, repeat ? { item, log: this.log, repeat } : { item, log: this.log });
   }
 
   // ---- steps --------------------------------------------------------------------------------
@@ -432,19 +438,37 @@ export class Placement {
     this.mismatch = false;
     this.pending = undefined;
     this.chooseTiming();
-    const alone = this.aloneDevice();
-    if (alone) this.aloneOf.set(this.log, alone);
+    const repeat = this.repeatedPlacement();
+    if (repeat) this.repeatOf.set(this.log, repeat);
   }
 
   /**
-   * The device the coming step runs every op on as a selector's candidate (a calibration step, or
-   * the choice of a device alone), if it does; the first of a device's calibration steps is a warm-up.
+   * The placement the coming step repeats, if it does: every op on one device as a selector's
+   * candidate (a calibration step, the choice of a device alone; the first of a device's
+   * calibration steps is a warm-up), or a traced step's plan.
    */
-  private aloneDevice(): { device: string; warmup: boolean } | undefined {
+  private repeatedPlacement(): { placement: string; warmup: boolean } | undefined {
     const calibrating = this.mode === 'auto' ? this.autoPhase === 'alone' : this.phase === 'calibrate';
-    if (calibrating && this.queue.length > 0) return { device: this.queue[0]!.key, warmup: this.calibrationRun === 0 && this.calibrationRuns > 1 };
+    if (calibrating && this.queue.length > 0) return { placement: `alone:${this.queue[0]!.key}`, warmup: this.calibrationRun === 0 && this.calibrationRuns > 1 };
     const fallback = this.mode === 'auto' ? (this.autoPhase === 'fallback' ? this.fallback : undefined) : this.phase === 'replay' ? this.fallback : undefined;
-    return fallback !== undefined ? { device: fallback, warmup: false } : undefined;
+    if (fallback !== undefined) return { placement: `alone:${fallback}`, warmup: false };
+    if (this.mode !== 'trace' || this.phase !== 'replay' || !this.plan) return undefined;
+    return { placement: `plan:${this.planId(this.plan)}`, warmup: false };
+  }
+
+  /** The plan's placement among those seen (the devices of its ops; the latest few are kept). */
+  private planId(plan: Plan): number {
+    let id = this.planIds.get(plan);
+    if (id !== undefined) return id;
+    const same = (a: readonly string[]) => a.length === plan.devices.length && a.every((d, i) => d === plan.devices[i]);
+    id = this.planPlacements.find((p) => same(p.devices))?.id;
+    if (id === undefined) {
+      id = this.planPlacementsMade++;
+      this.planPlacements.push({ id, devices: plan.devices });
+      if (this.planPlacements.length > 8) this.planPlacements.shift();
+    }
+    this.planIds.set(plan, id);
+    return id;
   }
 
   /**
@@ -592,7 +616,9 @@ export class Placement {
   /** The step's ops differ from the recorded ones: the next step is recorded afresh. */
   private recordAgain(ended: StepLog): void {
     this.note(`step ${ended.index}: the step's ops differ from the recorded ones; recording again`);
-    this.aloneTimes.clear();
+    this.stepTimes.clear();
+    this.planPlacements = [];
+    this.planIds = new WeakMap();
     this.phase = 'record';
     this.traced = undefined;
     this.plan = undefined;
