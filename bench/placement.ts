@@ -407,6 +407,35 @@ async function placingTime(backends: [Backend, Backend]): Promise<string[]> {
     await new Promise((r) => setTimeout(r, 20));
   }
   lines.push(`| auto: enqueue 1,000 ops (explicit: ${median(te).toFixed(1)} ms) | ${median(ta).toFixed(1)} ms | ${((1000 * (median(ta) - median(te))) / 1000).toFixed(2)} us per op for placing |`);
+  // Settled: auto and trace routers whose step selector chose one device alone enqueue the same
+  // steps untimed (each step awaited, then marked), against the explicit router, interleaved.
+  const idle = async (r: PR): Promise<void> => {
+    for (let i = 0; i < 5000 && devs.some((d) => r.runtime.lane(d.key).depth > 0); i++) await new Promise((res) => setTimeout(res, 1));
+  };
+  const settledOn = async (mode: 'auto' | 'trace'): Promise<PR> => {
+    const r: PR = new Router(backends, { placement: mode, placer: { persist: false, calibrate: false } });
+    for (let i = 0; i < 40 && !(r.placement!.settledDevice !== undefined && r.placement!.untimed.steps > 0); i++) {
+      enqueue(r);
+      await idle(r);
+      r.markStep();
+    }
+    return r;
+  };
+  const settled = { auto: await settledOn('auto'), trace: await settledOn('trace') };
+  const times = { explicit: [] as number[], auto: [] as number[], trace: [] as number[] };
+  for (let i = 0; i < 9; i++) {
+    for (const k of ['explicit', 'auto', 'trace'] as const) {
+      const r = k === 'explicit' ? explicit : settled[k];
+      times[k].push(enqueue(r));
+      await idle(r);
+      if (k !== 'explicit') r.markStep();
+    }
+  }
+  for (const k of ['auto', 'trace'] as const) {
+    const p = settled[k].placement!;
+    lines.push(`| ${k} settled on ${p.settledDevice ?? 'no device (mixed)'}: enqueue 1,000 ops (explicit: ${median(times.explicit).toFixed(1)} ms) | ${median(times[k]).toFixed(1)} ms | ${(median(times[k]) - median(times.explicit)).toFixed(2)} us per op more than explicit (${p.untimed.steps} untimed steps) |`);
+    await p.close();
+  }
   await auto.placement!.close();
   await trace.placement!.close();
   return lines;
