@@ -13,9 +13,10 @@
  * A re-check also comes early when the incumbent's last few steps were each slower than another
  * candidate's measured step by more than the hysteresis: the incumbent got slower (online
  * placement drifting to another placement as its models learn, a device slowed by other work).
- * The same rule decides it, so the challenger takes over when its trial confirms that time, and
- * a trial that does not confirm it books the challenger's new (slower) time, which ends the early
- * checks.
+ * The same rule decides it, so the challenger takes over when its trial confirms that time; a
+ * trial that does not confirm it books the challenger's new time, and the incumbent must run twice
+ * as many steps before the next early re-check (noise between candidates of about the same speed
+ * cannot make them frequent).
  */
 
 export interface SelectorOptions {
@@ -58,8 +59,11 @@ export class StepSelector {
   /** Re-checks so far, and the re-check that last tried each candidate. */
   private checks = 0;
   private readonly tried = new Map<string, number>();
-  /** The challenger running now, with its trial steps so far. */
-  private trial: { key: string; ms: number[] } | undefined;
+  /** The challenger running now, with its trial steps so far, and whether it runs early. */
+  private trial: { key: string; ms: number[]; early: boolean } | undefined;
+  /** Incumbent steps since the last re-check, and how many an early re-check needs (doubling while early ones fail). */
+  private sinceCheck = 0;
+  private earlyAfter = SLOWER_STEPS;
 
   /**
    * `measured`: each candidate's least measured step so far, in order of preference (on a tie
@@ -108,6 +112,7 @@ export class StepSelector {
       trial.ms.push(ms);
       if (trial.ms.length < this.trials) return undefined;
       this.trial = undefined;
+      this.sinceCheck = 0;
       const theirs = Math.min(...trial.ms);
       this.best.set(trial.key, theirs);
       const mine = this.recent.length > 0 ? Math.min(...this.recent) : this.best.get(this.incumbentKey)!;
@@ -118,14 +123,17 @@ export class StepSelector {
         this.recent = [...trial.ms];
         this.interval = this.baseInterval;
         this.untilCheck = this.interval;
+        this.earlyAfter = SLOWER_STEPS;
         return { from, to: trial.key, ms: theirs, previousMs: mine };
       }
+      if (trial.early) this.earlyAfter *= 2;
       this.interval = Math.min(2 * this.interval, this.maxInterval);
       this.untilCheck = this.interval;
       return undefined;
     }
     this.recent.push(ms);
     if (this.recent.length > RECENT) this.recent.shift();
+    this.sinceCheck++;
     if (this.baseInterval > 0 && this.best.size > 1 && this.recheckEarly()) return undefined;
     if (this.baseInterval > 0 && this.best.size > 1 && --this.untilCheck <= 0) {
       // The other candidate tried least recently, the fastest first on a tie: each gets its turn
@@ -138,7 +146,7 @@ export class StepSelector {
         if (key === undefined || tried < bestTried || (tried === bestTried && v < this.best.get(key)!)) key = k;
       }
       this.tried.set(key!, ++this.checks);
-      this.trial = { key: key!, ms: [] };
+      this.trial = { key: key!, ms: [], early: false };
     }
     return undefined;
   }
@@ -146,10 +154,11 @@ export class StepSelector {
   /**
    * Starts a re-check of the fastest other candidate when each of the incumbent's last
    * `SLOWER_STEPS` steps lost to that candidate's measured step by the hysteresis (the rule a
-   * trial is judged by); the comparison then takes only those steps as the incumbent's.
+   * trial is judged by), at least `earlyAfter` steps after the last re-check; the comparison then
+   * takes only those steps as the incumbent's.
    */
   private recheckEarly(): boolean {
-    if (this.recent.length < SLOWER_STEPS) return false;
+    if (this.recent.length < SLOWER_STEPS || this.sinceCheck < this.earlyAfter) return false;
     const last = this.recent.slice(-SLOWER_STEPS);
     let key: string | undefined;
     let fastest = Infinity;
@@ -159,7 +168,7 @@ export class StepSelector {
     if (key === undefined || !(fastest < Math.min(...last) * (1 - this.hysteresis))) return false;
     this.recent = last;
     this.tried.set(key, ++this.checks);
-    this.trial = { key, ms: [] };
+    this.trial = { key, ms: [], early: true };
     return true;
   }
 }

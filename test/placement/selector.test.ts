@@ -46,6 +46,15 @@ describe('StepSelector: the measured choice among candidate placements', () => {
     const ran2 = drive(t, 30, (c) => (c === 'online' ? 10 : 12));
     expect(ran2).toEqual([...Array<string>(4).fill('online'), 'cpu', 'cpu', ...Array<string>(24).fill('online')]);
     expect(t.times().get('cpu')).toBe(12);
+    // The incumbent slows down a little every step, and each challenger trial comes out 4% faster
+    // than it (not the 5% needed): every failed early check doubles the steps the incumbent runs
+    // before the next (4, 8, 16, ...), so 200 steps hold 5 of them, not one every few steps.
+    const u = new StepSelector(new Map([['cpu', 5], ['online', 4]]), { recheckEvery: 1000 });
+    let slow = 10;
+    const ran3 = drive(u, 200, (c) => (c === 'online' ? (slow *= 1.01) : 0.96 * slow));
+    const trials = ran3.filter((c, j) => c === 'cpu' && ran3[j - 1] !== 'cpu').length;
+    expect(u.incumbent).toBe('online');
+    expect(trials).toBe(5);
     // Slower by less than the hysteresis: no early check.
     expect(drive(new StepSelector(new Map([['cpu', 5], ['online', 4]]), { recheckEvery: 50 }), 40, (c) => (c === 'online' ? 5.2 : 5))).toEqual(Array(40).fill('online'));
   });
