@@ -46,6 +46,10 @@ export class StepLog {
   wallMs: number | undefined;
   /** The device every op of an untimed step ran on: such a step logs and times no op (see Placement). */
   untimed: string | undefined;
+  /** Placement's own marks (fields, not maps keyed by the log: one is made every step): the phase an auto router's step ran in, the plan a traced step replayed, the placement it repeated. */
+  phase: string | undefined;
+  plan: number | undefined;
+  repeat: { readonly placement: string; readonly warmup: boolean } | undefined;
 
   constructor(readonly index: number) {}
 

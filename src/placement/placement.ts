@@ -140,8 +140,6 @@ export class Placement {
   private readonly tracked = new Map<number, { item: LoggedOp | LoggedTransfer; log: StepLog; repeat?: RepeatSlot }>();
   /** Op times measured in earlier steps of the same placement (a device's warm-up step aside). */
   readonly stepTimes = new StepTimes();
-  /** Steps of a repeated placement (every op on one device, a replayed plan), and whether such a step is a warm-up. */
-  private readonly repeatOf = new WeakMap<StepLog, { placement: string; warmup: boolean }>();
   /** Each plan's name among the placements of stepTimes: plans that put every op where another did share it. */
   private planIds = new WeakMap<Plan, number>();
   private planPlacements: Array<{ readonly id: number; readonly devices: readonly string[] }> = [];
@@ -154,8 +152,6 @@ export class Placement {
   private traced: StepGraph | undefined;
   private plan: Plan | undefined;
   private plans = 0;
-  private planOf = new WeakMap<StepLog, number>();
-  private phaseOf = new WeakMap<StepLog, string>();
   private queue: Device[] = [];
   private calibrationRun = 0;
   private index = 0;
@@ -304,7 +300,7 @@ export class Placement {
 
   /** Where an op's time is booked when its step is one of a repeated placement and the op was placed as such. */
   private repeatSlot(decision: Decision, fp: Footprint): RepeatSlot | undefined {
-    const on = this.repeatOf.get(this.log);
+    const on = this.log.repeat;
     if (!on || (decision.reason !== 'alone' && decision.reason !== 'calibrate' && decision.reason !== 'plan')) return undefined;
     return { placement: on.placement, position: this.log.ops.length, key: `${fp.key}@${decision.device.key}` };
   }
@@ -366,7 +362,7 @@ export class Placement {
         const entry: LoggedOp = { op: d.op, shape: `[${record.outputs[0]?.shape.join(', ') ?? ''}]`, device: d.device.key, reason: d.reason, source: d.source, predictedMs: p.predictedMs, ...(p.plannedMs !== undefined ? { plannedMs: p.plannedMs } : {}), transfers: p.transfers, ...(p.node >= 0 ? { node: p.node } : {}) };
         log.ops.push(entry);
         // A warm-up step's times (kernels compile, pools grow) are not booked.
-        this.track(record.id, entry, p.repeat && !this.repeatOf.get(log)?.warmup ? p.repeat : undefined);
+        this.track(record.id, entry, p.repeat && !log.repeat?.warmup ? p.repeat : undefined);
         log.startedAt = Math.min(log.startedAt, d.at);
         if (!Number.isNaN(d.finish)) log.predictedEnd = Math.max(log.predictedEnd, d.finish);
       }
@@ -422,24 +418,26 @@ export class Placement {
     else this.autoStep(ended);
     while (this.done.length > KEEP_LOGS) {
       const old = this.done.shift()!;
-      for (const [id, v] of this.tracked) if (v.log === old) this.tracked.delete(id);
+      if (this.tracked.size > 0) for (const [id, v] of this.tracked) if (v.log === old) this.tracked.delete(id);
     }
     this.step++;
     this.log = new StepLog(this.step);
     if (this.mode === 'trace' && this.phase === 'replay' && this.plan) {
       // Once the plan was measured against the devices alone, its step is predicted at its measured time.
-      this.log.plannedMs = (this.fallback === undefined ? this.selector?.times().get(PLAN) : undefined) ?? this.plan.makespan;
-      this.planOf.set(this.log, this.plans);
+      this.log.plannedMs = (this.fallback === undefined ? this.selector?.timeOf(PLAN) : undefined) ?? this.plan.makespan;
+      this.log.plan = this.plans;
     }
     // Every op on one device: the step is predicted to take what it measured there.
-    if (this.mode === 'auto' && this.autoPhase === 'fallback' && this.fallback !== undefined) this.log.plannedMs = this.selector?.times().get(this.fallback) ?? this.alone.get(this.fallback);
-    this.graph = new StepGraph(this.mode === 'trace' ? this.previous : undefined);
+    if (this.mode === 'auto' && this.autoPhase === 'fallback' && this.fallback !== undefined) this.log.plannedMs = this.selector?.timeOf(this.fallback) ?? this.alone.get(this.fallback);
+    // An auto router builds no step graph.
+    if (this.mode === 'trace') this.graph = new StepGraph(this.previous);
     this.index = 0;
     this.mismatch = false;
     this.pending = undefined;
     this.chooseTiming();
-    const repeat = this.repeatedPlacement();
-    if (repeat) this.repeatOf.set(this.log, repeat);
+    // An untimed step logs no op: it books no times.
+    const repeat = this.quietOn === undefined ? this.repeatedPlacement() : undefined;
+    this.log.repeat = repeat;
   }
 
   /**
@@ -489,7 +487,8 @@ export class Placement {
     if (!untimed) {
       this.quietDue = false;
       if (this.used) this.profiler.quiet(false);
-    } else if (this.quietDue || (this.profiler.flush(), this.tracked.size === 0)) {
+    } else if (!this.profiler.watching) this.quietDue = false; // quiet already: nothing to flush
+    else if (this.quietDue || (this.profiler.flush(), this.tracked.size === 0)) {
       this.quietDue = false;
       this.profiler.quiet(true);
     } else this.quietDue = true;
@@ -606,7 +605,7 @@ export class Placement {
     if (!selector || !this.judged) return false;
     const was = selector.current;
     // Steps just after a change of candidate are not its (the selector counted from the change).
-    const change = ended.wallMs !== undefined && this.planOf.get(ended) === this.plans ? selector.record(ended.wallMs) : undefined;
+    const change = ended.wallMs !== undefined && ended.plan === this.plans ? selector.record(ended.wallMs) : undefined;
     if (change) this.note(`step ${ended.index}: ${describe(change.to)}'s step took ${change.ms.toFixed(3)} ms, ${describe(change.from)}'s ${change.previousMs.toFixed(3)} ms: ${change.to === PLAN ? 'the plan runs' : `every op runs on ${change.to}`} (next check in ${selector.nextCheckIn} steps)`);
     else if (selector.current !== was && selector.current !== selector.incumbent) this.note(`step ${ended.index}: trying ${describe(selector.current)} again`);
     this.useTrace(selector.current);
@@ -651,7 +650,7 @@ export class Placement {
     let steps = 0;
     const sums = new Map<number, { device: string; ms: number; n: number }>();
     for (const log of this.done) {
-      if (this.planOf.get(log) !== this.plans || !log.complete) continue;
+      if (log.plan !== this.plans || !log.complete) continue;
       steps++;
       for (const o of log.ops) {
         const planned = o.plannedMs ?? o.predictedMs;
@@ -681,7 +680,7 @@ export class Placement {
    */
   private autoStep(ended: StepLog): void {
     if (ended.ops.length === 0 && ended.untimed === undefined) return;
-    this.phaseOf.set(ended, this.autoPhase);
+    ended.phase = this.autoPhase;
     const step = ended.index;
     switch (this.autoPhase) {
       case 'learn':
@@ -710,7 +709,7 @@ export class Placement {
           this.useAuto(selector.current);
           return;
         }
-        const spans = this.done.flatMap((l) => (this.phaseOf.get(l) === 'online' && l.index >= this.onlineSince && l.wallMs !== undefined ? [l.wallMs] : []));
+        const spans = this.done.flatMap((l) => (l.phase === 'online' && l.index >= this.onlineSince && l.wallMs !== undefined ? [l.wallMs] : []));
         if (spans.length < 2) return;
         this.onlineSince = Infinity;
         // Each device alone and online placement, by measured step (devices first: on a tie the simpler wins).
@@ -757,7 +756,7 @@ export class Placement {
    */
   private judge(step: number): boolean {
     if (this.judged || this.fallback !== undefined) return false;
-    const spans = this.done.flatMap((l) => (this.planOf.get(l) === this.plans && l.wallMs !== undefined ? [l.wallMs] : []));
+    const spans = this.done.flatMap((l) => (l.plan === this.plans && l.wallMs !== undefined ? [l.wallMs] : []));
     if (spans.length < 2) return false;
     this.judged = true;
     if (this.alone.size === 0) return false;

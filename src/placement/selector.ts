@@ -95,8 +95,19 @@ export class StepSelector {
   /** Each candidate's least measured step (the incumbent's: its recent least). */
   times(): Map<string, number> {
     const t = new Map(this.best);
-    if (this.recent.length > 0) t.set(this.incumbentKey, Math.min(...this.recent));
+    if (this.recent.length > 0) t.set(this.incumbentKey, this.recentLeast());
     return t;
+  }
+
+  /** One candidate's entry of `times()`, without building the map (asked once per step). */
+  timeOf(key: string): number | undefined {
+    return key === this.incumbentKey && this.recent.length > 0 ? this.recentLeast() : this.best.get(key);
+  }
+
+  private recentLeast(): number {
+    let least = Infinity;
+    for (const ms of this.recent) if (ms < least) least = ms;
+    return least;
   }
 
   /** Steps until the next re-check begins (Infinity: none). */
@@ -115,7 +126,7 @@ export class StepSelector {
       this.sinceCheck = 0;
       const theirs = Math.min(...trial.ms);
       this.best.set(trial.key, theirs);
-      const mine = this.recent.length > 0 ? Math.min(...this.recent) : this.best.get(this.incumbentKey)!;
+      const mine = this.recent.length > 0 ? this.recentLeast() : this.best.get(this.incumbentKey)!;
       if (theirs < mine * (1 - this.hysteresis)) {
         const from = this.incumbentKey;
         this.best.set(from, mine);
@@ -158,15 +169,20 @@ export class StepSelector {
    * takes only those steps as the incumbent's.
    */
   private recheckEarly(): boolean {
-    if (this.recent.length < SLOWER_STEPS || this.sinceCheck < this.earlyAfter) return false;
-    const last = this.recent.slice(-SLOWER_STEPS);
+    const n = this.recent.length;
+    if (n < SLOWER_STEPS || this.sinceCheck < this.earlyAfter) return false;
+    let slowest = Infinity; // the least of the last SLOWER_STEPS steps
+    for (let i = n - SLOWER_STEPS; i < n; i++) if (this.recent[i]! < slowest) slowest = this.recent[i]!;
     let key: string | undefined;
     let fastest = Infinity;
     for (const [k, v] of this.best) {
-      if (k !== this.incumbentKey && v < fastest) [key, fastest] = [k, v];
+      if (k !== this.incumbentKey && v < fastest) {
+        key = k;
+        fastest = v;
+      }
     }
-    if (key === undefined || !(fastest < Math.min(...last) * (1 - this.hysteresis))) return false;
-    this.recent = last;
+    if (key === undefined || !(fastest < slowest * (1 - this.hysteresis))) return false;
+    this.recent = this.recent.slice(-SLOWER_STEPS);
     this.tried.set(key, ++this.checks);
     this.trial = { key, ms: [], early: true };
     return true;
