@@ -315,7 +315,12 @@ async function settledOverhead(backends: [Backend, Backend], names: [string, str
   const keys = [...steps.keys()];
   const untimed0 = { auto: auto.placement!.untimed.steps, trace: trace.placement!.untimed.steps };
   for (let r = 0; r < rounds; r++) {
-    for (const k of r % 2 ? [...keys].reverse() : keys) {
+    // Each round starts at another mode (reversed every other round): a mode's round may pay for
+    // what the one before left running (pool workers, GC threads, a GPU finishing), so every mode
+    // follows every other in turn.
+    const start = Math.floor(r / 2) % keys.length;
+    const order = [...keys.slice(start), ...keys.slice(0, start)];
+    for (const k of r % 2 ? order.reverse() : order) {
       await quiesce();
       const step = steps.get(k)!;
       const c0 = process.cpuUsage();
@@ -407,6 +412,35 @@ async function placingTime(backends: [Backend, Backend]): Promise<string[]> {
     await new Promise((r) => setTimeout(r, 20));
   }
   lines.push(`| auto: enqueue 1,000 ops (explicit: ${median(te).toFixed(1)} ms) | ${median(ta).toFixed(1)} ms | ${((1000 * (median(ta) - median(te))) / 1000).toFixed(2)} us per op for placing |`);
+  // Settled: auto and trace routers whose step selector chose one device alone enqueue the same
+  // steps untimed (each step awaited, then marked), against the explicit router, interleaved.
+  const idle = async (r: PR): Promise<void> => {
+    for (let i = 0; i < 5000 && devs.some((d) => r.runtime.lane(d.key).depth > 0); i++) await new Promise((res) => setTimeout(res, 1));
+  };
+  const settledOn = async (mode: 'auto' | 'trace'): Promise<PR> => {
+    const r: PR = new Router(backends, { placement: mode, placer: { persist: false, calibrate: false } });
+    for (let i = 0; i < 40 && !(r.placement!.settledDevice !== undefined && r.placement!.untimed.steps > 0); i++) {
+      enqueue(r);
+      await idle(r);
+      r.markStep();
+    }
+    return r;
+  };
+  const settled = { auto: await settledOn('auto'), trace: await settledOn('trace') };
+  const times = { explicit: [] as number[], auto: [] as number[], trace: [] as number[] };
+  for (let i = 0; i < 9; i++) {
+    for (const k of ['explicit', 'auto', 'trace'] as const) {
+      const r = k === 'explicit' ? explicit : settled[k];
+      times[k].push(enqueue(r));
+      await idle(r);
+      if (k !== 'explicit') r.markStep();
+    }
+  }
+  for (const k of ['auto', 'trace'] as const) {
+    const p = settled[k].placement!;
+    lines.push(`| ${k} settled on ${p.settledDevice ?? 'no device (mixed)'}: enqueue 1,000 ops (explicit: ${median(times.explicit).toFixed(1)} ms) | ${median(times[k]).toFixed(1)} ms | ${(median(times[k]) - median(times.explicit)).toFixed(2)} us per op more than explicit (${p.untimed.steps} untimed steps) |`);
+    await p.close();
+  }
   await auto.placement!.close();
   await trace.placement!.close();
   return lines;
@@ -445,13 +479,15 @@ export async function main(args: readonly string[]): Promise<void> {
   const workloads = Object.entries(all).flatMap(([k, w]) => (!only || only.has(k) ? [w] : []));
   const overhead = async (): Promise<void> => {
     const perRound = quick ? 5 : 10;
-    console.log(`### settled placement vs the device alone: ms per step (CPU ms per step), median over ${rounds} interleaved rounds of ${perRound} steps\n`);
+    // Rounds enough for each mode to follow every other in both orders (6 modes: 12 rounds).
+    const overheadRounds = Math.max(rounds, 12);
+    console.log(`### settled placement vs the device alone: ms per step (CPU ms per step), median over ${overheadRounds} interleaved rounds of ${perRound} steps\n`);
     const [k0, k1] = backends.map((b) => b.defaultDevice().key);
     console.log(`| workload | settled on (auto / trace) | ${k0} bare | ${k1} bare | ${k0} explicit router | ${k1} explicit router | auto | trace | auto / its device bare (CPU) | trace / its device bare (CPU) | untimed steps auto / trace |`);
     console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
     for (const w of workloads) {
       log(`settled overhead: ${w.name}`);
-      console.log(await settledOverhead(backends, names, w, warmup, rounds, perRound));
+      console.log(await settledOverhead(backends, names, w, warmup, overheadRounds, perRound));
     }
     console.log('');
   };
@@ -464,7 +500,7 @@ export async function main(args: readonly string[]): Promise<void> {
   const summary: string[] = [];
   const goals: Array<{ name: string; auto: number; trace: number; errAuto?: number; errTrace?: number }> = [];
   let readmeExample: { name: string; text: string } | undefined;
-  console.log(`| workload | ${names[0]} | ${names[1]} | hand | auto | trace | auto / best single | trace / best single | auto: step predicted / measured | trace: step predicted / measured | median op error auto / trace |`);
+  console.log(`| workload | ${names[0]} | ${names[1]} | hand | auto | trace | auto / best single | trace / best single | auto: step predicted / measured | trace: step predicted / measured | median op error auto / trace (measured spans) |`);
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const w of workloads) {
     log(w.name);
@@ -476,9 +512,10 @@ export async function main(args: readonly string[]): Promise<void> {
       const x = r.get(m)!.explanation;
       return x ? `${f(x.predictedStepMs)} / ${f(x.measuredStepMs)}` : '-';
     };
+    // The spans measured behind it: one GPU batch of eight ops is one measurement.
     const err = (m: Mode) => {
-      const e = r.get(m)!.explanation?.medianErrorPct;
-      return e === undefined ? '-' : `${e.toFixed(0)}%`;
+      const x = r.get(m)!.explanation;
+      return x?.medianErrorPct === undefined ? '-' : `${x.medianErrorPct.toFixed(0)}% (${x.measurements})`;
     };
     console.log(`| ${w.name} | ${f(med('single0'))} | ${f(med('single1'))} | ${f(med('hand'))} | ${f(med('auto'))} | ${f(med('trace'))} | ${(med('auto')! / best).toFixed(2)}x | ${(med('trace')! / best).toFixed(2)}x | ${ex('auto')} | ${ex('trace')} | ${err('auto')} / ${err('trace')} |`);
     const ea = r.get('auto')!.explanation?.medianErrorPct;

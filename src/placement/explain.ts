@@ -5,6 +5,7 @@
  */
 import type { PredictionSource } from './cost-model.js';
 import type { Reason } from './dmda.js';
+import type { SampleGroup } from './service-time.js';
 
 export interface LoggedTransfer {
   readonly bytes: number;
@@ -26,6 +27,8 @@ export interface LoggedOp {
   /** The node of a traced step this op is. */
   readonly node?: number;
   measuredMs?: number;
+  /** The ops it shared a measured span with (a GPU batch, pool ops side by side), if any. */
+  group?: SampleGroup;
 }
 
 /** The ops placed in one step, filled with measured times as their events arrive. */
@@ -43,6 +46,10 @@ export class StepLog {
   wallMs: number | undefined;
   /** The device every op of an untimed step ran on: such a step logs and times no op (see Placement). */
   untimed: string | undefined;
+  /** Placement's own marks (fields, not maps keyed by the log: one is made every step): the phase an auto router's step ran in, the plan a traced step replayed, the placement it repeated. */
+  phase: string | undefined;
+  plan: number | undefined;
+  repeat: { readonly placement: string; readonly warmup: boolean } | undefined;
 
   constructor(readonly index: number) {}
 
@@ -95,8 +102,15 @@ export interface Explanation {
   readonly measuredStepMs: number | undefined;
   /** Wall time between the `markStep()` calls around the step (what the program saw). */
   readonly wallStepMs: number | undefined;
-  /** Median over ops of |predicted - measured| / measured. */
+  /**
+   * Median over the step's measured ops of |predicted - measured| / measured, each op's prediction
+   * as it was placed. Ops that shared a measured span (a GPU batch) have only the span measured:
+   * there each op's measured time is the span split in proportion to the predictions, so each of
+   * them carries its group's error, |sum of predictions - span| / span.
+   */
   readonly medianErrorPct: number | undefined;
+  /** Measured spans behind the error: ops timed alone, plus one per group of ops timed together. */
+  readonly measurements: number;
   readonly notes: readonly string[];
   toString(): string;
 }
@@ -127,12 +141,57 @@ interface Group {
   transferMeasured: number | undefined;
 }
 
+/**
+ * Each op's measured time for the explanation: its own, or for an op that shared a measured span
+ * with others of this step, the span split in proportion to the predictions logged for them (the
+ * profiler's split, made for the model, uses its estimates at the time, which can differ).
+ */
+function measuredTimes(ops: readonly LoggedOp[]): Array<number | undefined> {
+  const members = new Map<number, number[]>();
+  ops.forEach((o, i) => {
+    if (o.group === undefined || o.measuredMs === undefined) return;
+    const m = members.get(o.group.id);
+    if (m) m.push(i);
+    else members.set(o.group.id, [i]);
+  });
+  const out = ops.map((o) => o.measuredMs);
+  for (const idx of members.values()) {
+    const g = ops[idx[0]!]!.group!;
+    if (idx.length !== g.size) continue; // ops of other steps or routers in the group: the profiler's split stands
+    let total = 0;
+    for (const i of idx) {
+      const p = ops[i]!.predictedMs;
+      total = p > 0 ? total + p : Number.NaN;
+    }
+    if (!(total > 0)) continue;
+    for (const i of idx) out[i] = (g.spanMs * ops[i]!.predictedMs) / total;
+  }
+  return out;
+}
+
+/** Measured spans behind a step's ops: one per op timed alone, one per group. */
+function countMeasurements(ops: readonly LoggedOp[]): number {
+  const seen = new Set<number>();
+  let n = 0;
+  for (const o of ops) {
+    if (o.measuredMs === undefined) continue;
+    if (o.group === undefined) n++;
+    else if (!seen.has(o.group.id)) {
+      seen.add(o.group.id);
+      n++;
+    }
+  }
+  return n;
+}
+
 export function explainStep(log: StepLog, mode: string, router: string, notes: readonly string[]): Explanation {
   const groups = new Map<string, Group>();
   let transfers = 0;
   let transferBytes = 0;
   const errors: number[] = [];
-  for (const o of log.ops) {
+  const measuredMs = measuredTimes(log.ops);
+  for (const [i, o] of log.ops.entries()) {
+    const measured = measuredMs[i];
     const key = `${o.op}|${o.shape}|${o.device}`;
     let g = groups.get(key);
     if (!g) {
@@ -142,8 +201,8 @@ export function explainStep(log: StepLog, mode: string, router: string, notes: r
     g.reasons.add(o.reason);
     g.count++;
     if (!Number.isNaN(o.predictedMs)) g.predicted += o.predictedMs;
-    g.measured = o.measuredMs === undefined || g.measured === undefined ? undefined : g.measured + o.measuredMs;
-    if (o.measuredMs !== undefined && o.measuredMs > 0 && !Number.isNaN(o.predictedMs)) errors.push(Math.abs(o.predictedMs - o.measuredMs) / o.measuredMs);
+    g.measured = measured === undefined || g.measured === undefined ? undefined : g.measured + measured;
+    if (measured !== undefined && measured > 0 && !Number.isNaN(o.predictedMs)) errors.push(Math.abs(o.predictedMs - measured) / measured);
     for (const t of o.transfers) {
       transfers++;
       transferBytes += t.bytes;
@@ -182,6 +241,7 @@ export function explainStep(log: StepLog, mode: string, router: string, notes: r
     measuredStepMs,
     wallStepMs: log.wallMs,
     medianErrorPct,
+    measurements: countMeasurements(log.ops),
     notes,
     toString: () => render(explanation),
   };
@@ -199,7 +259,7 @@ function render(x: Explanation): string {
   }
   lines.push('');
   const ratio = x.predictedStepMs !== undefined && x.measuredStepMs !== undefined && x.measuredStepMs > 0 ? ` (${x.predictedStepMs >= x.measuredStepMs ? '+' : ''}${((100 * (x.predictedStepMs - x.measuredStepMs)) / x.measuredStepMs).toFixed(0)}%)` : '';
-  lines.push(`step time: predicted ${fmt(x.predictedStepMs)} ms, measured ${fmt(x.measuredStepMs)} ms${ratio} (first submit to last completion; ${fmt(x.wallStepMs)} ms between markStep calls); median op prediction error ${x.medianErrorPct === undefined ? '-' : `${x.medianErrorPct.toFixed(0)}%`}`);
+  lines.push(`step time: predicted ${fmt(x.predictedStepMs)} ms, measured ${fmt(x.measuredStepMs)} ms${ratio} (first submit to last completion; ${fmt(x.wallStepMs)} ms between markStep calls); median op prediction error ${x.medianErrorPct === undefined ? '-' : `${x.medianErrorPct.toFixed(0)}%`} (${x.measurements} measured spans: ops timed alone, and groups timed together such as a GPU batch)`);
   for (const n of x.notes) lines.push(n);
   return lines.join('\n');
 }

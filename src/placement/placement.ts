@@ -33,6 +33,7 @@ import { explainStep, StepLog, type Explanation, type LoggedOp, type LoggedTrans
 import { footprint, signature, type Footprint } from './footprint.js';
 import { Profiler, type ProfilerOptions } from './profiler.js';
 import { StepSelector, type SelectorOptions } from './selector.js';
+import { StepTimes } from './step-times.js';
 import { planStep, sameInputs, StepGraph, type Plan, type TraceInput, type TraceNode } from './trace.js';
 
 export type PlacementMode = 'explicit' | 'auto' | 'trace';
@@ -107,6 +108,16 @@ interface Pending {
   /** A replayed plan's cost for the op. */
   readonly plannedMs?: number;
   readonly transfers: LoggedTransfer[];
+  /** In a step of a repeated placement: where its time is booked (step-times.ts). */
+  readonly repeat?: RepeatSlot;
+}
+
+/** An op of a step of a repeated placement (every op on one device, a replayed plan): its position and footprint there. */
+interface RepeatSlot {
+  readonly placement: string;
+  readonly position: number;
+  /** Footprint key and device. */
+  readonly key: string;
 }
 
 type Phase = 'record' | 'calibrate' | 'replay';
@@ -126,7 +137,13 @@ export class Placement {
   private step = 0;
   private log: StepLog;
   private readonly done: StepLog[] = [];
-  private readonly tracked = new Map<number, { item: LoggedOp | LoggedTransfer; log: StepLog }>();
+  private readonly tracked = new Map<number, { item: LoggedOp | LoggedTransfer; log: StepLog; repeat?: RepeatSlot }>();
+  /** Op times measured in earlier steps of the same placement (a device's warm-up step aside). */
+  readonly stepTimes = new StepTimes();
+  /** Each plan's name among the placements of stepTimes: plans that put every op where another did share it. */
+  private planIds = new WeakMap<Plan, number>();
+  private planPlacements: Array<{ readonly id: number; readonly devices: readonly string[] }> = [];
+  private planPlacementsMade = 0;
   // Trace state.
   private phase: Phase = 'record';
   private graph = new StepGraph();
@@ -135,8 +152,6 @@ export class Placement {
   private traced: StepGraph | undefined;
   private plan: Plan | undefined;
   private plans = 0;
-  private planOf = new WeakMap<StepLog, number>();
-  private phaseOf = new WeakMap<StepLog, string>();
   private queue: Device[] = [];
   private calibrationRun = 0;
   private index = 0;
@@ -214,6 +229,8 @@ export class Placement {
       if (!hit) return;
       this.tracked.delete(s.event.opId);
       hit.item.measuredMs = s.ms;
+      if (s.group && 'op' in hit.item) hit.item.group = s.group;
+      if (hit.repeat) this.stepTimes.add(hit.repeat.placement, hit.repeat.position, hit.repeat.key, s.ms);
       hit.log.seen(s.event.queuedAt, s.event.endAt);
     });
   }
@@ -271,9 +288,21 @@ export class Placement {
       } else decision = this.dmda.decide(op, fp, inputs);
     }
     // The model's prediction as the op is placed (it follows the measurements); a replayed step's
-    // drift is judged against the plan's own costs.
-    this.pending = { decision, node, predictedMs: Number.isNaN(decision.runMs) ? (planned ?? Number.NaN) : decision.runMs, ...(planned !== undefined ? { plannedMs: planned } : {}), transfers: [] };
+    // drift is judged against the plan's own costs. In a step of a repeated placement (every op on
+    // one device, a replayed plan), the times the same op took in its earlier steps, where there
+    // are any (step-times.ts): nothing is decided on it (the device is given).
+    let predictedMs = Number.isNaN(decision.runMs) ? (planned ?? Number.NaN) : decision.runMs;
+    const repeat = this.repeatSlot(decision, fp);
+    if (repeat) predictedMs = this.stepTimes.predict(repeat.placement, repeat.position, repeat.key) ?? predictedMs;
+    this.pending = { decision, node, predictedMs, ...(planned !== undefined ? { plannedMs: planned } : {}), transfers: [], ...(repeat ? { repeat } : {}) };
     return decision.device;
+  }
+
+  /** Where an op's time is booked when its step is one of a repeated placement and the op was placed as such. */
+  private repeatSlot(decision: Decision, fp: Footprint): RepeatSlot | undefined {
+    const on = this.log.repeat;
+    if (!on || (decision.reason !== 'alone' && decision.reason !== 'calibrate' && decision.reason !== 'plan')) return undefined;
+    return { placement: on.placement, position: this.log.ops.length, key: `${fp.key}@${decision.device.key}` };
   }
 
   /**
@@ -332,7 +361,8 @@ export class Placement {
         const d = p.decision;
         const entry: LoggedOp = { op: d.op, shape: `[${record.outputs[0]?.shape.join(', ') ?? ''}]`, device: d.device.key, reason: d.reason, source: d.source, predictedMs: p.predictedMs, ...(p.plannedMs !== undefined ? { plannedMs: p.plannedMs } : {}), transfers: p.transfers, ...(p.node >= 0 ? { node: p.node } : {}) };
         log.ops.push(entry);
-        this.track(record.id, entry);
+        // A warm-up step's times (kernels compile, pools grow) are not booked.
+        this.track(record.id, entry, p.repeat && !log.repeat?.warmup ? p.repeat : undefined);
         log.startedAt = Math.min(log.startedAt, d.at);
         if (!Number.isNaN(d.finish)) log.predictedEnd = Math.max(log.predictedEnd, d.finish);
       }
@@ -368,8 +398,8 @@ export class Placement {
     return copies ? [...copies.values()] : [];
   }
 
-  private track(opId: number, item: LoggedOp | LoggedTransfer): void {
-    this.tracked.set(opId, { item, log: this.log });
+  private track(opId: number, item: LoggedOp | LoggedTransfer, repeat?: RepeatSlot): void {
+    this.tracked.set(opId, repeat ? { item, log: this.log, repeat } : { item, log: this.log });
   }
 
   // ---- steps --------------------------------------------------------------------------------
@@ -388,22 +418,55 @@ export class Placement {
     else this.autoStep(ended);
     while (this.done.length > KEEP_LOGS) {
       const old = this.done.shift()!;
-      for (const [id, v] of this.tracked) if (v.log === old) this.tracked.delete(id);
+      if (this.tracked.size > 0) for (const [id, v] of this.tracked) if (v.log === old) this.tracked.delete(id);
     }
     this.step++;
     this.log = new StepLog(this.step);
     if (this.mode === 'trace' && this.phase === 'replay' && this.plan) {
       // Once the plan was measured against the devices alone, its step is predicted at its measured time.
-      this.log.plannedMs = (this.fallback === undefined ? this.selector?.times().get(PLAN) : undefined) ?? this.plan.makespan;
-      this.planOf.set(this.log, this.plans);
+      this.log.plannedMs = (this.fallback === undefined ? this.selector?.timeOf(PLAN) : undefined) ?? this.plan.makespan;
+      this.log.plan = this.plans;
     }
     // Every op on one device: the step is predicted to take what it measured there.
-    if (this.mode === 'auto' && this.autoPhase === 'fallback' && this.fallback !== undefined) this.log.plannedMs = this.selector?.times().get(this.fallback) ?? this.alone.get(this.fallback);
-    this.graph = new StepGraph(this.mode === 'trace' ? this.previous : undefined);
+    if (this.mode === 'auto' && this.autoPhase === 'fallback' && this.fallback !== undefined) this.log.plannedMs = this.selector?.timeOf(this.fallback) ?? this.alone.get(this.fallback);
+    // An auto router builds no step graph.
+    if (this.mode === 'trace') this.graph = new StepGraph(this.previous);
     this.index = 0;
     this.mismatch = false;
     this.pending = undefined;
     this.chooseTiming();
+    // An untimed step logs no op: it books no times.
+    const repeat = this.quietOn === undefined ? this.repeatedPlacement() : undefined;
+    this.log.repeat = repeat;
+  }
+
+  /**
+   * The placement the coming step repeats, if it does: every op on one device as a selector's
+   * candidate (a calibration step, the choice of a device alone; the first of a device's
+   * calibration steps is a warm-up), or a traced step's plan.
+   */
+  private repeatedPlacement(): { placement: string; warmup: boolean } | undefined {
+    const calibrating = this.mode === 'auto' ? this.autoPhase === 'alone' : this.phase === 'calibrate';
+    if (calibrating && this.queue.length > 0) return { placement: `alone:${this.queue[0]!.key}`, warmup: this.calibrationRun === 0 && this.calibrationRuns > 1 };
+    const fallback = this.mode === 'auto' ? (this.autoPhase === 'fallback' ? this.fallback : undefined) : this.phase === 'replay' ? this.fallback : undefined;
+    if (fallback !== undefined) return { placement: `alone:${fallback}`, warmup: false };
+    if (this.mode !== 'trace' || this.phase !== 'replay' || !this.plan) return undefined;
+    return { placement: `plan:${this.planId(this.plan)}`, warmup: false };
+  }
+
+  /** The plan's placement among those seen (the devices of its ops; the latest few are kept). */
+  private planId(plan: Plan): number {
+    let id = this.planIds.get(plan);
+    if (id !== undefined) return id;
+    const same = (a: readonly string[]) => a.length === plan.devices.length && a.every((d, i) => d === plan.devices[i]);
+    id = this.planPlacements.find((p) => same(p.devices))?.id;
+    if (id === undefined) {
+      id = this.planPlacementsMade++;
+      this.planPlacements.push({ id, devices: plan.devices });
+      if (this.planPlacements.length > 8) this.planPlacements.shift();
+    }
+    this.planIds.set(plan, id);
+    return id;
   }
 
   /**
@@ -424,7 +487,8 @@ export class Placement {
     if (!untimed) {
       this.quietDue = false;
       if (this.used) this.profiler.quiet(false);
-    } else if (this.quietDue || (this.profiler.flush(), this.tracked.size === 0)) {
+    } else if (!this.profiler.watching) this.quietDue = false; // quiet already: nothing to flush
+    else if (this.quietDue || (this.profiler.flush(), this.tracked.size === 0)) {
       this.quietDue = false;
       this.profiler.quiet(true);
     } else this.quietDue = true;
@@ -541,7 +605,7 @@ export class Placement {
     if (!selector || !this.judged) return false;
     const was = selector.current;
     // Steps just after a change of candidate are not its (the selector counted from the change).
-    const change = ended.wallMs !== undefined && this.planOf.get(ended) === this.plans ? selector.record(ended.wallMs) : undefined;
+    const change = ended.wallMs !== undefined && ended.plan === this.plans ? selector.record(ended.wallMs) : undefined;
     if (change) this.note(`step ${ended.index}: ${describe(change.to)}'s step took ${change.ms.toFixed(3)} ms, ${describe(change.from)}'s ${change.previousMs.toFixed(3)} ms: ${change.to === PLAN ? 'the plan runs' : `every op runs on ${change.to}`} (next check in ${selector.nextCheckIn} steps)`);
     else if (selector.current !== was && selector.current !== selector.incumbent) this.note(`step ${ended.index}: trying ${describe(selector.current)} again`);
     this.useTrace(selector.current);
@@ -551,6 +615,9 @@ export class Placement {
   /** The step's ops differ from the recorded ones: the next step is recorded afresh. */
   private recordAgain(ended: StepLog): void {
     this.note(`step ${ended.index}: the step's ops differ from the recorded ones; recording again`);
+    this.stepTimes.clear();
+    this.planPlacements = [];
+    this.planIds = new WeakMap();
     this.phase = 'record';
     this.traced = undefined;
     this.plan = undefined;
@@ -583,7 +650,7 @@ export class Placement {
     let steps = 0;
     const sums = new Map<number, { device: string; ms: number; n: number }>();
     for (const log of this.done) {
-      if (this.planOf.get(log) !== this.plans || !log.complete) continue;
+      if (log.plan !== this.plans || !log.complete) continue;
       steps++;
       for (const o of log.ops) {
         const planned = o.plannedMs ?? o.predictedMs;
@@ -613,7 +680,7 @@ export class Placement {
    */
   private autoStep(ended: StepLog): void {
     if (ended.ops.length === 0 && ended.untimed === undefined) return;
-    this.phaseOf.set(ended, this.autoPhase);
+    ended.phase = this.autoPhase;
     const step = ended.index;
     switch (this.autoPhase) {
       case 'learn':
@@ -642,7 +709,7 @@ export class Placement {
           this.useAuto(selector.current);
           return;
         }
-        const spans = this.done.flatMap((l) => (this.phaseOf.get(l) === 'online' && l.index >= this.onlineSince && l.wallMs !== undefined ? [l.wallMs] : []));
+        const spans = this.done.flatMap((l) => (l.phase === 'online' && l.index >= this.onlineSince && l.wallMs !== undefined ? [l.wallMs] : []));
         if (spans.length < 2) return;
         this.onlineSince = Infinity;
         // Each device alone and online placement, by measured step (devices first: on a tie the simpler wins).
@@ -689,7 +756,7 @@ export class Placement {
    */
   private judge(step: number): boolean {
     if (this.judged || this.fallback !== undefined) return false;
-    const spans = this.done.flatMap((l) => (this.planOf.get(l) === this.plans && l.wallMs !== undefined ? [l.wallMs] : []));
+    const spans = this.done.flatMap((l) => (l.plan === this.plans && l.wallMs !== undefined ? [l.wallMs] : []));
     if (spans.length < 2) return false;
     this.judged = true;
     if (this.alone.size === 0) return false;

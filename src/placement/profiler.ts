@@ -89,7 +89,7 @@ export class Profiler {
     if (this.sub || !this.wanted || this.quieted) return;
     const samples = this.events$.pipe(
       filter((e) => e.error === undefined && (this.ignored.size === 0 || !this.ignored.has(e.record.outputs[0]?.id ?? -1))),
-      serviceTimes((e) => this.weigh(e), this.flush$),
+      serviceTimes((g) => this.weigh(g), this.flush$),
       share(),
     );
     this.sub = samples.subscribe((s) => this.observe(s));
@@ -123,11 +123,22 @@ export class Profiler {
     this.samplesSubject.next(s);
   }
 
-  /** An op's share of a group: its predicted time, or a roofline estimate before there is one. */
-  private weigh(e: OpEvent): number {
-    const fp = footprintOf(e);
-    const est = this.model.estimate(fp, e.device);
-    return est ? est.ms : rooflineMs(fp.flops, fp.bytes, e.where === 'gpu');
+  /**
+   * The ops' shares of a group: their history estimates when every op has one, else roofline
+   * estimates for all of them. Never a mix: a roofline estimate is only an order of magnitude, and
+   * set against measured times it would hand an op a share off by that much, which its history
+   * then keeps (the next groups are split by it again).
+   */
+  private weigh(group: readonly OpEvent[]): number[] {
+    const fps = group.map(footprintOf);
+    const measured: number[] = [];
+    for (let i = 0; i < group.length; i++) {
+      const est = this.model.estimate(fps[i]!, group[i]!.device);
+      if (!est || !(est.ms > 0)) break;
+      measured.push(est.ms);
+    }
+    if (measured.length === group.length) return measured;
+    return fps.map((fp, i) => rooflineMs(fp.flops, fp.bytes, group[i]!.where === 'gpu'));
   }
 
   // ---- persistence ----------------------------------------------------------------------

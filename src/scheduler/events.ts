@@ -15,6 +15,11 @@ export interface OpEvent {
   readonly queuedAt: number;
   /** When its inputs were ready and the backend started it. */
   readonly startAt: number;
+  /**
+   * Work that runs ahead (GPU): when the command batch holding it was submitted. The device could
+   * not begin it earlier; between `startAt` (encoded) and this it waited for the batch to close.
+   */
+  readonly submitAt?: number;
   /** When the device finished the work (for GPU ops: the queue's completion, not the end of encoding). */
   readonly endAt: number;
   /** Where the backend ran it: 'inline', 'pool', 'gpu', 'view', or a transfer path. */

@@ -21,8 +21,11 @@ export interface ExecResult<S> {
   readonly outputs: S[];
   /** Where it ran, for the op event. */
   readonly where: string;
-  /** Settles when the device has finished the work (absent: finished when returned). */
-  readonly done?: Promise<void>;
+  /**
+   * Settles when the device has finished the work (absent: finished when returned); it may
+   * resolve to when the device could begin it (a GPU batch's submission, on the scheduler's clock).
+   */
+  readonly done?: Promise<number | undefined | void>;
 }
 
 /** Work still running (on the pool, or waiting for a device to initialise). */

@@ -280,7 +280,7 @@ export class Scheduler {
     if (done) {
       // Ran ahead: the outputs are usable now; the lane and the event wait for the device.
       done.then(
-        () => this.finish(op, result.where),
+        (submitAt) => this.finish(op, result.where, undefined, typeof submitAt === 'number' ? submitAt : undefined),
         (e: unknown) => this.finish(op, result.where, e),
       );
     } else this.finish(op, result.where);
@@ -336,7 +336,7 @@ export class Scheduler {
   }
 
   /** The op is done on its device (or failed): leaves its lane and emits its event. */
-  private finish(op: PendingOp, where: string, error?: unknown): void {
+  private finish(op: PendingOp, where: string, error?: unknown, submitAt?: number): void {
     const now = op.timed || this.eventsSubject.observed ? clock.now() : 0;
     op.lane.leave(op.record.op, error === undefined && op.startAt > 0 ? now - op.startAt : undefined);
     if (!this.eventsSubject.observed) return;
@@ -350,6 +350,7 @@ export class Scheduler {
       queueDepth: op.depth,
       queuedAt: op.queuedAt,
       startAt: op.startAt || now,
+      ...(submitAt !== undefined ? { submitAt } : {}),
       endAt: now,
       where,
       ...(error !== undefined ? { error: error instanceof Error ? error.message : String(error) } : {}),

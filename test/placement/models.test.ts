@@ -121,7 +121,7 @@ describe('service times from events', () => {
   function run(events: OpEvent[], weigh: (e: OpEvent) => number = () => 1): Sample[] {
     const out: Sample[] = [];
     const src = new Subject<OpEvent>();
-    src.pipe(serviceTimes(weigh)).subscribe((s) => out.push(s));
+    src.pipe(serviceTimes((g) => g.map(weigh))).subscribe((s) => out.push(s));
     for (const e of events) src.next(e);
     src.complete();
     return out;
@@ -147,6 +147,47 @@ describe('service times from events', () => {
     const s = run(batch, (e: OpEvent) => weights.get(e.opId)!);
     const span = 10.202 - 0.2;
     expect(s.map((x) => x.ms)).toEqual([1, 2, 5].map((w) => (span * w) / 8));
+  });
+
+  test('a GPU batch counts from its submission: the wait for the encoding turn to end (CPU ops inline meanwhile) is not the GPU\'s', () => {
+    // Encoded at 0 and 0.1, submitted at 4 (the turn ran 3.9 ms of inline CPU ops first), done at 5.
+    const batch = [0, 0.1].map((t) => ({ ...rec(1, 'gpu', t), submitAt: 4, endAt: 5 }));
+    const s = run(batch);
+    expect(s.map((x) => x.ms)).toEqual([0.5, 0.5]);
+    // Two batches in one busy period: from the later submission.
+    const two = [{ ...rec(1, 'gpu', 10), submitAt: 10.5, endAt: 12 }, { ...rec(1, 'gpu', 11), submitAt: 11.5, endAt: 13 }];
+    expect(run(two).map((x) => x.ms)).toEqual([0.75, 0.75]);
+  });
+
+  test('a profiler splits a group by measured estimates only when every op has one, else by roofline for all', () => {
+    const src = new SyntheticEvents();
+    const p = new Profiler(src.subject, { minSamples: 3, warmup: 0, persist: false });
+    const samples: Sample[] = [];
+    p.samples$.subscribe((x) => samples.push(x));
+    // exp over 4 floats has a history of 2 ms on gpu:0; sum over 4M floats has none.
+    const expOf = (start: number, end: number) => ({ ...rec(1, 'gpu', start), startAt: start, submitAt: start, endAt: end });
+    src.subject.next(expOf(0, 2));
+    src.subject.next(expOf(3, 5));
+    p.flush();
+    expect(p.model.estimate(footprint('exp', [f32(4)], {}), 'gpu:0')?.ms).toBe(2);
+    // Made on another stream: the profiler has not seen this sum.
+    let big: OpEvent | undefined;
+    const sub = syn.subject.subscribe((x) => (big = x));
+    syn.op('sum', [f32(1 << 22)], { dim: null, keepDims: false }, 'gpu:0', 1, 1);
+    sub.unsubscribe();
+    samples.length = 0;
+    // One batch of both, 1 ms: the roofline makes the 16 MiB read the larger share (a mix would give exp 2 ms against an order-of-magnitude guess).
+    const e1 = expOf(10, 11);
+    const e2 = { ...big!, startAt: 10, queuedAt: 10, submitAt: 10, endAt: 11, where: 'gpu' };
+    src.subject.next(e1);
+    src.subject.next(e2);
+    p.flush();
+    const roof = (flops: number, bytes: number) => 0.005 + Math.max(flops / 1e10, bytes / 3e8);
+    const wExp = roof(footprint('exp', [f32(4)], {}).flops, footprint('exp', [f32(4)], {}).bytes);
+    const fpSum = footprint('sum', [f32(1 << 22)], { dim: null, keepDims: false });
+    const wSum = roof(fpSum.flops, fpSum.bytes);
+    expect(samples.map((x) => x.ms)).toEqual([wExp / (wExp + wSum), wSum / (wExp + wSum)]);
+    p.disable();
   });
 
   test('the synthetic stream reaches a profiler model through the operators', () => {

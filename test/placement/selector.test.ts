@@ -33,6 +33,32 @@ describe('StepSelector: the measured choice among candidate placements', () => {
     expect(s.times().get('gpu')).toBe(2);
   });
 
+  test('an incumbent that got slower than another candidate is re-checked early; a trial that does not confirm it ends the early checks', () => {
+    // online measured 4 against cpu 5; online then takes 10 per step (it drifted): after 4 such
+    // steps cpu (5 < 10 * 0.95) runs 2 steps, confirms 5 and takes over, long before step 50.
+    const s = new StepSelector(new Map([['cpu', 5], ['online', 4]]), { recheckEvery: 50 });
+    const ran = drive(s, 8, (c) => (c === 'online' ? 10 : 5));
+    expect(ran).toEqual(['online', 'online', 'online', 'online', 'cpu', 'cpu', 'cpu', 'cpu']);
+    expect(s.incumbent).toBe('cpu');
+    // The same drift, but cpu's trial takes 12 (the machine slowed down): online stays, cpu's time
+    // is booked at 12 and online's 10 no longer loses to it: no further early check.
+    const t = new StepSelector(new Map([['cpu', 5], ['online', 4]]), { recheckEvery: 50 });
+    const ran2 = drive(t, 30, (c) => (c === 'online' ? 10 : 12));
+    expect(ran2).toEqual([...Array<string>(4).fill('online'), 'cpu', 'cpu', ...Array<string>(24).fill('online')]);
+    expect(t.times().get('cpu')).toBe(12);
+    // The incumbent slows down a little every step, and each challenger trial comes out 4% faster
+    // than it (not the 5% needed): every failed early check doubles the steps the incumbent runs
+    // before the next (4, 8, 16, ...), so 200 steps hold 5 of them, not one every few steps.
+    const u = new StepSelector(new Map([['cpu', 5], ['online', 4]]), { recheckEvery: 1000 });
+    let slow = 10;
+    const ran3 = drive(u, 200, (c) => (c === 'online' ? (slow *= 1.01) : 0.96 * slow));
+    const trials = ran3.filter((c, j) => c === 'cpu' && ran3[j - 1] !== 'cpu').length;
+    expect(u.incumbent).toBe('online');
+    expect(trials).toBe(5);
+    // Slower by less than the hysteresis: no early check.
+    expect(drive(new StepSelector(new Map([['cpu', 5], ['online', 4]]), { recheckEvery: 50 }), 40, (c) => (c === 'online' ? 5.2 : 5))).toEqual(Array(40).fill('online'));
+  });
+
   test('never re-checks with recheckEvery 0 or a single candidate', () => {
     expect(drive(new StepSelector(new Map([['gpu', 2], ['cpu', 3]]), { recheckEvery: 0 }), 500, () => 1)).toEqual(Array(500).fill('gpu'));
     expect(drive(new StepSelector(new Map([['cpu', 3]]), { recheckEvery: 1 }), 50, () => 1)).toEqual(Array(50).fill('cpu'));

@@ -47,4 +47,28 @@ describeGpu('GPU op timing', () => {
       queue.onSubmittedWorkDone = original;
     }
   });
+
+  test("a GPU op's event says when its batch was submitted: after the turn that encoded it ended, not at its encoding", async () => {
+    const events: OpEvent[] = [];
+    const sub = scheduler.events$.subscribe((e) => events.push(e));
+    try {
+      const a = random(w, [64, 64]);
+      const c = a.exp();
+      // The batch is submitted when this turn ends: the clock reads 1 s later by then (a virtual
+      // clock stands for a turn that ran inline CPU work after encoding).
+      const encodedBy = clock.now();
+      const later = encodedBy + 1000;
+      clock.delegate = { now: () => later };
+      await Promise.resolve();
+      clock.delegate = undefined;
+      await c.toData();
+      while (!events.some((e) => e.op === 'exp')) await new Promise((r) => setTimeout(r, 1));
+      const ev = events.find((e) => e.op === 'exp')!;
+      expect(ev.startAt).toBeLessThanOrEqual(encodedBy);
+      expect(ev.submitAt).toBe(later);
+    } finally {
+      clock.delegate = undefined;
+      sub.unsubscribe();
+    }
+  });
 });

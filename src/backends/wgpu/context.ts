@@ -14,6 +14,7 @@ import { classifyAdapter } from './adapter.js';
 import { KernelProfiler } from './kernel-profile.js';
 import type { KernelTime } from './kernel-time.js';
 import { BufferUsage, MapMode, ShaderStage } from './flags.js';
+import { clock } from '../../scheduler/clock.js';
 import { PARAM_BYTES, PARAM_WORDS, type Params, type Program } from './wgsl/common.js';
 
 export interface ContextOptions {
@@ -106,8 +107,8 @@ export class GpuContext {
   /** Submitted batches whose verdict is not in yet. */
   private inflightBatches = 0;
   private drainWaiters: Array<() => void> = [];
-  /** Settles when the open batch's work is done on the GPU (made on demand, for op timing). */
-  private batchDone: { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | undefined;
+  /** Settles when the open batch's work is done on the GPU, with when it was submitted (made on demand, for op timing). */
+  private batchDone: { promise: Promise<number | undefined>; resolve: (submittedAt: number | undefined) => void; reject: (e: unknown) => void } | undefined;
   private readonly unsettled = new Set<Fault>();
 
   private constructor(
@@ -393,14 +394,16 @@ export class GpuContext {
 
   /**
    * Resolves when the GPU has finished all work submitted so far and the open batch (after it is
-   * submitted): the true completion time of the ops encoded until now.
+   * submitted): the true completion time of the ops encoded until now. It resolves to when the
+   * open batch was submitted (scheduler clock): the GPU could not start it earlier, however early
+   * its ops were encoded (undefined when no batch was open).
    */
-  workDone(): Promise<void> {
-    if (!this.encoder) return this.device.queue.onSubmittedWorkDone();
+  workDone(): Promise<number | undefined> {
+    if (!this.encoder) return this.device.queue.onSubmittedWorkDone().then(() => undefined);
     if (!this.batchDone) {
-      let resolve!: () => void;
+      let resolve!: (submittedAt: number | undefined) => void;
       let reject!: (e: unknown) => void;
-      const promise = new Promise<void>((res, rej) => {
+      const promise = new Promise<number | undefined>((res, rej) => {
         resolve = res;
         reject = rej;
       });
@@ -430,7 +433,11 @@ export class GpuContext {
     this.submitCount++;
     const waiting = this.batchDone;
     this.batchDone = undefined;
-    if (waiting) this.device.queue.onSubmittedWorkDone().then(waiting.resolve, waiting.reject);
+    if (waiting) {
+      // Read only when ops are timed (someone asked for the batch's completion).
+      const submittedAt = clock.now();
+      this.device.queue.onSubmittedWorkDone().then(() => waiting.resolve(submittedAt), waiting.reject);
+    }
     const fault = this.batchFault!;
     this.encoder = undefined;
     this.batchFault = undefined;

@@ -137,8 +137,9 @@ export class WgpuExecutor implements Executor<GpuStorage> {
     const outputs = raw.map((r): GpuStorage => ({ ...r, faults: inheritFaults(inputs, own) }));
     this.live += outputs.length;
     if (!work) return { outputs, where: 'gpu' };
-    // Ran ahead: done when the GPU has finished the batch; a late verdict (validation, index check) rejects it.
-    return { outputs, where: 'gpu', done: work.then(() => checkFaults(own)) };
+    // Ran ahead: done when the GPU has finished the batch (reporting when the batch was submitted);
+    // a late verdict (validation, index check) rejects it.
+    return { outputs, where: 'gpu', done: work.then(async (submittedAt) => (await checkFaults(own), submittedAt)) };
   }
 
   private view(x: GpuStorage, layout: Layout): RawStorage {
