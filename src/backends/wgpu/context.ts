@@ -51,6 +51,17 @@ const FLAG_SLOTS = 256;
  */
 const BIND_GROUP_CACHE = 4096;
 
+/** Programs kept by key (each holds its generator's inputs, so the bound keeps memory flat). */
+const PROGRAM_CACHE = 4096;
+
+/** Deletes the `count` oldest entries of a map (its insertion order). */
+function dropOldest<K, V>(map: Map<K, V>, count: number): void {
+  for (const k of map.keys()) {
+    map.delete(k);
+    if (--count <= 0) break;
+  }
+}
+
 interface Pipeline {
   readonly pipeline: GPUComputePipeline;
   readonly layout: GPUBindGroupLayout;
@@ -89,6 +100,8 @@ export class GpuContext {
   /** Pipelines by generated source (keys that generate one source share it) and by program key. */
   private readonly pipelines = new Map<string, Pipeline>();
   private readonly byKey = new Map<string, Pipeline>();
+  /** Programs by key, for kernels whose program objects are costly to make per dispatch (fused ones). */
+  private readonly programs = new Map<string, Program>();
   private readonly arena: GPUBuffer;
   private readonly arenaData = new Uint32Array(ARENA_SLOTS * PARAM_WORDS);
   private slot = 0;
@@ -97,6 +110,8 @@ export class GpuContext {
   private flagFaults: Array<{ fault: Fault; error: (index: number) => SwitchyardError }> = [];
   private encoder: GPUCommandEncoder | undefined;
   private pass: GPUComputePassEncoder | undefined;
+  /** The pipeline the open pass has set (undefined when no pass is open). */
+  private passPipeline: GPUComputePipeline | undefined;
   private batchFault: Fault | undefined;
   private dispatches = 0;
   private flushQueued = false;
@@ -228,6 +243,7 @@ export class GpuContext {
     if (this.pass) {
       this.pass.end();
       this.pass = undefined;
+      this.passPipeline = undefined;
     }
     return enc;
   }
@@ -244,6 +260,18 @@ export class GpuContext {
     this.opFaults.push(fault);
     this.flagFaults.push({ fault, error });
     return this.flagFaults.length - 1;
+  }
+
+  /** A program kept by `keepProgram` under this key, if any. */
+  cachedProgram(key: string): Program | undefined {
+    return this.programs.get(key);
+  }
+
+  /** Keeps a program for later `cachedProgram` calls (bounded: past the bound the oldest quarter goes); returns it. */
+  keepProgram(program: Program): Program {
+    if (this.programs.size >= PROGRAM_CACHE) dropOldest(this.programs, PROGRAM_CACHE / 4);
+    this.programs.set(program.key, program);
+    return program;
   }
 
   private pipeline(program: Program): Pipeline {
@@ -293,12 +321,17 @@ export class GpuContext {
     this.dynamicOffset[0] = this.slot * PARAM_BYTES;
     this.arenaData.set(params.words, this.slot * PARAM_WORDS);
     this.slot++;
-    pass.setPipeline(p.pipeline);
+    // A pass keeps its pipeline between dispatches: set it only when it changes (each call crosses into Dawn).
+    if (this.passPipeline !== p.pipeline) {
+      pass.setPipeline(p.pipeline);
+      this.passPipeline = p.pipeline;
+    }
     pass.setBindGroup(0, this.bindGroup(p, buffers), this.dynamicOffset, 0, 1);
     pass.dispatchWorkgroups(groups[0], groups[1], groups[2]);
     if (this.profiler) {
       pass.end();
       this.pass = undefined;
+      this.passPipeline = undefined;
     }
     this.dispatches++;
     this.dispatchCount++;
@@ -352,13 +385,7 @@ export class GpuContext {
     entries.push({ binding: buffers.length, resource: { buffer: this.arena, offset: 0, size: PARAM_BYTES } });
     group = this.device.createBindGroup({ layout: p.layout, entries });
     this.bindGroupsCreated++;
-    if (this.bindGroups.size >= BIND_GROUP_CACHE) {
-      let drop = BIND_GROUP_CACHE / 4;
-      for (const k of this.bindGroups.keys()) {
-        this.bindGroups.delete(k);
-        if (--drop === 0) break;
-      }
-    }
+    if (this.bindGroups.size >= BIND_GROUP_CACHE) dropOldest(this.bindGroups, BIND_GROUP_CACHE / 4);
     this.bindGroups.set(key, group);
     return group;
   }
@@ -416,6 +443,7 @@ export class GpuContext {
     if (this.pass) {
       this.pass.end();
       this.pass = undefined;
+      this.passPipeline = undefined;
     }
     const checks = this.flagFaults;
     let flagStage: GPUBuffer | undefined;

@@ -134,7 +134,13 @@ export class WgpuExecutor implements Executor<GpuStorage> {
     // Asked for before endOp, which may submit the batch.
     const work = timing ? ctx.workDone() : undefined;
     const own = ctx.endOp();
-    const outputs = raw.map((r): GpuStorage => ({ ...r, faults: inheritFaults(inputs, own) }));
+    // Every output carries the same faults; the fields are named (an object spread per op is slow).
+    const faults = inheritFaults(inputs, own);
+    const outputs: GpuStorage[] = new Array<GpuStorage>(raw.length);
+    for (let i = 0; i < raw.length; i++) {
+      const r = raw[i]!;
+      outputs[i] = { buffer: r.buffer, dtype: r.dtype, shape: r.shape, strides: r.strides, offset: r.offset, faults };
+    }
     this.live += outputs.length;
     if (!work) return { outputs, where: 'gpu' };
     // Ran ahead: done when the GPU has finished the batch; a late verdict (validation, index check) rejects it.

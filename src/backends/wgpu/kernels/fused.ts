@@ -10,7 +10,7 @@ import type { GpuContext } from '../context.js';
 import { alignedStrides, type GpuStorage, type Layout } from '../storage.js';
 import { PARAM_WORDS, Params, grid, type Program } from '../wgsl/common.js';
 import type { WgslExpr } from '../wgsl/expressions.js';
-import { FZ_VEC4S, FZ_WORKGROUP, fusedProgram, fusedWords, lowerSteps, type FusedMode } from '../wgsl/fused.js';
+import { FZ_VEC4S, FZ_WORKGROUP, fusedKey, fusedProgram, fusedWords, lowerSteps, type FusedMode } from '../wgsl/fused.js';
 import { freshStorage, type GpuKernel, type RawStorage } from './kernel.js';
 
 interface ReadMode {
@@ -88,12 +88,22 @@ type Input = GpuStorage | RawStorage;
 /** An operand as the generator sees it: its layout and dtype. */
 export type TypedLayout = Layout & { readonly dtype: DType };
 
-/** The kernel of `attrs` over inputs of these layouts and an output of `shape`, with its read plan. */
-function programFor(attrs: FusedAttrs, exprs: readonly WgslExpr[], inputs: readonly TypedLayout[], shape: readonly number[]): { program: Program; plan: Plan } {
+/** The program of a spec whose key is `key` (made only where no program of that key exists yet). */
+function makeProgram(attrs: FusedAttrs, exprs: readonly WgslExpr[], inputs: readonly TypedLayout[], p: Plan, structure: string, key: string): Program {
+  const spec = { structure, attrs, exprs, inputs: inputs.map((s) => s.dtype), modes: p.modes, rank: p.rank, vec4: p.vec4 };
+  return fusedProgram(spec, fusedWords(p.modes, exprs, p.rank), key);
+}
+
+/**
+ * The kernel of `attrs` over inputs of these layouts and an output of `shape`, with its read plan.
+ * With a context, programs come from its cache: a loop builds each kernel's source closure once.
+ */
+function programFor(attrs: FusedAttrs, exprs: readonly WgslExpr[], inputs: readonly TypedLayout[], shape: readonly number[], ctx?: GpuContext): { program: Program; plan: Plan } {
   const p = readPlan(inputs, shape);
-  const words = fusedWords(p.modes, exprs, p.rank);
-  const spec = { structure: fusedStructure(attrs, inputs), attrs, exprs, inputs: inputs.map((s) => s.dtype), modes: p.modes, rank: p.rank, vec4: p.vec4 };
-  return { program: fusedProgram(spec, words), plan: p };
+  const structure = fusedStructure(attrs, inputs);
+  const key = fusedKey({ structure, exprs, modes: p.modes, rank: p.rank, vec4: p.vec4 });
+  const program = ctx ? ctx.cachedProgram(key) ?? ctx.keepProgram(makeProgram(attrs, exprs, inputs, p, structure, key)) : makeProgram(attrs, exprs, inputs, p, structure, key);
+  return { program, plan: p };
 }
 
 /**
@@ -108,7 +118,7 @@ export function fusedSource(attrs: FusedAttrs, inputs: readonly TypedLayout[], s
 /** Encodes one dispatch of `attrs` (its steps lowered to `exprs`) over `inputs` into `outputs`. */
 function dispatchProgram(ctx: GpuContext, attrs: FusedAttrs, exprs: readonly WgslExpr[], inputs: readonly Input[], outputs: readonly RawStorage[], shape: readonly number[]): void {
   const n = numel(shape);
-  const { program, plan: p } = programFor(attrs, exprs, inputs, shape);
+  const { program, plan: p } = programFor(attrs, exprs, inputs, shape, ctx);
   const params = new Params();
   params.u(n);
   inputs.forEach((s, k) => {
