@@ -37,6 +37,12 @@ function wholeWords(data: TypedArray): TypedArray {
   return out;
 }
 
+/** Whether every output of the record has no elements (nothing to dispatch). */
+function allEmpty(record: OpRecord): boolean {
+  for (const m of record.outputs) if (numel(m.shape) !== 0) return false;
+  return true;
+}
+
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
@@ -175,7 +181,7 @@ export class WgpuExecutor implements Executor<GpuStorage> {
       case 'transfer':
         throw new KernelError('a transfer runs on a bridge, not on the WebGPU executor', { op: 'transfer', hint: 'submit transfers through the runtime scheduler' });
     }
-    if (record.outputs.every((m) => numel(m.shape) === 0)) return record.outputs.map((m) => freshStorage(ctx, m.shape, m.dtype));
+    if (allEmpty(record)) return record.outputs.map((m) => freshStorage(ctx, m.shape, m.dtype));
     const kernel = (this.kernels as unknown as Record<KernelOp, GpuKernel<OpName>>)[record.op as KernelOp];
     // A float16 record runs its f32 kernel on widened copies, unless the kernel handles float16 itself.
     if (half && !kernel?.float16?.(ctx, record)) return runWidened(ctx, record, inputs, (r, wide) => this.encode(ctx, r, wide, payload));
