@@ -96,7 +96,8 @@ export class GpuContext {
   bindGroupsCreated = 0;
   private readonly bufferIds = new WeakMap<GPUBuffer, number>();
   private nextBufferId = 0;
-  private readonly dynamicOffset = new Uint32Array(1);
+  /** The parameter slot's offset, one array reused by every dispatch (Dawn's Node bindings take a plain array faster than a typed one). */
+  private readonly dynamicOffset: number[] = [0];
   /** Pipelines by generated source (keys that generate one source share it) and by program key. */
   private readonly pipelines = new Map<string, Pipeline>();
   private readonly byKey = new Map<string, Pipeline>();
@@ -326,7 +327,7 @@ export class GpuContext {
       pass.setPipeline(p.pipeline);
       this.passPipeline = p.pipeline;
     }
-    pass.setBindGroup(0, this.bindGroup(p, buffers), this.dynamicOffset, 0, 1);
+    pass.setBindGroup(0, this.bindGroup(p, buffers), this.dynamicOffset);
     pass.dispatchWorkgroups(groups[0], groups[1], groups[2]);
     if (this.profiler) {
       pass.end();
