@@ -12,6 +12,7 @@ import { chooseFeatures, type GpuFeatures } from './features.js';
 import { Autotuner, type AutotuneOption } from './autotune.js';
 import { classifyAdapter } from './adapter.js';
 import { KernelProfiler } from './kernel-profile.js';
+import { KeyTrie } from './key-trie.js';
 import type { KernelTime } from './kernel-time.js';
 import { BufferUsage, MapMode, ShaderStage } from './flags.js';
 import { PARAM_BYTES, PARAM_WORDS, type Params, type Program } from './wgsl/common.js';
@@ -101,8 +102,10 @@ export class GpuContext {
   /** Pipelines by generated source (keys that generate one source share it) and by program key. */
   private readonly pipelines = new Map<string, Pipeline>();
   private readonly byKey = new Map<string, Pipeline>();
-  /** Programs by key, for kernels whose program objects are costly to make per dispatch (fused ones). */
+  /** Programs by key, for kernels whose program objects are costly to make per dispatch (reductions). */
   private readonly programs = new Map<string, Program>();
+  /** Programs found by a walk over their structure, without a key string per dispatch (fused elementwise kernels). */
+  readonly programTrie = new KeyTrie<Program>(PROGRAM_CACHE);
   private readonly arena: GPUBuffer;
   private readonly arenaData = new Uint32Array(ARENA_SLOTS * PARAM_WORDS);
   private slot = 0;

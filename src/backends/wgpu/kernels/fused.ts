@@ -4,7 +4,7 @@
  * consecutive parts, the values passed between them in temporary buffers.
  */
 import type { DType } from '../../../ir/dtype.js';
-import { fusedStructure, partition, type FusedArg, type FusedAttrs } from '../../../ir/fused.js';
+import { fusedStructure, partition, stepDType, type FusedArg, type FusedAttrs } from '../../../ir/fused.js';
 import { numel } from '../../../ir/ops.js';
 import type { GpuContext } from '../context.js';
 import { alignedStrides, type GpuStorage, type Layout } from '../storage.js';
@@ -12,6 +12,7 @@ import { PARAM_WORDS, Params, grid, type Program } from '../wgsl/common.js';
 import type { WgslExpr } from '../wgsl/expressions.js';
 import { FZ_VEC4S, FZ_WORKGROUP, fusedKey, fusedProgram, fusedWords, lowerSteps, type FusedMode } from '../wgsl/fused.js';
 import { freshStorage, type GpuKernel, type RawStorage } from './kernel.js';
+import type { KeyTrie, TrieNode } from '../key-trie.js';
 
 interface ReadMode {
   readonly mode: FusedMode;
@@ -94,16 +95,42 @@ function makeProgram(attrs: FusedAttrs, exprs: readonly WgslExpr[], inputs: read
   return fusedProgram(spec, fusedWords(p.modes, exprs, p.rank), key);
 }
 
+/** The program of a plan, its key made (a string: structure, expressions, modes). */
+function newProgram(attrs: FusedAttrs, exprs: readonly WgslExpr[], inputs: readonly TypedLayout[], p: Plan): Program {
+  const structure = fusedStructure(attrs, inputs);
+  return makeProgram(attrs, exprs, inputs, p, structure, fusedKey({ structure, exprs, modes: p.modes, rank: p.rank, vec4: p.vec4 }));
+}
+
+/**
+ * The trie node of a program: the walk spells what its key does (each step's op, arguments,
+ * dtypes and expression; the outputs; each input's dtype and read mode; rank and vec4 form),
+ * with a count before every list, and builds no string.
+ */
+function programNode(trie: KeyTrie<Program>, attrs: FusedAttrs, exprs: readonly WgslExpr[], inputs: readonly TypedLayout[], p: Plan): TrieNode<Program> {
+  const steps = attrs.steps;
+  let n = trie.start().child(steps.length);
+  for (let s = 0; s < steps.length; s++) {
+    const st = steps[s]!;
+    n = n.child(st.op).child(st.args.length);
+    for (const a of st.args) n = n.child('input' in a ? a.input : -1 - a.step);
+    n = n.child(st.dtype).child(stepDType(st, inputs, steps)).child(exprs[s]!.expr);
+  }
+  n = n.child(attrs.outputs.length);
+  for (const o of attrs.outputs) n = n.child(o);
+  n = n.child(inputs.length);
+  for (let k = 0; k < inputs.length; k++) n = n.child(inputs[k]!.dtype).child(p.modes[k]!);
+  return n.child(p.rank).child(p.vec4);
+}
+
 /**
  * The kernel of `attrs` over inputs of these layouts and an output of `shape`, with its read plan.
- * With a context, programs come from its cache: a loop builds each kernel's source closure once.
+ * With a context, programs come from its trie: a loop makes each kernel's key and source closure once.
  */
 function programFor(attrs: FusedAttrs, exprs: readonly WgslExpr[], inputs: readonly TypedLayout[], shape: readonly number[], ctx?: GpuContext): { program: Program; plan: Plan } {
   const p = readPlan(inputs, shape);
-  const structure = fusedStructure(attrs, inputs);
-  const key = fusedKey({ structure, exprs, modes: p.modes, rank: p.rank, vec4: p.vec4 });
-  const program = ctx ? ctx.cachedProgram(key) ?? ctx.keepProgram(makeProgram(attrs, exprs, inputs, p, structure, key)) : makeProgram(attrs, exprs, inputs, p, structure, key);
-  return { program, plan: p };
+  if (!ctx) return { program: newProgram(attrs, exprs, inputs, p), plan: p };
+  const node = programNode(ctx.programTrie, attrs, exprs, inputs, p);
+  return { program: node.value ?? ctx.programTrie.set(node, newProgram(attrs, exprs, inputs, p)), plan: p };
 }
 
 /**
