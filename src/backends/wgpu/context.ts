@@ -48,7 +48,7 @@ const FLAG_SLOTS = 256;
 /**
  * Bind groups kept for reuse. Creating one is the costliest call of a dispatch (about 100 µs
  * through Dawn's Node bindings on a small machine); a loop reuses the same pooled buffers, so
- * the same groups recur. Past the bound the oldest quarter goes.
+ * the same groups recur. Past the bound the cache starts empty again.
  */
 const BIND_GROUP_CACHE = 4096;
 
@@ -92,7 +92,7 @@ export class GpuContext {
   lost: KernelError | undefined;
   private closing = false;
   private readonly layouts = new Map<string, { layout: GPUBindGroupLayout; id: number }>();
-  private readonly bindGroups = new Map<string, GPUBindGroup>();
+  private readonly bindGroups = new KeyTrie<GPUBindGroup>(BIND_GROUP_CACHE);
   /** Bind groups created so far (a loop that repeats its ops should stop adding them). */
   bindGroupsCreated = 0;
   private readonly bufferIds = new WeakMap<GPUBuffer, number>();
@@ -374,24 +374,23 @@ export class GpuContext {
 
   /** The bind group of `buffers` (and the parameter arena) for a pipeline's layout, made once. */
   private bindGroup(p: Pipeline, buffers: readonly GPUBuffer[]): GPUBindGroup {
-    let key = `${p.layoutId}`;
+    // Found by the layout's number and each buffer's number: a walk of Map lookups, no key string.
+    let node = this.bindGroups.start().child(p.layoutId).child(buffers.length);
     for (const b of buffers) {
       let id = this.bufferIds.get(b);
       if (id === undefined) {
         id = this.nextBufferId++;
         this.bufferIds.set(b, id);
       }
-      key += `,${id}`;
+      node = node.child(id);
     }
-    let group = this.bindGroups.get(key);
-    if (group) return group;
+    const cached = node.value;
+    if (cached) return cached;
     const entries: GPUBindGroupEntry[] = buffers.map((b, i) => ({ binding: i, resource: { buffer: b } }));
     entries.push({ binding: buffers.length, resource: { buffer: this.arena, offset: 0, size: PARAM_BYTES } });
-    group = this.device.createBindGroup({ layout: p.layout, entries });
+    const group = this.device.createBindGroup({ layout: p.layout, entries });
     this.bindGroupsCreated++;
-    if (this.bindGroups.size >= BIND_GROUP_CACHE) dropOldest(this.bindGroups, BIND_GROUP_CACHE / 4);
-    this.bindGroups.set(key, group);
-    return group;
+    return this.bindGroups.set(node, group);
   }
 
   /** Host data into a buffer (ordered before the open batch's commands: the buffer must be fresh). */
