@@ -236,6 +236,8 @@ interface Step {
   hostMs?: number;
   /** Milliseconds of GPU kernel time per step (timestamps, kernels summed), where the adapter has them. */
   gpuMs?: number;
+  /** Bind groups created per step in the host-time loop (a loop that repeats its ops should create none once warm). */
+  bindGroups?: number;
 }
 
 async function mlpStep<B extends Backend>(b: B, wgpu: Wgpu, cfg: Config): Promise<Step> {
@@ -255,6 +257,7 @@ async function mlpStep<B extends Backend>(b: B, wgpu: Wgpu, cfg: Config): Promis
   const ms = await per(step, cfg.reps.mlp);
   const before = ctx.dispatchCount;
   const submitted = ctx.submitCount;
+  const groupsBefore = ctx.bindGroupsCreated;
   const k = cfg.reps.mlp;
   let hostMs = Infinity;
   for (let r = 0; r < 3; r++) {
@@ -271,6 +274,7 @@ async function mlpStep<B extends Backend>(b: B, wgpu: Wgpu, cfg: Config): Promis
   }
   const dispatches = (ctx.dispatchCount - before) / (3 * k);
   const submits = (ctx.submitCount - submitted) / (3 * k);
+  const bindGroups = (ctx.bindGroupsCreated - groupsBefore) / (3 * k);
   let gpuMs: number | undefined;
   if ((await wgpu.features()).timestamps) {
     await wgpu.startKernelProfile();
@@ -283,7 +287,7 @@ async function mlpStep<B extends Backend>(b: B, wgpu: Wgpu, cfg: Config): Promis
   }
   x.dispose();
   y.dispose();
-  return { ms, dispatches, submits, hostMs, ...(gpuMs === undefined ? {} : { gpuMs }) };
+  return { ms, dispatches, submits, hostMs, bindGroups, ...(gpuMs === undefined ? {} : { gpuMs }) };
 }
 
 async function blockStep<B extends Backend>(b: B, wgpu: Wgpu, cfg: Config): Promise<Step> {
@@ -482,13 +486,14 @@ export async function main(args: readonly string[] = []): Promise<void> {
   );
 
   const vsTorch = (ms: number | undefined, t: number | undefined) => (ms !== undefined && t ? `${(ms / t).toFixed(2)}x` : 'n/a');
-  out.push('', line([`MLP 784-512-512-10 SGD step, batch ${cfg.batch}`, 'ms per step', 'host JS ms per step', 'GPU kernel ms per step', 'dispatches per step', 'submits per step', 'vs torch']), line(['---', '---', '---', '---', '---', '---', '---']));
+  out.push('', line([`MLP 784-512-512-10 SGD step, batch ${cfg.batch}`, 'ms per step', 'host JS ms per step', 'GPU kernel ms per step', 'dispatches per step', 'submits per step', 'bind groups made per step', 'vs torch']), line(['---', '---', '---', '---', '---', '---', '---', '---']));
   const host = (s: Step) => (s.hostMs === undefined ? '' : s.hostMs.toFixed(3));
   const gpu = (s: Step) => (s.gpuMs === undefined ? '' : s.gpuMs.toFixed(3));
-  out.push(line(['Switchyard autodiff<wgpu>', mlpPlain.ms.toFixed(3), host(mlpPlain), gpu(mlpPlain), String(mlpPlain.dispatches), mlpPlain.submits.toFixed(2), vsTorch(mlpPlain.ms, torch?.mlpMs)]));
-  out.push(line(['Switchyard autodiff<fusion<wgpu>>', mlpFused.ms.toFixed(3), host(mlpFused), gpu(mlpFused), String(mlpFused.dispatches), mlpFused.submits.toFixed(2), vsTorch(mlpFused.ms, torch?.mlpMs)]));
-  out.push(line(['TensorFlow.js webgpu (backward written out)', tf === undefined ? 'n/a' : tf.toFixed(3), '', '', '', '', vsTorch(tf, torch?.mlpMs)]));
-  out.push(line(['torch CUDA eager', torch ? torch.mlpMs.toFixed(3) : 'n/a', '', '', '', '', torch ? '1.00x' : 'n/a']));
+  const groups = (s: Step) => (s.bindGroups === undefined ? '' : s.bindGroups.toFixed(2));
+  out.push(line(['Switchyard autodiff<wgpu>', mlpPlain.ms.toFixed(3), host(mlpPlain), gpu(mlpPlain), String(mlpPlain.dispatches), mlpPlain.submits.toFixed(2), groups(mlpPlain), vsTorch(mlpPlain.ms, torch?.mlpMs)]));
+  out.push(line(['Switchyard autodiff<fusion<wgpu>>', mlpFused.ms.toFixed(3), host(mlpFused), gpu(mlpFused), String(mlpFused.dispatches), mlpFused.submits.toFixed(2), groups(mlpFused), vsTorch(mlpFused.ms, torch?.mlpMs)]));
+  out.push(line(['TensorFlow.js webgpu (backward written out)', tf === undefined ? 'n/a' : tf.toFixed(3), '', '', '', '', '', vsTorch(tf, torch?.mlpMs)]));
+  out.push(line(['torch CUDA eager', torch ? torch.mlpMs.toFixed(3) : 'n/a', '', '', '', '', '', torch ? '1.00x' : 'n/a']));
   out.push('', 'The larger of host JS and GPU kernel ms per step bounds the step; the rest of ms per step is waiting between them (submits, completion).');
   const mlpOk = torch !== undefined && mlpFused.ms <= 1.0 && mlpFused.ms <= 1.2 * torch.mlpMs;
   out.push('', `MLP step with fusion: ${mlpFused.ms.toFixed(3)} ms (goal <= 1.0 ms and <= 1.2x torch eager: ${torch ? verdict(mlpOk) : 'n/a without torch'})`);

@@ -34,11 +34,21 @@ export class Autodiff<B extends Backend> extends Decorator<B> implements Autodif
     if (record.outputs.length !== 1 || !isFloat(out!.dtype)) return;
     const rule = gradOf(record.op);
     if (rule === NONE) return;
-    if (!record.inputs.some((m) => this.tape.get(m.id) !== undefined)) return;
+    if (!this.tracksAny(record)) return;
     const outDevice = this.device(record.device);
     const inDevice = record.op === 'transfer' ? this.device(record.attrs.from) : outDevice;
-    const inputs = record.inputs.map((m): Handle => ({ id: m.id, shape: m.shape, dtype: m.dtype, device: inDevice }));
+    const inputs: Handle[] = new Array<Handle>(record.inputs.length);
+    for (let i = 0; i < inputs.length; i++) {
+      const m = record.inputs[i]!;
+      inputs[i] = { id: m.id, shape: m.shape, dtype: m.dtype, device: inDevice };
+    }
     this.tape.record(record, rule, inputs, { id: out!.id, shape: out!.shape, dtype: out!.dtype, device: outDevice });
+  }
+
+  /** Whether the tape tracks an input of the record (a loop: this runs for every op). */
+  private tracksAny(record: OpRecord): boolean {
+    for (const m of record.inputs) if (this.tape.get(m.id) !== undefined) return true;
+    return false;
   }
 
   private device(key: string): DeviceOf<B> {

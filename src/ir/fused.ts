@@ -59,8 +59,9 @@ export function isParamUnaryCall(c: FusableCall): c is Extract<FusableCall, { op
 
 /** A record as a step of a program reading `args`. */
 export function stepOf(record: Extract<OpRecord, { op: FusableOp }>, args: readonly FusedArg[]): FusedStep {
-  const { id, device, inputs, outputs, ...call } = record;
-  return { ...call, args, dtype: outputs[0]!.dtype };
+  // Named fields, not a rest pattern (this runs for every elementwise op, and rest copies are
+  // slow); the union member is the record's own, chosen by `op` (as in src/ir/builder.ts).
+  return { op: record.op, attrs: record.attrs, args, dtype: record.outputs[0]!.dtype } as FusedStep;
 }
 
 /** The dtype of a step's first operand (which picks the int / bool variant of its expression). */

@@ -35,7 +35,9 @@ function requireKinds(op: KindLimitedOp, dtypes: DType[]): void {
 
 function requireSameDType(op: string, metas: readonly Meta[]): DType {
   const d = metas[0]!.dtype;
-  if (metas.some((m) => m.dtype !== d)) {
+  let same = true;
+  for (const m of metas) same &&= m.dtype === d;
+  if (!same) {
     throw new DTypeError('inputs have different dtypes', {
       op,
       dtypes: metas.map((m) => m.dtype),

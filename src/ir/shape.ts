@@ -6,7 +6,9 @@ import { MAX_ELEMENTS, MAX_RANK, show } from './validate.js';
 
 /** numpy broadcasting: align from the right; a dim of 1 stretches. */
 export function broadcastShapes(op: string, ...shapes: ReadonlyArray<readonly number[]>): number[] {
-  const rank = Math.max(0, ...shapes.map((s) => s.length));
+  // Loops, no spread: every binary op and where() calls this.
+  let rank = 0;
+  for (const s of shapes) if (s.length > rank) rank = s.length;
   const out = new Array<number>(rank).fill(1);
   for (let i = 0; i < rank; i++) {
     let d = 1;
@@ -76,7 +78,8 @@ export function checkShape(op: string, shape: unknown, dtype: DType = 'float32')
 
 /** Rejects a shape with more elements than a tensor can hold, naming the elements and bytes. */
 export function checkSize(op: string, shape: readonly number[], dtype: DType): void {
-  const n = shape.reduce((a, b) => a * b, 1);
+  let n = 1;
+  for (const d of shape) n *= d;
   if (n > MAX_ELEMENTS) {
     throw new ShapeError(`shape [${shape.join(', ')}] has ${n} elements (${n * bytesPerElement(dtype)} bytes of ${dtype}); a tensor holds at most ${MAX_ELEMENTS} elements`, {
       op,

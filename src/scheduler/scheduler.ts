@@ -18,7 +18,7 @@ import { Bridge } from './bridge.js';
 import type { Channel } from './channel.js';
 import { clock } from './clock.js';
 import type { OpEvent } from './events.js';
-import { isPending, type ExecResult, type Executor, type PendingResult } from './executor.js';
+import { isPending, type ExecOptions, type ExecResult, type Executor, type PendingResult } from './executor.js';
 import { Lane, type LaneInfo } from './lane.js';
 
 type State = 'pending' | 'ready' | 'failed';
@@ -67,6 +67,18 @@ export interface SchedulerOptions {
   highWaterMark?: number;
   /** How transfers carry their bytes (default: in-process). */
   channel?: Channel;
+}
+
+/** The four option sets an executor can get, made once (an object per op adds up). */
+const EXEC_OPTIONS: readonly ExecOptions[] = [
+  { sync: false, timing: false },
+  { sync: false, timing: true },
+  { sync: true, timing: false },
+  { sync: true, timing: true },
+];
+
+function execOptions(sync: boolean, timing: boolean): ExecOptions {
+  return EXEC_OPTIONS[(sync ? 2 : 0) + (timing ? 1 : 0)]!;
 }
 
 /** Blobs for records built by hand (tests): none. */
@@ -242,7 +254,7 @@ export class Scheduler {
       const n = op.inputs.length;
       const storages: unknown[] = new Array<unknown>(n);
       for (let i = 0; i < n; i++) storages[i] = op.inputs[i]!.storage;
-      result = op.executor.execute(op.record, storages, op.payload, { sync: this.relieving || this.pending > this.highWaterMark, timing: this.eventsSubject.observed });
+      result = op.executor.execute(op.record, storages, op.payload, execOptions(this.relieving || this.pending > this.highWaterMark, this.eventsSubject.observed));
     } catch (e) {
       this.fail(op, e, true);
       return;
@@ -272,10 +284,11 @@ export class Scheduler {
 
   private complete(op: PendingOp, result: ExecResult<unknown>): void {
     this.pending--;
-    op.outputs.forEach((slot, i) => {
+    for (let i = 0; i < op.outputs.length; i++) {
+      const slot = op.outputs[i]!;
       slot.state = 'ready';
       slot.storage = result.outputs[i];
-    });
+    }
     const done = result.done;
     if (done) {
       // Ran ahead: the outputs are usable now; the lane and the event wait for the device.

@@ -12,6 +12,7 @@ import { chooseFeatures, type GpuFeatures } from './features.js';
 import { Autotuner, type AutotuneOption } from './autotune.js';
 import { classifyAdapter } from './adapter.js';
 import { KernelProfiler } from './kernel-profile.js';
+import { KeyTrie } from './key-trie.js';
 import type { KernelTime } from './kernel-time.js';
 import { BufferUsage, MapMode, ShaderStage } from './flags.js';
 import { clock } from '../../scheduler/clock.js';
@@ -48,9 +49,20 @@ const FLAG_SLOTS = 256;
 /**
  * Bind groups kept for reuse. Creating one is the costliest call of a dispatch (about 100 µs
  * through Dawn's Node bindings on a small machine); a loop reuses the same pooled buffers, so
- * the same groups recur. Past the bound the oldest quarter goes.
+ * the same groups recur. Past the bound the cache starts empty again.
  */
 const BIND_GROUP_CACHE = 4096;
+
+/** Programs kept by key (each holds its generator's inputs, so the bound keeps memory flat). */
+const PROGRAM_CACHE = 4096;
+
+/** Deletes the `count` oldest entries of a map (its insertion order). */
+function dropOldest<K, V>(map: Map<K, V>, count: number): void {
+  for (const k of map.keys()) {
+    map.delete(k);
+    if (--count <= 0) break;
+  }
+}
 
 interface Pipeline {
   readonly pipeline: GPUComputePipeline;
@@ -81,15 +93,20 @@ export class GpuContext {
   lost: KernelError | undefined;
   private closing = false;
   private readonly layouts = new Map<string, { layout: GPUBindGroupLayout; id: number }>();
-  private readonly bindGroups = new Map<string, GPUBindGroup>();
+  private readonly bindGroups = new KeyTrie<GPUBindGroup>(BIND_GROUP_CACHE);
   /** Bind groups created so far (a loop that repeats its ops should stop adding them). */
   bindGroupsCreated = 0;
   private readonly bufferIds = new WeakMap<GPUBuffer, number>();
   private nextBufferId = 0;
-  private readonly dynamicOffset = new Uint32Array(1);
+  /** The parameter slot's offset, one array reused by every dispatch (Dawn's Node bindings take a plain array faster than a typed one). */
+  private readonly dynamicOffset: number[] = [0];
   /** Pipelines by generated source (keys that generate one source share it) and by program key. */
   private readonly pipelines = new Map<string, Pipeline>();
   private readonly byKey = new Map<string, Pipeline>();
+  /** Programs by key, for kernels whose program objects are costly to make per dispatch (reductions). */
+  private readonly programs = new Map<string, Program>();
+  /** Programs found by a walk over their structure, without a key string per dispatch (fused elementwise kernels). */
+  readonly programTrie = new KeyTrie<Program>(PROGRAM_CACHE);
   private readonly arena: GPUBuffer;
   private readonly arenaData = new Uint32Array(ARENA_SLOTS * PARAM_WORDS);
   private slot = 0;
@@ -98,6 +115,8 @@ export class GpuContext {
   private flagFaults: Array<{ fault: Fault; error: (index: number) => SwitchyardError }> = [];
   private encoder: GPUCommandEncoder | undefined;
   private pass: GPUComputePassEncoder | undefined;
+  /** The pipeline the open pass has set (undefined when no pass is open). */
+  private passPipeline: GPUComputePipeline | undefined;
   private batchFault: Fault | undefined;
   private dispatches = 0;
   private flushQueued = false;
@@ -229,6 +248,7 @@ export class GpuContext {
     if (this.pass) {
       this.pass.end();
       this.pass = undefined;
+      this.passPipeline = undefined;
     }
     return enc;
   }
@@ -245,6 +265,18 @@ export class GpuContext {
     this.opFaults.push(fault);
     this.flagFaults.push({ fault, error });
     return this.flagFaults.length - 1;
+  }
+
+  /** A program kept by `keepProgram` under this key, if any. */
+  cachedProgram(key: string): Program | undefined {
+    return this.programs.get(key);
+  }
+
+  /** Keeps a program for later `cachedProgram` calls (bounded: past the bound the oldest quarter goes); returns it. */
+  keepProgram(program: Program): Program {
+    if (this.programs.size >= PROGRAM_CACHE) dropOldest(this.programs, PROGRAM_CACHE / 4);
+    this.programs.set(program.key, program);
+    return program;
   }
 
   private pipeline(program: Program): Pipeline {
@@ -294,12 +326,17 @@ export class GpuContext {
     this.dynamicOffset[0] = this.slot * PARAM_BYTES;
     this.arenaData.set(params.words, this.slot * PARAM_WORDS);
     this.slot++;
-    pass.setPipeline(p.pipeline);
-    pass.setBindGroup(0, this.bindGroup(p, buffers), this.dynamicOffset, 0, 1);
+    // A pass keeps its pipeline between dispatches: set it only when it changes (each call crosses into Dawn).
+    if (this.passPipeline !== p.pipeline) {
+      pass.setPipeline(p.pipeline);
+      this.passPipeline = p.pipeline;
+    }
+    pass.setBindGroup(0, this.bindGroup(p, buffers), this.dynamicOffset);
     pass.dispatchWorkgroups(groups[0], groups[1], groups[2]);
     if (this.profiler) {
       pass.end();
       this.pass = undefined;
+      this.passPipeline = undefined;
     }
     this.dispatches++;
     this.dispatchCount++;
@@ -338,30 +375,23 @@ export class GpuContext {
 
   /** The bind group of `buffers` (and the parameter arena) for a pipeline's layout, made once. */
   private bindGroup(p: Pipeline, buffers: readonly GPUBuffer[]): GPUBindGroup {
-    let key = `${p.layoutId}`;
+    // Found by the layout's number and each buffer's number: a walk of Map lookups, no key string.
+    let node = this.bindGroups.start().child(p.layoutId).child(buffers.length);
     for (const b of buffers) {
       let id = this.bufferIds.get(b);
       if (id === undefined) {
         id = this.nextBufferId++;
         this.bufferIds.set(b, id);
       }
-      key += `,${id}`;
+      node = node.child(id);
     }
-    let group = this.bindGroups.get(key);
-    if (group) return group;
+    const cached = node.value;
+    if (cached) return cached;
     const entries: GPUBindGroupEntry[] = buffers.map((b, i) => ({ binding: i, resource: { buffer: b } }));
     entries.push({ binding: buffers.length, resource: { buffer: this.arena, offset: 0, size: PARAM_BYTES } });
-    group = this.device.createBindGroup({ layout: p.layout, entries });
+    const group = this.device.createBindGroup({ layout: p.layout, entries });
     this.bindGroupsCreated++;
-    if (this.bindGroups.size >= BIND_GROUP_CACHE) {
-      let drop = BIND_GROUP_CACHE / 4;
-      for (const k of this.bindGroups.keys()) {
-        this.bindGroups.delete(k);
-        if (--drop === 0) break;
-      }
-    }
-    this.bindGroups.set(key, group);
-    return group;
+    return this.bindGroups.set(node, group);
   }
 
   /** Host data into a buffer (ordered before the open batch's commands: the buffer must be fresh). */
@@ -419,6 +449,7 @@ export class GpuContext {
     if (this.pass) {
       this.pass.end();
       this.pass = undefined;
+      this.passPipeline = undefined;
     }
     const checks = this.flagFaults;
     let flagStage: GPUBuffer | undefined;

@@ -37,6 +37,12 @@ function wholeWords(data: TypedArray): TypedArray {
   return out;
 }
 
+/** Whether every output of the record has no elements (nothing to dispatch). */
+function allEmpty(record: OpRecord): boolean {
+  for (const m of record.outputs) if (numel(m.shape) !== 0) return false;
+  return true;
+}
+
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
@@ -134,7 +140,13 @@ export class WgpuExecutor implements Executor<GpuStorage> {
     // Asked for before endOp, which may submit the batch.
     const work = timing ? ctx.workDone() : undefined;
     const own = ctx.endOp();
-    const outputs = raw.map((r): GpuStorage => ({ ...r, faults: inheritFaults(inputs, own) }));
+    // Every output carries the same faults; the fields are named (an object spread per op is slow).
+    const faults = inheritFaults(inputs, own);
+    const outputs: GpuStorage[] = new Array<GpuStorage>(raw.length);
+    for (let i = 0; i < raw.length; i++) {
+      const r = raw[i]!;
+      outputs[i] = { buffer: r.buffer, dtype: r.dtype, shape: r.shape, strides: r.strides, offset: r.offset, faults };
+    }
     this.live += outputs.length;
     if (!work) return { outputs, where: 'gpu' };
     // Ran ahead: done when the GPU has finished the batch (reporting when the batch was submitted);
@@ -170,7 +182,7 @@ export class WgpuExecutor implements Executor<GpuStorage> {
       case 'transfer':
         throw new KernelError('a transfer runs on a bridge, not on the WebGPU executor', { op: 'transfer', hint: 'submit transfers through the runtime scheduler' });
     }
-    if (record.outputs.every((m) => numel(m.shape) === 0)) return record.outputs.map((m) => freshStorage(ctx, m.shape, m.dtype));
+    if (allEmpty(record)) return record.outputs.map((m) => freshStorage(ctx, m.shape, m.dtype));
     const kernel = (this.kernels as unknown as Record<KernelOp, GpuKernel<OpName>>)[record.op as KernelOp];
     // A float16 record runs its f32 kernel on widened copies, unless the kernel handles float16 itself.
     if (half && !kernel?.float16?.(ctx, record)) return runWidened(ctx, record, inputs, (r, wide) => this.encode(ctx, r, wide, payload));

@@ -4,14 +4,15 @@
  * consecutive parts, the values passed between them in temporary buffers.
  */
 import type { DType } from '../../../ir/dtype.js';
-import { fusedStructure, partition, type FusedArg, type FusedAttrs } from '../../../ir/fused.js';
+import { fusedStructure, partition, stepDType, type FusedArg, type FusedAttrs } from '../../../ir/fused.js';
 import { numel } from '../../../ir/ops.js';
 import type { GpuContext } from '../context.js';
 import { alignedStrides, type GpuStorage, type Layout } from '../storage.js';
 import { PARAM_WORDS, Params, grid, type Program } from '../wgsl/common.js';
 import type { WgslExpr } from '../wgsl/expressions.js';
-import { FZ_VEC4S, FZ_WORKGROUP, fusedProgram, fusedWords, lowerSteps, type FusedMode } from '../wgsl/fused.js';
+import { FZ_VEC4S, FZ_WORKGROUP, fusedKey, fusedProgram, fusedWords, lowerSteps, type FusedMode } from '../wgsl/fused.js';
 import { freshStorage, type GpuKernel, type RawStorage } from './kernel.js';
+import type { KeyTrie, TrieNode } from '../key-trie.js';
 
 interface ReadMode {
   readonly mode: FusedMode;
@@ -88,12 +89,48 @@ type Input = GpuStorage | RawStorage;
 /** An operand as the generator sees it: its layout and dtype. */
 export type TypedLayout = Layout & { readonly dtype: DType };
 
-/** The kernel of `attrs` over inputs of these layouts and an output of `shape`, with its read plan. */
-function programFor(attrs: FusedAttrs, exprs: readonly WgslExpr[], inputs: readonly TypedLayout[], shape: readonly number[]): { program: Program; plan: Plan } {
+/** The program of a spec whose key is `key` (made only where no program of that key exists yet). */
+function makeProgram(attrs: FusedAttrs, exprs: readonly WgslExpr[], inputs: readonly TypedLayout[], p: Plan, structure: string, key: string): Program {
+  const spec = { structure, attrs, exprs, inputs: inputs.map((s) => s.dtype), modes: p.modes, rank: p.rank, vec4: p.vec4 };
+  return fusedProgram(spec, fusedWords(p.modes, exprs, p.rank), key);
+}
+
+/** The program of a plan, its key made (a string: structure, expressions, modes). */
+function newProgram(attrs: FusedAttrs, exprs: readonly WgslExpr[], inputs: readonly TypedLayout[], p: Plan): Program {
+  const structure = fusedStructure(attrs, inputs);
+  return makeProgram(attrs, exprs, inputs, p, structure, fusedKey({ structure, exprs, modes: p.modes, rank: p.rank, vec4: p.vec4 }));
+}
+
+/**
+ * The trie node of a program: the walk spells what its key does (each step's op, arguments,
+ * dtypes and expression; the outputs; each input's dtype and read mode; rank and vec4 form),
+ * with a count before every list, and builds no string.
+ */
+function programNode(trie: KeyTrie<Program>, attrs: FusedAttrs, exprs: readonly WgslExpr[], inputs: readonly TypedLayout[], p: Plan): TrieNode<Program> {
+  const steps = attrs.steps;
+  let n = trie.start().child(steps.length);
+  for (let s = 0; s < steps.length; s++) {
+    const st = steps[s]!;
+    n = n.child(st.op).child(st.args.length);
+    for (const a of st.args) n = n.child('input' in a ? a.input : -1 - a.step);
+    n = n.child(st.dtype).child(stepDType(st, inputs, steps)).child(exprs[s]!.expr);
+  }
+  n = n.child(attrs.outputs.length);
+  for (const o of attrs.outputs) n = n.child(o);
+  n = n.child(inputs.length);
+  for (let k = 0; k < inputs.length; k++) n = n.child(inputs[k]!.dtype).child(p.modes[k]!);
+  return n.child(p.rank).child(p.vec4);
+}
+
+/**
+ * The kernel of `attrs` over inputs of these layouts and an output of `shape`, with its read plan.
+ * With a context, programs come from its trie: a loop makes each kernel's key and source closure once.
+ */
+function programFor(attrs: FusedAttrs, exprs: readonly WgslExpr[], inputs: readonly TypedLayout[], shape: readonly number[], ctx?: GpuContext): { program: Program; plan: Plan } {
   const p = readPlan(inputs, shape);
-  const words = fusedWords(p.modes, exprs, p.rank);
-  const spec = { structure: fusedStructure(attrs, inputs), attrs, exprs, inputs: inputs.map((s) => s.dtype), modes: p.modes, rank: p.rank, vec4: p.vec4 };
-  return { program: fusedProgram(spec, words), plan: p };
+  if (!ctx) return { program: newProgram(attrs, exprs, inputs, p), plan: p };
+  const node = programNode(ctx.programTrie, attrs, exprs, inputs, p);
+  return { program: node.value ?? ctx.programTrie.set(node, newProgram(attrs, exprs, inputs, p)), plan: p };
 }
 
 /**
@@ -108,7 +145,7 @@ export function fusedSource(attrs: FusedAttrs, inputs: readonly TypedLayout[], s
 /** Encodes one dispatch of `attrs` (its steps lowered to `exprs`) over `inputs` into `outputs`. */
 function dispatchProgram(ctx: GpuContext, attrs: FusedAttrs, exprs: readonly WgslExpr[], inputs: readonly Input[], outputs: readonly RawStorage[], shape: readonly number[]): void {
   const n = numel(shape);
-  const { program, plan: p } = programFor(attrs, exprs, inputs, shape);
+  const { program, plan: p } = programFor(attrs, exprs, inputs, shape, ctx);
   const params = new Params();
   params.u(n);
   inputs.forEach((s, k) => {

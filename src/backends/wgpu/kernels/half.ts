@@ -13,7 +13,10 @@ import { contiguousCopy } from './copy.js';
 import { freshStorage, type RawStorage } from './kernel.js';
 
 export function touchesFloat16(record: OpRecord): boolean {
-  return record.inputs.some((m) => m.dtype === 'float16') || record.outputs.some((m) => m.dtype === 'float16');
+  // Loops, not closures: this runs twice for every op (at submit and at encoding).
+  for (const m of record.inputs) if (m.dtype === 'float16') return true;
+  for (const m of record.outputs) if (m.dtype === 'float16') return true;
+  return false;
 }
 
 /** Throws where the device cannot hold float16 tensors. */

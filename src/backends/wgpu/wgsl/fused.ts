@@ -119,9 +119,17 @@ export function lowerSteps(attrs: FusedAttrs, inputs: readonly { readonly dtype:
   return attrs.steps.map((st) => wgslExpression(st, stepDType(st, inputs, attrs.steps)));
 }
 
-export function fusedProgram(spec: FusedSpec, words: FusedWords): Program {
+/** The program's cache key: everything its source depends on, nothing it reads as a parameter. */
+export function fusedKey(spec: Pick<FusedSpec, 'structure' | 'exprs' | 'modes' | 'rank' | 'vec4'>): string {
   // The expressions too: a step's expression may depend on its scalar (a division by a power of two multiplies).
-  const key = `fz|${spec.structure}|${spec.exprs.map((e) => e.expr).join(';')}|${spec.modes.join('')}|${spec.rank}|${spec.vec4 ? 'v4' : 's'}`;
+  let exprs = '';
+  for (let s = 0; s < spec.exprs.length; s++) exprs += s === 0 ? spec.exprs[s]!.expr : `;${spec.exprs[s]!.expr}`;
+  let modes = '';
+  for (const m of spec.modes) modes += m;
+  return `fz|${spec.structure}|${exprs}|${modes}|${spec.rank}|${spec.vec4 ? 'v4' : 's'}`;
+}
+
+export function fusedProgram(spec: FusedSpec, words: FusedWords, key = fusedKey(spec)): Program {
   return {
     key,
     bindings: [...spec.inputs.map(() => 'read' as const), ...spec.attrs.outputs.map(() => 'write' as const)],

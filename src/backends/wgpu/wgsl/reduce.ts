@@ -73,9 +73,13 @@ function combiner(op: AccOp, t: 'f32' | 'i32'): string {
   }
 }
 
-export function reduceProgram(spec: ReduceSpec): Program {
+/** The program's cache key: every field of the spec. */
+export function reduceKey(spec: ReduceSpec): string {
+  return `reduce|${spec.op}|${spec.type}|${spec.strategy}|${spec.source}|${spec.outerRank}|${spec.globalIndex}|${spec.outputs}|${spec.mean}`;
+}
+
+export function reduceProgram(spec: ReduceSpec, key = reduceKey(spec)): Program {
   const arg = isArg(spec.op);
-  const key = `reduce|${spec.op}|${spec.type}|${spec.strategy}|${spec.source}|${spec.outerRank}|${spec.globalIndex}|${spec.outputs}|${spec.mean}`;
   const inputs: BindingDecl[] =
     spec.source === 'tensor'
       ? [{ name: 'x', type: spec.type, kind: 'read' }]
