@@ -240,6 +240,20 @@ interface Step {
   bindGroups?: number;
 }
 
+/**
+ * Runs a step until the autotuner has settled its matmul variants: a shape's first calls start
+ * kernel trials in the background (up to half a second per shape bucket), and steps timed
+ * meanwhile stalled 50-100 ms now and then on the H200.
+ */
+async function tunedWarmUp<B extends Backend>(step: () => Tensor<B>, wgpu: Wgpu): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    const t = step();
+    await settle(t);
+    t.dispose();
+  }
+  await wgpu.autotuned();
+}
+
 async function mlpStep<B extends Backend>(b: B, wgpu: Wgpu, cfg: Config): Promise<Step> {
   const ad = new Autodiff(b);
   const model = mlp(ad);
@@ -254,6 +268,7 @@ async function mlpStep<B extends Backend>(b: B, wgpu: Wgpu, cfg: Config): Promis
       return loss;
     });
   const ctx = wgpu.exec(wgpu.defaultDevice()).context!;
+  await tunedWarmUp(step, wgpu);
   const ms = await per(step, cfg.reps.mlp);
   const before = ctx.dispatchCount;
   const submitted = ctx.submitCount;
@@ -302,6 +317,7 @@ async function blockStep<B extends Backend>(b: B, wgpu: Wgpu, cfg: Config): Prom
       return loss;
     });
   const ctx = wgpu.exec(wgpu.defaultDevice()).context!;
+  await tunedWarmUp(step, wgpu);
   const ms = await per(step, cfg.reps.block);
   const before = ctx.dispatchCount;
   const submitted = ctx.submitCount;
