@@ -25,7 +25,7 @@ describe('KeyTrie', () => {
     const trie = new KeyTrie<number>(2);
     trie.set(walk(trie, ['a']), 1);
     trie.set(walk(trie, ['b']), 2);
-    trie.set(walk(trie, ['c']), 3); // the third value empties the trie first
+    trie.set(walk(trie, ['c']), 3); // past the bound: the next walk starts from an empty trie
     expect(walk(trie, ['a']).value).toBeUndefined();
     expect(walk(trie, ['b']).value).toBeUndefined();
     trie.set(walk(trie, ['a']), 4);

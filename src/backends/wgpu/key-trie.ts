@@ -23,20 +23,22 @@ export class KeyTrie<V> {
   private root = new TrieNode<V>();
   private values = 0;
 
-  /** At most `bound` values: past it the trie starts empty again (the values are made again on demand). */
+  /** About `bound` values: a walk that starts past it starts from an empty trie (values are made again on demand). */
   constructor(private readonly bound: number) {}
 
   /** Where every walk starts. */
   start(): TrieNode<V> {
+    // Emptied here, before a walk, not in `set`: a value set on a node of a dropped tree would be lost at once.
+    if (this.values > this.bound) {
+      this.root = new TrieNode<V>();
+      this.values = 0;
+    }
     return this.root;
   }
 
   /** Stores `value` at the node a walk reached; returns it. */
   set(node: TrieNode<V>, value: V): V {
-    if (this.values >= this.bound) {
-      this.root = new TrieNode<V>();
-      this.values = 0;
-    } else if (node.value === undefined) this.values++;
+    if (node.value === undefined) this.values++;
     node.value = value;
     return value;
   }
