@@ -20,6 +20,7 @@
  *
  * Step times are medians of wall times after a warm-up that covers the balancer's probes.
  */
+import { settleTuner } from './tuner.js';
 import { Autodiff } from '../src/autodiff/autodiff.js';
 import type { Backend } from '../src/backends/backend.js';
 import { Cpu } from '../src/backends/cpu/backend.js';
@@ -172,6 +173,7 @@ async function timePlain(inner: Backend & { close(): Promise<void> }, device: De
     await Promise.all([model.params().at(-1)!.value.toData(), loss.item()]);
     loss.dispose();
     if (s >= warm) walls.push(performance.now() - t0);
+    if (s === 1) await settleTuner(inner);
   }
   model.dispose();
   opt.clear();

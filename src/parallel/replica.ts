@@ -79,6 +79,11 @@ export class Replica {
   /** Resolves once the current step has reloaded the weights others changed. */
   private reloaded: Promise<void> = Promise.resolve();
   private reloadDone: () => void = () => undefined;
+  /**
+   * A GPU replica's wait for its autotuner, until the first step has waited for it: the kernel
+   * trials that step's matmuls start would otherwise stall later steps, and the balancer's timings.
+   */
+  private untuned: (() => Promise<unknown>) | undefined;
 
   constructor(private readonly link: CoordinatorLink) {}
 
@@ -129,7 +134,8 @@ export class Replica {
       throw new ArgumentError(`${m.task} does not export a task (default export with model, loss and optimizer)`, { op: 'DataParallel', hint: 'export default defineTask({ model, loss, optimizer })' });
     }
     this.task = task;
-    const { inner, describe, adapter } = await this.makeBackend(m);
+    const { inner, describe, adapter, tuned } = await this.makeBackend(m);
+    this.untuned = tuned;
     const backend = new Autodiff(inner);
     backend.seed(m.seed);
     this.backend = backend;
@@ -160,7 +166,12 @@ export class Replica {
     this.link.post({ type: 'ready', describe, ...(adapter ? { adapter } : {}), ...(clipNorm !== undefined ? { clipNorm } : {}), optimizerKind: this.optimizer.kind, ...(flat ? { flat } : {}) });
   }
 
-  private async makeBackend(m: InitMessage): Promise<{ inner: Backend & { close(): Promise<void> }; describe: string; adapter?: { vendor: string; device: string; description: string } }> {
+  private async makeBackend(m: InitMessage): Promise<{
+    inner: Backend & { close(): Promise<void> };
+    describe: string;
+    adapter?: { vendor: string; device: string; description: string };
+    tuned?: () => Promise<unknown>;
+  }> {
     if (m.device.kind === 'cpu' || m.device.kind === 'cpu:worker') {
       // 'cpu:worker' computes its large ops on one pool thread: offloaded, they leave this thread
       // free to hand gradients over while backward runs (inline, backward would block it to the
@@ -183,7 +194,7 @@ export class Replica {
         hint: "the GPU could not be pinned; see the README's data-parallel section on choosing GPUs",
       });
     }
-    return { inner: gpu, describe: `autodiff<wgpu> on ${adapter.device || adapter.description}`, adapter };
+    return { inner: gpu, describe: `autodiff<wgpu> on ${adapter.device || adapter.description}`, adapter, tuned: () => gpu.autotuned() };
   }
 
   private reload(m: StepMessage): void {
@@ -255,6 +266,11 @@ export class Replica {
       }
       const [lossValue, ...metricList] = await values;
       loss.dispose();
+      const untuned = this.untuned;
+      if (untuned) {
+        this.untuned = undefined;
+        await untuned();
+      }
       const metricValues: Record<string, number> = {};
       metrics.forEach(([name, t], i) => {
         metricValues[name] = metricList[i]!;

@@ -113,7 +113,11 @@ describeGpu('autotuned matmuls on this adapter', () => {
       const before = await ta.matmul(tb).toData();
       const table = await w.autotuned();
       expect(Object.keys(table).some((k) => k.startsWith('matmul|') && k.includes('128x128x64'))).toBe(true);
+      // The winner was compiled for its trial: the op path does not compile it again.
+      const ctx = w.exec(w.defaultDevice()).context!;
+      const compiles = ctx.opCompiles;
       const after = await ta.matmul(tb).toData();
+      expect(ctx.opCompiles).toBe(compiles);
       // Small integers: every variant is exact.
       expect(Array.from(before.values)).toEqual(Array.from(ref));
       expect(Array.from(after.values)).toEqual(Array.from(ref));

@@ -55,6 +55,8 @@ const BIND_GROUP_CACHE = 4096;
 
 /** Programs kept by key (each holds its generator's inputs, so the bound keeps memory flat). */
 const PROGRAM_CACHE = 4096;
+/** Trial pipelines kept for the op path: a few tuning buckets' worth of variants. */
+const TRIED_PIPELINES = 64;
 
 /** Deletes the `count` oldest entries of a map (its insertion order). */
 function dropOldest<K, V>(map: Map<K, V>, count: number): void {
@@ -103,6 +105,8 @@ export class GpuContext {
   /** Pipelines by generated source (keys that generate one source share it) and by program key. */
   private readonly pipelines = new Map<string, Pipeline>();
   private readonly byKey = new Map<string, Pipeline>();
+  /** Pipelines the autotuner compiled for its trials, by source, until an op uses one (bounded). */
+  private readonly tried = new Map<string, Pipeline>();
   /** Programs by key, for kernels whose program objects are costly to make per dispatch (reductions). */
   private readonly programs = new Map<string, Program>();
   /** Programs found by a walk over their structure, without a key string per dispatch (fused elementwise kernels). */
@@ -208,6 +212,8 @@ export class GpuContext {
   get pipelineCount(): number {
     return this.pipelines.size;
   }
+  /** Pipelines compiled synchronously for ops (the autotuner compiles its trials off the thread). */
+  opCompiles = 0;
 
   get batchOpen(): boolean {
     return this.encoder !== undefined;
@@ -289,6 +295,28 @@ export class GpuContext {
       this.byKey.set(program.key, p);
       return p;
     }
+    // A kernel the autotuner compiled for its trials (off this thread) is not compiled again.
+    p = this.tried.get(source);
+    if (p) this.tried.delete(source);
+    else {
+      const layout = this.layoutFor(program);
+      this.openBatch(); // compile errors land in the batch's error scope
+      const module = this.device.createShaderModule({ code: source, label: program.key });
+      this.opCompiles++;
+      const pipeline = this.device.createComputePipeline({
+        layout: this.device.createPipelineLayout({ bindGroupLayouts: [layout.layout] }),
+        compute: { module, entryPoint: 'main' },
+        label: program.key,
+      });
+      p = { pipeline, layout: layout.layout, layoutId: layout.id };
+    }
+    this.pipelines.set(source, p);
+    this.byKey.set(program.key, p);
+    return p;
+  }
+
+  /** The bind group layout of a program's bindings (storage buffers, then the parameter slot). */
+  private layoutFor(program: Program): { layout: GPUBindGroupLayout; id: number } {
     const sig = program.bindings.join(',');
     let layout = this.layouts.get(sig);
     if (!layout) {
@@ -302,17 +330,7 @@ export class GpuContext {
       layout = { layout: this.device.createBindGroupLayout({ entries }), id: this.layouts.size };
       this.layouts.set(sig, layout);
     }
-    this.openBatch(); // compile errors land in the batch's error scope
-    const module = this.device.createShaderModule({ code: source, label: program.key });
-    const pipeline = this.device.createComputePipeline({
-      layout: this.device.createPipelineLayout({ bindGroupLayouts: [layout.layout] }),
-      compute: { module, entryPoint: 'main' },
-      label: program.key,
-    });
-    p = { pipeline, layout: layout.layout, layoutId: layout.id };
-    this.pipelines.set(source, p);
-    this.byKey.set(program.key, p);
-    return p;
+    return layout;
   }
 
   /** Encodes one dispatch; `buffers` match the program's bindings. */
@@ -574,6 +592,31 @@ export class GpuContext {
       const m = device.popErrorScope();
       return { value, failed: Promise.all([v, m]).then(([a, b]) => threw || a !== null || b !== null, () => true) };
     };
+    // The pipeline is the op path's own (same layout), compiled off this thread: a synchronous
+    // compile would stall every op queued meanwhile (tens of ms per kernel on some drivers). The
+    // winner is then not compiled again when an op first runs it.
+    const source = program.source();
+    let pipe = this.pipelines.get(source) ?? this.tried.get(source);
+    if (!pipe) {
+      const layout = this.layoutFor(program);
+      const module = scoped(() => device.createShaderModule({ code: source, label: `${program.key} (autotune)` }));
+      if (!module.value || (await module.failed)) return undefined;
+      let pipeline: GPUComputePipeline;
+      try {
+        pipeline = await device.createComputePipelineAsync({
+          layout: device.createPipelineLayout({ bindGroupLayouts: [layout.layout] }),
+          compute: { module: module.value, entryPoint: 'main' },
+          label: program.key,
+        });
+      } catch {
+        return undefined;
+      }
+      if (this.closing || this.lost) return undefined;
+      pipe = { pipeline, layout: layout.layout, layoutId: layout.id };
+      if (this.tried.size >= TRIED_PIPELINES) dropOldest(this.tried, TRIED_PIPELINES / 4);
+      this.tried.set(source, pipe);
+    }
+    const chosen = pipe;
     const made = scoped(() => {
       const buffers = sizes.map((size) => device.createBuffer({ size: Math.max(16, Math.ceil(size / 4) * 4), usage: BufferUsage.STORAGE }));
       const uniform = device.createBuffer({ size: PARAM_BYTES, usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST });
@@ -583,13 +626,11 @@ export class GpuContext {
       const query = this.features.timestamps ? device.createQuerySet({ type: 'timestamp', count: 2 }) : undefined;
       const resolved = query ? device.createBuffer({ size: 16, usage: BufferUsage.QUERY_RESOLVE | BufferUsage.COPY_SRC }) : undefined;
       const readback = query ? device.createBuffer({ size: 16, usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST }) : undefined;
-      const module = device.createShaderModule({ code: program.source(), label: `${program.key} (autotune)` });
-      const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
       const bind = device.createBindGroup({
-        layout: pipeline.getBindGroupLayout(0),
-        entries: [...buffers, uniform].map((buffer, binding) => ({ binding, resource: { buffer } })),
+        layout: chosen.layout,
+        entries: [...buffers.map((buffer, binding) => ({ binding, resource: { buffer } })), { binding: buffers.length, resource: { buffer: uniform, offset: 0, size: PARAM_BYTES } }],
       });
-      return { buffers, uniform, query, resolved, readback, pipeline, bind };
+      return { buffers, uniform, query, resolved, readback, pipeline: chosen.pipeline, bind };
     });
     const r = made.value;
     const destroy = (): void => {
@@ -610,7 +651,7 @@ export class GpuContext {
         const enc = device.createCommandEncoder();
         const pass = enc.beginComputePass(r.query ? { timestampWrites: { querySet: r.query, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } } : {});
         pass.setPipeline(r.pipeline);
-        pass.setBindGroup(0, r.bind);
+        pass.setBindGroup(0, r.bind, [0]);
         for (let i = 0; i < reps; i++) pass.dispatchWorkgroups(groups[0], groups[1], groups[2]);
         pass.end();
         if (r.query && r.resolved && r.readback) {

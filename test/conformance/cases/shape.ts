@@ -144,6 +144,17 @@ function joining(out: Case[]): void {
   catCase('1-D pieces', [[3], [1], [4]], 0);
   catCase('[2,3]+[1,3]', [[2, 3], [1, 3]], 0, 'int32');
   catCase('[2,3]+[1,3]', [[2, 3], [1, 3]], 0, 'bool');
+  // Views as pieces: a row slice (contiguous, at an offset) and a transpose (strided).
+  {
+    const full = 'cat of a row slice and a transpose dim 1';
+    const rng = new Rng(full);
+    const a = randOf(rng, [5, 3], 'float32');
+    const c = randOf(rng, [2, 3], 'float32');
+    out.push(
+      value(full, 'cat', EXACT, (b) => Tensor.cat([tensorOf(b, a, 'float32').slice([[2, 5]]), tensorOf(b, c, 'float32').transpose(), tensorOf(b, a, 'float32').slice([[1, 4]])], 1),
+        () => ex(R.cat([R.slice(a, [{ start: 2, stop: 5 }]), R.permute(c, [1, 0]), R.slice(a, [{ start: 1, stop: 4 }])], 1), 'float32')),
+    );
+  }
 
   const stackCase = (name: string, shape: readonly number[], n: number, dim: number, dtype: DType = 'float32') => {
     const full = `stack ${name}${suffix(dtype)}`;

@@ -1,7 +1,7 @@
 /** gather, scatterAdd, indexSelect: index-driven copies; out-of-range indices fail the op. */
 import { ArgumentError } from '../../../errors.js';
 import { contiguousStrides, numel, type OpRecord } from '../../../ir/ops.js';
-import type { View } from '../view.js';
+import { isContiguous, type View } from '../view.js';
 import type { CpuKernel } from './kernel.js';
 import { forEachOffset, offsetOf } from './strided.js';
 
@@ -100,6 +100,14 @@ function runCat(record: OpRecord<'cat'>, inputs: readonly View[], outputs: reado
     const base = at * os[dim]!;
     at += v.shape[dim]!;
     if (t < lo || t >= hi) continue;
+    if (isContiguous(v) && out.data.constructor === v.data.constructor) {
+      // Contiguous input: each run of its trailing dims (from `dim` on) is one block copy.
+      const block = v.shape[dim]! * os[dim]!;
+      const outer = block === 0 ? 0 : numel(v.shape) / block;
+      const step = os[dim]! * out.shape[dim]!;
+      for (let o = 0; o < outer; o++) out.data.set(v.data.subarray(v.offset + o * block, v.offset + (o + 1) * block), base + o * step);
+      continue;
+    }
     forEachOffset(v, (p, i) => {
       out.data[base + offsetOf(i, v.shape, os, 0)] = v.data[p]!;
     });
