@@ -10,7 +10,9 @@
  * Each on: every single device alone, hand placement where it is natural, `auto` and `trace`
  * (each with its own Router over the same backends, after a warm-up in which the profiler learns
  * and the trace is recorded, measured and planned). Modes are interleaved round by round, each
- * step starting on idle devices (the last step's work and events done); medians.
+ * timed step starting on idle devices (the last step's work and events done) after an untimed
+ * step of the same mode (what the mode before left, such as a GPU's clocks down after a CPU
+ * mode's long step, is not charged to it); medians.
  * Then what settled placement costs: each workload bare on each device, through an explicit router,
  * and on 'auto' and 'trace' routers once their step selector has chosen, wall and CPU time per
  * step side by side (`--overhead`: only this section).
@@ -52,6 +54,9 @@ function median(xs: readonly number[]): number {
 }
 
 /** What a workload sees of its mode: where to create tensors, and (hand placement) where each part runs. */
+/** Untimed steps a mode runs at the start of each round, before the timed ones. */
+const LEAD_IN = 1;
+
 interface Ctx {
   readonly router: R;
   /** The device tensors of a role ('param', 'input', or a part name) are created on. */
@@ -258,6 +263,13 @@ async function runWorkload(backends: [Backend, Backend], names: [string, string]
   for (let r = 0; r < rounds; r++) {
     for (const m of r % 2 ? [...modes].reverse() : modes) {
       await quiesce();
+      // One step first, untimed: what the mode before left (a GPU idle for a CPU mode's
+      // hundreds of ms, its clocks down; a pool gone cold) would otherwise land in this one.
+      for (let i = 0; i < LEAD_IN; i++) {
+        await steps.get(m)!();
+        placed(m)?.markStep();
+      }
+      await quiesce();
       const t0 = performance.now();
       await steps.get(m)!();
       results.get(m)!.ms.push(performance.now() - t0);
@@ -327,6 +339,10 @@ async function settledOverhead(backends: [Backend, Backend], names: [string, str
     for (const k of r % 2 ? order.reverse() : order) {
       await quiesce();
       const step = steps.get(k)!;
+      for (let i = 0; i < LEAD_IN; i++) {
+        await step();
+        placed(k)?.markStep();
+      }
       const c0 = process.cpuUsage();
       const t0 = performance.now();
       for (let i = 0; i < perRound; i++) {
@@ -346,7 +362,7 @@ async function settledOverhead(backends: [Backend, Backend], names: [string, str
   const on = (r: PR): string => r.placement!.settledDevice ?? 'mixed';
   const bareOf = (r: PR): Key => (on(r) === devs[0].key ? 'bare0' : on(r) === devs[1].key ? 'bare1' : med('bare0') <= med('bare1') ? 'bare0' : 'bare1');
   const ratio = (k: 'auto' | 'trace', r: PR) => `${(med(k) / med(bareOf(r))).toFixed(2)}x (${(cpu(k) / cpu(bareOf(r))).toFixed(2)}x)`;
-  const total = rounds * perRound;
+  const total = rounds * (perRound + LEAD_IN);
   const untimed = (k: 'auto' | 'trace', r: PR) => `${r.placement!.untimed.steps - untimed0[k]}/${total}`;
   await auto.placement!.close();
   await trace.placement!.close();
@@ -530,7 +546,7 @@ export async function main(args: readonly string[]): Promise<void> {
     summary.push(`### ${w.name}: trace\n\n${r.get('trace')!.explanation!.toString()}\n`);
     summary.push(`### ${w.name}: auto (rows of the last step)\n\n${r.get('auto')!.explanation!.toString()}\n`);
   }
-  console.log('\nTimes in ms (median step, first submit to result read). Ratios below 1 are faster than the best single device.\n');
+  console.log(`\nTimes in ms (median step, first submit to result read; each round, a mode's timed step follows ${LEAD_IN} untimed step of its own). Ratios below 1 are faster than the best single device.\n`);
   if (goals.length > 0) {
     const worst = (k: 'auto' | 'trace') => Math.max(...goals.map((g) => g[k]));
     const fastest = Math.min(...goals.map((g) => Math.min(g.auto, g.trace)));
@@ -541,8 +557,9 @@ export async function main(args: readonly string[]): Promise<void> {
     console.log(`| auto <= 1.05x the best single device, every workload | worst ${worst('auto').toFixed(2)}x | ${worst('auto') <= 1.05 ? 'yes' : 'no'} |`);
     console.log(`| trace <= 1.05x the best single device, every workload | worst ${worst('trace').toFixed(2)}x | ${worst('trace') <= 1.05 ? 'yes' : 'no'} |`);
     console.log(`| a mixed workload >= 1.2x faster than the best single device | best ${(1 / fastest).toFixed(2)}x faster | ${1 / fastest >= 1.2 ? 'yes' : 'no'} |`);
-    const allErrs = errs('errAuto').concat(errs('errTrace'));
-    console.log(`| median op prediction error < 20% (median over workloads of each last step's median) | auto ${med(errs('errAuto'))}, trace ${med(errs('errTrace'))} (per workload: auto ${errs('errAuto').map((e) => e.toFixed(0)).join('/')}%, trace ${errs('errTrace').map((e) => e.toFixed(0)).join('/')}%) | ${allErrs.length > 0 && median(allErrs) < 20 ? 'yes' : 'no'} |`);
+    // Met when each mode's median over workloads is below 20%.
+    const errMet = (['errAuto', 'errTrace'] as const).every((k) => errs(k).length > 0 && median(errs(k)) < 20);
+    console.log(`| median prediction error < 20% (per mode, median over workloads of each last step's median over its measured spans) | auto ${med(errs('errAuto'))}, trace ${med(errs('errTrace'))} (per workload: auto ${errs('errAuto').map((e) => e.toFixed(0)).join('/')}%, trace ${errs('errTrace').map((e) => e.toFixed(0)).join('/')}%) | ${errMet ? 'yes' : 'no'} |`);
     console.log('');
   }
   await overhead();

@@ -103,10 +103,10 @@ export interface Explanation {
   /** Wall time between the `markStep()` calls around the step (what the program saw). */
   readonly wallStepMs: number | undefined;
   /**
-   * Median over the step's measured ops of |predicted - measured| / measured, each op's prediction
-   * as it was placed. Ops that shared a measured span (a GPU batch) have only the span measured:
-   * there each op's measured time is the span split in proportion to the predictions, so each of
-   * them carries its group's error, |sum of predictions - span| / span.
+   * Median over the step's measured spans of |predicted - measured| / measured, each op's
+   * prediction as it was placed. An op timed alone is a span; ops that shared one (a GPU batch)
+   * are one measurement together: their summed predictions against their share of the span (all
+   * of it when the group is theirs alone), whatever way the span is split among them.
    */
   readonly medianErrorPct: number | undefined;
   /** Measured spans behind the error: ops timed alone, plus one per group of ops timed together. */
@@ -190,6 +190,7 @@ export function explainStep(log: StepLog, mode: string, router: string, notes: r
   let transferBytes = 0;
   const errors: number[] = [];
   const measuredMs = measuredTimes(log.ops);
+  const spans = new Map<number, { predicted: number; measured: number }>();
   for (const [i, o] of log.ops.entries()) {
     const measured = measuredMs[i];
     const key = `${o.op}|${o.shape}|${o.device}`;
@@ -202,7 +203,15 @@ export function explainStep(log: StepLog, mode: string, router: string, notes: r
     g.count++;
     if (!Number.isNaN(o.predictedMs)) g.predicted += o.predictedMs;
     g.measured = measured === undefined || g.measured === undefined ? undefined : g.measured + measured;
-    if (measured !== undefined && measured > 0 && !Number.isNaN(o.predictedMs)) errors.push(Math.abs(o.predictedMs - measured) / measured);
+    if (o.group === undefined) {
+      if (measured !== undefined && measured > 0 && !Number.isNaN(o.predictedMs)) errors.push(Math.abs(o.predictedMs - measured) / measured);
+    } else {
+      // Ops timed together are one measurement: their summed prediction against their share of the span.
+      const s = spans.get(o.group.id) ?? { predicted: 0, measured: 0 };
+      s.predicted += o.predictedMs;
+      s.measured = measured === undefined ? Number.NaN : s.measured + measured;
+      spans.set(o.group.id, s);
+    }
     for (const t of o.transfers) {
       transfers++;
       transferBytes += t.bytes;
@@ -225,6 +234,7 @@ export function explainStep(log: StepLog, mode: string, router: string, notes: r
     transferPredictedMs: g.transferPredicted,
     transferMeasuredMs: g.transfers === 0 ? undefined : g.transferMeasured,
   }));
+  for (const { predicted, measured } of spans.values()) if (measured > 0 && !Number.isNaN(predicted)) errors.push(Math.abs(predicted - measured) / measured);
   errors.sort((a, b) => a - b);
   const medianErrorPct = errors.length > 0 ? 100 * (errors.length % 2 ? errors[errors.length >> 1]! : (errors[(errors.length >> 1) - 1]! + errors[errors.length >> 1]!) / 2) : undefined;
   const predictedStepMs = log.plannedMs ?? (log.ops.length > 0 && Number.isFinite(log.startedAt) && Number.isFinite(log.predictedEnd) ? log.predictedEnd - log.startedAt : undefined);
@@ -259,7 +269,7 @@ function render(x: Explanation): string {
   }
   lines.push('');
   const ratio = x.predictedStepMs !== undefined && x.measuredStepMs !== undefined && x.measuredStepMs > 0 ? ` (${x.predictedStepMs >= x.measuredStepMs ? '+' : ''}${((100 * (x.predictedStepMs - x.measuredStepMs)) / x.measuredStepMs).toFixed(0)}%)` : '';
-  lines.push(`step time: predicted ${fmt(x.predictedStepMs)} ms, measured ${fmt(x.measuredStepMs)} ms${ratio} (first submit to last completion; ${fmt(x.wallStepMs)} ms between markStep calls); median op prediction error ${x.medianErrorPct === undefined ? '-' : `${x.medianErrorPct.toFixed(0)}%`} (${x.measurements} measured spans: ops timed alone, and groups timed together such as a GPU batch)`);
+  lines.push(`step time: predicted ${fmt(x.predictedStepMs)} ms, measured ${fmt(x.measuredStepMs)} ms${ratio} (first submit to last completion; ${fmt(x.wallStepMs)} ms between markStep calls); median prediction error ${x.medianErrorPct === undefined ? '-' : `${x.medianErrorPct.toFixed(0)}%`} over ${x.measurements} measured spans (ops timed alone, and groups timed together such as a GPU batch)`);
   for (const n of x.notes) lines.push(n);
   return lines.join('\n');
 }
