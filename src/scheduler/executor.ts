@@ -47,6 +47,11 @@ export interface Executor<S> {
   /** Whether storages live in host memory (CPU) rather than on a device. */
   readonly host: boolean;
   execute(record: OpRecord, inputs: readonly S[], payload: TypedArray | undefined, options: ExecOptions): ExecResult<S> | PendingResult<S>;
+  /**
+   * Whether a 'fromData' payload is copied by the time the op's result is in (then the scheduler
+   * hands it back to the blob store for reuse); an executor that may keep it leaves this unset.
+   */
+  readonly copiesPayload?: boolean;
   /** A contiguous host copy of the values. */
   read(storage: S): Promise<TypedArray>;
   release(storage: S): void;

@@ -82,7 +82,7 @@ function execOptions(sync: boolean, timing: boolean): ExecOptions {
 }
 
 /** Blobs for records built by hand (tests): none. */
-const noBlobs = { take: (id: number): TypedArray => { throw new KernelError(`no blob store for blob #${id}`, { op: 'fromData' }); } };
+const noBlobs = { take: (id: number): TypedArray => { throw new KernelError(`no blob store for blob #${id}`, { op: 'fromData' }); }, recycle: (): void => undefined };
 
 export class Scheduler {
   private readonly slots = new Map<number, Slot>();
@@ -96,14 +96,14 @@ export class Scheduler {
   private readonly inflight = new Set<PendingOp>();
   private readonly lanes = new Map<string, Lane>();
   private readonly bridges = new WeakMap<Executor<unknown>, WeakMap<Executor<unknown>, Bridge>>();
-  private readonly blobs: Pick<BlobStore, 'take'>;
+  private readonly blobs: Pick<BlobStore, 'take' | 'recycle'>;
   private readonly channel: Channel | undefined;
   readonly highWaterMark: number;
 
   /** One event per finished (or failed) op. */
   readonly events$: Observable<OpEvent> = this.eventsSubject.asObservable();
 
-  constructor(blobs?: Pick<BlobStore, 'take'>, options: SchedulerOptions = {}) {
+  constructor(blobs?: Pick<BlobStore, 'take' | 'recycle'>, options: SchedulerOptions = {}) {
     this.blobs = blobs ?? noBlobs;
     this.highWaterMark = options.highWaterMark ?? 4096;
     this.channel = options.channel;
@@ -284,6 +284,7 @@ export class Scheduler {
 
   private complete(op: PendingOp, result: ExecResult<unknown>): void {
     this.pending--;
+    if (op.payload && op.executor.copiesPayload) this.blobs.recycle(op.payload, op.record.outputs[0]!.dtype);
     for (let i = 0; i < op.outputs.length; i++) {
       const slot = op.outputs[i]!;
       slot.state = 'ready';

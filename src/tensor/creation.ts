@@ -158,7 +158,7 @@ export function fromData<B extends Backend, T extends FromDataInput, D extends D
     throw new ArgumentError(`${flat.length} values do not fill shape [${shape.join(', ')}] (${n} elements)`, { op: 'fromData' });
   }
   const device = deviceFor('fromData', b, opts['device']);
-  const payload = allocTyped(dtype, n);
+  const payload = b.runtime.blobs.alloc(dtype, n);
   // Same-kind typed arrays hold coerced values already: a block copy (weights reloaded per step).
   // float16 from a Uint16Array: the bit patterns as they are.
   if ((dtype === 'float32' && flat instanceof Float32Array) || (dtype === 'int32' && flat instanceof Int32Array) || flat instanceof Uint16Array) payload.set(flat);

@@ -51,6 +51,8 @@ function checkIndices(record: OpRecord, inputs: readonly CpuStorage[]): void {
 
 export class CpuExecutor implements Executor<CpuStorage> {
   readonly host = true;
+  /** A fromData payload is copied as the op runs (into storage; by `writeBuffer`). */
+  readonly copiesPayload = true;
   private liveStorages = 0;
   /** Test hook: the next pool task's worker exits mid-task. */
   crashNextPoolTask = false;

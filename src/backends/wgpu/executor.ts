@@ -50,6 +50,8 @@ function message(e: unknown): string {
 export class WgpuExecutor implements Executor<GpuStorage> {
   readonly deviceKey: string;
   readonly host = false;
+  /** A fromData payload is copied as the op runs (into storage; by `writeBuffer`). */
+  readonly copiesPayload = true;
   private ctx: GpuContext | undefined;
   private init: Promise<GpuContext> | undefined;
   private initError: SwitchyardError | undefined;
