@@ -482,8 +482,13 @@ export class Placement {
       this.settledAt = this.step;
     }
     this.trialStep = this.rechecking();
-    const untimed = on !== undefined && this.sampleEvery > 1 && (this.step - this.settledAt) % this.sampleEvery !== 0;
-    this.quietOn = untimed ? on : undefined;
+    // Steps that only a wall time is wanted of run untimed too: a re-check of a device alone, and
+    // an auto router's last calibration run on a device (the ones before it taught the models).
+    // Timed, their inline CPU ops would pay the profiling on the step's clock, and a GPU's mostly
+    // would not: the comparison would lean to the GPU.
+    const quietOther = this.sampleEvery > 1 ? (this.challengerAlone() ?? this.lastCalibrationRun()) : undefined;
+    const untimed = quietOther !== undefined || (on !== undefined && this.sampleEvery > 1 && (this.step - this.settledAt) % this.sampleEvery !== 0);
+    this.quietOn = untimed ? (quietOther ?? on) : undefined;
     if (!untimed) {
       this.quietDue = false;
       if (this.used) this.profiler.quiet(false);
@@ -492,6 +497,19 @@ export class Placement {
       this.quietDue = false;
       this.profiler.quiet(true);
     } else this.quietDue = true;
+  }
+
+  /** The device every op of the coming step runs on as a re-check's challenger, if the challenger is a device alone. */
+  private challengerAlone(): string | undefined {
+    const s = this.selector;
+    if (!s || s.current === s.incumbent || this.fallback !== s.current) return undefined;
+    return this.mode === 'auto' ? (this.autoPhase === 'fallback' ? this.fallback : undefined) : this.phase === 'replay' && this.judged ? this.fallback : undefined;
+  }
+
+  /** The device of an auto router's coming calibration step when it is the last of at least three on it. */
+  private lastCalibrationRun(): string | undefined {
+    if (this.mode !== 'auto' || this.autoPhase !== 'alone' || this.calibrationRuns < 3 || this.calibrationRun !== this.calibrationRuns - 1) return undefined;
+    return this.queue[0]?.key;
   }
 
   /** The device every op of the coming step runs on as the selector's settled choice (not a re-check), if any. */
@@ -719,7 +737,8 @@ export class Placement {
         const pick = chosen.incumbent;
         this.useAuto(pick);
         if (pick === ONLINE) return;
-        this.note(`step ${step}: online placement's step took ${measured.get(ONLINE)!.toFixed(3)} ms, ${pick} alone ${measured.get(pick)!.toFixed(3)} ms: every op runs on ${pick} (next check in ${chosen.nextCheckIn} steps)`);
+        const others = [...measured].filter(([k]) => k !== ONLINE && k !== pick).map(([k, ms]) => `, ${k} alone ${ms.toFixed(3)} ms`).join('');
+        this.note(`step ${step}: online placement's step took ${measured.get(ONLINE)!.toFixed(3)} ms, ${pick} alone ${measured.get(pick)!.toFixed(3)} ms${others}: every op runs on ${pick} (next check in ${chosen.nextCheckIn} steps)`);
         return;
       }
     }

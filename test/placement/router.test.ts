@@ -275,7 +275,7 @@ describe("placement: 'auto'", () => {
       expect(await step(5)).toEqual(['matmul@cpu:1', 'exp@cpu:1']); // cpu:1 alone
       await step(4); // online, twice: 4 ms against cpu's 3 ms alone
       await step(4);
-      expect(router.explain().notes.at(-1)).toMatch(/step 4: online placement's step took 4.000 ms, cpu alone 3.000 ms: every op runs on cpu \(next check in 10 steps\)/);
+      expect(router.explain().notes.at(-1)).toMatch(/step 4: online placement's step took 4.000 ms, cpu alone 3.000 ms, cpu:1 alone 5.000 ms: every op runs on cpu \(next check in 10 steps\)/);
       const onCpu = ['matmul@cpu', 'exp@cpu'];
       for (let i = 0; i < 10; i++) expect(await step(3)).toEqual(onCpu);
       expect(router.explain().notes.at(-1)).toMatch(/step 14: trying online placement again/);

@@ -125,7 +125,7 @@ describe("placement: a step on one device alone is predicted from that placement
     await step((op) => (op === 'exp' ? 2 : 0.2), 5);
     await step(online, 4); // steps 5-6: online
     await step(online, 4);
-    expect(r.explain().notes.at(-1)).toMatch(/step 6: online placement's step took 4.000 ms, cpu alone 3.000 ms: every op runs on cpu/);
+    expect(r.explain().notes.at(-1)).toMatch(/step 6: online placement's step took 4.000 ms, cpu alone 3.000 ms, cpu:1 alone 5.000 ms: every op runs on cpu/);
     // The footprint's history on cpu mixes every run there (the online steps' 5 ms among them).
     const history = r.placement!.profiler.model.predict(footprint('exp', [{ shape: [8, 8], dtype: 'float32' }], {}), 'cpu').ms;
     expect(history).toBeGreaterThan(1.5);

@@ -79,7 +79,7 @@ describe("placement: untimed steps once 'auto' settles on one device", () => {
     };
     // Online (learning), cpu alone, cpu:1 alone, online twice: cpu alone (3 ms) wins.
     for (const ms of [20, 3, 5, 4, 4]) await step(ms);
-    expect(r.explain().notes.at(-1)).toMatch(/step 4: online placement's step took 4.000 ms, cpu alone 3.000 ms: every op runs on cpu/);
+    expect(r.explain().notes.at(-1)).toMatch(/step 4: online placement's step took 4.000 ms, cpu alone 3.000 ms, cpu:1 alone 5.000 ms: every op runs on cpu/);
     // Step 5, the first on cpu, is timed: every op profiled.
     const first = await step(3);
     expect(first.watching).toBe(true);
@@ -115,6 +115,44 @@ describe("placement: untimed steps once 'auto' settles on one device", () => {
     expect(r.explain().notes.at(-1)).toMatch(/online placement's step took 1.000 ms, cpu alone's 3.000 ms: placing online/);
     for (let i = 0; i < 3; i++) expect((await step(1)).placed).toBe(OPS);
     expect(p.untimed.steps).toBe(7);
+  });
+
+  test("a re-check of another device alone runs untimed (only its wall time is compared) and still switches; so does auto's last calibration run", async () => {
+    const r = router('auto', { recheckEvery: 4, sampleEvery: 50, traceCalibrationRuns: 3 });
+    const p = r.placement!;
+    const x = fromData(r, new Float32Array(64).fill(0.01), { shape: [8, 8], device: D0 });
+    const step = async (ms: number): Promise<{ device: string; placed: number; samples: number }> => {
+      const before = { placed: p.dmda.counts.placed, samples: p.profiler.samples };
+      let y = x;
+      for (let i = 0; i < 5; i++) y = y.exp().mul(0.5);
+      const out = y.sum();
+      await out.item();
+      virtual.now += ms;
+      r.markStep();
+      return { device: out.device.key, placed: p.dmda.counts.placed - before.placed, samples: p.profiler.samples - before.samples };
+    };
+    // Step 0 online; steps 1-3 cpu alone, 4-6 cpu:1 alone (3 runs each: a warm-up, a timed run,
+    // and a last run untimed); steps 7-8 online.
+    await step(20);
+    const calib: Array<{ device: string; placed: number }> = [];
+    for (const ms of [9, 4, 3, 9, 6, 5]) calib.push(await step(ms));
+    expect(calib.map((c) => c.device)).toEqual(['cpu', 'cpu', 'cpu', 'cpu:1', 'cpu:1', 'cpu:1']);
+    expect(calib.map((c) => c.placed > 0)).toEqual([true, true, false, true, true, false]);
+    for (const ms of [8, 8]) await step(ms);
+    // The least of each device's counted runs (the timed one and the untimed last one).
+    expect(r.explain().notes.at(-1)).toMatch(/step 8: online placement's step took 8.000 ms, cpu alone 3.000 ms, cpu:1 alone 5.000 ms: every op runs on cpu/);
+    // Settled on cpu: steps 9-12; step 12 ends the interval, and the runner-up (cpu:1 alone) is tried.
+    for (let i = 0; i < 4; i++) expect((await step(3)).device).toBe('cpu');
+    expect(r.explain().notes.at(-1)).toMatch(/trying cpu:1 alone again/);
+    const trial = [await step(1), await step(1)];
+    // The challenger's steps run every op on cpu:1, untimed: nothing placed by the model, no sample fed.
+    expect(trial).toEqual([
+      { device: 'cpu:1', placed: 0, samples: 0 },
+      { device: 'cpu:1', placed: 0, samples: 0 },
+    ]);
+    // 1 ms beats cpu's 3 ms: cpu:1 alone takes over.
+    expect(r.explain().notes.at(-1)).toMatch(/cpu:1 alone's step took 1.000 ms, cpu alone's 3.000 ms: every op runs on cpu:1/);
+    expect((await step(1)).device).toBe('cpu:1');
   });
 
   test("a router watches the runtime's events from its first placed op, not before", async () => {
