@@ -10,6 +10,7 @@ import { Adam, AdamW } from '../optim/adam.js';
 import { SGD } from '../optim/sgd.js';
 import type { Backend } from '../backends/backend.js';
 import type { Layout } from './layout.js';
+import type { FlatKernels } from './flat-kernels.js';
 
 export type FlatRule =
   | { readonly kind: 'adam' | 'adamw'; readonly lr: number; readonly beta1: number; readonly beta2: number; readonly eps: number; readonly weightDecay: number }
@@ -41,17 +42,18 @@ export interface FlatBuffers {
 
 /**
  * Updates [from, to) of the weights. `steps[p]` is parameter p's update count including this
- * one (Adam's bias correction; SGD's first momentum step copies the gradient).
+ * one (Adam's bias correction; SGD's first momentum step copies the gradient). With `kernels`,
+ * plain Adam and plain SGD run in wasm SIMD where the buffers are in their memory (same bits).
  */
-export function flatUpdate(rule: FlatRule, layout: Layout, buf: FlatBuffers, from: number, to: number, steps: readonly number[], lr: number): void {
+export function flatUpdate(rule: FlatRule, layout: Layout, buf: FlatBuffers, from: number, to: number, steps: readonly number[], lr: number, kernels?: FlatKernels): void {
   for (const slot of layout.params) {
     const lo = Math.max(from, slot.offset);
     const hi = Math.min(to, slot.offset + slot.size);
     if (lo >= hi) continue;
     const t = steps[slot.index]!;
     const { weights: w, grads: g } = buf;
-    if (rule.kind === 'sgd') sgdRange(rule, w, g, buf.state[0], lo, hi, t, lr);
-    else adamRange(rule, w, g, buf.state[0]!, buf.state[1]!, lo, hi, t, lr);
+    if (rule.kind === 'sgd') sgdRange(rule, w, g, buf.state[0], lo, hi, t, lr, kernels);
+    else adamRange(rule, w, g, buf.state[0]!, buf.state[1]!, lo, hi, t, lr, kernels);
   }
 }
 
@@ -60,10 +62,12 @@ export function flatUpdate(rule: FlatRule, layout: Layout, buf: FlatBuffers, fro
 // arithmetic read from the buffers' fields per element. The arithmetic (and its float32 rounding
 // of the state) is unchanged.
 
-function sgdRange(rule: Extract<FlatRule, { kind: 'sgd' }>, w: Float32Array, g: Float32Array, b: Float32Array | undefined, lo: number, hi: number, t: number, lr: number): void {
+/** SGD on [lo, hi) of the flat buffers (exported for tests). */
+export function sgdRange(rule: Extract<FlatRule, { kind: 'sgd' }>, w: Float32Array, g: Float32Array, b: Float32Array | undefined, lo: number, hi: number, t: number, lr: number, kernels?: FlatKernels): void {
   const wd = rule.weightDecay;
   const mom = rule.momentum;
   if (mom === 0 || !b) {
+    if (wd === 0 && kernels?.sgd(w, g, lo, hi, lr)) return;
     for (let i = lo; i < hi; i++) w[i] = w[i]! - lr * (wd !== 0 ? g[i]! + wd * w[i]! : g[i]!);
     return;
   }
@@ -77,7 +81,8 @@ function sgdRange(rule: Extract<FlatRule, { kind: 'sgd' }>, w: Float32Array, g: 
   }
 }
 
-function adamRange(rule: Extract<FlatRule, { kind: 'adam' | 'adamw' }>, w: Float32Array, g: Float32Array, m: Float32Array, v: Float32Array, lo: number, hi: number, t: number, lr: number): void {
+/** Adam or AdamW on [lo, hi) of the flat buffers (exported for tests). */
+export function adamRange(rule: Extract<FlatRule, { kind: 'adam' | 'adamw' }>, w: Float32Array, g: Float32Array, m: Float32Array, v: Float32Array, lo: number, hi: number, t: number, lr: number, kernels?: FlatKernels): void {
   const { beta1: b1, beta2: b2, eps, weightDecay: wd } = rule;
   const c1 = 1 - b1 ** t;
   const c2 = 1 - b2 ** t;
@@ -86,7 +91,8 @@ function adamRange(rule: Extract<FlatRule, { kind: 'adam' | 'adamw' }>, w: Float
   const shrink = rule.kind === 'adamw' ? 1 - lr * wd : 1;
   const l2 = rule.kind === 'adam' ? wd : 0;
   if (l2 === 0 && shrink === 1 && t > 1) {
-    // Plain Adam after its first step, the common case: the leanest loop.
+    // Plain Adam after its first step, the common case: in wasm SIMD, else the leanest JS loop.
+    if (kernels?.adam(w, g, m, v, lo, hi, { b1, a1, b2, a2, c1, c2, lr, eps })) return;
     for (let i = lo; i < hi; i++) {
       const gi = g[i]!;
       // Stored as float32 between the steps, as the tensor optimizer's state.

@@ -4,6 +4,8 @@
  * result does not depend on which thread reduces which range, nor when.
  */
 
+import type { FlatKernels } from './flat-kernels.js';
+
 const BLOCK = 4096;
 
 export interface ReduceInput {
@@ -11,9 +13,13 @@ export interface ReduceInput {
   readonly weight: number;
 }
 
-/** out[i] = sum_r inputs[r].weight * inputs[r].data[i] for i in [from, to). */
-export function weightedSum(out: Float32Array, inputs: readonly ReduceInput[], from: number, to: number, scratch = new Float64Array(BLOCK)): void {
+/**
+ * out[i] = sum_r inputs[r].weight * inputs[r].data[i] for i in [from, to). With `kernels`, up to
+ * four inputs in their memory are summed in wasm SIMD (the same bits as the JS loop).
+ */
+export function weightedSum(out: Float32Array, inputs: readonly ReduceInput[], from: number, to: number, scratch = new Float64Array(BLOCK), kernels?: FlatKernels): void {
   if (inputs.length <= 4) {
+    if (kernels?.sum(out, inputs, from, to)) return;
     // One pass, no scratch: the same float64 sum in the same order as the blocked loop below.
     sumUpTo4(out, inputs, from, to);
     return;

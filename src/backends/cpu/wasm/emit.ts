@@ -305,6 +305,7 @@ export class Body {
   f64Sub(): this { return this.op(0xa1); }
   f64Mul(): this { return this.op(0xa2); }
   f64Div(): this { return this.op(0xa3); }
+  f64Sqrt(): this { return this.op(0x9f); }
   f64Gt(): this { return this.op(0x64); }
   f64Lt(): this { return this.op(0x63); }
   f64Ne(): this { return this.op(0x62); }
@@ -402,6 +403,7 @@ export class Body {
   f64x2Sub(): this { return this.simd(0xf1); }
   f64x2Mul(): this { return this.simd(0xf2); }
   f64x2Div(): this { return this.simd(0xf3); }
+  f64x2Sqrt(): this { return this.simd(0xef); }
   f64x2PromoteLowF32x4(): this { return this.simd(0x5f); }
   f32x4DemoteF64x2Zero(): this { return this.simd(0x5e); }
 }
