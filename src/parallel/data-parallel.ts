@@ -27,9 +27,9 @@ import { gpuInventory, withoutSelection } from './gpus.js';
 import { placeGpus, type GpuHost, type Placement } from './placement.js';
 import { checkBatch, sliceBatch, viewBatch } from './batch.js';
 import { startMain, startProcess, startThread, taskHref, type ReplicaHost } from './host.js';
-import { copyRecord, gatherParams, scatterParams, sharedBuffer } from './flat.js';
+import { allocateShared, copyRecord, gatherParams, scatterParams, sharedViews, type SharedViews } from './flat.js';
 import { assignOwners, planLayout, type Layout } from './layout.js';
-import { absoluteNow, isMessage, transferList, type Batch, type ComputedMessage, type FromReplica, type ToReplica } from './protocol.js';
+import { absoluteNow, isMessage, transferList, type Batch, type ComputedMessage, type FromReplica, type SharedBuffers, type ToReplica } from './protocol.js';
 import { chunkOf, sumOfSquares, weightedSum } from './reduce.js';
 import { flatState, loadFlatState, type FlatRule } from './flat-optimizer.js';
 import { overlapOf, type BucketEvents, type Interval, type StepTimeline } from './timeline.js';
@@ -192,7 +192,9 @@ export class DataParallel {
   private queue: Promise<unknown> = Promise.resolve();
   private stepCount: number;
   private readonly balancer: Balancer;
-  private readonly views: { grads: Float32Array[]; joined: Float32Array; weights: Float32Array; state: Float32Array[] };
+  /** The flat buffers, in one shared memory (a WebAssembly.Memory where the join runs in wasm SIMD). */
+  private readonly shared: SharedBuffers;
+  private readonly views: SharedViews;
   /**
    * Flat mode (CPU replicas in worker threads, Adam/AdamW/SGD): each reducer steps the optimizer
    * on the range it has just reduced, over the shared weights and state; no owner, no apply.
@@ -217,12 +219,8 @@ export class DataParallel {
     // others, solo (its own optimizer, nothing joined, nothing reloaded), so the optimizer stays
     // on it instead.
     const flatFits = n > 1 && devices.every((d) => d.kind !== 'wgpu') && this.balancer.core.length > 1;
-    this.views = {
-      grads: Array.from({ length: n }, () => new Float32Array(new SharedArrayBuffer(floats * 4))),
-      joined: new Float32Array(new SharedArrayBuffer(floats * 4)),
-      weights: new Float32Array(new SharedArrayBuffer(floats * 4)),
-      state: flatFits ? [0, 1].map(() => new Float32Array(new SharedArrayBuffer(floats * 4))) : [],
-    };
+    this.shared = allocateShared(n, floats, flatFits ? 2 : 0);
+    this.views = sharedViews(this.shared);
     this.active = devices.map((_, i) => i);
     // The optimizer runs on the replicas that always take shards (the balancer's core): no
     // optimizer state moves when candidates come and go.
@@ -306,16 +304,7 @@ export class DataParallel {
             options: this.options.options,
             layout: this.layout,
             record,
-            ...(shared
-              ? {
-                  shared: {
-                    grads: this.views.grads.map((v) => sharedBuffer(v)),
-                    joined: sharedBuffer(this.views.joined),
-                    weights: sharedBuffer(this.views.weights),
-                    ...(this.views.state.length > 0 ? { state: this.views.state.map((v) => sharedBuffer(v)) } : {}),
-                  },
-                }
-              : {}),
+            ...(shared ? { shared: this.shared } : {}),
             ...(state ? { optimizer: state } : {}),
             seed: (this.options.seed ?? 1) + r.index,
           };
@@ -549,7 +538,7 @@ export class DataParallel {
     const parts = Math.max(1, Math.min(reducers.length, Math.floor(b.size / 16384)));
     if (reducers.length === 0) {
       const startAt = absoluteNow();
-      weightedSum(this.views.joined, inputs.map((x) => ({ data: this.views.grads[x.replica]!, weight: x.weight })), b.offset, b.offset + b.size);
+      weightedSum(this.views.joined, inputs.map((x) => ({ data: this.views.grads[x.replica]!, weight: x.weight })), b.offset, b.offset + b.size, undefined, this.views.kernels);
       run.reducing[bucket] = 1;
       this.onReduced(run, COORDINATOR, bucket, { startAt, endAt: absoluteNow() });
       return;

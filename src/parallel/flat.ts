@@ -1,10 +1,11 @@
 /**
  * The flat buffers (gradients, joined gradients, weights): parameters' ranges gathered into one
- * array for a message and scattered back, records copied for transfer, shared views.
+ * array for a message and scattered back, records copied for transfer, the shared memory.
  */
-import { ArgumentError } from '../errors.js';
 import type { ModuleRecord } from '../nn/record.js';
 import type { Layout } from './layout.js';
+import type { SharedBuffers } from './protocol.js';
+import { FlatKernels, flatKernelsSupported } from './flat-kernels.js';
 
 /** The ranges of `params` in `src`, concatenated (what a process replica gets in a message). */
 export function gatherParams(layout: Layout, src: Float32Array, params: readonly number[]): Float32Array<ArrayBuffer> {
@@ -28,10 +29,62 @@ export function scatterParams(layout: Layout, dst: Float32Array, params: readonl
   }
 }
 
-export function sharedBuffer(v: Float32Array): SharedArrayBuffer {
-  const b = v.buffer;
-  if (!(b instanceof SharedArrayBuffer)) throw new ArgumentError('internal: a shared view without a SharedArrayBuffer', { op: 'DataParallel' });
-  return b;
+const PAGE = 65536;
+/** wasm32 addresses 4 GiB. */
+const MAX_PAGES = 65536;
+
+/** The shared buffers' views, and the join's wasm kernels on their memory where it is one. */
+export interface SharedViews {
+  readonly grads: Float32Array[];
+  readonly joined: Float32Array;
+  readonly weights: Float32Array;
+  readonly state: Float32Array[];
+  readonly kernels: FlatKernels | undefined;
+}
+
+/**
+ * Allocates the shared flat buffers (one gradient per replica, the joined gradient, the weights
+ * and `states` optimizer state buffers of `floats` each) in one memory: a WebAssembly.Memory of
+ * fixed size where the join's wasm kernels can run (they address only their own memory), else a
+ * SharedArrayBuffer.
+ */
+export function allocateShared(replicas: number, floats: number, states: number): SharedBuffers {
+  const stride = Math.ceil((floats * 4) / 16) * 16;
+  const count = replicas + 2 + states;
+  const offset = (k: number): number => k * stride;
+  const bytes = count * stride;
+  const pages = Math.max(1, Math.ceil(bytes / PAGE));
+  let memory: WebAssembly.Memory | SharedArrayBuffer | undefined;
+  if (pages <= MAX_PAGES && flatKernelsSupported()) {
+    try {
+      memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+    } catch {
+      // Refused (address space): the buffers stay plain shared memory and the join in JS.
+    }
+  }
+  memory ??= new SharedArrayBuffer(bytes);
+  return {
+    memory,
+    floats,
+    grads: Array.from({ length: replicas }, (_, r) => offset(r)),
+    joined: offset(replicas),
+    weights: offset(replicas + 1),
+    ...(states > 0 ? { state: Array.from({ length: states }, (_, k) => offset(replicas + 2 + k)) } : {}),
+  };
+}
+
+/** Views of the shared buffers (and the kernels, on a WebAssembly.Memory). */
+export function sharedViews(s: SharedBuffers): SharedViews {
+  // One buffer object for every view: the kernels check that a view's buffer is theirs.
+  const buffer = s.memory instanceof SharedArrayBuffer ? s.memory : s.memory.buffer;
+  const view = (at: number): Float32Array => new Float32Array(buffer, at, s.floats);
+  return {
+    grads: s.grads.map(view),
+    joined: view(s.joined),
+    weights: view(s.weights),
+    state: (s.state ?? []).map(view),
+    kernels: s.memory instanceof SharedArrayBuffer ? undefined : FlatKernels.on(s.memory),
+  };
 }
 
 /** A record whose buffers can be transferred to one replica. */

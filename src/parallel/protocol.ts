@@ -20,16 +20,22 @@ export type BatchArray =
 /** A batch: named arrays that share their first dim. */
 export type Batch = Readonly<Record<string, BatchArray>>;
 
-/** The buffers replicas in worker threads share with the coordinator. */
+/**
+ * The buffers replicas in worker threads share with the coordinator: float32 arrays of `floats`
+ * elements each, one after another in one shared memory, at 16-byte aligned byte offsets.
+ */
 export interface SharedBuffers {
+  /** A WebAssembly.Memory where the engine has wasm SIMD (the join's kernels address it), else a SharedArrayBuffer. */
+  readonly memory: WebAssembly.Memory | SharedArrayBuffer;
+  readonly floats: number;
   /** One flat gradient per replica (its own shard's mean gradient). */
-  readonly grads: readonly SharedArrayBuffer[];
+  readonly grads: readonly number[];
   /** The joined gradient: sum of weight_r * grads_r. */
-  readonly joined: SharedArrayBuffer;
+  readonly joined: number;
   /** The current weights, written by each parameter's owner after its step (or by the reducers, flat). */
-  readonly weights: SharedArrayBuffer;
+  readonly weights: number;
   /** Optimizer state for the flat update (CPU replicas only): two flat buffers. */
-  readonly state?: readonly SharedArrayBuffer[];
+  readonly state?: readonly number[];
 }
 
 /** How a GPU replica finds its adapter. */

@@ -22,6 +22,7 @@ import { Tensor } from '../tensor/tensor.js';
 import type { Layout } from './layout.js';
 import { absoluteNow, type ApplyMessage, type FromReplica, type InitMessage, type ReduceMessage, type StepMessage, type ToReplica } from './protocol.js';
 import { weightedSum } from './reduce.js';
+import { sharedViews, type SharedViews } from './flat.js';
 import { flatRule, flatUpdate, type FlatRule } from './flat-optimizer.js';
 import { Shard, type LossResult, type ParallelTask, type ReplicaBackend, type ReplicaContext } from './task.js';
 
@@ -32,13 +33,6 @@ export interface CoordinatorLink {
   post(message: FromReplica, transfer?: ArrayBuffer[]): void;
   /** Ends this thread or process. */
   exit(code: number): void;
-}
-
-interface Views {
-  readonly grads: Float32Array[];
-  readonly joined: Float32Array;
-  readonly weights: Float32Array;
-  readonly state: Float32Array[];
 }
 
 type Closable = ReplicaBackend & { close(): Promise<void> };
@@ -71,7 +65,7 @@ export class Replica {
   private params: Array<Param<ReplicaBackend>> = [];
   private optimizer!: Optimizer<ReplicaBackend>;
   private layout!: Layout;
-  private views: Views | undefined;
+  private views: SharedViews | undefined;
   private flat: FlatRule | undefined;
   private readonly scratch = new Float64Array(4096);
   /** Serialises the messages that change the model (steps, reloads, state). */
@@ -153,12 +147,7 @@ export class Replica {
     this.optimizer = task.optimizer(this.ctx);
     if (m.optimizer) this.optimizer.loadState(m.optimizer, this.model);
     if (m.shared) {
-      this.views = {
-        grads: m.shared.grads.map((b) => new Float32Array(b)),
-        joined: new Float32Array(m.shared.joined),
-        weights: new Float32Array(m.shared.weights),
-        state: (m.shared.state ?? []).map((b) => new Float32Array(b)),
-      };
+      this.views = sharedViews(m.shared);
       if (m.shared.state) this.flat = flatRule(this.optimizer);
     }
     const clipNorm = this.optimizer.options.clipNorm;
@@ -336,10 +325,10 @@ export class Replica {
     const views = this.views;
     if (!views) throw new ArgumentError('only replicas in worker threads reduce', { op: 'DataParallel' });
     const startAt = absoluteNow();
-    weightedSum(views.joined, m.inputs.map((x) => ({ data: views.grads[x.replica]!, weight: x.weight })), m.from, m.to, this.scratch);
+    weightedSum(views.joined, m.inputs.map((x) => ({ data: views.grads[x.replica]!, weight: x.weight })), m.from, m.to, this.scratch, views.kernels);
     if (m.update) {
       if (!this.flat) throw new ArgumentError('a flat update on a replica without a flat optimizer rule', { op: 'DataParallel' });
-      flatUpdate(this.flat, this.layout, { weights: views.weights, grads: views.joined, state: views.state }, m.from, m.to, m.update.steps, m.update.lr);
+      flatUpdate(this.flat, this.layout, { weights: views.weights, grads: views.joined, state: views.state }, m.from, m.to, m.update.steps, m.update.lr, views.kernels);
     }
     this.link.post({ type: 'reduced', step: m.step, bucket: m.bucket, startAt, endAt: absoluteNow() });
   }

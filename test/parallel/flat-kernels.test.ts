@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { FlatKernels, flatKernelsSupported } from '../../src/parallel/flat-kernels.js';
 import { adamRange, sgdRange } from '../../src/parallel/flat-optimizer.js';
 import { weightedSum } from '../../src/parallel/reduce.js';
+import { allocateShared, sharedViews } from '../../src/parallel/flat.js';
 
 const supported = flatKernelsSupported();
 const memory = new WebAssembly.Memory({ initial: 64, maximum: 64, shared: true });
@@ -132,5 +133,27 @@ describe.skipIf(!supported)('flat kernels (wasm SIMD)', () => {
         expect(Math.abs(w2[i]! - w)).toBeLessThanOrEqual(Math.abs(w) * 2 ** -24 + 1e-30);
       }
     }
+  });
+});
+
+describe('the shared flat buffers', () => {
+  test('one memory, 16-byte aligned buffers that do not overlap; the kernels run on every view where wasm SIMD is', () => {
+    const shared = allocateShared(3, 1001, 2);
+    const views = sharedViews(shared);
+    const all = [...views.grads, views.joined, views.weights, ...views.state];
+    expect(all).toHaveLength(7);
+    all.forEach((v, k) => {
+      expect(v.length).toBe(1001);
+      expect(v.byteOffset % 16).toBe(0);
+      if (k > 0) expect(v.byteOffset).toBeGreaterThanOrEqual(all[k - 1]!.byteOffset + 4 * 1001);
+      expect(v.buffer).toBe(all[0]!.buffer);
+    });
+    expect(shared.memory instanceof SharedArrayBuffer).toBe(!supported);
+    if (!supported) return;
+    for (const v of views.grads) v.fill(3);
+    expect(views.kernels!.sum(views.joined, views.grads.map((data) => ({ data, weight: 1 / 3 })), 1, 1000)).toBe(true);
+    expect([views.joined[0], views.joined[1], views.joined[999], views.joined[1000]]).toEqual([0, 3, 3, 0]);
+    expect(views.kernels!.sgd(views.weights, views.joined, 0, 1001, 0.5)).toBe(true);
+    expect(views.weights[500]).toBe(views.joined[500]! === 3 ? -1.5 : NaN);
   });
 });
