@@ -84,12 +84,12 @@ function emitSum(m: ModuleBuilder, k: number): void {
 function emitAdam(m: ModuleBuilder): void {
   m.func('adam', [I, I, I, I, I, F, F, F, F, F, F, F, F], [], (f, [w, g, mm, vv, n, b1, a1, b2, a2, c1, c2, lr, eps]) => {
     const i = f.local(I);
-    const s = [b1, a1, b2, a2, c1, c2, lr, eps].map((c) => {
+    const splat = (c: Local): Local => {
       const l = f.local(V);
       f.get(c).f64x2Splat().set(l);
       return l;
-    });
-    const [B1, A1, B2, A2, C1, C2, LR, EPS] = s as [Local, Local, Local, Local, Local, Local, Local, Local];
+    };
+    const [B1, A1, B2, A2, C1, C2, LR, EPS] = [splat(b1), splat(a1), splat(b2), splat(a2), splat(c1), splat(c2), splat(lr), splat(eps)];
     const [xw, xg, xm, xv] = [f.local(V), f.local(V), f.local(V), f.local(V)];
     const mh = [f.local(V), f.local(V)];
     const vh = [f.local(V), f.local(V)];
