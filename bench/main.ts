@@ -21,6 +21,7 @@ const BENCHES: Record<string, string> = {
   placement: "auto-placement: four workloads on each device, by hand, 'auto' and 'trace'; time to place a 1,000-op graph",
   wgsl: 'generated WGSL of the fused GELU and of add (no GPU needed; --n <elements>)',
   parallel: 'data-parallel MLP training: CPU replicas 1/2/4/8, the GPU with CPU replicas, a step timeline',
+  'parallel-join': 'the join\'s loops, JS beside wasm SIMD: weighted sum of 4 gradients and plain Adam (--n 100000), memcpy for scale',
   'tensor-cores': "tensor-core matmul: error of each float32 precision against float64, TFLOP/s beside torch f16 and fp32",
   float16: 'float16: matmul float32 vs float16, MLP training step f32 vs f16-mixed (--cpu for the CPU backend, --small for lavapipe)',
 };
