@@ -8,6 +8,7 @@
  */
 import { ModuleBuilder, type Body, type Local } from '../backends/cpu/wasm/emit.js';
 import { wasmSimdSupported } from '../backends/cpu/wasm/module.js';
+import { ArgumentError } from '../errors.js';
 
 const I = 'i32' as const;
 const F = 'f64' as const;
@@ -189,13 +190,12 @@ export function flatKernelBytes(): Uint8Array<ArrayBuffer> {
 }
 
 type Fn = (...args: number[]) => void;
-const NAMES = ['sum1', 'sum2', 'sum3', 'sum4', 'adam', 'sgd'] as const;
-type Exports = Record<(typeof NAMES)[number], Fn>;
+type Exports = Record<'sum1' | 'sum2' | 'sum3' | 'sum4' | 'adam' | 'sgd', Fn>;
 
 function exportsOf(instance: WebAssembly.Instance): Exports {
   const get = (name: string): Fn => {
     const fn = instance.exports[name];
-    if (typeof fn !== 'function') throw new Error(`internal: the flat kernels do not export ${name}`);
+    if (typeof fn !== 'function') throw new ArgumentError(`internal: the join's wasm kernels do not export ${name}`, { op: 'DataParallel' });
     // A wasm export of the module above: numbers in, nothing out.
     return fn as Fn;
   };
@@ -244,11 +244,10 @@ export class FlatKernels {
 
   /** out[i] = sum_r inputs[r].weight * inputs[r].data[i], i in [from, to), for 1 to 4 inputs. */
   sum(out: Float32Array, inputs: readonly SumInput[], from: number, to: number): boolean {
-    const k = inputs.length;
-    if (k < 1 || k > 4 || to <= from || !this.has(out) || !inputs.every((x) => this.has(x.data))) return false;
-    const at = (a: Float32Array): number => a.byteOffset + 4 * from;
+    const [a, b, c, d] = inputs;
+    if (!a || inputs.length > 4 || to <= from || !this.has(out) || !inputs.every((x) => this.has(x.data))) return false;
+    const at = (x: Float32Array): number => x.byteOffset + 4 * from;
     const n = to - from;
-    const [a, b, c, d] = inputs as readonly [SumInput, SumInput?, SumInput?, SumInput?];
     if (!b) this.x.sum1(at(out), at(a.data), a.weight, n);
     else if (!c) this.x.sum2(at(out), at(a.data), a.weight, at(b.data), b.weight, n);
     else if (!d) this.x.sum3(at(out), at(a.data), a.weight, at(b.data), b.weight, at(c.data), c.weight, n);
