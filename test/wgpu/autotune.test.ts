@@ -35,6 +35,24 @@ describe('Autotuner', () => {
     expect(tried.length).toBe(4);
   });
 
+  test('every variant is prepared (its kernel compiled) before the first is timed; a failed preparation still gets its trial', async () => {
+    const t = new Autotuner(true);
+    const calls: string[] = [];
+    const prepare = (v: string): Promise<void> => {
+      calls.push(`prepare ${v}`);
+      return v === 'c' ? Promise.reject(new Error('no compile')) : Promise.resolve();
+    };
+    const trial = (v: string): Promise<number | undefined> => {
+      calls.push(`time ${v}`);
+      return Promise.resolve({ a: 3, b: 2, c: undefined, d: 1 }[v]);
+    };
+    t.choose('k', ['a', 'b', 'c', 'd'], (v) => v, 'b', trial, prepare);
+    await t.idle();
+    // The fallback first, then the others in order; all preparations before any timing.
+    expect(calls).toEqual(['prepare b', 'prepare a', 'prepare c', 'prepare d', 'time b', 'time a', 'time c', 'time d']);
+    expect(t.lookup('k')).toBe('d');
+  });
+
   test('a failing or throwing variant never wins; nothing measured keeps the fallback', async () => {
     const t = new Autotuner(true);
     t.choose('x', ['a', 'b'], (v) => v, 'a', (v) => (v === 'a' ? Promise.resolve(undefined) : Promise.reject(new Error('no'))));

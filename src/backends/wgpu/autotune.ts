@@ -72,6 +72,8 @@ export function fileStore(file: string): TuneStore {
 
 /** How one variant is timed: milliseconds per run, or undefined where it cannot run here. */
 export type Trial<T> = (variant: T) => Promise<number | undefined>;
+/** Gets a variant ready to be timed (its kernel compiled); resolves when it is. */
+export type Prepare<T> = (variant: T) => Promise<void>;
 
 export class Autotuner {
   private readonly best = new Map<string, string>();
@@ -105,7 +107,7 @@ export class Autotuner {
    * The variant to run now for `bucket`: the tuned one, else `fallback` (and, the first time,
    * tuning starts in the background). Variants are named by `key`.
    */
-  choose<T>(bucket: string, variants: readonly T[], key: (v: T) => string, fallback: T, trial: Trial<T>): T {
+  choose<T>(bucket: string, variants: readonly T[], key: (v: T) => string, fallback: T, trial: Trial<T>, prepare?: Prepare<T>): T {
     const tuned = this.best.get(bucket);
     if (tuned !== undefined) {
       const v = variants.find((x) => key(x) === tuned);
@@ -113,17 +115,20 @@ export class Autotuner {
     }
     if (this.enabled && !this.started.has(bucket) && variants.length > 1) {
       this.started.add(bucket);
-      this.jobs = this.jobs.then(() => this.tune(bucket, variants, key, fallback, trial));
+      this.jobs = this.jobs.then(() => this.tune(bucket, variants, key, fallback, trial, prepare));
     }
     return fallback;
   }
 
-  private async tune<T>(bucket: string, variants: readonly T[], key: (v: T) => string, fallback: T, trial: Trial<T>): Promise<void> {
-    const t0 = performance.now();
+  private async tune<T>(bucket: string, variants: readonly T[], key: (v: T) => string, fallback: T, trial: Trial<T>, prepare?: Prepare<T>): Promise<void> {
     let bestKey = key(fallback);
     let bestMs = Infinity;
     // The fallback first: if the budget runs out, the measured ones still decide fairly.
     const order = [fallback, ...variants.filter((v) => key(v) !== key(fallback))];
+    // Every variant's kernel compiles first, side by side: the budget is for measuring (a compile
+    // can take longer than the whole budget, and would leave most variants untried).
+    if (prepare) await Promise.all(order.map((v) => prepare(v).catch(() => undefined)));
+    const t0 = performance.now();
     for (const v of order) {
       if (this.closed || performance.now() - t0 > BUCKET_BUDGET_MS) break;
       let ms: number | undefined;

@@ -107,6 +107,8 @@ export class GpuContext {
   private readonly byKey = new Map<string, Pipeline>();
   /** Pipelines the autotuner compiled for its trials, by source, until an op uses one (bounded). */
   private readonly tried = new Map<string, Pipeline>();
+  /** Trial compiles under way, by source. */
+  private readonly compiling = new Map<string, Promise<void>>();
   /** Programs by key, for kernels whose program objects are costly to make per dispatch (reductions). */
   private readonly programs = new Map<string, Program>();
   /** Programs found by a walk over their structure, without a key string per dispatch (fused elementwise kernels). */
@@ -569,6 +571,50 @@ export class GpuContext {
   }
 
   /**
+   * Compiles `program` for the autotuner's trials, off the JavaScript thread: the pipeline is the
+   * op path's own (same layout), so the winner is not compiled again when an op first runs it. A
+   * synchronous compile took about 0.4 s per kernel on an H200 and stalled every op meanwhile;
+   * asynchronous ones also run side by side (the tuner starts a bucket's variants at once).
+   * Resolves when done (failures leave nothing: the trial then measures nothing).
+   */
+  compileForTrial(program: Program): Promise<void> {
+    if (this.closing || this.lost) return Promise.resolve();
+    const source = program.source();
+    if (this.pipelines.has(source) || this.tried.has(source)) return Promise.resolve();
+    const running = this.compiling.get(source);
+    if (running) return running;
+    const device = this.device;
+    const layout = this.layoutFor(program);
+    device.pushErrorScope('validation');
+    let module: GPUShaderModule | undefined;
+    try {
+      module = device.createShaderModule({ code: source, label: `${program.key} (autotune)` });
+    } catch {
+      module = undefined;
+    }
+    const scope = device.popErrorScope();
+    const done = (async (): Promise<void> => {
+      try {
+        if (!module || (await scope) !== null) return;
+        const pipeline = await device.createComputePipelineAsync({
+          layout: device.createPipelineLayout({ bindGroupLayouts: [layout.layout] }),
+          compute: { module, entryPoint: 'main' },
+          label: program.key,
+        });
+        if (this.closing || this.lost) return;
+        if (this.tried.size >= TRIED_PIPELINES) dropOldest(this.tried, TRIED_PIPELINES / 4);
+        this.tried.set(source, { pipeline, layout: layout.layout, layoutId: layout.id });
+      } catch {
+        // Does not compile here: the trial measures nothing.
+      } finally {
+        this.compiling.delete(source);
+      }
+    })();
+    this.compiling.set(source, done);
+    return done;
+  }
+
+  /**
    * Times `program` outside the op stream, on fresh buffers of `sizes` bytes: milliseconds per
    * dispatch (GPU timestamps where the device has them), or undefined where it does not compile
    * or run. For the autotuner: its failures never reach an op. Each group of device calls runs
@@ -592,29 +638,12 @@ export class GpuContext {
       const m = device.popErrorScope();
       return { value, failed: Promise.all([v, m]).then(([a, b]) => threw || a !== null || b !== null, () => true) };
     };
-    // The pipeline is the op path's own (same layout), compiled off this thread: a synchronous
-    // compile would stall every op queued meanwhile (tens of ms per kernel on some drivers). The
-    // winner is then not compiled again when an op first runs it.
     const source = program.source();
     let pipe = this.pipelines.get(source) ?? this.tried.get(source);
     if (!pipe) {
-      const layout = this.layoutFor(program);
-      const module = scoped(() => device.createShaderModule({ code: source, label: `${program.key} (autotune)` }));
-      if (!module.value || (await module.failed)) return undefined;
-      let pipeline: GPUComputePipeline;
-      try {
-        pipeline = await device.createComputePipelineAsync({
-          layout: device.createPipelineLayout({ bindGroupLayouts: [layout.layout] }),
-          compute: { module: module.value, entryPoint: 'main' },
-          label: program.key,
-        });
-      } catch {
-        return undefined;
-      }
-      if (this.closing || this.lost) return undefined;
-      pipe = { pipeline, layout: layout.layout, layoutId: layout.id };
-      if (this.tried.size >= TRIED_PIPELINES) dropOldest(this.tried, TRIED_PIPELINES / 4);
-      this.tried.set(source, pipe);
+      await this.compileForTrial(program);
+      pipe = this.pipelines.get(source) ?? this.tried.get(source);
+      if (!pipe || this.closing || this.lost) return undefined;
     }
     const chosen = pipe;
     const made = scoped(() => {

@@ -126,7 +126,7 @@ export function encodeTcMatmul(
       const [gx, gy] = groupsFor(c);
       if (gx > limit || gy > limit) return Promise.resolve(undefined);
       return timeOnScratch(ctx, programFor(c), [a, b, out], paramsFor(0), [gx, gy, Math.min(limit, batches)]);
-    });
+    }, (c) => ctx.compileForTrial(programFor(c)));
   const program = programFor(t);
   const [gx, gy] = groupsFor(t);
   if (gx > limit || gy > limit) throw new KernelError(`a ${M} x ${N} output needs more than ${limit} workgroups per dimension`, { op: 'matmul', shapes: [a.shape, b.shape] });

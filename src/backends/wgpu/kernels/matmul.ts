@@ -86,6 +86,7 @@ export function encodeMatmul(ctx: GpuContext, config: MatmulConfig, a: RawStorag
             if (gx > limit || gy > limit) return Promise.resolve(undefined);
             return timeOnScratch(ctx, programFor(t), [a, b, out], paramsFor(0), [gx, gy, Math.min(limit, batches)]);
           },
+          (t) => ctx.compileForTrial(programFor(t)),
         ));
   const program = programFor(tile);
   const [gx, gy] = groupsFor(tile);
