@@ -305,11 +305,7 @@ export class GpuContext {
       this.openBatch(); // compile errors land in the batch's error scope
       const module = this.device.createShaderModule({ code: source, label: program.key });
       this.opCompiles++;
-      const pipeline = this.device.createComputePipeline({
-        layout: this.device.createPipelineLayout({ bindGroupLayouts: [layout.layout] }),
-        compute: { module, entryPoint: 'main' },
-        label: program.key,
-      });
+      const pipeline = this.device.createComputePipeline(this.pipelineDescriptor(program, module, layout.layout));
       p = { pipeline, layout: layout.layout, layoutId: layout.id };
     }
     this.pipelines.set(source, p);
@@ -333,6 +329,32 @@ export class GpuContext {
       this.layouts.set(sig, layout);
     }
     return layout;
+  }
+
+  /** The one pipeline a program compiles to, on the op path and for the autotuner's trials alike. */
+  private pipelineDescriptor(program: Program, module: GPUShaderModule, layout: GPUBindGroupLayout): GPUComputePipelineDescriptor {
+    return { layout: this.device.createPipelineLayout({ bindGroupLayouts: [layout] }), compute: { module, entryPoint: 'main' }, label: program.key };
+  }
+
+  /**
+   * Runs device calls inside their own error scopes, synchronously (so an op batch's scopes, a
+   * stack shared with this device, are never popped out of order); `failed` says whether they
+   * threw or raised a validation or out-of-memory error.
+   */
+  private scoped<T>(fn: () => T): { value: T | undefined; failed: Promise<boolean> } {
+    const device = this.device;
+    device.pushErrorScope('out-of-memory');
+    device.pushErrorScope('validation');
+    let value: T | undefined;
+    let threw = false;
+    try {
+      value = fn();
+    } catch {
+      threw = true;
+    }
+    const v = device.popErrorScope();
+    const m = device.popErrorScope();
+    return { value, failed: Promise.all([v, m]).then(([a, b]) => threw || a !== null || b !== null, () => true) };
   }
 
   /** Encodes one dispatch; `buffers` match the program's bindings. */
@@ -583,24 +605,13 @@ export class GpuContext {
     if (this.pipelines.has(source) || this.tried.has(source)) return Promise.resolve();
     const running = this.compiling.get(source);
     if (running) return running;
-    const device = this.device;
     const layout = this.layoutFor(program);
-    device.pushErrorScope('validation');
-    let module: GPUShaderModule | undefined;
-    try {
-      module = device.createShaderModule({ code: source, label: `${program.key} (autotune)` });
-    } catch {
-      module = undefined;
-    }
-    const scope = device.popErrorScope();
+    const made = this.scoped(() => this.device.createShaderModule({ code: source, label: `${program.key} (autotune)` }));
     const done = (async (): Promise<void> => {
       try {
-        if (!module || (await scope) !== null) return;
-        const pipeline = await device.createComputePipelineAsync({
-          layout: device.createPipelineLayout({ bindGroupLayouts: [layout.layout] }),
-          compute: { module, entryPoint: 'main' },
-          label: program.key,
-        });
+        const module = made.value;
+        if (!module || (await made.failed)) return;
+        const pipeline = await this.device.createComputePipelineAsync(this.pipelineDescriptor(program, module, layout.layout));
         if (this.closing || this.lost) return;
         if (this.tried.size >= TRIED_PIPELINES) dropOldest(this.tried, TRIED_PIPELINES / 4);
         this.tried.set(source, { pipeline, layout: layout.layout, layoutId: layout.id });
@@ -624,29 +635,11 @@ export class GpuContext {
   async timeProgram(program: Program, sizes: readonly number[], params: Params, groups: readonly [number, number, number]): Promise<number | undefined> {
     if (this.closing || this.lost) return undefined;
     const device = this.device;
-    const scoped = <T>(fn: () => T): { value: T | undefined; failed: Promise<boolean> } => {
-      device.pushErrorScope('out-of-memory');
-      device.pushErrorScope('validation');
-      let value: T | undefined;
-      let threw = false;
-      try {
-        value = fn();
-      } catch {
-        threw = true;
-      }
-      const v = device.popErrorScope();
-      const m = device.popErrorScope();
-      return { value, failed: Promise.all([v, m]).then(([a, b]) => threw || a !== null || b !== null, () => true) };
-    };
+    await this.compileForTrial(program);
     const source = program.source();
-    let pipe = this.pipelines.get(source) ?? this.tried.get(source);
-    if (!pipe) {
-      await this.compileForTrial(program);
-      pipe = this.pipelines.get(source) ?? this.tried.get(source);
-      if (!pipe || this.closing || this.lost) return undefined;
-    }
-    const chosen = pipe;
-    const made = scoped(() => {
+    const chosen = this.pipelines.get(source) ?? this.tried.get(source);
+    if (!chosen || this.closing || this.lost) return undefined;
+    const made = this.scoped(() => {
       const buffers = sizes.map((size) => device.createBuffer({ size: Math.max(16, Math.ceil(size / 4) * 4), usage: BufferUsage.STORAGE }));
       const uniform = device.createBuffer({ size: PARAM_BYTES, usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST });
       const words = new Uint32Array(PARAM_WORDS);
@@ -676,7 +669,7 @@ export class GpuContext {
     }
     const run = async (reps: number): Promise<number | undefined> => {
       if (this.closing) return undefined;
-      const submitted = scoped(() => {
+      const submitted = this.scoped(() => {
         const enc = device.createCommandEncoder();
         const pass = enc.beginComputePass(r.query ? { timestampWrites: { querySet: r.query, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } } : {});
         pass.setPipeline(r.pipeline);
