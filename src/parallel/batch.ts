@@ -50,3 +50,39 @@ export function viewBatch(batch: Batch, from: number, to: number): Batch {
 export function sliceBatch(batch: Batch, from: number, to: number): Batch {
   return rowsOf(batch, from, to, true);
 }
+
+/**
+ * The global batch copied into shared memory that the replicas in worker threads read in place:
+ * one copy per step instead of one per replica, into buffers kept from step to step (a fresh
+ * buffer costs a page fault per 4 KiB on first touch). A step's replicas have made their input
+ * tensors (copies) before the step ends, so the next step may overwrite the buffers.
+ */
+export class SharedBatch {
+  private readonly buffers = new Map<string, SharedArrayBuffer>();
+
+  stage(batch: Batch): Batch {
+    const out: Record<string, BatchArray> = {};
+    for (const [name, a] of Object.entries(batch)) {
+      let sab = this.buffers.get(name);
+      if (!sab || sab.byteLength < a.data.byteLength) {
+        sab = new SharedArrayBuffer(Math.max(16, a.data.byteLength));
+        this.buffers.set(name, sab);
+      }
+      // One branch per element type (see rowsOf).
+      if (a.data instanceof Float32Array) {
+        const v = new Float32Array(sab, 0, a.data.length);
+        v.set(a.data);
+        out[name] = { data: v, shape: a.shape };
+      } else if (a.data instanceof Int32Array) {
+        const v = new Int32Array(sab, 0, a.data.length);
+        v.set(a.data);
+        out[name] = { data: v, shape: a.shape };
+      } else {
+        const v = new Uint8Array(sab, 0, a.data.length);
+        v.set(a.data);
+        out[name] = { data: v, shape: a.shape };
+      }
+    }
+    return out;
+  }
+}

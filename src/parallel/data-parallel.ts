@@ -25,7 +25,7 @@ import { parseDevices, type ReplicaDevice } from './devices.js';
 import { ReplicaError } from './errors.js';
 import { gpuInventory, withoutSelection } from './gpus.js';
 import { placeGpus, type GpuHost, type Placement } from './placement.js';
-import { checkBatch, sliceBatch, viewBatch } from './batch.js';
+import { checkBatch, SharedBatch, sliceBatch, viewBatch } from './batch.js';
 import { startMain, startProcess, startThread, taskHref, type ReplicaHost } from './host.js';
 import { allocateShared, copyRecord, gatherParams, scatterParams, sharedViews, type SharedViews } from './flat.js';
 import { assignOwners, planLayout, type Layout } from './layout.js';
@@ -201,6 +201,7 @@ export class DataParallel {
    */
   private flat: { rule: FlatRule; steps: number[] } | undefined;
   private clipNorm: number | undefined;
+  private readonly batchCopy = new SharedBatch();
   private readonly notice: (message: string) => void;
 
   private constructor(
@@ -442,21 +443,18 @@ export class DataParallel {
         }, this.options.timeoutMs);
       }
       let from = 0;
+      // Replicas in worker threads read their rows of one shared copy of the batch.
+      const staged = active.some((i) => this.replicas[i]!.host.kind === 'thread' && plan.shards[i]! > 0) ? this.batchCopy.stage(batch) : undefined;
       for (const i of active) {
         const n = plan.shards[i]!;
         const rep = this.replicas[i]!;
-        // The calling thread's replica reads the caller's arrays in place; others get copies.
-        const inputs = rep.host.kind === 'main' ? viewBatch(batch, from, from + n) : sliceBatch(batch, from, from + n);
+        // The calling thread's replica reads the caller's arrays in place; a process gets copies.
+        const inputs = rep.host.kind === 'main' ? viewBatch(batch, from, from + n) : staged && rep.host.kind === 'thread' ? viewBatch(staged, from, from + n) : sliceBatch(batch, from, from + n);
         from += n;
         const reload = reloads.get(i) ?? [];
         const shared = rep.host.kind !== 'process';
         const weights = !shared && reload.length > 0 ? gatherParams(this.layout, this.views.weights, reload) : undefined;
-        this.send(
-          r,
-          rep,
-          { type: 'step', step, size: n, inputs, ...(lr !== undefined ? { lr } : {}), solo, reload, ...(weights ? { weights } : {}) },
-          rep.host.kind === 'thread' ? transferList(Object.values(inputs).map((a) => a.data)) : [],
-        );
+        this.send(r, rep, { type: 'step', step, size: n, inputs, ...(lr !== undefined ? { lr } : {}), solo, reload, ...(weights ? { weights } : {}) });
         r.traffic[i]!.reloaded += reload.length;
         for (const p of reload) rep.loaded[p] = this.version[p]!;
       }
@@ -557,7 +555,11 @@ export class DataParallel {
     run.reducedBuckets++;
     if (this.flat) {
       // The reducers have updated the bucket's weights in place: every replica reloads them.
-      for (const p of this.layout.buckets[bucket]!.params) this.version[p]!++;
+      const params = this.layout.buckets[bucket]!.params;
+      for (const p of params) this.version[p]!++;
+      // While later buckets are still being made, the replicas take these weights at once (their
+      // threads wait on backward's kernels meanwhile), so the next step reloads only the last ones.
+      if (run.reducedBuckets < this.layout.buckets.length) this.reloadNow(run, params);
       run.appliedBuckets++;
       this.maybeFinish(run);
       return;
@@ -572,6 +574,17 @@ export class DataParallel {
     const scale = Math.min(1, this.clipNorm / (norm + 1e-6));
     run.clipped = scale < 1;
     for (const b of this.layout.buckets) this.startApply(run, b.index, scale);
+  }
+
+  /** Tells the active replicas in worker threads to load `params` from the shared weights now. */
+  private reloadNow(run: Run, params: readonly number[]): void {
+    for (const i of run.active) {
+      const rep = this.replicas[i]!;
+      if (rep.host.kind !== 'thread' || !rep.alive) continue;
+      this.send(run, rep, { type: 'reload', params });
+      run.traffic[i]!.reloaded += params.length;
+      for (const p of params) rep.loaded[p] = this.version[p]!;
+    }
   }
 
   private startApply(run: Run, bucket: number, scale: number): void {

@@ -112,6 +112,8 @@ export type ToReplica =
   | ReduceMessage
   | ApplyMessage
   | { readonly type: 'publish'; readonly params: readonly number[] }
+  /** Shared memory: these parameters' new weights are in the shared buffer; take them now (mid-step), not at the next step. */
+  | { readonly type: 'reload'; readonly params: readonly number[] }
   | { readonly type: 'get-state'; readonly params: readonly number[] }
   | { readonly type: 'set-state'; readonly record: OptimizerRecord }
   | { readonly type: 'close' };

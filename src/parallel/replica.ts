@@ -95,6 +95,8 @@ export class Replica {
           return this.apply(message);
         case 'publish':
           return this.publish(message.params);
+        case 'reload':
+          return this.reload(message.params);
         case 'get-state':
           return this.getState(message.params);
         case 'set-state':
@@ -107,7 +109,7 @@ export class Replica {
     // gradients are joined) run while the step still waits on later buckets: that is the overlap.
     // An update waits for the step's reload; everything else runs in arrival order.
     let task: Promise<void>;
-    if (message.type === 'reduce') task = run();
+    if (message.type === 'reduce' || message.type === 'reload') task = run();
     else if (message.type === 'apply') task = this.reloaded.then(run);
     else {
       if (message.type === 'step') this.reloaded = new Promise((resolve) => (this.reloadDone = resolve));
@@ -186,16 +188,21 @@ export class Replica {
     return { inner: gpu, describe: `autodiff<wgpu> on ${adapter.device || adapter.description}`, adapter, tuned: () => gpu.autotuned() };
   }
 
-  private reload(m: StepMessage): void {
-    if (m.reload.length === 0) return;
+  /**
+   * Loads new weights into the model: a step's message lists what changed since this replica last
+   * loaded (a process replica gets the values with it), a 'reload' message what the reducers have
+   * just updated in shared memory. Ops already recorded keep the values they were given.
+   */
+  private reload(list: readonly number[], weights?: Float32Array): void {
+    if (list.length === 0) return;
     let at = 0;
     noGrad(() => {
-      for (const i of m.reload) {
+      for (const i of list) {
         const slot = this.layout.params[i]!;
         const p = this.params[i]!;
         let src: Float32Array;
-        if (m.weights) {
-          src = m.weights.subarray(at, at + slot.size);
+        if (weights) {
+          src = weights.subarray(at, at + slot.size);
           at += slot.size;
         } else if (this.views) src = this.views.weights.subarray(slot.offset, slot.offset + slot.size);
         else throw new ArgumentError('a reload without weights', { op: 'DataParallel' });
@@ -207,7 +214,7 @@ export class Replica {
   private async step(m: StepMessage): Promise<void> {
     const reloadAt = absoluteNow();
     try {
-      this.reload(m);
+      this.reload(m.reload, m.weights);
     } finally {
       this.reloadDone();
     }
