@@ -55,12 +55,15 @@ export function sliceBatch(batch: Batch, from: number, to: number): Batch {
  * The global batch copied into shared memory that the replicas in worker threads read in place:
  * one copy per step instead of one per replica, into buffers kept from step to step (a fresh
  * buffer costs a page fault per 4 KiB on first touch). A step's replicas have made their input
- * tensors (copies) before the step ends, so the next step may overwrite the buffers.
+ * tensors (copies) before the step ends, so the next step may overwrite the buffers. A batch whose
+ * arrays are in SharedArrayBuffers already is not copied at all.
  */
 export class SharedBatch {
   private readonly buffers = new Map<string, SharedArrayBuffer>();
 
   stage(batch: Batch): Batch {
+    // Arrays in shared memory already (a loader that fills SharedArrayBuffers): read in place.
+    if (Object.values(batch).every((a) => a.data.buffer instanceof SharedArrayBuffer)) return batch;
     const out: Record<string, BatchArray> = {};
     for (const [name, a] of Object.entries(batch)) {
       let sab = this.buffers.get(name);

@@ -30,4 +30,18 @@ describe('SharedBatch', () => {
     expect(c['x']!.data.buffer.byteLength).toBeGreaterThanOrEqual(160);
     expect(Array.from(c['x']!.data)).toEqual(Array.from(x3));
   });
+
+  test('a batch in shared memory already is read in place, not copied', () => {
+    const staging = new SharedBatch();
+    const x = new Float32Array(new SharedArrayBuffer(32));
+    x.set([1, 2, 3, 4, 5, 6, 7, 8]);
+    const y = new Int32Array(new SharedArrayBuffer(8));
+    const batch = { x: { data: x, shape: [2, 4] }, y: { data: y, shape: [2] } };
+    expect(staging.stage(batch)).toBe(batch);
+    // One plain array among shared ones: the whole batch is staged.
+    const mixed = { x: { data: x, shape: [2, 4] }, y: { data: Int32Array.from([1, 2]), shape: [2] } };
+    const staged = staging.stage(mixed);
+    expect(staged['x']!.data).not.toBe(x);
+    expect(Array.from(staged['x']!.data)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
 });
