@@ -9,7 +9,6 @@ import { Autodiff } from '../autodiff/autodiff.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import type { Backend } from '../backends/backend.js';
 import { Cpu } from '../backends/cpu/backend.js';
-import type { CpuExecutor } from '../backends/cpu/executor.js';
 import { ArgumentError, DeviceError } from '../errors.js';
 import { tidy } from '../memory/tidy.js';
 import type { Module } from '../nn/module.js';
@@ -79,12 +78,6 @@ export class Replica {
    * trials that step's matmuls start would otherwise stall later steps, and the balancer's timings.
    */
   private untuned: (() => Promise<unknown>) | undefined;
-  /**
-   * A replica computing on one pool thread: its forward runs on this thread instead (nothing is
-   * handed over during forward; each op offloaded costs a round trip, and its operands and result
-   * cross cores), its backward on the pool thread, leaving this one free for the hand-over.
-   */
-  private offloading: CpuExecutor | undefined;
 
   constructor(private readonly link: CoordinatorLink) {}
 
@@ -177,7 +170,6 @@ export class Replica {
       const threads = m.device.kind === 'cpu' ? m.cpuThreads : m.workerPoolThreads;
       if (threads === 0) return { inner: new Cpu({ threads: 0, runtime: Runtime.default }), describe: 'autodiff<cpu>, on its own thread' };
       const cpu = new Cpu({ threads, offload: true, runtime: Runtime.default });
-      if (threads === 1) this.offloading = cpu.exec;
       return { inner: cpu, describe: `autodiff<cpu>, ${threads} pool thread${threads === 1 ? '' : 's'}` };
     }
     const { Wgpu } = await import('../backends/wgpu/backend.js');
@@ -247,15 +239,7 @@ export class Replica {
     });
     try {
       const shard = new Shard(this.backend, this.ctx.device, m.inputs, m.size);
-      const exec = this.offloading;
-      if (exec) exec.offload = false;
-      let parts: ReturnType<typeof lossParts>;
-      try {
-        parts = tidy(() => lossParts(this.task.loss(this.model, shard, this.ctx)));
-      } finally {
-        if (exec) exec.offload = true;
-      }
-      const { loss, metrics } = parts;
+      const { loss, metrics } = tidy(() => lossParts(this.task.loss(this.model, shard, this.ctx)));
       const backwardAt = absoluteNow();
       backwardFrom = clock.now();
       const grads = loss.backward();

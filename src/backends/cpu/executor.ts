@@ -65,15 +65,7 @@ export class CpuExecutor implements Executor<CpuStorage> {
     readonly deviceKey: string = 'cpu',
   ) {
     this.kernelFor = options.kernels ?? kernelsFor('js');
-    this.offload = options.offload === true;
   }
-
-  /**
-   * Whether an op goes to a single free worker (see `CpuExecutorOptions.offload`). It may change
-   * between ops: a data-parallel replica runs its forward here, on its own thread (nothing to hand
-   * over yet, and no round trip per op), and offloads backward to stay free for the hand-over.
-   */
-  offload: boolean;
 
   private fresh(meta: OpRecord['outputs'][number]): CpuStorage {
     const n = numel(meta.shape);
@@ -131,7 +123,7 @@ export class CpuExecutor implements Executor<CpuStorage> {
     // Never queue behind busy workers: Piscina dispatches queued tasks only from this thread's
     // event loop, which a long synchronous loop starves. Use the free workers, else run here.
     const parts = Math.min(this.pool.size - this.pool.outstanding, units);
-    if (options.sync || parts < (this.offload ? 1 : 2) || kernel.cost(record) < this.options.inlineThreshold) {
+    if (options.sync || parts < (this.options.offload ? 1 : 2) || kernel.cost(record) < this.options.inlineThreshold) {
       try {
         if (units > 0) kernel.run(record, inViews, outViews, 0, units);
       } catch (e) {
