@@ -152,6 +152,55 @@ async function timeParallel(devices: string, batch: Batch, warm: number, steps: 
   }
 }
 
+/**
+ * CPU-only scaling, measured side by side: every configuration's DataParallel is started first
+ * and warmed up, then the timed steps run in interleaved rounds (each round led in by one untimed
+ * step of its own), so that a slow or fast stretch of the machine falls on every configuration
+ * alike rather than on whichever ran then. Idle replicas wait on their event loops (no CPU).
+ */
+async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Partial<DataParallelOptions<MnistTaskOptions>> }>, batch: Batch, warm: number, steps: number, rounds: number): Promise<Timed[]> {
+  const runs = [];
+  try {
+    for (const c of configs) {
+      const dp = await DataParallel.create<MnistTaskOptions>({ task: TASK, module: await initialRecord(), devices: c.devices, options: { sizes: SIZES, lr: LR }, onNotice: () => undefined, ...c.extra });
+      runs.push({ dp, walls: [] as number[], phases: [] as Phases[], solo: 0, last: undefined as StepResult | undefined });
+      for (let s = 0; s < warm; s++) await dp.step(batch);
+    }
+    const per = Math.max(1, Math.round(steps / rounds));
+    for (let r = 0; r < rounds; r++) {
+      for (const run of runs) {
+        await run.dp.step(batch);
+        for (let s = 0; s < per; s++) {
+          const step = await run.dp.step(batch);
+          run.walls.push(step.wallMs);
+          run.phases.push(phasesOf(step.timeline));
+          if (step.solo) run.solo++;
+          run.last = step;
+        }
+      }
+    }
+    return runs.map((run) => {
+      const mean = (k: keyof Phases): number => run.phases.reduce((a, p) => a + p[k], 0) / run.phases.length;
+      const last = run.last!;
+      return {
+        ms: median(run.walls),
+        phases: { dispatchMs: mean('dispatchMs'), reloadMs: mean('reloadMs'), computeMs: mean('computeMs'), tailMs: mean('tailMs'), wallMs: mean('wallMs') },
+        last,
+        shards: last.shards,
+        notes: [],
+        describe: run.dp.replicaInfo.map((i) => i.device).join(', '),
+        backend: run.dp.replicaInfo[0]?.describe ?? '',
+        solo: run.solo,
+        steps: run.walls.length,
+        idleMessages: 0,
+        earlyMs: NaN,
+      };
+    });
+  } finally {
+    for (const run of runs) await run.dp.close();
+  }
+}
+
 /** The same step without DataParallel: Autodiff over one backend, on this thread. */
 async function timePlain(inner: Backend & { close(): Promise<void> }, device: Device, batch: Batch, warm: number, steps: number): Promise<number> {
   const ad = new Autodiff(inner);
@@ -206,6 +255,7 @@ export async function main(args: readonly string[] = []): Promise<void> {
 
   // (a) CPU-only scaling.
   console.log(`### (a) CPU replicas ('cpu:worker', one compute thread each), even shards\n`);
+  console.log(`Every configuration started and warmed up (${warmCpu} steps) first, then timed side by side: ${quick ? 1 : 5} interleaved rounds, each led in by one untimed step; medians over all rounds.\n`);
   const plainOne = await timePlain(new Cpu({ threads: 1 }), { backend: 'cpu', key: 'cpu' }, batch, warm, steps);
   console.log(`one thread without DataParallel (Autodiff<Cpu>, pool of 1): ${plainOne.toFixed(1)} ms per step\n`);
   // CPU replicas in threads share memory: both strategies run the flat update (each replica steps
@@ -218,8 +268,10 @@ export async function main(args: readonly string[] = []): Promise<void> {
   // Where the default computes on the replicas' own threads (two threads each do not fit), the
   // pool-thread variant is timed too, to check the rule.
   const variants = replicaCounts.flatMap((n) => (Object.keys(forced).length === 0 && 2 * n + 1 > cores ? [{ n, extra: {} }, { n, extra: { workerPoolThreads: 1 as const } }] : [{ n, extra: forced }]));
-  for (const { n, extra } of variants) {
-    const r = await timeParallel(`cpu:worker*${n}`, batch, warmCpu, steps, { strategy: 'sharded', split: 'even', ...extra });
+  const rounds = quick ? 1 : 5;
+  const timed = await timeScaling(variants.map(({ n, extra }) => ({ devices: `cpu:worker*${n}`, extra: { strategy: 'sharded', split: 'even', ...extra } })), batch, warmCpu, steps, rounds);
+  for (const [k, { n }] of variants.entries()) {
+    const r = timed[k]!;
     if (n === 1 && t1 === 0) t1 = r.ms;
     const base = t1 || r.ms;
     const p = r.phases;
