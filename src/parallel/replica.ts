@@ -9,6 +9,7 @@ import { Autodiff } from '../autodiff/autodiff.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import type { Backend } from '../backends/backend.js';
 import { Cpu } from '../backends/cpu/backend.js';
+import type { CpuExecutor } from '../backends/cpu/executor.js';
 import { ArgumentError, DeviceError } from '../errors.js';
 import { tidy } from '../memory/tidy.js';
 import type { Module } from '../nn/module.js';
@@ -78,6 +79,8 @@ export class Replica {
    * trials that step's matmuls start would otherwise stall later steps, and the balancer's timings.
    */
   private untuned: (() => Promise<unknown>) | undefined;
+  /** A CPU replica's executor: gradients are copied from its memory straight into shared memory. */
+  private cpu: CpuExecutor | undefined;
 
   constructor(private readonly link: CoordinatorLink) {}
 
@@ -168,8 +171,13 @@ export class Replica {
       // free to hand gradients over while backward runs (inline, backward would block it to the
       // end); where the cores are too few for two threads per replica, it computes inline.
       const threads = m.device.kind === 'cpu' ? m.cpuThreads : m.workerPoolThreads;
-      if (threads === 0) return { inner: new Cpu({ threads: 0, runtime: Runtime.default }), describe: 'autodiff<cpu>, on its own thread' };
+      if (threads === 0) {
+        const cpu = new Cpu({ threads: 0, runtime: Runtime.default });
+        this.cpu = cpu.exec;
+        return { inner: cpu, describe: 'autodiff<cpu>, on its own thread' };
+      }
       const cpu = new Cpu({ threads, offload: true, runtime: Runtime.default });
+      this.cpu = cpu.exec;
       return { inner: cpu, describe: `autodiff<cpu>, ${threads} pool thread${threads === 1 ? '' : 's'}` };
     }
     const { Wgpu } = await import('../backends/wgpu/backend.js');
@@ -298,33 +306,51 @@ export class Replica {
     return best;
   }
 
+  /** A gradient's values into `target` from `at`: straight out of a CPU replica's memory, else through a read. */
+  private async copyOut(g: Tensor<ReplicaBackend>, target: Float32Array, at: number): Promise<void> {
+    const cpu = this.cpu;
+    if (cpu && g.dtype === 'float32' && (await this.backend.runtime.scheduler.use(g.id, 'toData', (storage, ex) => ex === cpu && cpu.readInto(storage, target, at)))) return;
+    target.set((await g.toData()).values, at);
+  }
+
   /** Hands gradients over bucket by bucket, each as soon as backward has produced all of it. */
   private async sendBuckets(step: number, pg: ParamGrads<ReplicaBackend>): Promise<void> {
+    const own = this.views?.grads[this.index];
+    if (own) {
+      // Every copy is issued now, into this replica's flat gradient in shared memory; each runs
+      // when the op that makes that gradient finishes.
+      const copies = this.layout.buckets.map((b) =>
+        Promise.all(
+          b.params.map((i) => {
+            const slot = this.layout.params[i]!;
+            const g = pg.get(this.params[i]!.id);
+            if (g) return this.copyOut(g, own, slot.offset);
+            own.fill(0, slot.offset, slot.offset + slot.size); // not reached by backward: zero
+            return undefined;
+          }),
+        ),
+      );
+      for (const b of this.layout.buckets) {
+        await copies[b.index]!;
+        const readyAt = absoluteNow();
+        this.link.post({ type: 'bucket', step, bucket: b.index, readyAt, sentAt: readyAt });
+      }
+      return;
+    }
     // Every read is issued now; each resolves when the op that makes that gradient finishes.
     const reads = this.layout.buckets.map((b) =>
       Promise.all(b.params.map((i) => pg.get(this.params[i]!.id)?.toData())),
     );
-    const own = this.views?.grads[this.index];
     for (const b of this.layout.buckets) {
       const values = await reads[b.index]!;
       const readyAt = absoluteNow();
-      if (own) {
-        b.params.forEach((i, k) => {
-          const slot = this.layout.params[i]!;
-          const v = values[k];
-          if (v) own.set(v.values, slot.offset);
-          else own.fill(0, slot.offset, slot.offset + slot.size); // not reached by backward: zero
-        });
-        this.link.post({ type: 'bucket', step, bucket: b.index, readyAt, sentAt: absoluteNow() });
-      } else {
-        const data = new Float32Array(b.size);
-        b.params.forEach((i, k) => {
-          const slot = this.layout.params[i]!;
-          const v = values[k];
-          if (v) data.set(v.values, slot.offset - b.offset);
-        });
-        this.link.post({ type: 'bucket', step, bucket: b.index, readyAt, sentAt: absoluteNow(), data }, [data.buffer]);
-      }
+      const data = new Float32Array(b.size);
+      b.params.forEach((i, k) => {
+        const slot = this.layout.params[i]!;
+        const v = values[k];
+        if (v) data.set(v.values, slot.offset - b.offset);
+      });
+      this.link.post({ type: 'bucket', step, bucket: b.index, readyAt, sentAt: absoluteNow(), data }, [data.buffer]);
     }
   }
 

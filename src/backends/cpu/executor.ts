@@ -11,7 +11,7 @@ import type { Allocator } from './allocator.js';
 import { kernelsFor, type KernelLookup } from './kernels/index.js';
 import { forEachOffset } from './kernels/strided.js';
 import type { CpuPool } from './pool.js';
-import { toWire, type CpuStorage } from './storage.js';
+import { isCpuStorage, toWire, type CpuStorage } from './storage.js';
 import { isContiguous, makeView, recordView, type View } from './view.js';
 
 export interface CpuExecutorOptions {
@@ -218,6 +218,24 @@ export class CpuExecutor implements Executor<CpuStorage> {
     const out = allocTyped(storage.dtype, n);
     forEachOffset(v, (p, i) => (out[i] = v.data[p]!));
     return out;
+  }
+
+  /**
+   * Copies a float32 storage's values into `target` from index `at`, with no array in between (a
+   * data-parallel replica hands its gradients over straight into shared memory this way). False
+   * for another dtype or storage: the caller reads instead.
+   */
+  readInto(storage: unknown, target: Float32Array, at: number): boolean {
+    if (!isCpuStorage(storage) || storage.dtype !== 'float32') return false;
+    const v = storage.view;
+    const n = numel(v.shape);
+    if (!(Number.isInteger(at) && at >= 0 && at + n <= target.length)) {
+      throw new ArgumentError(`${n} values do not fit in ${target.length} from index ${at}`, { op: 'readInto', shapes: [v.shape] });
+    }
+    const data = v.data;
+    if (isContiguous(v)) target.set(data.subarray(v.offset, v.offset + n), at);
+    else forEachOffset(v, (p, i) => (target[at + i] = data[p]!));
+    return true;
   }
 
   release(storage: CpuStorage): void {
