@@ -306,11 +306,25 @@ export class Replica {
     return best;
   }
 
-  /** A gradient's values into `target` from `at`: straight out of a CPU replica's memory, else through a read. */
-  private async copyOut(g: Tensor<ReplicaBackend>, target: Float32Array, at: number): Promise<void> {
+  /**
+   * A gradient's values into `target` from `at`: straight out of a CPU replica's memory, else
+   * through a read. Resolves to when the gradient was there to copy (the hand-over starts then).
+   */
+  private async copyOut(g: Tensor<ReplicaBackend>, target: Float32Array, at: number): Promise<number> {
     const cpu = this.cpu;
-    if (cpu && g.dtype === 'float32' && (await this.backend.runtime.scheduler.use(g.id, 'toData', (storage, ex) => ex === cpu && cpu.readInto(storage, target, at)))) return;
-    target.set((await g.toData()).values, at);
+    let readyAt = 0;
+    const copied =
+      cpu !== undefined &&
+      g.dtype === 'float32' &&
+      (await this.backend.runtime.scheduler.use(g.id, 'toData', (storage, ex) => {
+        readyAt = absoluteNow();
+        return ex === cpu && cpu.readInto(storage, target, at);
+      }));
+    if (copied) return readyAt;
+    const { values } = await g.toData();
+    readyAt = absoluteNow();
+    target.set(values, at);
+    return readyAt;
   }
 
   /** Hands gradients over bucket by bucket, each as soon as backward has produced all of it. */
@@ -326,14 +340,15 @@ export class Replica {
             const g = pg.get(this.params[i]!.id);
             if (g) return this.copyOut(g, own, slot.offset);
             own.fill(0, slot.offset, slot.offset + slot.size); // not reached by backward: zero
-            return undefined;
+            return 0;
           }),
         ),
       );
       for (const b of this.layout.buckets) {
-        await copies[b.index]!;
-        const readyAt = absoluteNow();
-        this.link.post({ type: 'bucket', step, bucket: b.index, readyAt, sentAt: readyAt });
+        const ready = await copies[b.index]!;
+        const sentAt = absoluteNow();
+        // The hand-over runs from when the bucket's last gradient was there to be copied.
+        this.link.post({ type: 'bucket', step, bucket: b.index, readyAt: Math.min(sentAt, Math.max(...ready)), sentAt });
       }
       return;
     }
