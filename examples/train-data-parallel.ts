@@ -182,9 +182,20 @@ function order(n: number, seed: number): Int32Array {
   return p;
 }
 
+/**
+ * Batch arrays in shared memory, one pair per batch size, reused from step to step: replicas in
+ * worker threads read their rows in place (no copy per step), and each step has resolved before
+ * the next batch is written.
+ */
+const batchBuffers = new Map<number, { x: Float32Array; y: Int32Array }>();
+
 function batchOf(s: Split, perm: Int32Array, from: number, to: number): Batch {
-  const x = new Float32Array((to - from) * 784);
-  const y = new Int32Array(to - from);
+  let buffers = batchBuffers.get(to - from);
+  if (!buffers) {
+    buffers = { x: new Float32Array(new SharedArrayBuffer((to - from) * 784 * 4)), y: new Int32Array(new SharedArrayBuffer((to - from) * 4)) };
+    batchBuffers.set(to - from, buffers);
+  }
+  const { x, y } = buffers;
   for (let i = from; i < to; i++) {
     x.set(s.x.subarray(perm[i]! * 784, perm[i]! * 784 + 784), (i - from) * 784);
     y[i - from] = s.y[perm[i]!]!;
