@@ -166,8 +166,9 @@ async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Part
       runs.push({ dp, walls: [] as number[], phases: [] as Phases[], solo: 0, last: undefined as StepResult | undefined });
       for (let s = 0; s < warm; s++) await dp.step(batch);
     }
-    const per = Math.max(1, Math.round(steps / rounds));
     for (let r = 0; r < rounds; r++) {
+      // `steps` timed steps in all, spread over the rounds.
+      const per = Math.floor(((r + 1) * steps) / rounds) - Math.floor((r * steps) / rounds);
       for (const run of runs) {
         await run.dp.step(batch);
         for (let s = 0; s < per; s++) {
@@ -257,7 +258,7 @@ export async function main(args: readonly string[] = []): Promise<void> {
   console.log(`### (a) CPU replicas ('cpu:worker', one compute thread each), even shards\n`);
   console.log(`Every configuration started and warmed up (${warmCpu} steps) first, then timed side by side: ${quick ? 1 : 5} interleaved rounds, each led in by one untimed step; medians over all rounds.\n`);
   const plainOne = await timePlain(new Cpu({ threads: 1 }), { backend: 'cpu', key: 'cpu' }, batch, warm, steps);
-  console.log(`one thread without DataParallel (Autodiff<Cpu>, pool of 1): ${plainOne.toFixed(1)} ms per step\n`);
+  console.log(`one thread without DataParallel (Autodiff<Cpu>, pool of 1; timed before the rounds, not interleaved): ${plainOne.toFixed(1)} ms per step\n`);
   // CPU replicas in threads share memory: both strategies run the flat update (each replica steps
   // the optimizer on the range it reduced), so one strategy is timed.
   console.log('| replicas | shard | ms per step | samples/s | speedup vs 1 | efficiency T1 / (n Tn) | dispatch | reload | compute | tail | a replica computes |');
@@ -277,7 +278,7 @@ export async function main(args: readonly string[] = []): Promise<void> {
     const p = r.phases;
     console.log(`| ${n} | ${Math.ceil(batchSize / n)} | ${r.ms.toFixed(1)} | ${Math.round((batchSize / r.ms) * 1000)} | ${(base / r.ms).toFixed(2)}x | ${(base / (n * r.ms)).toFixed(2)} | ${p.dispatchMs.toFixed(1)} | ${p.reloadMs.toFixed(1)} | ${p.computeMs.toFixed(1)} | ${p.tailMs.toFixed(1)} | ${r.backend.replace(/^autodiff<cpu>, /, '')} |`);
   }
-  console.log('\n(dispatch: to the last replica starting; reload: the longest reload of weights; compute: the longest forward + backward; tail: after the last compute, the join and update not hidden by backward; means in ms)\n');
+  console.log('\n(dispatch: to the last replica starting; reload: the longest reload of weights at the start of the step (with the ranges update, the weights of earlier buckets were reloaded during the previous step); compute: the longest forward + backward; tail: after the last compute, the join and update not hidden by backward; means in ms)\n');
   const ceiling = torchJson<Record<string, number>>(TORCH_CPU_SCALING, [JSON.stringify({ batch: batchSize, counts: replicaCounts })]);
   if (ceiling) {
     // What the cores give without any communication: the same step in PyTorch, n processes of one

@@ -53,8 +53,8 @@ export function sliceBatch(batch: Batch, from: number, to: number): Batch {
 
 /**
  * The global batch copied into shared memory that the replicas in worker threads read in place:
- * one copy per step instead of one per replica, into buffers kept from step to step (a fresh
- * buffer costs a page fault per 4 KiB on first touch). A step's replicas have made their input
+ * one copy per step into buffers kept from step to step, where per-replica slices each took a
+ * fresh buffer (a page fault per 4 KiB on first touch) and a transfer. A step's replicas have made their input
  * tensors (copies) before the step ends, so the next step may overwrite the buffers. A batch whose
  * arrays are in SharedArrayBuffers already is not copied at all.
  */

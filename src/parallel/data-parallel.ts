@@ -557,8 +557,9 @@ export class DataParallel {
       // The reducers have updated the bucket's weights in place: every replica reloads them.
       const params = this.layout.buckets[bucket]!.params;
       for (const p of params) this.version[p]!++;
-      // While later buckets are still being made, the replicas take these weights at once (their
-      // threads wait on backward's kernels meanwhile), so the next step reloads only the last ones.
+      // While later buckets are still being made, the replicas take these weights at once, so the
+      // next step reloads only the last ones. A replica computing on a pool thread does it while
+      // its backward runs; one computing on its own thread, once its backward is done.
       if (run.reducedBuckets < this.layout.buckets.length) this.reloadNow(run, params);
       run.appliedBuckets++;
       this.maybeFinish(run);

@@ -332,24 +332,29 @@ export class Replica {
     const own = this.views?.grads[this.index];
     if (own) {
       // Every copy is issued now, into this replica's flat gradient in shared memory; each runs
-      // when the op that makes that gradient finishes.
-      const copies = this.layout.buckets.map((b) =>
-        Promise.all(
-          b.params.map((i) => {
-            const slot = this.layout.params[i]!;
-            const g = pg.get(this.params[i]!.id);
-            if (g) return this.copyOut(g, own, slot.offset);
-            own.fill(0, slot.offset, slot.offset + slot.size); // not reached by backward: zero
-            return 0;
-          }),
-        ),
+      // when the op that makes that gradient finishes, and each bucket goes as soon as its
+      // copies are done (the coordinator takes buckets in any order).
+      await Promise.all(
+        this.layout.buckets.map(async (b) => {
+          const ready = await Promise.all(
+            b.params.map((i) => {
+              const slot = this.layout.params[i]!;
+              const g = pg.get(this.params[i]!.id);
+              const into = own.subarray(slot.offset, slot.offset + slot.size);
+              if (!g) {
+                into.fill(0); // not reached by backward: zero
+                return undefined;
+              }
+              if (g.size !== slot.size) throw new ArgumentError(`the gradient of '${slot.name}' has ${g.size} values, its parameter ${slot.size}`, { op: 'DataParallel', shapes: [g.shape, slot.shape] });
+              return this.copyOut(g, into, 0);
+            }),
+          );
+          const sentAt = absoluteNow();
+          // The hand-over runs from when the bucket's last gradient was there to be copied.
+          const times = ready.filter((t): t is number => t !== undefined);
+          this.link.post({ type: 'bucket', step, bucket: b.index, readyAt: times.length > 0 ? Math.min(sentAt, Math.max(...times)) : sentAt, sentAt });
+        }),
       );
-      for (const b of this.layout.buckets) {
-        const ready = await copies[b.index]!;
-        const sentAt = absoluteNow();
-        // The hand-over runs from when the bucket's last gradient was there to be copied.
-        this.link.post({ type: 'bucket', step, bucket: b.index, readyAt: Math.min(sentAt, Math.max(...ready)), sentAt });
-      }
       return;
     }
     // Every read is issued now; each resolves when the op that makes that gradient finishes.
