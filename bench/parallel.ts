@@ -169,7 +169,9 @@ async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Part
     for (let r = 0; r < rounds; r++) {
       // `steps` timed steps in all, spread over the rounds.
       const per = Math.floor(((r + 1) * steps) / rounds) - Math.floor((r * steps) / rounds);
-      for (const run of runs) {
+      // Each round starts at the next configuration, so none always follows the same one.
+      for (let k = 0; k < runs.length; k++) {
+        const run = runs[(r + k) % runs.length]!;
         await run.dp.step(batch);
         for (let s = 0; s < per; s++) {
           const step = await run.dp.step(batch);
@@ -256,7 +258,7 @@ export async function main(args: readonly string[] = []): Promise<void> {
 
   // (a) CPU-only scaling.
   console.log(`### (a) CPU replicas ('cpu:worker', one compute thread each), even shards\n`);
-  console.log(`Every configuration started and warmed up (${warmCpu} steps) first, then timed side by side: ${quick ? 1 : 5} interleaved rounds, each led in by one untimed step; medians over all rounds.\n`);
+  console.log(`Every configuration started and warmed up (${warmCpu} steps) first, then timed side by side: ${quick ? 1 : 5} interleaved rounds (each starting at the next configuration), each configuration led in by one untimed step; medians over all rounds.\n`);
   const plainOne = await timePlain(new Cpu({ threads: 1 }), { backend: 'cpu', key: 'cpu' }, batch, warm, steps);
   console.log(`one thread without DataParallel (Autodiff<Cpu>, pool of 1; timed before the rounds, not interleaved): ${plainOne.toFixed(1)} ms per step\n`);
   // CPU replicas in threads share memory: both strategies run the flat update (each replica steps
