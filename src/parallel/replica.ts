@@ -9,7 +9,6 @@ import { Autodiff } from '../autodiff/autodiff.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import type { Backend } from '../backends/backend.js';
 import { Cpu } from '../backends/cpu/backend.js';
-import type { CpuExecutor } from '../backends/cpu/executor.js';
 import { ArgumentError, DeviceError } from '../errors.js';
 import { tidy } from '../memory/tidy.js';
 import type { Module } from '../nn/module.js';
@@ -79,8 +78,6 @@ export class Replica {
    * trials that step's matmuls start would otherwise stall later steps, and the balancer's timings.
    */
   private untuned: (() => Promise<unknown>) | undefined;
-  /** A CPU replica's executor: gradients are copied from its memory straight into shared memory. */
-  private cpu: CpuExecutor | undefined;
 
   constructor(private readonly link: CoordinatorLink) {}
 
@@ -171,13 +168,8 @@ export class Replica {
       // free to hand gradients over while backward runs (inline, backward would block it to the
       // end); where the cores are too few for two threads per replica, it computes inline.
       const threads = m.device.kind === 'cpu' ? m.cpuThreads : m.workerPoolThreads;
-      if (threads === 0) {
-        const cpu = new Cpu({ threads: 0, runtime: Runtime.default });
-        this.cpu = cpu.exec;
-        return { inner: cpu, describe: 'autodiff<cpu>, on its own thread' };
-      }
+      if (threads === 0) return { inner: new Cpu({ threads: 0, runtime: Runtime.default }), describe: 'autodiff<cpu>, on its own thread' };
       const cpu = new Cpu({ threads, offload: true, runtime: Runtime.default });
-      this.cpu = cpu.exec;
       return { inner: cpu, describe: `autodiff<cpu>, ${threads} pool thread${threads === 1 ? '' : 's'}` };
     }
     const { Wgpu } = await import('../backends/wgpu/backend.js');
@@ -307,18 +299,17 @@ export class Replica {
   }
 
   /**
-   * A gradient's values into `target` from `at`: straight out of a CPU replica's memory, else
-   * through a read. Resolves to when the gradient was there to copy (the hand-over starts then).
+   * A gradient's values into `target` from `at`: straight out of the replica's memory where its
+   * executor can (CPU), else through a read. Resolves to when the gradient was there to copy (the
+   * hand-over starts then).
    */
   private async copyOut(g: Tensor<ReplicaBackend>, target: Float32Array, at: number): Promise<number> {
-    const cpu = this.cpu;
     let readyAt = 0;
     const copied =
-      cpu !== undefined &&
       g.dtype === 'float32' &&
       (await this.backend.runtime.scheduler.use(g.id, 'toData', (storage, ex) => {
         readyAt = absoluteNow();
-        return ex === cpu && cpu.readInto(storage, target, at);
+        return ex.readInto?.(storage, target, at) ?? false;
       }));
     if (copied) return readyAt;
     const { values } = await g.toData();

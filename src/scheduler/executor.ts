@@ -54,5 +54,11 @@ export interface Executor<S> {
   readonly copiesPayload?: boolean;
   /** A contiguous host copy of the values. */
   read(storage: S): Promise<TypedArray>;
+  /**
+   * Copies a float32 storage's values (row-major) into `target` from index `at`, with no array in
+   * between, where the storage is in host memory; false where this executor cannot (another
+   * dtype, device memory): the caller reads instead.
+   */
+  readInto?(storage: S, target: Float32Array, at: number): boolean;
   release(storage: S): void;
 }

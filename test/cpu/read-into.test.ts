@@ -9,7 +9,10 @@ const cpu = new Cpu({ threads: 0 });
 afterAll(() => cpu.close());
 
 function readInto(t: Tensor<Cpu>, target: Float32Array, at: number): Promise<boolean> {
-  return cpu.runtime.scheduler.use(t.id, 'toData', (storage) => cpu.exec.readInto(storage, target, at));
+  return cpu.runtime.scheduler.use(t.id, 'toData', (storage, ex) => {
+    expect(ex).toBe(cpu.exec);
+    return ex.readInto?.(storage, target, at) ?? false;
+  });
 }
 
 describe('CpuExecutor.readInto', () => {

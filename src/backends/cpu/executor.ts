@@ -11,7 +11,7 @@ import type { Allocator } from './allocator.js';
 import { kernelsFor, type KernelLookup } from './kernels/index.js';
 import { forEachOffset } from './kernels/strided.js';
 import type { CpuPool } from './pool.js';
-import { isCpuStorage, toWire, type CpuStorage } from './storage.js';
+import { toWire, type CpuStorage } from './storage.js';
 import { isContiguous, makeView, recordView, type View } from './view.js';
 
 export interface CpuExecutorOptions {
@@ -49,9 +49,17 @@ function checkIndices(record: OpRecord, inputs: readonly CpuStorage[]): void {
   }
 }
 
+/** A view's values, row-major, into `target` from `at` (a block copy where the view is contiguous). */
+function copyView(v: View, target: TypedArray, at: number): void {
+  const n = numel(v.shape);
+  const data = v.data;
+  if (isContiguous(v)) target.set(data.subarray(v.offset, v.offset + n), at);
+  else forEachOffset(v, (p, i) => (target[at + i] = data[p]!));
+}
+
 export class CpuExecutor implements Executor<CpuStorage> {
   readonly host = true;
-  /** A fromData payload is copied as the op runs (into storage; by `writeBuffer`). */
+  /** A fromData payload is copied into storage as the op runs. */
   readonly copiesPayload = true;
   private liveStorages = 0;
   /** Test hook: the next pool task's worker exits mid-task. */
@@ -212,29 +220,19 @@ export class CpuExecutor implements Executor<CpuStorage> {
   }
 
   async read(storage: CpuStorage): Promise<TypedArray> {
-    const v = storage.view;
-    const n = numel(v.shape);
-    if (isContiguous(v)) return v.data.slice(v.offset, v.offset + n);
-    const out = allocTyped(storage.dtype, n);
-    forEachOffset(v, (p, i) => (out[i] = v.data[p]!));
+    const out = allocTyped(storage.dtype, numel(storage.view.shape));
+    copyView(storage.view, out, 0);
     return out;
   }
 
-  /**
-   * Copies a float32 storage's values into `target` from index `at`, with no array in between (a
-   * data-parallel replica hands its gradients over straight into shared memory this way). False
-   * for another dtype or storage: the caller reads instead.
-   */
-  readInto(storage: unknown, target: Float32Array, at: number): boolean {
-    if (!isCpuStorage(storage) || storage.dtype !== 'float32') return false;
-    const v = storage.view;
-    const n = numel(v.shape);
+  /** Float32 values straight into `target` from `at` (see `Executor.readInto`). */
+  readInto(storage: CpuStorage, target: Float32Array, at: number): boolean {
+    if (storage.dtype !== 'float32') return false;
+    const n = numel(storage.view.shape);
     if (!(Number.isInteger(at) && at >= 0 && at + n <= target.length)) {
-      throw new ArgumentError(`${n} values do not fit in ${target.length} from index ${at}`, { op: 'readInto', shapes: [v.shape] });
+      throw new ArgumentError(`${n} values do not fit in ${target.length} from index ${at}`, { op: 'readInto', shapes: [storage.view.shape] });
     }
-    const data = v.data;
-    if (isContiguous(v)) target.set(data.subarray(v.offset, v.offset + n), at);
-    else forEachOffset(v, (p, i) => (target[at + i] = data[p]!));
+    copyView(storage.view, target, at);
     return true;
   }
 

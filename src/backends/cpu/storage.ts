@@ -15,11 +15,6 @@ export interface CpuStorage {
   readonly dtype: DType;
 }
 
-/** Whether a scheduler's opaque storage is a CPU storage. */
-export function isCpuStorage(s: unknown): s is CpuStorage {
-  return typeof s === 'object' && s !== null && 'view' in s && 'buffer' in s && 'dtype' in s;
-}
-
 /**
  * How a view travels to a worker, without a copy: a tensor in the backend's wasm memory as its
  * byte address (the worker has the same memory), any other as its SharedArrayBuffer; plus the layout.
