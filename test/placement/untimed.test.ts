@@ -13,6 +13,7 @@ import { scheduler } from '../../src/runtime/default.js';
 import { clock } from '../../src/scheduler/clock.js';
 import type { OpRecord } from '../../src/ir/ops.js';
 import { fromData } from '../../src/tensor/creation.js';
+import type { Tensor } from '../../src/tensor/tensor.js';
 import { SyntheticEvents, type Meta } from './synthetic.js';
 
 const CPU1 = CpuDevice.named('cpu:1');
@@ -48,6 +49,17 @@ function router(mode: 'auto' | 'trace', options: PlacementOptions): Router<[Cpu,
 }
 
 /** Devices of the placed ops a step ran (records seen through the scheduler's events). */
+/** One step: `links` x (exp, mul) and a sum, read; the virtual clock moves `ms`; the step is marked. The sum's device. */
+async function chainStep(r: Router<[Cpu, Cpu]>, x: Tensor<Router<[Cpu, Cpu]>, 'float'>, links: number, ms: number): Promise<string> {
+  let y = x;
+  for (let i = 0; i < links; i++) y = y.exp().mul(0.5);
+  const out = y.sum();
+  await out.item();
+  virtual.now += ms;
+  r.markStep();
+  return out.device.key;
+}
+
 function recorded(): { stop(): string[] } {
   const records: OpRecord[] = [];
   const sub = scheduler.events$.subscribe((e) => records.push(e.record));
@@ -69,13 +81,8 @@ describe("placement: untimed steps once 'auto' settles on one device", () => {
     const step = async (ms: number): Promise<{ device: string; reads: number; samples: number; placed: number; predicted: number; watching: boolean }> => {
       const before = { reads: virtual.reads, samples: p.profiler.samples, placed: p.dmda.counts.placed, predicted: predict.mock.calls.length };
       const watching = p.profiler.watching;
-      let y = x;
-      for (let i = 0; i < 20; i++) y = y.exp().mul(0.5);
-      const out = y.sum();
-      await out.item();
-      virtual.now += ms;
-      r.markStep();
-      return { device: out.device.key, reads: virtual.reads - before.reads, samples: p.profiler.samples - before.samples, placed: p.dmda.counts.placed - before.placed, predicted: predict.mock.calls.length - before.predicted, watching };
+      const device = await chainStep(r, x, 20, ms);
+      return { device, reads: virtual.reads - before.reads, samples: p.profiler.samples - before.samples, placed: p.dmda.counts.placed - before.placed, predicted: predict.mock.calls.length - before.predicted, watching };
     };
     // Online (learning), cpu alone, cpu:1 alone, online twice: cpu alone (3 ms) wins.
     for (const ms of [20, 3, 5, 4, 4]) await step(ms);
@@ -123,13 +130,8 @@ describe("placement: untimed steps once 'auto' settles on one device", () => {
     const x = fromData(r, new Float32Array(64).fill(0.01), { shape: [8, 8], device: D0 });
     const step = async (ms: number): Promise<{ device: string; placed: number; samples: number }> => {
       const before = { placed: p.dmda.counts.placed, samples: p.profiler.samples };
-      let y = x;
-      for (let i = 0; i < 5; i++) y = y.exp().mul(0.5);
-      const out = y.sum();
-      await out.item();
-      virtual.now += ms;
-      r.markStep();
-      return { device: out.device.key, placed: p.dmda.counts.placed - before.placed, samples: p.profiler.samples - before.samples };
+      const device = await chainStep(r, x, 5, ms);
+      return { device, placed: p.dmda.counts.placed - before.placed, samples: p.profiler.samples - before.samples };
     };
     // Step 0 online; steps 1-3 cpu alone, 4-6 cpu:1 alone (3 runs each: a warm-up, a timed run,
     // and a last run untimed); steps 7-8 online.
