@@ -448,8 +448,8 @@ export class DataParallel {
       for (const i of active) {
         const n = plan.shards[i]!;
         const rep = this.replicas[i]!;
-        // The calling thread's replica reads the caller's arrays in place; a process gets copies.
-        const inputs = rep.host.kind === 'main' ? viewBatch(batch, from, from + n) : staged && rep.host.kind === 'thread' ? viewBatch(staged, from, from + n) : sliceBatch(batch, from, from + n);
+        // Views: of the caller's arrays on the calling thread, of the shared copy in a thread; a process gets copies.
+        const inputs = rep.host.kind === 'process' ? sliceBatch(batch, from, from + n) : viewBatch(rep.host.kind === 'thread' && staged ? staged : batch, from, from + n);
         from += n;
         const reload = reloads.get(i) ?? [];
         const shared = rep.host.kind !== 'process';
