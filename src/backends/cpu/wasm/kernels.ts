@@ -133,12 +133,16 @@ export const wasmElementwiseKernel: CpuKernel<OpName> = {
 
 // ---- matmul --------------------------------------------------------------------------------------
 
-/** Output tile sizes: at most MT_MAX x NT_MAX, shrunk until there are 8 tiles (so a pool has chunks to steal), but not below 16 x 32. */
-export function matmulTiling(M: number, N: number): { mt: number; nt: number; tm: number; tn: number } {
+/**
+ * Output tile sizes: at most MT_MAX x NT_MAX, shrunk until there are 8 tiles (so a pool has
+ * chunks to steal), but not below 16 x 32. `whole` (one caller runs every tile) keeps the
+ * largest tiles: a narrower strip packs the same rows of A once more per strip.
+ */
+export function matmulTiling(M: number, N: number, whole = false): { mt: number; nt: number; tm: number; tn: number } {
   let mt = Math.min(MT_MAX, Math.ceil(M / MR) * MR);
   let nt = Math.min(NT_MAX, Math.ceil(N / NR) * NR);
   const tiles = () => Math.ceil(M / mt) * Math.ceil(N / nt);
-  while (tiles() < 8) {
+  while (!whole && tiles() < 8) {
     // Halve, keeping whole micro-tiles.
     if (nt > 32 && (nt >= 2 * mt || mt <= 16)) nt = Math.ceil(nt / 2 / NR) * NR;
     else if (mt > 16) mt = Math.ceil(mt / 2 / MR) * MR;
@@ -172,8 +176,12 @@ function jsTile(a: View, b: View, out: View, aOff: number, bOff: number, oOff: n
 function runMatmul(record: OpRecord<'matmul'>, inputs: readonly View[], outputs: readonly View[], lo: number, hi: number): void {
   const [a, b] = inputs as [View, View];
   const out = outputs[0]!;
-  const { M, N, K } = matmulShape(record);
-  const { mt, nt, tm, tn } = matmulTiling(M, N);
+  const { M, N, K, batch: batches } = matmulShape(record);
+  const split = matmulTiling(M, N);
+  // Run inline (every unit at once), the tiles need not be the pool's: the largest pack least.
+  const whole = lo === 0 && hi === batches * split.tm * split.tn;
+  const { mt, nt, tm, tn } = whole ? matmulTiling(M, N, true) : split;
+  if (whole) hi = batches * tm * tn;
   const batchShape = out.shape.slice(0, -2);
   const aBS = batchStrides(a, batchShape);
   const bBS = batchStrides(b, batchShape);
