@@ -5,7 +5,8 @@
  *    (Fusion<Wgpu>: one kernel) against the five unfused kernels, the one-kernel `x.gelu()`, and
  *    torch's device copy (the bandwidth bar); an unfused `add` against the same copy;
  *  - one SGD training step of an MLP 784-512-512-10 (batch 256, softmax cross-entropy) under
- *    Autodiff<Wgpu> and Autodiff<Fusion<Wgpu>>, beside TensorFlow.js webgpu and torch CUDA eager;
+ *    Autodiff<Wgpu> and Autodiff<Fusion<Wgpu>>, each also captured once and replayed (captureStep),
+ *    beside TensorFlow.js webgpu and torch CUDA eager;
  *  - a transformer encoder block forward + backward (d 512, 8 heads, seq 256, batch 8; post-norm,
  *    attention from matmul / softmax, GELU feed-forward of 2048) with and without fusion, beside
  *    torch eager written with the same ops;
@@ -14,7 +15,8 @@
  * by n (the elementwise rows also in rounds of 4n); torch times are CUDA events over the same loops.
  * `--cpu-only` runs the CPU part alone (no adapter needed).
  */
-import { Autodiff, Cpu, Distribution, Fusion, Wgpu, fromData, nn, random, tidy, type Backend, type Tensor } from '../src/index.js';
+import { Autodiff, Cpu, Distribution, Fusion, Wgpu, captureStep, fromData, nn, random, tidy, type Backend, type CapturedStep, type Tensor } from '../src/index.js';
+import type { GpuContext } from '../src/backends/wgpu/context.js';
 import { ParamGrads, SGD } from '../src/optim/index.js';
 import { torchJson } from './gpu-baselines.js';
 import { settle } from './settle.js';
@@ -246,6 +248,32 @@ interface Step {
   gpuMs?: number;
   /** Bind groups created per step in the host-time loop (a loop that repeats its ops should create none once warm). */
   bindGroups?: number;
+  /** The same step captured once (captureStep) and replayed. */
+  captured?: { ms: number; hostMs: number; dispatches: number; submits: number };
+}
+
+/**
+ * A captured step's replays: milliseconds per step (best of three rounds of `n` replays, each
+ * round ending when the GPU is done) and the host time of the replay calls alone.
+ */
+async function timeReplays<B extends Backend>(cap: CapturedStep<B>, ctx: GpuContext, n: number): Promise<NonNullable<Step['captured']>> {
+  const round = async (k: number): Promise<{ ms: number; hostMs: number }> => {
+    const t0 = performance.now();
+    for (let i = 0; i < k; i++) await cap.run();
+    const host = performance.now() - t0;
+    await cap.sync();
+    return { ms: (performance.now() - t0) / k, hostMs: host / k };
+  };
+  await round(Math.max(2, Math.ceil(n / 2)));
+  const submitted = ctx.submitCount;
+  const rounds = [await round(n), await round(n), await round(n)];
+  return {
+    ms: Math.min(...rounds.map((r) => r.ms)),
+    hostMs: Math.min(...rounds.map((r) => r.hostMs)),
+    dispatches: cap.dispatches,
+    // sync() adds one submit per round where the step has index checks.
+    submits: (ctx.submitCount - submitted) / (3 * n),
+  };
 }
 
 /**
@@ -308,9 +336,14 @@ async function mlpStep<B extends Backend>(b: B, wgpu: Wgpu, cfg: Config): Promis
     }
     gpuMs = (await wgpu.stopKernelProfile()).reduce((t, e) => t + e.totalMs, 0) / 10;
   }
+  // The same step recorded once and replayed: no tensor API, autodiff or fusion work per step.
+  const cap = await captureStep(ad, step, { state: () => model.params().map((p) => p.value) });
+  const captured = await timeReplays(cap, ctx, 4 * cfg.reps.mlp);
+  cap.dispose();
+  for (const t of cap.outputs) t.dispose();
   x.dispose();
   y.dispose();
-  return { ms, dispatches, submits, hostMs, bindGroups, ...(gpuMs === undefined ? {} : { gpuMs }) };
+  return { ms, dispatches, submits, hostMs, bindGroups, captured, ...(gpuMs === undefined ? {} : { gpuMs }) };
 }
 
 async function blockStep<B extends Backend>(b: B, wgpu: Wgpu, cfg: Config): Promise<Step> {
@@ -521,11 +554,16 @@ export async function main(args: readonly string[] = []): Promise<void> {
   const groups = (s: Step) => (s.bindGroups === undefined ? '' : s.bindGroups.toFixed(2));
   out.push(line(['Switchyard autodiff<wgpu>', mlpPlain.ms.toFixed(3), host(mlpPlain), gpu(mlpPlain), String(mlpPlain.dispatches), mlpPlain.submits.toFixed(2), groups(mlpPlain), vsTorch(mlpPlain.ms, torch?.mlpMs)]));
   out.push(line(['Switchyard autodiff<fusion<wgpu>>', mlpFused.ms.toFixed(3), host(mlpFused), gpu(mlpFused), String(mlpFused.dispatches), mlpFused.submits.toFixed(2), groups(mlpFused), vsTorch(mlpFused.ms, torch?.mlpMs)]));
+  for (const [name, st] of [['autodiff<wgpu>', mlpPlain], ['autodiff<fusion<wgpu>>', mlpFused]] as const) {
+    const c = st.captured;
+    if (c) out.push(line([`Switchyard ${name}, captured (captureStep, replayed)`, c.ms.toFixed(3), c.hostMs.toFixed(3), '', String(c.dispatches), c.submits.toFixed(2), '0', vsTorch(c.ms, torch?.mlpMs)]));
+  }
   out.push(line(['TensorFlow.js webgpu (backward written out)', tf === undefined ? 'n/a' : tf.toFixed(3), '', '', '', '', '', vsTorch(tf, torch?.mlpMs)]));
   out.push(line(['torch CUDA eager', torch ? torch.mlpMs.toFixed(3) : 'n/a', '', '', '', '', '', torch ? '1.00x' : 'n/a']));
   out.push('', 'The larger of host JS and GPU kernel ms per step bounds the step; the rest of ms per step is waiting between them (submits, completion).');
-  const mlpOk = torch !== undefined && mlpFused.ms <= 1.0 && mlpFused.ms <= 1.2 * torch.mlpMs;
-  out.push('', `MLP step with fusion: ${mlpFused.ms.toFixed(3)} ms (goal <= 1.0 ms and <= 1.2x torch eager: ${torch ? verdict(mlpOk) : 'n/a without torch'})`);
+  const goal = (ms: number) => (torch ? verdict(ms <= 1.0 && ms <= 1.2 * torch.mlpMs) : 'n/a without torch');
+  out.push('', `MLP step with fusion: ${mlpFused.ms.toFixed(3)} ms (goal <= 1.0 ms and <= 1.2x torch eager: ${goal(mlpFused.ms)})`);
+  if (mlpFused.captured) out.push(`MLP step with fusion, captured and replayed: ${mlpFused.captured.ms.toFixed(3)} ms (same goal: ${goal(mlpFused.captured.ms)})`);
 
   const { d, heads, seq, batch } = cfg.block;
   out.push('', line([`transformer block fwd+bwd, d ${d}, ${heads} heads, seq ${seq}, batch ${batch}`, 'ms per step', 'dispatches per step', 'vs torch']), line(['---', '---', '---', '---']));

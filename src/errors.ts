@@ -67,3 +67,6 @@ export class KernelError extends SwitchyardError {
 
 /** A tensor used after dispose(), or after its tidy scope freed it. */
 export class DisposedError extends SwitchyardError {}
+
+/** A step that cannot be captured for replay (it reads values back, draws random numbers, replaces state it does not declare), or a replay whose state changed. */
+export class CaptureError extends SwitchyardError {}

@@ -49,6 +49,8 @@ export { buildOp, buildCreation, buildTransfer } from './ir/builder.js';
 export { clock } from './scheduler/clock.js';
 export { Autodiff } from './autodiff/autodiff.js';
 export { Fusion } from './fusion/fusion.js';
+export { captureStep, CapturedStep } from './capture/index.js';
+export type { CaptureOptions } from './capture/index.js';
 export type { FusionOptions } from './fusion/fusion.js';
 export type { FusedAttrs, FusedStep, FusedArg, FusableOp } from './ir/fused.js';
 export { Gradients } from './autodiff/gradients.js';

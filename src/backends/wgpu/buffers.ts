@@ -37,6 +37,10 @@ export class BufferPool {
   private liveBytes = 0;
   private pooledBytes = 0;
   liveBuffers = 0;
+  /** Buffers a captured step replays into, with how many captured steps hold each (see pin). */
+  private readonly pins = new Map<GPUBuffer, number>();
+  /** Pinned buffers no storage points into any more: returned when their last pin goes. */
+  private readonly parked = new Map<GPUBuffer, GpuBuffer>();
 
   constructor(
     private readonly device: GPUDevice,
@@ -74,8 +78,43 @@ export class BufferPool {
     return { gpu, size, refs: 1 };
   }
 
+  /**
+   * Keeps a buffer out of the pool while a captured step holds it: its replays write it (the
+   * step's intermediates) or read it (its inputs and state), whether or not a storage still
+   * points into it. Balanced by `unpin`.
+   */
+  pin(gpu: GPUBuffer): void {
+    this.pins.set(gpu, (this.pins.get(gpu) ?? 0) + 1);
+  }
+
+  /** Drops one pin; a buffer whose storages are gone returns to the pool with its last pin. */
+  unpin(gpu: GPUBuffer, batchOpen: boolean): void {
+    const n = this.pins.get(gpu);
+    if (n === undefined) return;
+    if (n > 1) {
+      this.pins.set(gpu, n - 1);
+      return;
+    }
+    this.pins.delete(gpu);
+    const parked = this.parked.get(gpu);
+    if (parked) {
+      this.parked.delete(gpu);
+      this.release(parked, batchOpen);
+    }
+  }
+
+  /** Whether a pinned buffer has no storage pointing into it any more (its tensors were freed). */
+  isParked(gpu: GPUBuffer): boolean {
+    return this.parked.has(gpu);
+  }
+
   /** Returns a buffer no storage points into. `batchOpen`: commands that may read it are not submitted yet. */
   release(buf: GpuBuffer, batchOpen: boolean): void {
+    if (this.pins.has(buf.gpu)) {
+      // Still live for the captured steps that hold it (counted as live memory until unpinned).
+      this.parked.set(buf.gpu, buf);
+      return;
+    }
     this.liveBytes -= buf.size;
     this.liveBuffers--;
     if (this.pooledBytes + buf.size > this.maxPooledBytes) {

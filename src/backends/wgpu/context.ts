@@ -12,6 +12,7 @@ import { chooseFeatures, type GpuFeatures } from './features.js';
 import { Autotuner, type AutotuneOption } from './autotune.js';
 import { classifyAdapter } from './adapter.js';
 import { KernelProfiler } from './kernel-profile.js';
+import { StepRecorder } from './recorder.js';
 import { KeyTrie } from './key-trie.js';
 import type { KernelTime } from './kernel-time.js';
 import { BufferUsage, MapMode, ShaderStage } from './flags.js';
@@ -45,7 +46,7 @@ const ARENA_SLOTS = 512;
  * gives Dawn no turn to retire work, and unbounded submissions exhaust it (a crash near 65k ops).
  */
 const MAX_INFLIGHT_BATCHES = 32;
-const FLAG_SLOTS = 256;
+export const FLAG_SLOTS = 256;
 /**
  * Bind groups kept for reuse. Creating one is the costliest call of a dispatch (about 100 µs
  * through Dawn's Node bindings on a small machine); a loop reuses the same pooled buffers, so
@@ -135,6 +136,8 @@ export class GpuContext {
   /** Settles when the open batch's work is done on the GPU, with when it was submitted (made on demand, for op timing). */
   private batchDone: { promise: Promise<number | undefined>; resolve: (submittedAt: number | undefined) => void; reject: (e: unknown) => void } | undefined;
   private readonly unsettled = new Set<Fault>();
+  /** Set while a step is being captured (src/capture): every command is also recorded. */
+  private recorder: StepRecorder | undefined;
 
   private constructor(
     readonly device: GPUDevice,
@@ -272,6 +275,7 @@ export class GpuContext {
     const fault = this.track(new Fault());
     this.opFaults.push(fault);
     this.flagFaults.push({ fault, error });
+    this.recorder?.check(this.flagFaults.length - 1, error);
     return this.flagFaults.length - 1;
   }
 
@@ -375,6 +379,7 @@ export class GpuContext {
     }
     pass.setBindGroup(0, this.bindGroup(p, buffers), this.dynamicOffset);
     pass.dispatchWorkgroups(groups[0], groups[1], groups[2]);
+    this.recorder?.dispatch(p.pipeline, p.layout, program.bindings, buffers, params.words, groups);
     if (this.profiler) {
       pass.end();
       this.pass = undefined;
@@ -395,6 +400,7 @@ export class GpuContext {
    * returns the table. Needs the adapter's 'timestamp-query' feature.
    */
   startKernelProfile(): void {
+    if (this.recorder) throw new KernelError('kernels cannot be profiled while a step is being captured', { op: 'profileKernels', hint: 'profile before or after captureStep' });
     if (!this.features.timestamps) {
       throw new DeviceError(`kernel profiling needs GPU timestamps, which this adapter (${this.adapterInfo.description || this.adapterInfo.vendor}) does not offer ('timestamp-query')`, {
         op: 'profileKernels',
@@ -438,6 +444,7 @@ export class GpuContext {
 
   /** Host data into a buffer (ordered before the open batch's commands: the buffer must be fresh). */
   upload(buffer: GPUBuffer, data: ArrayBufferView): void {
+    this.recorder?.upload(buffer);
     if (this.pool.reusedInBatch.has(buffer)) this.flush();
     this.openBatch();
     this.touch();
@@ -551,6 +558,42 @@ export class GpuContext {
     });
   }
 
+  // ---- captured steps --------------------------------------------------------------------
+
+  /** The recorder of the step being captured, if any. */
+  get recording(): StepRecorder | undefined {
+    return this.recorder;
+  }
+
+  /** Starts recording every command (after submitting what is queued); see src/capture. */
+  startRecording(): StepRecorder {
+    if (this.recorder) throw new KernelError('a step is already being captured on this device', { op: 'captureStep', devices: [this.options.deviceKey], hint: 'capture one step at a time' });
+    if (this.profiler) throw new KernelError('a step cannot be captured while kernels are profiled', { op: 'captureStep', hint: 'call stopKernelProfile first' });
+    this.flush();
+    this.recorder = new StepRecorder(this.flags, (b) => this.pool.pin(b));
+    return this.recorder;
+  }
+
+  /** Stops recording (submitting the step's last batch). */
+  stopRecording(): void {
+    this.flush();
+    this.recorder = undefined;
+  }
+
+  /** Submits a replay's commands after everything queued before it; the in-flight bound counts it as a batch. */
+  submitReplay(commands: GPUCommandBuffer, dispatches: number): void {
+    if (this.lost) throw this.lost;
+    this.flush();
+    this.device.queue.submit([commands]);
+    this.submitCount++;
+    this.dispatchCount += dispatches;
+    this.inflightBatches++;
+    this.device.queue.onSubmittedWorkDone().then(
+      () => this.batchSettled(),
+      () => this.batchSettled(),
+    );
+  }
+
   // ---- memory ----------------------------------------------------------------------------
 
   alloc(bytes: number): GpuBuffer {
@@ -571,6 +614,8 @@ export class GpuContext {
   /** Copies `bytes` from a buffer to the host (flushes the open batch). */
   async readBuffer(buffer: GPUBuffer, byteOffset: number, bytes: number): Promise<ArrayBuffer> {
     if (this.lost) throw this.lost;
+    // A read inside a captured step: its value could steer the step, which a replay cannot follow.
+    this.recorder?.refuse('it reads a tensor back to the host (toData, item, ...) while it runs');
     const stage = this.staging.acquire(bytes);
     this.commands().copyBufferToBuffer(buffer, byteOffset, stage, 0, bytes);
     this.flush();

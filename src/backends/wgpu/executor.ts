@@ -162,6 +162,8 @@ export class WgpuExecutor implements Executor<GpuStorage> {
   }
 
   private encode(ctx: GpuContext, record: OpRecord, inputs: readonly GpuStorage[], payload: TypedArray | undefined): RawStorage[] {
+    // A replay would draw the same numbers every step.
+    if (record.op === 'random') ctx.recording?.refuse('it draws random numbers (a replay would repeat the same draws)');
     const half = touchesFloat16(record);
     if (half) requireFloat16(ctx, record);
     const x = inputs[0];

@@ -16,3 +16,13 @@ export interface GpuStorage extends Layout {
 }
 
 export { alignedStrides, expandLayout, isContiguous, permuteLayout, reshapeLayout, sliceLayout, type Layout } from '../../ir/layout.js';
+
+/** Whether a storage the scheduler hands out (typed unknown there) is a GPU storage. */
+export function isGpuStorage(x: unknown): x is GpuStorage {
+  return typeof x === 'object' && x !== null && 'buffer' in x && 'faults' in x && 'strides' in x && 'offset' in x;
+}
+
+/** Bytes per element in a GPU buffer (bool is stored as u32, float16 as packed halves). */
+export function gpuBytesPerElement(dtype: DType): number {
+  return dtype === 'float16' ? 2 : 4;
+}

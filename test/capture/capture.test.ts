@@ -1,0 +1,241 @@
+/**
+ * captureStep: a step recorded once on a WebGPU device and replayed. Replays must compute what
+ * the same steps compute op by op (float64 reference for a linear model trained with SGD; the
+ * eager path, bit for bit, for an MLP with and without Fusion), take new inputs through
+ * setInput, and refuse what a replay cannot repeat, with typed errors.
+ */
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { Autodiff } from '../../src/autodiff/autodiff.js';
+import type { Backend } from '../../src/backends/backend.js';
+import { Cpu } from '../../src/backends/cpu/backend.js';
+import { Wgpu } from '../../src/backends/wgpu/backend.js';
+import { captureStep } from '../../src/capture/index.js';
+import { ArgumentError, CaptureError, DTypeError } from '../../src/errors.js';
+import { Fusion } from '../../src/fusion/fusion.js';
+import { tidy } from '../../src/memory/tidy.js';
+import * as nn from '../../src/nn/index.js';
+import { ParamGrads, SGD } from '../../src/optim/index.js';
+import { fromData, random, Distribution } from '../../src/tensor/creation.js';
+import type { Tensor } from '../../src/tensor/tensor.js';
+import { describeGpu } from '../wgpu/gpu.js';
+
+let wgpu: Wgpu;
+beforeAll(async () => {
+  wgpu = await Wgpu.create();
+});
+afterAll(() => wgpu?.close());
+
+function pattern(n: number, seed: number): Float32Array {
+  let a = seed >>> 0;
+  return Float32Array.from({ length: n }, () => ((a = (Math.imul(a, 1664525) + 1013904223) >>> 0) / 2 ** 32) * 2 - 1);
+}
+
+async function values(t: Tensor<Backend>): Promise<Float32Array> {
+  return Float32Array.from((await t.toData()).values);
+}
+
+/** A 2-layer MLP whose parameters are set from fixed patterns (the same on every backend). */
+function mlp<B extends Backend>(ad: B, sizes: readonly number[]): nn.Sequential<B> {
+  const layers: Array<nn.Linear<B> | nn.Relu<B>> = [];
+  for (let i = 0; i + 1 < sizes.length; i++) {
+    layers.push(new nn.Linear(ad, sizes[i]!, sizes[i + 1]!));
+    if (i + 2 < sizes.length) layers.push(new nn.Relu());
+  }
+  const model = new nn.Sequential(...layers);
+  model.params().forEach((p, i) => p.set(fromData(ad, pattern(p.shape.reduce((a, b) => a * b, 1), 11 + i), { shape: p.shape }).mul(0.5)));
+  return model;
+}
+
+describeGpu('captureStep', () => {
+  test('a linear model trained with SGD: capture + replays match a float64 reference step by step, with a new batch per step', async () => {
+    const ad = new Autodiff(new Fusion(wgpu));
+    const [B, D, O, lr] = [8, 5, 3, 0.05];
+    const model = new nn.Linear(ad, D, O);
+    const w0 = pattern(D * O, 3);
+    const b0 = pattern(O, 4);
+    model.weight.set(fromData(ad, w0, { shape: [D, O] }));
+    model.bias!.set(fromData(ad, b0, { shape: [O] }));
+    const batches = Array.from({ length: 5 }, (_, s) => ({ x: pattern(B * D, 100 + s), t: pattern(B * O, 200 + s) }));
+    const x = fromData(ad, batches[0]!.x, { shape: [B, D] });
+    const t = fromData(ad, batches[0]!.t, { shape: [B, O] });
+    const opt = new SGD<typeof ad>({ lr });
+    const cap = await captureStep(
+      ad,
+      () =>
+        tidy(() => {
+          const loss = model.forward(x).sub(t).square().mean();
+          opt.step(model, ParamGrads.from(loss.backward(), model));
+          return loss;
+        }),
+      { state: () => model.params().map((p) => p.value) },
+    );
+    // The float64 reference: loss of each step, weights after it.
+    const W = Float64Array.from(w0);
+    const bias = Float64Array.from(b0);
+    const losses: number[] = [];
+    for (const { x: xs, t: ts } of batches) {
+      const r = new Float64Array(B * O);
+      let loss = 0;
+      for (let i = 0; i < B; i++) for (let o = 0; o < O; o++) {
+        let s = bias[o]!;
+        for (let d = 0; d < D; d++) s += xs[i * D + d]! * W[d * O + o]!;
+        r[i * O + o] = s - ts[i * O + o]!;
+        loss += r[i * O + o]! ** 2;
+      }
+      losses.push(loss / (B * O));
+      const k = 2 / (B * O);
+      for (let d = 0; d < D; d++) for (let o = 0; o < O; o++) {
+        let g = 0;
+        for (let i = 0; i < B; i++) g += xs[i * D + d]! * r[i * O + o]!;
+        W[d * O + o] = W[d * O + o]! - lr * k * g;
+      }
+      for (let o = 0; o < O; o++) {
+        let g = 0;
+        for (let i = 0; i < B; i++) g += r[i * O + o]!;
+        bias[o] = bias[o]! - lr * k * g;
+      }
+    }
+    expect((await values(cap.outputs[0]!))[0]).toBeCloseTo(losses[0]!, 5);
+    for (let s = 1; s < batches.length; s++) {
+      await cap.setInput(x, batches[s]!.x);
+      await cap.setInput(t, batches[s]!.t);
+      await cap.run();
+      expect((await values(cap.outputs[0]!))[0]).toBeCloseTo(losses[s]!, 5);
+    }
+    await cap.sync();
+    const wGot = await values(model.weight.value);
+    const bGot = await values(model.bias!.value);
+    for (let i = 0; i < W.length; i++) expect(wGot[i]).toBeCloseTo(W[i]!, 5);
+    for (let i = 0; i < bias.length; i++) expect(bGot[i]).toBeCloseTo(bias[i]!, 5);
+    expect(cap.runs).toBe(batches.length - 1);
+    cap.dispose();
+    for (const p of [x, t, ...cap.outputs]) p.dispose();
+    model.dispose();
+  });
+
+  for (const fused of [false, true]) {
+    test(`an MLP step on autodiff<${fused ? 'fusion<wgpu>' : 'wgpu'}>: 1 capture + 4 replays give the weights and loss of 5 steps op by op, bit for bit`, async () => {
+      const sizes = [12, 16, 16, 4];
+      const B = 10;
+      const run = async (capture: boolean): Promise<{ loss: Float32Array; weights: Float32Array[]; dispatches: number }> => {
+        const ad = new Autodiff(fused ? new Fusion(wgpu) : wgpu);
+        const model = mlp(ad, sizes);
+        const opt = new SGD<typeof ad>({ lr: 0.1 });
+        const x = fromData(ad, pattern(B * sizes[0]!, 5), { shape: [B, sizes[0]!] });
+        const y = fromData(ad, Int32Array.from({ length: B }, (_, i) => (i * 3) % sizes.at(-1)!));
+        const step = () =>
+          tidy(() => {
+            const loss = nn.crossEntropy(model.forward(x), y);
+            opt.step(model, ParamGrads.from(loss.backward(), model));
+            return loss;
+          });
+        let loss: Float32Array;
+        let dispatches = 0;
+        if (capture) {
+          const cap = await captureStep(ad, step, { state: () => model.params().map((p) => p.value) });
+          for (let i = 0; i < 4; i++) await cap.run();
+          await cap.sync();
+          loss = await values(cap.outputs[0]!);
+          dispatches = cap.dispatches;
+          cap.dispose();
+          cap.outputs[0]!.dispose();
+        } else {
+          let last: Tensor<typeof ad> | undefined;
+          for (let i = 0; i < 5; i++) {
+            last?.dispose();
+            last = step();
+          }
+          loss = await values(last!);
+          last!.dispose();
+        }
+        const weights = await Promise.all(model.params().map((p) => values(p.value)));
+        for (const t of [x, y]) t.dispose();
+        model.dispose();
+        return { loss, weights, dispatches };
+      };
+      const eager = await run(false);
+      const replayed = await run(true);
+      expect(replayed.dispatches).toBeGreaterThan(0);
+      expect(Array.from(replayed.loss)).toEqual(Array.from(eager.loss));
+      replayed.weights.forEach((w, i) => expect(Array.from(w)).toEqual(Array.from(eager.weights[i]!)));
+    });
+  }
+
+  test('a step that reads a value back, draws random numbers, or replaces state it does not declare is refused (CaptureError)', async () => {
+    const ad = new Autodiff(wgpu);
+    const model = mlp(ad, [4, 3]);
+    const x = fromData(ad, pattern(8, 1), { shape: [2, 4] });
+    const opt = new SGD<typeof ad>({ lr: 0.1 });
+    const train = () =>
+      tidy(() => {
+        const loss = model.forward(x).square().mean();
+        opt.step(model, ParamGrads.from(loss.backward(), model));
+        return loss;
+      });
+    const before = wgpu.memory().tensors;
+    await expect(captureStep(ad, train)).rejects.toThrow(/replaced 2 tensors that it reads/);
+    await expect(
+      captureStep(ad, () => {
+        const y = x.mul(2);
+        void y.toData();
+        return y;
+      }),
+    ).rejects.toThrow(/reads a tensor back/);
+    await expect(captureStep(ad, () => x.add(random(ad, [2, 4], Distribution.Normal(0, 1))))).rejects.toBeInstanceOf(CaptureError);
+    // Refused captures leave nothing pinned: the state can be captured properly afterwards.
+    const cap = await captureStep(ad, train, { state: () => model.params().map((p) => p.value) });
+    await cap.run();
+    // A parameter replaced outside the step: the next replay would not see it.
+    model.params()[0]!.set(fromData(ad, pattern(12, 9), { shape: [4, 3] }));
+    await expect(cap.run()).rejects.toBeInstanceOf(CaptureError);
+    cap.dispose();
+    cap.outputs[0]!.dispose();
+    x.dispose();
+    model.dispose();
+    await wgpu.runtime.scheduler.flush();
+    expect(wgpu.memory().tensors).toBeLessThanOrEqual(before);
+  });
+
+  test('setInput takes only an input of the step, of its dtype and size; a non-WebGPU backend is an ArgumentError', async () => {
+    const x = fromData(wgpu, pattern(6, 2), { shape: [2, 3] });
+    const k = fromData(wgpu, Int32Array.from([1, 2, 3]));
+    const unused = fromData(wgpu, [1, 2]);
+    const cap = await captureStep(wgpu, () => [x.mul(3), k.add(1)]);
+    await expect(cap.setInput(x, new Float32Array(5))).rejects.toBeInstanceOf(ArgumentError);
+    await expect(cap.setInput(x, new Int32Array(6))).rejects.toBeInstanceOf(ArgumentError);
+    await expect(cap.setInput(unused, new Float32Array(2))).rejects.toThrow(/does not read this tensor/);
+    await expect(cap.setInput(cap.outputs[0]!, new Float32Array(6))).rejects.toBeInstanceOf(ArgumentError);
+    const b = fromData(wgpu, [true, false]);
+    const cb = await captureStep(wgpu, () => b.logicalNot());
+    await expect(cb.setInput(b, new Float32Array(2))).rejects.toBeInstanceOf(DTypeError);
+    cb.dispose();
+    await cap.setInput(x, Float32Array.from([1, 2, 3, 4, 5, 6]));
+    await cap.setInput(k, Int32Array.from([7, 8, 9]));
+    await cap.run();
+    expect(Array.from((await cap.outputs[0]!.toData()).values)).toEqual([3, 6, 9, 12, 15, 18]);
+    expect(Array.from((await cap.outputs[1]!.toData()).values)).toEqual([8, 9, 10]);
+    cap.dispose();
+    for (const t of [x, k, unused, b, ...cap.outputs, ...cb.outputs]) t.dispose();
+    const cpu = new Cpu({ threads: 0 });
+    await expect(captureStep(cpu, () => fromData(cpu, [1]))).rejects.toBeInstanceOf(ArgumentError);
+    await cpu.close();
+  });
+
+  test('an out-of-range index in a replay rejects sync() with the op\'s ArgumentError; the next sync after good data resolves', async () => {
+    const table = fromData(wgpu, pattern(12, 4), { shape: [4, 3] });
+    const idx = fromData(wgpu, Int32Array.from([0, 3]));
+    const cap = await captureStep(wgpu, () => table.indexSelect(0, idx));
+    await cap.sync();
+    await cap.setInput(idx, Int32Array.from([1, 4]));
+    await cap.run();
+    await expect(cap.sync()).rejects.toThrow(/index 4 is out of range/);
+    await cap.setInput(idx, Int32Array.from([2, 1]));
+    await cap.run();
+    await cap.sync();
+    const rows = Array.from((await cap.outputs[0]!.toData()).values);
+    const t = Array.from(pattern(12, 4));
+    expect(rows).toEqual([...t.slice(6, 9), ...t.slice(3, 6)]);
+    cap.dispose();
+    for (const x of [table, idx, ...cap.outputs]) x.dispose();
+  });
+});
