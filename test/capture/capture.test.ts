@@ -10,7 +10,7 @@ import type { Backend } from '../../src/backends/backend.js';
 import { Cpu } from '../../src/backends/cpu/backend.js';
 import { Wgpu } from '../../src/backends/wgpu/backend.js';
 import { captureStep } from '../../src/capture/index.js';
-import { ArgumentError, CaptureError, DTypeError } from '../../src/errors.js';
+import { ArgumentError, CaptureError, DTypeError, DeviceError } from '../../src/errors.js';
 import { Fusion } from '../../src/fusion/fusion.js';
 import { tidy } from '../../src/memory/tidy.js';
 import * as nn from '../../src/nn/index.js';
@@ -237,5 +237,20 @@ describeGpu('captureStep', () => {
     expect(rows).toEqual([...t.slice(6, 9), ...t.slice(3, 6)]);
     cap.dispose();
     for (const x of [table, idx, ...cap.outputs]) x.dispose();
+  });
+
+  test('a replay after its backend was closed is a DeviceError; after dispose() a KernelError', async () => {
+    const own = await Wgpu.create();
+    const x = fromData(own, [1, 2]);
+    const cap = await captureStep(own, () => x.mul(2));
+    await cap.run();
+    expect(Array.from((await cap.outputs[0]!.toData()).values)).toEqual([2, 4]);
+    await own.close();
+    await expect(cap.run()).rejects.toBeInstanceOf(DeviceError);
+    const y = fromData(wgpu, [1, 2]);
+    const other = await captureStep(wgpu, () => y.add(1));
+    other.dispose();
+    await expect(other.run()).rejects.toThrow(/disposed/);
+    for (const t of [y, ...other.outputs]) t.dispose();
   });
 });

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { hasAdapter } from '../wgpu/gpu.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dir = fileURLToPath(new URL('./.readme-check/', import.meta.url));
@@ -20,8 +21,8 @@ writeFileSync(`${dir}tsconfig.json`, JSON.stringify({ extends: '../../../tsconfi
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('README examples', () => {
-  it('has the training loop and the fit example', () => {
-    expect(blocks.map((b) => b.name)).toEqual(['training-loop', 'fit']);
+  it('has the training loop, the fit example and the captured step', () => {
+    expect(blocks.map((b) => b.name)).toEqual(['training-loop', 'fit', 'captured-step']);
   });
 
   it('type-check', () => {
@@ -57,6 +58,19 @@ describe('README examples', () => {
     } finally {
       log.mockRestore();
       write.mockRestore();
+    }
+  });
+
+  it.runIf(hasAdapter)('the captured step learns the pattern (a WebGPU adapter is needed)', async () => {
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    try {
+      await import(`${dir}captured-step.ts`);
+      const [label, loss] = log.mock.calls.at(-1)!;
+      expect(label).toBe('loss');
+      // ln 10 = 2.30 at the start; 21 SGD steps on a separable pattern bring it down.
+      expect(loss).toBeLessThan(2.2);
+    } finally {
+      log.mockRestore();
     }
   });
 });

@@ -580,6 +580,16 @@ export class GpuContext {
     this.recorder = undefined;
   }
 
+  /** The device's key ('wgpu', 'wgpu:1') for messages. */
+  get deviceKey(): string {
+    return this.options.deviceKey;
+  }
+
+  /** Whether destroy() ran (the backend was closed). */
+  get closed(): boolean {
+    return this.closing;
+  }
+
   /** Submits a replay's commands after everything queued before it; the in-flight bound counts it as a batch. */
   submitReplay(commands: GPUCommandBuffer, dispatches: number): void {
     if (this.lost) throw this.lost;

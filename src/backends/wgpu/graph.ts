@@ -7,7 +7,7 @@
  *   buffer the step reads it from, at the end of each replay;
  * - its index checks write flags of their own, never cleared, read by `verdict()`.
  */
-import { KernelError, type SwitchyardError } from '../../errors.js';
+import { DeviceError, KernelError, type SwitchyardError } from '../../errors.js';
 import type { GpuContext } from './context.js';
 import { FLAG_SLOTS } from './context.js';
 import { BufferUsage, MapMode } from './flags.js';
@@ -95,6 +95,8 @@ export class GpuGraph {
   /** Encodes and submits one replay (after the work queued before it). */
   run(): void {
     if (this.disposed) throw new KernelError('this captured step was disposed', { op: 'captureStep.run', hint: 'capture the step again' });
+    if (this.ctx.lost) throw this.ctx.lost;
+    if (this.ctx.closed) throw new DeviceError('the WebGPU device of this captured step was closed', { op: 'captureStep.run', devices: [this.ctx.deviceKey], hint: 'capture the step again on an open backend' });
     const enc = this.ctx.device.createCommandEncoder();
     if (this.steps.length > 0) {
       const pass = enc.beginComputePass();
