@@ -544,7 +544,9 @@ export async function main(args: readonly string[] = []): Promise<void> {
     `fused GELU / torch copy bandwidth, per call in rounds of ${cfg.reps.ew}: ${fusedShare === undefined ? 'n/a' : `${(100 * fusedShare).toFixed(0)}%`}`,
     ...(ew.kernel && copyGBs ? [`fused GELU / torch copy bandwidth, GPU time of the kernel: ${((100 * gbs(2 * bytes, ew.kernel.fusedMs)) / copyGBs).toFixed(0)}%`] : []),
     `fused GELU speed-up over the unfused chain: ${(ew.unfusedMs / ew.fusedMs).toFixed(2)}x (goal >= 4x: ${verdict(ew.unfusedMs / ew.fusedMs >= 4)})`,
-    `unfused add / torch copy bandwidth: ${addShare === undefined ? 'n/a' : `${(100 * addShare).toFixed(0)}% (goal >= 70%: ${verdict(addShare >= 0.7)})`}; in rounds of ${4 * cfg.reps.ew}: ${copyGBs ? `${((100 * gbs(3 * bytes, ew.addLongMs)) / copyGBs).toFixed(0)}%` : 'n/a'}`,
+    // The same measure as the GELU's verdict (rounds of 4n calls); the short rounds beside it.
+    ...(copyGBs ? [`unfused add / torch copy bandwidth, per call in rounds of ${4 * cfg.reps.ew} (the goal's measure): ${((100 * gbs(3 * bytes, ew.addLongMs)) / copyGBs).toFixed(0)}% (goal >= 70%: ${verdict(gbs(3 * bytes, ew.addLongMs) / copyGBs >= 0.7)})`] : []),
+    `unfused add / torch copy bandwidth, per call in rounds of ${cfg.reps.ew}: ${addShare === undefined ? 'n/a' : `${(100 * addShare).toFixed(0)}%`}`,
   );
 
   const vsTorch = (ms: number | undefined, t: number | undefined) => (ms !== undefined && t ? `${(ms / t).toFixed(2)}x` : 'n/a');

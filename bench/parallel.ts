@@ -18,7 +18,8 @@
  *   (c) A per-step timeline with small buckets: gradients handed over, reduced and applied while
  *       backward still runs.
  *
- * Step times are medians of wall times after a warm-up that covers the balancer's probes.
+ * Step times are medians of wall times after a warm-up that covers the balancer's probes; (a) and
+ * (b) time their configurations side by side, in interleaved rounds.
  */
 import { settleTuner } from './tuner.js';
 import { Autodiff } from '../src/autodiff/autodiff.js';
@@ -42,7 +43,9 @@ const SIZES = [784, 512, 512, 10];
 
 /** PyTorch's compute-only scaling on this machine's cores: JSON {n: ms per step of the slowest of n processes}. */
 const TORCH_CPU_SCALING = String.raw`
-import json, sys, time, multiprocessing as mp
+import importlib.util, json, sys, time, multiprocessing as mp
+# Checked here: without torch the children would die at their import and the parent wait forever.
+if importlib.util.find_spec('torch') is None: sys.exit('torch is not installed')
 def work(b, q, barrier):
     import torch
     torch.set_num_threads(1)
@@ -64,7 +67,7 @@ if __name__ == '__main__':
     for n in a['counts']:
         q = mp.Queue(); bar = mp.Barrier(n)
         ps = [mp.Process(target=work, args=(-(-a['batch'] // n), q, bar)) for _ in range(n)]
-        [p.start() for p in ps]; r = [q.get() for _ in ps]; [p.join() for p in ps]
+        [p.start() for p in ps]; r = [q.get(timeout=300) for _ in ps]; [p.join() for p in ps]
         out[str(n)] = max(r)
     print(json.dumps(out))
 `;
@@ -117,8 +120,6 @@ interface Timed {
   steps: number;
   /** Messages sent to replicas that took no shard, over the timed steps. */
   idleMessages: number;
-  /** Median of steps 5-7, where the balancer first times the GPU alone (after its 3 warm-up steps and 1 untimed): a device still warming up shows here. */
-  earlyMs: number;
 }
 
 /** Median step wall time of a DataParallel run after `warm` steps. */
@@ -127,14 +128,12 @@ async function timeParallel(devices: string, batch: Batch, warm: number, steps: 
   const dp = await DataParallel.create<MnistTaskOptions>({ task: TASK, module: await initialRecord(), devices, options: { sizes: SIZES, lr: LR }, onNotice: (m) => notes.push(m.replace(/^DataParallel: /, '')), ...extra });
   try {
     const walls: number[] = [];
-    const early: number[] = [];
     const phases: Phases[] = [];
     let last: StepResult | undefined;
     let solo = 0;
     let idleMessages = 0;
     for (let s = 0; s < warm + steps; s++) {
       last = await dp.step(batch);
-      if (s >= 4 && s < 7) early.push(last.wallMs);
       if (s >= warm) {
         walls.push(last.wallMs);
         phases.push(phasesOf(last.timeline));
@@ -146,7 +145,7 @@ async function timeParallel(devices: string, batch: Batch, warm: number, steps: 
     const describe = dp.replicaInfo.map((r) => `${r.device}${r.active ? '' : ' (idle)'}`).join(', ');
     const mean = (k: keyof Phases): number => phases.reduce((a, p) => a + p[k], 0) / phases.length;
     const avg: Phases = { dispatchMs: mean('dispatchMs'), reloadMs: mean('reloadMs'), computeMs: mean('computeMs'), tailMs: mean('tailMs'), wallMs: mean('wallMs') };
-    return { ms: median(walls), phases: avg, last: last!, shards: last!.shards, notes, describe, backend: dp.replicaInfo[0]?.describe ?? '', solo, steps, idleMessages, earlyMs: early.length > 0 ? median(early) : NaN };
+    return { ms: median(walls), phases: avg, last: last!, shards: last!.shards, notes, describe, backend: dp.replicaInfo[0]?.describe ?? '', solo, steps, idleMessages };
   } finally {
     await dp.close();
   }
@@ -162,8 +161,9 @@ async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Part
   const runs = [];
   try {
     for (const c of configs) {
-      const dp = await DataParallel.create<MnistTaskOptions>({ task: TASK, module: await initialRecord(), devices: c.devices, options: { sizes: SIZES, lr: LR }, onNotice: () => undefined, ...c.extra });
-      runs.push({ dp, walls: [] as number[], phases: [] as Phases[], solo: 0, last: undefined as StepResult | undefined });
+      const notes: string[] = [];
+      const dp = await DataParallel.create<MnistTaskOptions>({ task: TASK, module: await initialRecord(), devices: c.devices, options: { sizes: SIZES, lr: LR }, onNotice: (m) => notes.push(m.replace(/^DataParallel: /, '')), ...c.extra });
+      runs.push({ dp, notes, walls: [] as number[], phases: [] as Phases[], solo: 0, idleMessages: 0, last: undefined as StepResult | undefined });
       for (let s = 0; s < warm; s++) await dp.step(batch);
     }
     for (let r = 0; r < rounds; r++) {
@@ -178,6 +178,7 @@ async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Part
           run.walls.push(step.wallMs);
           run.phases.push(phasesOf(step.timeline));
           if (step.solo) run.solo++;
+          run.idleMessages += step.traffic.reduce((a, t, q) => a + (step.shards[q] === 0 ? t.messages : 0), 0);
           run.last = step;
         }
       }
@@ -190,13 +191,12 @@ async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Part
         phases: { dispatchMs: mean('dispatchMs'), reloadMs: mean('reloadMs'), computeMs: mean('computeMs'), tailMs: mean('tailMs'), wallMs: mean('wallMs') },
         last,
         shards: last.shards,
-        notes: [],
-        describe: run.dp.replicaInfo.map((i) => i.device).join(', '),
+        notes: run.notes,
+        describe: run.dp.replicaInfo.map((i) => `${i.device}${i.active ? '' : ' (idle)'}`).join(', '),
         backend: run.dp.replicaInfo[0]?.describe ?? '',
         solo: run.solo,
         steps: run.walls.length,
-        idleMessages: 0,
-        earlyMs: NaN,
+        idleMessages: run.idleMessages,
       };
     });
   } finally {
@@ -307,11 +307,6 @@ export async function main(args: readonly string[] = []): Promise<void> {
       const gpu = await Wgpu.create();
       const plain = await timePlain(gpu, gpu.defaultDevice(), big, warm, steps);
       const warmBalanced = warm + 16; // the balancer's warm-up (3), the GPU alone (4), the probe (4), the mix (4) and the GPU alone again (4)
-      const one = await timeParallel('wgpu:0', big, warmBalanced, steps);
-      const alone = Math.min(plain, one.ms);
-      console.log(`batch ${b}: the GPU alone: ${plain.toFixed(2)} ms per step without DataParallel, ${one.ms.toFixed(2)} ms with DataParallel on wgpu:0 (its overhead: ${(one.ms - plain).toFixed(2)} ms; its steps 5-7: ${one.earlyMs.toFixed(2)} ms)\n`);
-      console.log('| devices | final shards | ms per step | gain over the GPU alone (the faster of the two) | balancer |');
-      console.log('| --- | --- | --- | --- | --- |');
       const workers = Math.max(1, Math.min(8, cores - 2));
       // Diagnostic rows: the GPU takes everything (weight 0 for the CPU replicas): the cost of
       // idle replicas being attached, which should be none (every step solo, nothing sent to them).
@@ -323,10 +318,18 @@ export async function main(args: readonly string[] = []): Promise<void> {
         ['wgpu:0,cpu', { split: allToGpu(1) }, true],
         [`wgpu:0,cpu:worker*${workers}`, { split: allToGpu(workers) }, true],
       ];
-      for (const [devices, extra, idle] of rows) {
-        const r = await timeParallel(devices, big, warmBalanced, steps, extra);
+      // DataParallel on the GPU alone and every mix, started and warmed up first, then timed in
+      // interleaved rounds (as (a)): the GPU's own step drifts by tens of percent within a run.
+      const timedB = await timeScaling([{ devices: 'wgpu:0', extra: {} }, ...rows.map(([devices, extra]) => ({ devices, extra }))], big, warmBalanced, steps, quick ? 1 : 5);
+      const one = timedB[0]!;
+      const alone = Math.min(plain, one.ms);
+      console.log(`batch ${b}: the GPU alone: ${plain.toFixed(2)} ms per step without DataParallel (timed before the rounds), ${one.ms.toFixed(2)} ms with DataParallel on wgpu:0 (interleaved with the rows below; its overhead: ${(one.ms - plain).toFixed(2)} ms)\n`);
+      console.log('| devices | final shards | ms per step | gain over the GPU alone (the faster of the two) | balancer |');
+      console.log('| --- | --- | --- | --- | --- |');
+      for (const [k, [, extra, idle]] of rows.entries()) {
+        const r = timedB[k + 1]!;
         const counted = `${r.solo}/${r.steps} steps solo, ${r.idleMessages} messages to idle replicas`;
-        const how = idle ? `diagnostic: fixed split ${JSON.stringify(extra.split)}, the CPU replicas attached but idle; ${counted}; steps 5-7: ${r.earlyMs.toFixed(2)} ms` : extra.split ? `fixed split ${JSON.stringify(extra.split)} (no balancer)` : `${r.notes.join('; ') || '-'} (${counted})`;
+        const how = idle ? `diagnostic: fixed split ${JSON.stringify(extra.split)}, the CPU replicas attached but idle; ${counted}` : extra.split ? `fixed split ${JSON.stringify(extra.split)} (no balancer)` : `${r.notes.join('; ') || '-'} (${counted})`;
         const verdict = extra.split && !idle ? '' : r.ms <= alone * 1.02 ? ' (not slower)' : ' (SLOWER)';
         console.log(`| ${r.describe} | ${r.shards.join(' / ')} | ${r.ms.toFixed(2)} | ${(alone / r.ms).toFixed(2)}x${verdict} | ${how} |`);
       }
