@@ -320,7 +320,8 @@ export async function main(args: readonly string[] = []): Promise<void> {
       ];
       // DataParallel on the GPU alone and every mix, started and warmed up first, then timed in
       // interleaved rounds (as (a)): the GPU's own step drifts by tens of percent within a run.
-      const timedB = await timeScaling([{ devices: 'wgpu:0', extra: {} }, ...rows.map(([devices, extra]) => ({ devices, extra }))], big, warmBalanced, steps, quick ? 1 : 5);
+      // GPU steps are short and their times spread widely: three times the steps, in ten rounds.
+      const timedB = await timeScaling([{ devices: 'wgpu:0', extra: {} }, ...rows.map(([devices, extra]) => ({ devices, extra }))], big, warmBalanced, quick ? steps : 3 * steps, quick ? 1 : 10);
       const one = timedB[0]!;
       const alone = Math.min(plain, one.ms);
       console.log(`batch ${b}: the GPU alone: ${plain.toFixed(2)} ms per step without DataParallel (timed before the rounds), ${one.ms.toFixed(2)} ms with DataParallel on wgpu:0 (interleaved with the rows below; its overhead: ${(one.ms - plain).toFixed(2)} ms)\n`);

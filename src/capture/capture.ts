@@ -1,12 +1,14 @@
 /**
  * A repeated step recorded once and replayed (as CUDA graphs in PyTorch, graph capture in
- * onnxruntime-web). The step runs for real once while the WebGPU device records every command;
+ * onnxruntime-web). The step runs for real twice while the WebGPU device records every command
+ * (the two recordings must agree: that is what makes the step repeatable);
  * each `run()` then encodes the same dispatches on the same buffers in one pass and one submit,
  * with bind groups and parameter words made at capture. No tensor API, autodiff, fusion or
  * scheduler work is left per step: that host time is what bounds a small model's step.
  *
- * What a replay repeats exactly: the ops and their scalar operands (a learning-rate schedule or
- * Adam's bias correction stays at its captured value), and constants made inside the step. Its
+ * What a replay repeats exactly: the ops and their scalar operands, and constants made inside the
+ * step (a step whose scalars change, as a learning-rate schedule or Adam's bias correction, is
+ * refused: its two recordings differ). Its
  * inputs are the tensors made before the capture: `setInput` writes new values into one (a
  * static input, as in CUDA graphs); `state` names the tensors the step replaces (parameters,
  * optimizer moments), whose new values each replay copies back to where the step reads them.
@@ -16,6 +18,7 @@ import { Decorator } from '../backends/decorator.js';
 import { Wgpu } from '../backends/wgpu/backend.js';
 import type { GpuContext } from '../backends/wgpu/context.js';
 import { GpuGraph, type StateCopy } from '../backends/wgpu/graph.js';
+import type { StepRecorder } from '../backends/wgpu/recorder.js';
 import { gpuBytesPerElement, isContiguous, isGpuStorage, type GpuStorage } from '../backends/wgpu/storage.js';
 import { ArgumentError, CaptureError, DeviceError, DTypeError } from '../errors.js';
 import type { TypedArray } from '../ir/dtype.js';
@@ -32,6 +35,18 @@ export interface CaptureOptions<B extends Backend> {
    * the capture, after it, and before each replay (e.g. `() => model.params().map((p) => p.value)`).
    */
   readonly state?: () => readonly Tensor<B>[];
+}
+
+/** One recorded run of the step, with what undoing it takes. */
+interface Take<B extends Backend> {
+  readonly recorder: StepRecorder;
+  readonly before: readonly Tensor<B>[];
+  readonly beforePlaces: readonly Place[];
+  readonly ownPins: readonly GPUBuffer[];
+  readonly firstId: number;
+  outputs: Tensor<B>[];
+  after: Tensor<B>[];
+  released: boolean;
 }
 
 /** Where a tensor's values are on the GPU. */
@@ -70,6 +85,8 @@ function tensorsOf<B extends Backend>(what: string, value: unknown, backend: B):
 export class CapturedStep<B extends Backend> {
   /** The step's outputs: the same tensors after every replay, holding the latest replay's values. */
   readonly outputs: readonly Tensor<B>[];
+  /** How many times the capture ran the step (2, or 3 when its first run differed): steps taken before any replay. */
+  readonly capturedRuns: number;
 
   /** @internal Made by captureStep. */
   constructor(
@@ -80,8 +97,10 @@ export class CapturedStep<B extends Backend> {
     private readonly state: readonly Tensor<B>[],
     private readonly inputs: ReadonlySet<GPUBuffer>,
     private readonly placeOf: (t: Tensor<B>) => Promise<Place>,
+    capturedRuns: number,
   ) {
     this.outputs = outputs;
+    this.capturedRuns = capturedRuns;
   }
 
   /** Dispatches per replay. */
@@ -143,9 +162,11 @@ export class CapturedStep<B extends Backend> {
 }
 
 /**
- * Runs `step` once, recording what it does on the WebGPU device, and returns it ready to replay.
- * The step must run the same ops every time: no reads back to the host (toData, item), no random
- * numbers; tensors it replaces and reads again next time are listed by `options.state`.
+ * Runs `step` twice (three times when the first run differs, e.g. while an autotuner swaps in its
+ * winner), recording what it does on the WebGPU device, and returns it ready to replay. The step
+ * must run the same ops with the same scalars every time: no reads back to the host (toData,
+ * item), no random numbers, no scalars that change from step to step (a learning-rate schedule,
+ * Adam's bias correction); tensors it replaces and reads again are listed by `options.state`.
  */
 export async function captureStep<B extends Backend>(backend: B, step: () => Tensor<B> | readonly Tensor<B>[], options: CaptureOptions<B> = {}): Promise<CapturedStep<B>> {
   if (typeof step !== 'function') throw new ArgumentError(`the step must be a function returning its output tensors, got ${typeof step}`, { op: OP, hint: HINT });
@@ -171,35 +192,70 @@ export async function captureStep<B extends Backend>(backend: B, step: () => Ten
     for (const f of fusions) f.flush();
     await scheduler.flush();
   };
-  await flushAll();
-  await ctx.drained();
-  const before = tensorsOf('a state tensor', stateOf(), backend);
-  const beforePlaces = await Promise.all(before.map(placeOf));
-  // Pinned before the step runs: its old values must keep their buffers (copied back into each replay).
-  const ownPins = beforePlaces.map((p) => p.buffer);
-  for (const b of ownPins) ctx.pool.pin(b);
-  const unpinAll = (buffers: readonly GPUBuffer[]): void => {
-    for (const b of buffers) ctx.pool.unpin(b, ctx.batchOpen);
+
+  /** Unpins a take's buffers and frees the outputs its step made (the caller never gets them). */
+  const release = (t: Take<B>): void => {
+    if (t.released) return;
+    t.released = true;
+    for (const b of [...t.recorder.buffers, ...t.ownPins]) ctx.pool.unpin(b, ctx.batchOpen);
+    for (const o of t.outputs) if (o.id >= t.firstId && !t.after.includes(o) && !o.isDisposed) o.dispose();
   };
 
-  // Tensors the step makes have ids from here on (a refused capture frees its outputs among them).
-  const firstId = backend.runtime.ids.tensor();
-  const recorder = ctx.startRecording();
-  let outputs: Tensor<B>[];
-  let after: Tensor<B>[];
-  try {
-    outputs = tensorsOf('the step\'s output', step(), backend);
-    after = tensorsOf('a state tensor', stateOf(), backend);
+  /** One run of the step while the device records it. */
+  const take = async (): Promise<Take<B>> => {
     await flushAll();
-  } catch (e) {
-    unpinAll([...recorder.buffers, ...ownPins]);
-    throw e;
-  } finally {
-    ctx.stopRecording();
+    await ctx.drained();
+    const before = tensorsOf('a state tensor', stateOf(), backend);
+    const beforePlaces = await Promise.all(before.map(placeOf));
+    // Pinned before the step runs: its old values must keep their buffers (copied back into each replay).
+    const ownPins = beforePlaces.map((p) => p.buffer);
+    for (const b of ownPins) ctx.pool.pin(b);
+    // Tensors the step makes have ids from here on (a refused capture frees its outputs among them).
+    const firstId = backend.runtime.ids.tensor();
+    const recorder = ctx.startRecording();
+    const t: Take<B> = { recorder, before, beforePlaces, ownPins, firstId, outputs: [], after: [], released: false };
+    try {
+      t.outputs = tensorsOf('the step\'s output', step(), backend);
+      t.after = tensorsOf('a state tensor', stateOf(), backend);
+      await flushAll();
+    } catch (e) {
+      release(t);
+      throw e;
+    } finally {
+      ctx.stopRecording();
+    }
+    if (recorder.refusal) {
+      release(t);
+      throw new CaptureError(`the step cannot be replayed: ${recorder.refusal}`, { op: OP, hint: HINT });
+    }
+    return t;
+  };
+  // Two runs recorded: a replay repeats one, so the two must agree (same kernels, scalars and
+  // constants). A third run settles a difference that a first run alone causes (an autotuner
+  // swapping in its winner); one that stays is refused.
+  let last = await take();
+  let runs = 1;
+  let agreed = false;
+  for (let attempt = 0; attempt < 2 && !agreed; attempt++) {
+    const previous = last;
+    try {
+      last = await take();
+      runs++;
+    } catch (e) {
+      release(previous);
+      throw e;
+    }
+    const diff = last.recorder.differsFrom(previous.recorder);
+    release(previous);
+    if (diff === undefined) agreed = true;
+    else if (attempt === 1) {
+      release(last);
+      throw new CaptureError(`the step does not repeat: ${diff}`, { op: OP, hint: `a replay repeats the step's ops with their scalars as captured; ${HINT}` });
+    }
   }
-  const release = (): void => unpinAll([...recorder.buffers, ...ownPins]);
+  const { recorder, before, beforePlaces, ownPins, outputs, after } = last;
   try {
-    if (recorder.refusal) throw new CaptureError(`the step cannot be replayed: ${recorder.refusal}`, { op: OP, hint: HINT });
+    // A first run may make state (an optimizer's moments at its first step): later runs must not.
     if (after.length !== before.length) throw new CaptureError(`options.state gave ${before.length} tensors before the step and ${after.length} after`, { op: OP, hint: 'the state function must list the same tensors, in the same order, every time' });
     // Every output on the device (a DeviceError otherwise), and any error of the step's ops surfaces here.
     await Promise.all(outputs.map(placeOf));
@@ -227,11 +283,9 @@ export async function captureStep<B extends Backend>(backend: B, step: () => Ten
       });
     }
     const graph = new GpuGraph(ctx, recorder, copies, [...recorder.buffers, ...ownPins]);
-    return new CapturedStep(ctx, graph, outputs, stateOf, after, recorder.inputs, placeOf);
+    return new CapturedStep(ctx, graph, outputs, stateOf, after, recorder.inputs, placeOf, runs);
   } catch (e) {
-    release();
-    // The caller never gets these: freed here (tensors made before the step stay).
-    for (const t of outputs) if (t.id >= firstId && !after.includes(t) && !t.isDisposed) t.dispose();
+    release(last);
     throw e;
   }
 }

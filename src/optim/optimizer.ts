@@ -86,6 +86,16 @@ export abstract class Optimizer<B extends Backend = Backend> {
     if (old && old !== t) old.dispose();
   }
 
+  /**
+   * Every state tensor (moments, momentum buffers), by parameter and then by name, in the order
+   * they were made: a fixed order from step to step (what `captureStep`'s `state` lists).
+   */
+  stateTensors(): Tensor<B, 'float'>[] {
+    const out: Tensor<B, 'float'>[] = [];
+    for (const s of this.states.values()) for (const t of s.tensors.values()) out.push(t);
+    return out;
+  }
+
   /** The state as plain data (one transferable buffer per tensor). */
   async state(): Promise<OptimizerRecord> {
     const params: Record<string, { step: number; tensors: Record<string, TensorRecord> }> = {};

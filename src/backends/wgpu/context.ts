@@ -444,7 +444,7 @@ export class GpuContext {
 
   /** Host data into a buffer (ordered before the open batch's commands: the buffer must be fresh). */
   upload(buffer: GPUBuffer, data: ArrayBufferView): void {
-    this.recorder?.upload(buffer);
+    this.recorder?.upload(buffer, data);
     if (this.pool.reusedInBatch.has(buffer)) this.flush();
     this.openBatch();
     this.touch();

@@ -23,6 +23,8 @@ export interface RecordedCheck {
 export class StepRecorder {
   readonly dispatches: RecordedDispatch[] = [];
   readonly checks: RecordedCheck[] = [];
+  /** The bytes of each upload (constants made inside the step), in order. */
+  readonly uploads: Uint8Array[] = [];
   /** Every buffer the step touches (each pinned once, by this recorder). */
   readonly buffers = new Set<GPUBuffer>();
   /** Buffers whose first use in the step is a read: made before it (inputs, weights, state). */
@@ -55,8 +57,29 @@ export class StepRecorder {
   }
 
   /** An upload into a fresh buffer: written by the step. */
-  upload(buffer: GPUBuffer): void {
+  upload(buffer: GPUBuffer, data: ArrayBufferView): void {
     this.touch(buffer);
+    this.uploads.push(new Uint8Array(data.buffer, data.byteOffset, data.byteLength).slice());
+  }
+
+  /**
+   * Where this recording of the step differs from another one (undefined if nowhere): the ops,
+   * their scalar parameters, grids and constants must repeat for a replay to be the step. The
+   * buffers may differ (each recording gets its own).
+   */
+  differsFrom(other: StepRecorder): string | undefined {
+    if (this.dispatches.length !== other.dispatches.length) return `${other.dispatches.length} kernels the first time, ${this.dispatches.length} the next`;
+    for (let i = 0; i < this.dispatches.length; i++) {
+      const a = this.dispatches[i]!;
+      const b = other.dispatches[i]!;
+      if (a.pipeline !== b.pipeline) return `kernel ${i} is another kernel the second time`;
+      if (a.groups.some((g, k) => g !== b.groups[k]) || a.params.length !== b.params.length || a.params.some((w, k) => w !== b.params[k])) {
+        return `kernel ${i} got other scalar parameters the second time (a learning-rate schedule, Adam's bias correction, a step counter)`;
+      }
+    }
+    if (this.checks.length !== other.checks.length || this.checks.some((c, i) => c.slot !== other.checks[i]!.slot)) return 'its index checks differ between two runs';
+    if (this.uploads.length !== other.uploads.length || this.uploads.some((u, i) => !sameBytes(u, other.uploads[i]!))) return 'it makes constants from host data that differ from one run to the next';
+    return undefined;
   }
 
   check(slot: number, error: (index: number) => SwitchyardError): void {
@@ -66,4 +89,10 @@ export class StepRecorder {
   refuse(why: string): void {
     this.refusal ??= why;
   }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
