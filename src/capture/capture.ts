@@ -25,6 +25,7 @@ import type { TypedArray } from '../ir/dtype.js';
 import { numel } from '../ir/ops.js';
 import { Fusion } from '../fusion/fusion.js';
 import { Tensor } from '../tensor/tensor.js';
+import { tidy } from '../memory/tidy.js';
 
 const OP = 'captureStep';
 const HINT = 'see README "Captured steps"';
@@ -42,7 +43,7 @@ interface Take<B extends Backend> {
   readonly recorder: StepRecorder;
   readonly before: readonly Tensor<B>[];
   readonly beforePlaces: readonly Place[];
-  readonly ownPins: readonly GPUBuffer[];
+  readonly ownPins: GPUBuffer[];
   readonly firstId: number;
   outputs: Tensor<B>[];
   after: Tensor<B>[];
@@ -98,6 +99,8 @@ export class CapturedStep<B extends Backend> {
     private readonly inputs: ReadonlySet<GPUBuffer>,
     private readonly placeOf: (t: Tensor<B>) => Promise<Place>,
     capturedRuns: number,
+    /** Hands buffered eager work (Fusion's groups, pending ops) to the device, so a replay comes after it. */
+    private readonly settle: () => Promise<void>,
   ) {
     this.outputs = outputs;
     this.capturedRuns = capturedRuns;
@@ -118,6 +121,7 @@ export class CapturedStep<B extends Backend> {
    * submitted, not when it is done: read an output or await `sync()` for that).
    */
   async run(): Promise<void> {
+    await this.settle();
     if (this.ctx.saturated) await this.ctx.drained();
     const now = this.stateOf();
     if (now.length !== this.state.length || now.some((t, i) => t !== this.state[i])) {
@@ -136,16 +140,18 @@ export class CapturedStep<B extends Backend> {
   async setInput(t: Tensor<B>, data: TypedArray): Promise<void> {
     const op = `${OP}.setInput`;
     if (!(t instanceof Tensor)) throw new ArgumentError('the input must be a tensor', { op });
+    if (this.state.includes(t)) throw new ArgumentError('this tensor is part of the step\'s state', { op, hint: HINT });
     const place = await this.placeOf(t);
     if (!this.inputs.has(place.buffer)) throw new ArgumentError(`the step does not read this tensor (shape [${t.shape.join(', ')}])`, { op, hint: `pass a tensor the step reads, made before the capture; ${HINT}` });
-    if (this.state.includes(t)) throw new ArgumentError('this tensor is part of the step\'s state', { op, hint: HINT });
+    if (!isContiguous(place.storage)) throw new ArgumentError(`the input (shape [${t.shape.join(', ')}]) is a strided view`, { op, hint: `set the tensor the view was made from; ${HINT}` });
     const want = t.dtype === 'float32' ? Float32Array : t.dtype === 'int32' ? Int32Array : undefined;
     if (!want) throw new DTypeError(`inputs of dtype ${t.dtype} cannot be set (float32 and int32 can)`, { op, dtypes: [t.dtype] });
     if (!(data instanceof want) || data.length !== t.size) {
       const got = data instanceof want ? `${data.length} elements` : ArrayBuffer.isView(data) ? data.constructor.name : typeof data;
       throw new ArgumentError(`the data must be a ${want.name} of ${t.size} elements, got ${got}`, { op, shapes: [t.shape], hint: HINT });
     }
-    // Commands queued earlier read the old values: submitted first, as the write runs ahead of unsubmitted work.
+    // Work queued earlier reads the old values: handed over and submitted first, as the write runs ahead of unsubmitted work.
+    await this.settle();
     this.ctx.flush();
     this.ctx.device.queue.writeBuffer(place.buffer, place.byteOffset, data.buffer, data.byteOffset, data.byteLength);
   }
@@ -190,9 +196,11 @@ export async function captureStep<B extends Backend>(backend: B, step: () => Ten
   // What is queued runs first, outside the step.
   const flushAll = async (): Promise<void> => {
     for (const f of fusions) f.flush();
-    await scheduler.flush();
+    if (scheduler.pendingOps > 0) await scheduler.flush();
   };
 
+  let ran = 0;
+  const ranNote = (): string => ` (the step ran ${ran} time${ran === 1 ? '' : 's'} while recorded: its updates stand)`;
   /** Unpins a take's buffers and frees the outputs its step made (the caller never gets them). */
   const release = (t: Take<B>): void => {
     if (t.released) return;
@@ -207,15 +215,20 @@ export async function captureStep<B extends Backend>(backend: B, step: () => Ten
     await ctx.drained();
     const before = tensorsOf('a state tensor', stateOf(), backend);
     const beforePlaces = await Promise.all(before.map(placeOf));
-    // Pinned before the step runs: its old values must keep their buffers (copied back into each replay).
     const ownPins = beforePlaces.map((p) => p.buffer);
-    for (const b of ownPins) ctx.pool.pin(b);
     // Tensors the step makes have ids from here on (a refused capture frees its outputs among them).
     const firstId = backend.runtime.ids.tensor();
     const recorder = ctx.startRecording();
-    const t: Take<B> = { recorder, before, beforePlaces, ownPins, firstId, outputs: [], after: [], released: false };
+    const t: Take<B> = { recorder, before, beforePlaces, ownPins: [], firstId, outputs: [], after: [], released: false };
+    ran++;
     try {
-      t.outputs = tensorsOf('the step\'s output', step(), backend);
+      // Pinned before the step runs: its old values must keep their buffers (copied back into each replay).
+      for (const b of ownPins) {
+        ctx.pool.pin(b);
+        t.ownPins.push(b);
+      }
+      // Inside tidy: what the step makes and neither returns nor keeps (parameters, optimizer state) is freed, on a throw too.
+      t.outputs = tensorsOf('the step\'s output', tidy(step, backend.runtime), backend);
       t.after = tensorsOf('a state tensor', stateOf(), backend);
       await flushAll();
     } catch (e) {
@@ -226,7 +239,7 @@ export async function captureStep<B extends Backend>(backend: B, step: () => Ten
     }
     if (recorder.refusal) {
       release(t);
-      throw new CaptureError(`the step cannot be replayed: ${recorder.refusal}`, { op: OP, hint: HINT });
+      throw new CaptureError(`the step cannot be replayed: ${recorder.refusal}${ranNote()}`, { op: OP, hint: HINT });
     }
     return t;
   };
@@ -245,18 +258,20 @@ export async function captureStep<B extends Backend>(backend: B, step: () => Ten
       release(previous);
       throw e;
     }
-    const diff = last.recorder.differsFrom(previous.recorder);
+    const mine = new Set(last.ownPins);
+    const theirs = new Set(previous.ownPins);
+    const diff = last.recorder.differsFrom(previous.recorder, (x, y) => mine.has(x) && theirs.has(y));
     release(previous);
     if (diff === undefined) agreed = true;
     else if (attempt === 1) {
       release(last);
-      throw new CaptureError(`the step does not repeat: ${diff}`, { op: OP, hint: `a replay repeats the step's ops with their scalars as captured; ${HINT}` });
+      throw new CaptureError(`the step does not repeat: ${diff}${ranNote()}`, { op: OP, hint: `a replay repeats the step's ops with their scalars as captured; ${HINT}` });
     }
   }
   const { recorder, before, beforePlaces, ownPins, outputs, after } = last;
   try {
     // A first run may make state (an optimizer's moments at its first step): later runs must not.
-    if (after.length !== before.length) throw new CaptureError(`options.state gave ${before.length} tensors before the step and ${after.length} after`, { op: OP, hint: 'the state function must list the same tensors, in the same order, every time' });
+    if (after.length !== before.length) throw new CaptureError(`options.state gave ${before.length} tensors before the step and ${after.length} after${ranNote()}`, { op: OP, hint: 'the state function must list the same tensors, in the same order, every time' });
     // Every output on the device (a DeviceError otherwise), and any error of the step's ops surfaces here.
     await Promise.all(outputs.map(placeOf));
     const copies: StateCopy[] = [];
@@ -277,13 +292,13 @@ export async function captureStep<B extends Backend>(backend: B, step: () => Ten
     let stale = 0;
     for (const b of recorder.inputs) if (ctx.pool.isParked(b) && !declared.has(b)) stale++;
     if (stale > 0) {
-      throw new CaptureError(`the step replaced ${stale} tensor${stale === 1 ? '' : 's'} that it reads (their old values were freed) without listing them in options.state`, {
+      throw new CaptureError(`the step replaced ${stale} tensor${stale === 1 ? '' : 's'} that it reads (their old values were freed) without listing them in options.state${ranNote()}`, {
         op: OP,
         hint: `list every parameter and optimizer tensor the step updates, e.g. state: () => [...model.params().map((p) => p.value), ...]; ${HINT}`,
       });
     }
     const graph = new GpuGraph(ctx, recorder, copies, [...recorder.buffers, ...ownPins]);
-    return new CapturedStep(ctx, graph, outputs, stateOf, after, recorder.inputs, placeOf, runs);
+    return new CapturedStep(ctx, graph, outputs, stateOf, after, recorder.inputs, placeOf, runs, flushAll);
   } catch (e) {
     release(last);
     throw e;

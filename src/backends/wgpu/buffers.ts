@@ -41,6 +41,8 @@ export class BufferPool {
   private readonly pins = new Map<GPUBuffer, number>();
   /** Pinned buffers no storage points into any more: returned when their last pin goes. */
   private readonly parked = new Map<GPUBuffer, GpuBuffer>();
+  /** Told of every buffer handed out (a step being recorded: what it made, not what it read). */
+  onAcquire: ((gpu: GPUBuffer) => void) | undefined;
 
   constructor(
     private readonly device: GPUDevice,
@@ -75,6 +77,7 @@ export class BufferPool {
     } else gpu = this.device.createBuffer({ size, usage: this.usage });
     this.liveBytes += size;
     this.liveBuffers++;
+    this.onAcquire?.(gpu);
     return { gpu, size, refs: 1 };
   }
 

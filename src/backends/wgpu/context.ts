@@ -379,7 +379,7 @@ export class GpuContext {
     }
     pass.setBindGroup(0, this.bindGroup(p, buffers), this.dynamicOffset);
     pass.dispatchWorkgroups(groups[0], groups[1], groups[2]);
-    this.recorder?.dispatch(p.pipeline, p.layout, program.bindings, buffers, params.words, groups);
+    this.recorder?.dispatch(p.pipeline, p.layout, buffers, params.words, groups);
     if (this.profiler) {
       pass.end();
       this.pass = undefined;
@@ -570,14 +570,17 @@ export class GpuContext {
     if (this.recorder) throw new KernelError('a step is already being captured on this device', { op: 'captureStep', devices: [this.options.deviceKey], hint: 'capture one step at a time' });
     if (this.profiler) throw new KernelError('a step cannot be captured while kernels are profiled', { op: 'captureStep', hint: 'call stopKernelProfile first' });
     this.flush();
-    this.recorder = new StepRecorder(this.flags, (b) => this.pool.pin(b));
-    return this.recorder;
+    const recorder = new StepRecorder(this.flags, (b) => this.pool.pin(b));
+    this.recorder = recorder;
+    this.pool.onAcquire = (b) => recorder.acquired(b);
+    return recorder;
   }
 
   /** Stops recording (submitting the step's last batch). */
   stopRecording(): void {
     this.flush();
     this.recorder = undefined;
+    this.pool.onAcquire = undefined;
   }
 
   /** The device's key ('wgpu', 'wgpu:1') for messages. */

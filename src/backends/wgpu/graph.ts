@@ -7,7 +7,7 @@
  *   buffer the step reads it from, at the end of each replay;
  * - its index checks write flags of their own, never cleared, read by `verdict()`.
  */
-import { DeviceError, KernelError, type SwitchyardError } from '../../errors.js';
+import { ArgumentError, DeviceError, KernelError, type SwitchyardError } from '../../errors.js';
 import type { GpuContext } from './context.js';
 import { FLAG_SLOTS } from './context.js';
 import { BufferUsage, MapMode } from './flags.js';
@@ -122,6 +122,7 @@ export class GpuGraph {
    */
   async verdict(): Promise<void> {
     const ctx = this.ctx;
+    if (this.disposed) throw new KernelError('this captured step was disposed', { op: 'captureStep.sync', hint: 'capture the step again' });
     if (!this.flags) {
       await ctx.device.queue.onSubmittedWorkDone();
       if (ctx.lost) throw ctx.lost;
@@ -142,12 +143,14 @@ export class GpuGraph {
     const words = new Int32Array(stage.getMappedRange(0, bytes).slice(0));
     stage.unmap();
     ctx.staging.release(stage);
+    // Slots restart with each batch the step spanned when it was recorded: several checks may share one.
     let error: SwitchyardError | undefined;
     for (const c of this.checks) {
-      if (words[2 * c.slot] !== 0) {
-        error = c.error(words[2 * c.slot + 1]!);
-        break;
-      }
+      if (words[2 * c.slot] === 0) continue;
+      const sharing = this.checks.filter((o) => o.slot === c.slot);
+      const found = c.error(words[2 * c.slot + 1]!);
+      error = sharing.length === 1 ? found : new ArgumentError(`an index check of the captured step failed, in one of ${sharing.length} ops: ${sharing.map((o) => o.error(words[2 * c.slot + 1]!).message).join('; or ')}`, { op: 'captureStep.sync', hint: 'check the indices (labels, positions) given to the step' });
+      break;
     }
     if (error) throw error;
   }

@@ -4,7 +4,6 @@
  * step only reads (its inputs and state) and which it writes, and its index checks.
  */
 import type { SwitchyardError } from '../../errors.js';
-import type { BindingKind } from './wgsl/common.js';
 
 export interface RecordedDispatch {
   readonly pipeline: GPUComputePipeline;
@@ -27,7 +26,9 @@ export class StepRecorder {
   readonly uploads: Uint8Array[] = [];
   /** Every buffer the step touches (each pinned once, by this recorder). */
   readonly buffers = new Set<GPUBuffer>();
-  /** Buffers whose first use in the step is a read: made before it (inputs, weights, state). */
+  /** Buffers the step made (handed out by the pool while it was recorded). */
+  readonly made = new Set<GPUBuffer>();
+  /** Buffers the step uses and did not make: its inputs, weights and state. */
   readonly inputs = new Set<GPUBuffer>();
   /** Why the step cannot be replayed, if something it did rules that out. */
   refusal: string | undefined;
@@ -49,11 +50,14 @@ export class StepRecorder {
     return true;
   }
 
-  dispatch(pipeline: GPUComputePipeline, layout: GPUBindGroupLayout, kinds: readonly BindingKind[], buffers: readonly GPUBuffer[], words: readonly number[], groups: readonly [number, number, number]): void {
-    buffers.forEach((b, i) => {
-      if (b !== this.flags && this.touch(b) && kinds[i] === 'read') this.inputs.add(b);
-    });
+  dispatch(pipeline: GPUComputePipeline, layout: GPUBindGroupLayout, buffers: readonly GPUBuffer[], words: readonly number[], groups: readonly [number, number, number]): void {
+    for (const b of buffers) if (b !== this.flags && this.touch(b) && !this.made.has(b)) this.inputs.add(b);
     this.dispatches.push({ pipeline, layout, buffers: [...buffers], params: Uint32Array.from(words), groups: [groups[0], groups[1], groups[2]] });
+  }
+
+  /** A buffer the pool hands out while the step is recorded. */
+  acquired(buffer: GPUBuffer): void {
+    this.made.add(buffer);
   }
 
   /** An upload into a fresh buffer: written by the step. */
@@ -67,20 +71,33 @@ export class StepRecorder {
    * their scalar parameters, grids and constants must repeat for a replay to be the step. The
    * buffers may differ (each recording gets its own).
    */
-  differsFrom(other: StepRecorder): string | undefined {
+  differsFrom(other: StepRecorder, sameState: (mine: GPUBuffer, theirs: GPUBuffer) => boolean): string | undefined {
     if (this.dispatches.length !== other.dispatches.length) return `${other.dispatches.length} kernels the first time, ${this.dispatches.length} the next`;
+    // Buffers correspond one to one; an input that is not state must be the very same buffer.
+    const pairs = new Map<GPUBuffer, GPUBuffer>();
+    const back = new Map<GPUBuffer, GPUBuffer>();
     for (let i = 0; i < this.dispatches.length; i++) {
       const a = this.dispatches[i]!;
       const b = other.dispatches[i]!;
-      if (a.pipeline !== b.pipeline) return `kernel ${i} is another kernel the second time`;
+      const name = `kernel ${i} (${a.pipeline.label || 'unnamed'})`;
+      if (a.pipeline !== b.pipeline) return `${name} is another kernel the second time (${b.pipeline.label || 'unnamed'})`;
       if (a.groups.some((g, k) => g !== b.groups[k]) || a.params.length !== b.params.length || a.params.some((w, k) => w !== b.params[k])) {
-        return `kernel ${i} got other scalar parameters the second time (a learning-rate schedule, Adam's bias correction, a step counter)`;
+        return `${name} got other scalar parameters the second time (a learning-rate schedule, Adam's bias correction, a step counter)`;
+      }
+      for (let k = 0; k < a.buffers.length; k++) {
+        const x = a.buffers[k]!;
+        const y = b.buffers[k]!;
+        if ((pairs.get(x) ?? y) !== y || (back.get(y) ?? x) !== x) return `${name} reads or writes other tensors the second time`;
+        pairs.set(x, y);
+        back.set(y, x);
+        if (this.inputs.has(x) && x !== y && !sameState(x, y)) return `${name} reads another input the second time: a tensor the step replaces that options.state does not list (parameters, optimizer state), or a batch chosen inside the step (pass inputs made before the capture and change them with setInput)`;
       }
     }
     if (this.checks.length !== other.checks.length || this.checks.some((c, i) => c.slot !== other.checks[i]!.slot)) return 'its index checks differ between two runs';
     if (this.uploads.length !== other.uploads.length || this.uploads.some((u, i) => !sameBytes(u, other.uploads[i]!))) return 'it makes constants from host data that differ from one run to the next';
     return undefined;
   }
+
 
   check(slot: number, error: (index: number) => SwitchyardError): void {
     this.checks.push({ slot, error });
