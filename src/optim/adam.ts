@@ -3,6 +3,7 @@
  * decay: the parameter shrinks by lr * weightDecay before the Adam step).
  */
 import type { Backend } from '../backends/backend.js';
+import { full } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
 
@@ -15,6 +16,12 @@ export interface AdamOptions extends OptimizerOptions {
   eps?: number;
   /** Default 0 for Adam, 1e-2 for AdamW. */
   weightDecay?: number;
+  /**
+   * Keep the step count on the device (a state tensor 't') and compute the bias corrections from
+   * it with tensor ops, so that every step runs the same ops with the same scalars: what
+   * `captureStep` needs (torch's `capturable=True`). Default false: the corrections are scalars.
+   */
+  capturable?: boolean;
 }
 
 export class Adam<B extends Backend = Backend> extends Optimizer<B> {
@@ -23,6 +30,7 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
   readonly beta2: number;
   readonly eps: number;
   readonly weightDecay: number;
+  readonly capturable: boolean;
   protected readonly decoupled: boolean = false;
 
   constructor(options: AdamOptions = {}, defaultWeightDecay = 0) {
@@ -30,6 +38,7 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
     [this.beta1, this.beta2] = options.betas ?? [0.9, 0.999];
     this.eps = options.eps ?? 1e-8;
     this.weightDecay = options.weightDecay ?? defaultWeightDecay;
+    this.capturable = options.capturable ?? false;
   }
 
   protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'> {
@@ -45,6 +54,15 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
     const v = v0 ? v0.mul(b2).add(grad.square().mul(1 - b2)) : grad.square().mul(1 - b2);
     this.setState(state, 'm', m);
     this.setState(state, 'v', v);
+    if (this.capturable) {
+      // The count as a [1] tensor; 1 - beta^t as 1 - exp(t ln beta), broadcast over the parameter.
+      const t0 = state.tensors.get('t');
+      const count = t0 ? t0.add(1) : full(p.backend, [1], 1, { device: p.device, dtype: p.dtype });
+      this.setState(state, 't', count);
+      const bc1 = count.mul(Math.log(b1)).exp().neg().add(1);
+      const bc2 = count.mul(Math.log(b2)).exp().neg().add(1);
+      return base.sub(m.div(bc1).div(v.div(bc2).sqrt().add(this.eps)).mul(lr));
+    }
     // p - lr * m_hat / (sqrt(v_hat) + eps), with the bias corrections folded into scalars
     const mHat = m.div(1 - b1 ** t);
     const denom = v.div(1 - b2 ** t).sqrt().add(this.eps);

@@ -115,14 +115,16 @@ describeGpu('captureStep', () => {
     model.dispose();
   });
 
-  for (const [fused, momentum] of [[false, 0], [true, 0], [true, 0.9]] as const) {
-    test(`an MLP step on autodiff<${fused ? 'fusion<wgpu>' : 'wgpu'}>, SGD${momentum ? ' with momentum (state made at the first step)' : ''}: the capture + 3 replays give the weights and loss of 5 steps op by op, bit for bit`, async () => {
+  for (const [fused, optimizer] of [[false, 'SGD'], [true, 'SGD'], [true, 'SGD with momentum'], [true, 'Adam, capturable']] as const) {
+    // Momentum buffers and Adam's moments are made at the first step: the capture then runs 3 times.
+    const makesState = optimizer !== 'SGD';
+    test(`an MLP step on autodiff<${fused ? 'fusion<wgpu>' : 'wgpu'}>, ${optimizer}: the capture + replays give the weights and loss of 5 steps op by op, bit for bit`, async () => {
       const sizes = [12, 16, 16, 4];
       const B = 10;
       const run = async (capture: boolean): Promise<{ loss: Float32Array; weights: Float32Array[]; dispatches: number }> => {
         const ad = new Autodiff(fused ? new Fusion(wgpu) : wgpu);
         const model = mlp(ad, sizes);
-        const opt = new SGD<typeof ad>({ lr: 0.1, momentum });
+        const opt = optimizer === 'Adam, capturable' ? new Adam<typeof ad>({ lr: 0.01, capturable: true }) : new SGD<typeof ad>({ lr: 0.1, momentum: optimizer === 'SGD' ? 0 : 0.9 });
         const x = fromData(ad, pattern(B * sizes[0]!, 5), { shape: [B, sizes[0]!] });
         const y = fromData(ad, Int32Array.from({ length: B }, (_, i) => (i * 3) % sizes.at(-1)!));
         const step = () =>
@@ -135,8 +137,8 @@ describeGpu('captureStep', () => {
         let dispatches = 0;
         if (capture) {
           const cap = await captureStep(ad, step, { state: () => [...model.params().map((p) => p.value), ...opt.stateTensors()] });
-          // The capture ran 2 steps, or 3 when the first made the momentum buffers (its recording differs).
-          expect(cap.capturedRuns).toBe(momentum ? 3 : 2);
+          // The capture ran 2 steps, or 3 when the first made the optimizer's state (its recording differs).
+          expect(cap.capturedRuns).toBe(makesState ? 3 : 2);
           for (let i = cap.capturedRuns; i < 5; i++) await cap.run();
           await cap.sync();
           loss = await values(cap.outputs[0]!);

@@ -111,6 +111,10 @@ describe('Adam and AdamW', () => {
   it('AdamW (decoupled weight decay, default 1e-2)', async () => {
     expectClose(await run(new AdamW({ lr: 0.01 }), 3), reference(adamRule(0.01, 0.9, 0.999, 1e-8, 0.01, true), 3));
   });
+  it('capturable (the step count a device tensor, the corrections tensor ops): the same rule, for Adam and AdamW', async () => {
+    expectClose(await run(new Adam({ lr: 0.02, betas: [0.8, 0.99], weightDecay: 0.1, capturable: true }), 3), reference(adamRule(0.02, 0.8, 0.99, 1e-8, 0.1, false), 3));
+    expectClose(await run(new AdamW({ lr: 0.01, capturable: true }), 3), reference(adamRule(0.01, 0.9, 0.999, 1e-8, 0.01, true), 3));
+  });
 });
 
 describe('optimizer state', () => {
