@@ -4,6 +4,7 @@
  * eager path, bit for bit, for an MLP with and without Fusion), take new inputs through
  * setInput, and refuse what a replay cannot repeat, with typed errors.
  */
+import fc from 'fast-check';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { Autodiff } from '../../src/autodiff/autodiff.js';
 import type { Backend } from '../../src/backends/backend.js';
@@ -44,6 +45,59 @@ function mlp<B extends Backend>(ad: B, sizes: readonly number[]): nn.Sequential<
   const model = new nn.Sequential(...layers);
   model.params().forEach((p, i) => p.set(fromData(ad, pattern(p.shape.reduce((a, b) => a * b, 1), 11 + i), { shape: p.shape }).mul(0.5)));
   return model;
+}
+
+interface MlpRun {
+  readonly fused: boolean;
+  readonly optimizer: 'SGD' | 'SGD with momentum' | 'Adam, capturable';
+  readonly sizes: readonly number[];
+  readonly batch: number;
+  readonly steps: number;
+}
+
+/**
+ * `steps` training steps of an MLP with fixed initial weights, op by op or as a capture (which
+ * runs 2 or 3 of them) and replays: the last loss and the weights after.
+ */
+async function trainMlp(config: MlpRun, capture: boolean): Promise<{ loss: Float32Array; weights: Float32Array[]; dispatches: number }> {
+  const { fused, optimizer, sizes, batch: B, steps } = config;
+  const ad = new Autodiff(fused ? new Fusion(wgpu) : wgpu);
+  const model = mlp(ad, sizes);
+  const opt = optimizer === 'Adam, capturable' ? new Adam<typeof ad>({ lr: 0.01, capturable: true }) : new SGD<typeof ad>({ lr: 0.1, momentum: optimizer === 'SGD' ? 0 : 0.9 });
+  const x = fromData(ad, pattern(B * sizes[0]!, 5), { shape: [B, sizes[0]!] });
+  const y = fromData(ad, Int32Array.from({ length: B }, (_, i) => (i * 3) % sizes.at(-1)!));
+  const step = () =>
+    tidy(() => {
+      const loss = nn.crossEntropy(model.forward(x), y);
+      opt.step(model, ParamGrads.from(loss.backward(), model));
+      return loss;
+    });
+  let loss: Float32Array;
+  let dispatches = 0;
+  if (capture) {
+    const cap = await captureStep(ad, step, { state: () => [...model.params().map((p) => p.value), ...opt.stateTensors()] });
+    // 2 runs, or 3 when the first made the optimizer's state (momentum, moments): its recording differs.
+    expect(cap.capturedRuns).toBe(optimizer === 'SGD' ? 2 : 3);
+    for (let i = cap.capturedRuns; i < steps; i++) await cap.run();
+    await cap.sync();
+    loss = await values(cap.outputs[0]!);
+    dispatches = cap.dispatches;
+    cap.dispose();
+    cap.outputs[0]!.dispose();
+  } else {
+    let last: Tensor<typeof ad> | undefined;
+    for (let i = 0; i < steps; i++) {
+      last?.dispose();
+      last = step();
+    }
+    loss = await values(last!);
+    last!.dispose();
+  }
+  const weights = await Promise.all(model.params().map((p) => values(p.value)));
+  for (const t of [x, y]) t.dispose();
+  model.dispose();
+  opt.clear();
+  return { loss, weights, dispatches };
 }
 
 describeGpu('captureStep', () => {
@@ -116,56 +170,36 @@ describeGpu('captureStep', () => {
   });
 
   for (const [fused, optimizer] of [[false, 'SGD'], [true, 'SGD'], [true, 'SGD with momentum'], [true, 'Adam, capturable']] as const) {
-    // Momentum buffers and Adam's moments are made at the first step: the capture then runs 3 times.
-    const makesState = optimizer !== 'SGD';
     test(`an MLP step on autodiff<${fused ? 'fusion<wgpu>' : 'wgpu'}>, ${optimizer}: the capture + replays give the weights and loss of 5 steps op by op, bit for bit`, async () => {
-      const sizes = [12, 16, 16, 4];
-      const B = 10;
-      const run = async (capture: boolean): Promise<{ loss: Float32Array; weights: Float32Array[]; dispatches: number }> => {
-        const ad = new Autodiff(fused ? new Fusion(wgpu) : wgpu);
-        const model = mlp(ad, sizes);
-        const opt = optimizer === 'Adam, capturable' ? new Adam<typeof ad>({ lr: 0.01, capturable: true }) : new SGD<typeof ad>({ lr: 0.1, momentum: optimizer === 'SGD' ? 0 : 0.9 });
-        const x = fromData(ad, pattern(B * sizes[0]!, 5), { shape: [B, sizes[0]!] });
-        const y = fromData(ad, Int32Array.from({ length: B }, (_, i) => (i * 3) % sizes.at(-1)!));
-        const step = () =>
-          tidy(() => {
-            const loss = nn.crossEntropy(model.forward(x), y);
-            opt.step(model, ParamGrads.from(loss.backward(), model));
-            return loss;
-          });
-        let loss: Float32Array;
-        let dispatches = 0;
-        if (capture) {
-          const cap = await captureStep(ad, step, { state: () => [...model.params().map((p) => p.value), ...opt.stateTensors()] });
-          // The capture ran 2 steps, or 3 when the first made the optimizer's state (its recording differs).
-          expect(cap.capturedRuns).toBe(makesState ? 3 : 2);
-          for (let i = cap.capturedRuns; i < 5; i++) await cap.run();
-          await cap.sync();
-          loss = await values(cap.outputs[0]!);
-          dispatches = cap.dispatches;
-          cap.dispose();
-          cap.outputs[0]!.dispose();
-        } else {
-          let last: Tensor<typeof ad> | undefined;
-          for (let i = 0; i < 5; i++) {
-            last?.dispose();
-            last = step();
-          }
-          loss = await values(last!);
-          last!.dispose();
-        }
-        const weights = await Promise.all(model.params().map((p) => values(p.value)));
-        for (const t of [x, y]) t.dispose();
-        model.dispose();
-        return { loss, weights, dispatches };
-      };
-      const eager = await run(false);
-      const replayed = await run(true);
+      const config: MlpRun = { fused, optimizer, sizes: [12, 16, 16, 4], batch: 10, steps: 5 };
+      const eager = await trainMlp(config, false);
+      const replayed = await trainMlp(config, true);
       expect(replayed.dispatches).toBeGreaterThan(0);
       expect(Array.from(replayed.loss)).toEqual(Array.from(eager.loss));
       replayed.weights.forEach((w, i) => expect(Array.from(w)).toEqual(Array.from(eager.weights[i]!)));
     });
   }
+
+  test('property: for random layer sizes, batches, optimizers and compositions, capture + replays equal the eager steps bit for bit', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          fused: fc.boolean(),
+          optimizer: fc.constantFrom<MlpRun['optimizer']>('SGD', 'SGD with momentum', 'Adam, capturable'),
+          sizes: fc.tuple(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 24 }), fc.integer({ min: 2, max: 7 })).map((t) => [...t]),
+          batch: fc.integer({ min: 1, max: 12 }),
+          steps: fc.integer({ min: 3, max: 5 }),
+        }),
+        async (config) => {
+          const eager = await trainMlp(config, false);
+          const replayed = await trainMlp(config, true);
+          expect(Array.from(replayed.loss)).toEqual(Array.from(eager.loss));
+          replayed.weights.forEach((w, i) => expect(Array.from(w)).toEqual(Array.from(eager.weights[i]!)));
+        },
+      ),
+      { numRuns: 6, seed: 7 },
+    );
+  });
 
   test('a step that reads a value back, draws random numbers, or replaces state it does not declare is refused (CaptureError)', async () => {
     const ad = new Autodiff(wgpu);
