@@ -43,7 +43,7 @@ function mlp<B extends Backend>(ad: B, sizes: readonly number[]): nn.Sequential<
     if (i + 2 < sizes.length) layers.push(new nn.Relu());
   }
   const model = new nn.Sequential(...layers);
-  model.params().forEach((p, i) => p.set(fromData(ad, pattern(p.shape.reduce((a, b) => a * b, 1), 11 + i), { shape: p.shape }).mul(0.5)));
+  model.params().forEach((p, i) => p.set(tidy(() => fromData(ad, pattern(p.shape.reduce((a, b) => a * b, 1), 11 + i), { shape: p.shape }).mul(0.5))));
   return model;
 }
 
@@ -364,5 +364,34 @@ describeGpu('captureStep', () => {
     ).rejects.toThrow(/reads another input the second time/);
     for (const t of [x, ...batches]) t.dispose();
     model.dispose();
+  });
+
+  test('dispose() gives every buffer back: the device holds no more bytes than before the capture once its tensors are freed', async () => {
+    await wgpu.runtime.scheduler.flush();
+    const before = wgpu.memory().bytes;
+    const ad = new Autodiff(new Fusion(wgpu));
+    const model = mlp(ad, [6, 8, 3]);
+    const opt = new SGD<typeof ad>({ lr: 0.1, momentum: 0.9 });
+    const x = fromData(ad, pattern(24, 3), { shape: [4, 6] });
+    const y = fromData(ad, Int32Array.from([0, 1, 2, 1]));
+    const cap = await captureStep(
+      ad,
+      () =>
+        tidy(() => {
+          const loss = nn.crossEntropy(model.forward(x), y);
+          opt.step(model, ParamGrads.from(loss.backward(), model));
+          return loss;
+        }),
+      { state: () => [...model.params().map((p) => p.value), ...opt.stateTensors()] },
+    );
+    for (let i = 0; i < 3; i++) await cap.run();
+    await cap.sync();
+    expect(wgpu.memory().bytes).toBeGreaterThan(before);
+    cap.dispose();
+    for (const t of [x, y, ...cap.outputs]) t.dispose();
+    model.dispose();
+    opt.clear();
+    await wgpu.runtime.scheduler.flush();
+    expect(wgpu.memory().bytes).toBe(before);
   });
 });
