@@ -5,10 +5,14 @@
  *
  *   npx tsx examples/train-mlp.ts [--device cpu|wgpu|router:wgpu|router:cpu] [--epochs 12]
  *     [--batch 64] [--lr 0.003] [--hidden 256] [--dropout 0.2] [--shift 2] [--threads N]
- *     [--seed 1] [--train 8000] [--test 2000] [--precision f32|f16-mixed] [--out DIR]
+ *     [--seed 1] [--train 8000] [--test 2000] [--precision f32|f16-mixed] [--capture] [--out DIR]
  *
  * `--precision f16-mixed` runs the matmuls in float16 (autocast; float32 master weights and
  * optimizer) with loss scaling (GradScaler: a step whose gradients overflow is skipped).
+ *
+ * `--capture` (WebGPU, f32, no dropout) records the training step once per epoch (captureStep: the
+ * rate is fixed within an epoch) and replays it for every full batch, with Adam's step count kept on
+ * the device (capturable); the capture itself runs the epoch's first batch two or three times.
  *
  * `router:<d>` runs on a Router<[Wgpu, Cpu]> with the model on device d. Without `--out` the
  * checkpoint and the plot go to a fresh temporary folder (printed at the end). Arguments are
@@ -27,6 +31,7 @@ import { Cpu } from '../src/backends/cpu/backend.js';
 import type { Device } from '../src/devices/device.js';
 import { SwitchyardError } from '../src/errors.js';
 import { tidy } from '../src/memory/tidy.js';
+import { captureStep, type CapturedStep } from '../src/capture/index.js';
 import { Relu } from '../src/nn/activation.js';
 import { Dropout } from '../src/nn/dropout.js';
 import { Linear } from '../src/nn/linear.js';
@@ -48,7 +53,7 @@ interface Mnist {
 }
 
 const USAGE =
-  'usage: train-mlp [--device cpu|wgpu|router:wgpu|router:cpu] [--epochs N] [--batch N] [--lr X] [--hidden N] [--dropout P] [--shift N] [--threads N] [--seed N] [--train N] [--test N] [--precision f32|f16-mixed] [--out DIR]';
+  'usage: train-mlp [--device cpu|wgpu|router:wgpu|router:cpu] [--epochs N] [--batch N] [--lr X] [--hidden N] [--dropout P] [--shift N] [--threads N] [--seed N] [--train N] [--test N] [--precision f32|f16-mixed] [--capture] [--out DIR]';
 
 /** A bad command line: one line on stderr, exit code 2, before any data or device is touched. */
 class UsageError extends Error {}
@@ -76,6 +81,7 @@ function parse(argv: readonly string[]) {
         test: { type: 'string', default: '2000' },
         out: { type: 'string' },
         precision: { type: 'string', default: 'f32' },
+        capture: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -103,7 +109,12 @@ function parse(argv: readonly string[]) {
   if (values.out !== undefined && values.out.trim() === '') throw new UsageError('--out: expected a folder');
   const precision = values.precision ?? 'f32';
   if (precision !== 'f32' && precision !== 'f16-mixed') throw new UsageError(`--precision ${precision}: expected f32 or f16-mixed`);
+  const capture = values.capture ?? false;
+  if (capture && device !== 'wgpu') throw new UsageError(`--capture records the step on a WebGPU device: use --device wgpu (got ${device})`);
+  if (capture && precision !== 'f32') throw new UsageError('--capture needs --precision f32 (the loss scaler decides on the host, from a read, each step)');
+  if (capture && Number(values.dropout) !== 0) throw new UsageError('--capture needs --dropout 0 (dropout draws random numbers, which a replay would repeat)');
   return {
+    capture,
     device,
     epochs: int('epochs', values.epochs ?? '', 1),
     batch: int('batch', values.batch ?? '', 1),
@@ -325,10 +336,10 @@ async function main(): Promise<void> {
   const backend = new Autodiff(inner);
   backend.seed(SEED);
   const model = mlp(backend, device);
-  const opt = new Adam<typeof backend>({ lr: LR });
+  const opt = new Adam<typeof backend>({ lr: LR, capturable: args.capture });
   const scaler = args.precision === 'f16-mixed' ? new GradScaler() : undefined;
   let skipped = 0;
-  console.log(`${backend.name} on ${device.key}: MLP 784-${HIDDEN}-10 (${model.numParams().toLocaleString()} parameters), ${train.n} training / ${test.n} test digits, batch ${BATCH}, Adam lr ${LR}, ${args.precision}`);
+  console.log(`${backend.name} on ${device.key}: MLP 784-${HIDDEN}-10 (${model.numParams().toLocaleString()} parameters), ${train.n} training / ${test.n} test digits, batch ${BATCH}, Adam lr ${LR}, ${args.precision}${args.capture ? ', captured steps' : ''}`);
 
   const losses: number[] = [];
   const steps = Math.ceil(train.n / BATCH);
@@ -342,13 +353,9 @@ async function main(): Promise<void> {
     let seen = 0;
     let correct = 0;
     let lossSum = 0;
-    for (let step = 0; step < steps; step++) {
-      const from = step * BATCH;
-      const to = Math.min(train.n, from + BATCH);
-      const b = gatherBatch(train, order, from, to, jitter);
-      const { loss, hits, scaled } = tidy(() => {
-        const x = fromData(backend, b.x, { shape: [to - from, 784], device });
-        const y = fromData(backend, b.y, { device });
+    // One training step on (x, y) at this epoch's rate: the loss and the correct predictions.
+    const trainStep = (x: Tensor<typeof backend, 'float'>, y: Tensor<typeof backend, 'int'>) =>
+      tidy(() => {
         const logits = forward(model, backend, x);
         const l = crossEntropy(logits, y);
         const hits = noGrad(() => logits.argmax(1).equal(y).cast('int32').sum());
@@ -357,18 +364,50 @@ async function main(): Promise<void> {
         opt.step(model, ParamGrads.from(l.backward(), model), lr);
         return { loss: l, hits, scaled: undefined };
       });
-      if (scaler && scaled) {
-        if (!(await scaler.step(opt, model, scaled, lr))) skipped++;
-        scaled.dispose();
+    // --capture: static inputs of a full batch, the step captured on the epoch's first batch.
+    let captured: { step: CapturedStep<typeof backend>; x: Tensor<typeof backend, 'float'>; y: Tensor<typeof backend, 'int'> } | undefined;
+    for (let step = 0; step < steps; step++) {
+      const from = step * BATCH;
+      const to = Math.min(train.n, from + BATCH);
+      const b = gatherBatch(train, order, from, to, jitter);
+      let loss: Tensor<typeof backend>;
+      let hits: Tensor<typeof backend>;
+      if (args.capture && to - from === BATCH) {
+        if (!captured) {
+          const x = fromData(backend, b.x, { shape: [BATCH, 784], device });
+          const y = fromData(backend, b.y, { device });
+          const c = await captureStep(backend, () => { const r = trainStep(x, y); return [r.loss, r.hits]; }, { state: () => [...model.params().map((p) => p.value), ...opt.stateTensors()] });
+          captured = { step: c, x, y };
+        } else {
+          await captured.step.setInput(captured.x, b.x);
+          await captured.step.setInput(captured.y, b.y);
+          await captured.step.run();
+        }
+        loss = captured.step.outputs[0]!;
+        hits = captured.step.outputs[1]!;
+      } else {
+        const r = tidy(() => trainStep(fromData(backend, b.x, { shape: [to - from, 784], device }), fromData(backend, b.y, { device })));
+        if (scaler && r.scaled) {
+          if (!(await scaler.step(opt, model, r.scaled, lr))) skipped++;
+          r.scaled.dispose();
+        }
+        loss = r.loss;
+        hits = r.hits;
       }
       const [lv, hv] = await Promise.all([loss.item(), hits.item()]);
-      loss.dispose();
-      hits.dispose();
+      if (!captured || loss !== captured.step.outputs[0]) {
+        loss.dispose();
+        hits.dispose();
+      }
       losses.push(lv);
       seen += to - from;
       correct += hv;
       lossSum += lv * (to - from);
       progress(epoch, step + 1, steps, lossSum / seen, correct / seen, (performance.now() - tEpoch) / 1000);
+    }
+    if (captured) {
+      captured.step.dispose();
+      for (const t of [captured.x, captured.y, ...captured.step.outputs]) t.dispose();
     }
     if (process.stdout.isTTY) process.stdout.write('\n');
   }

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
+import { hasAdapter } from '../wgpu/gpu.js';
 
 const script = fileURLToPath(new URL('../../examples/train-mlp.ts', import.meta.url));
 const made: string[] = [];
@@ -35,6 +36,9 @@ describe('train-mlp arguments', () => {
     [['--lr', 'fast'], /--lr fast: expected a number > 0/],
     [['--dropout', '1'], /--dropout 1: expected a probability/],
     [['--precision', 'f8'], /--precision f8: expected f32 or f16-mixed/],
+    [['--capture'], /--capture records the step on a WebGPU device: use --device wgpu/],
+    [['--capture', '--device', 'wgpu'], /--capture needs --dropout 0/],
+    [['--capture', '--device', 'wgpu', '--dropout', '0', '--precision', 'f16-mixed'], /--capture needs --precision f32/],
     [['--bogus', '3'], /Unknown option '--bogus'/],
     [['extra'], /Unexpected argument 'extra'/],
   ])('%j is rejected at once with one line and exit code 2', async (args, message) => {
@@ -75,6 +79,19 @@ describe('train-mlp outputs', () => {
     expect(r.stdout).toMatch(/f16-mixed/);
     expect(r.stdout).toMatch(/loss scale \d+, \d+ of \d+ steps skipped/);
     expect(r.stdout).toMatch(/reloaded, test accuracy [\d.]+% \(identical\)/);
+  });
+
+  test.runIf(hasAdapter)('--capture trains on WebGPU with captured steps (a WebGPU adapter is needed)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchyard-train-test-'));
+    made.push(dir);
+    // 256 digits in batches of 64: 4 full batches, the first captured, the rest replayed.
+    const r = await trainer(['--epochs', '3', '--train', '256', '--test', '64', '--hidden', '32', '--device', 'wgpu', '--dropout', '0', '--capture', '--out', dir]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/captured steps/);
+    expect(r.stdout).toMatch(/reloaded, test accuracy [\d.]+% \(identical\)/);
+    const acc = Number(/test accuracy: ([\d.]+)%/.exec(r.stdout)![1]);
+    // Ten classes: chance is 10%; twelve short steps of Adam learn well past it.
+    expect(acc).toBeGreaterThan(25);
   });
 
   test('--out DIR is used as given', async () => {
