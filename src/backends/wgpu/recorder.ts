@@ -1,7 +1,8 @@
 /**
- * What a captured step encodes, command by command, as the GPU context runs it once for real
- * (src/capture): each dispatch's pipeline, buffers, parameter words and grid, which buffers the
- * step only reads (its inputs and state) and which it writes, and its index checks.
+ * What a captured step encodes, command by command, each time the GPU context runs it while it is
+ * recorded (src/capture): each dispatch's pipeline, buffers, parameter words and grid, the bytes
+ * of its uploads, which buffers it made and which it did not (its inputs and state), and its
+ * index checks.
  */
 import type { SwitchyardError } from '../../errors.js';
 
@@ -69,7 +70,8 @@ export class StepRecorder {
   /**
    * Where this recording of the step differs from another one (undefined if nowhere): the ops,
    * their scalar parameters, grids and constants must repeat for a replay to be the step. The
-   * buffers may differ (each recording gets its own).
+   * buffers the step makes may differ, one for one; an input must be the same buffer unless it
+   * is state (`sameState`: both the state's buffer in their recordings).
    */
   differsFrom(other: StepRecorder, sameState: (mine: GPUBuffer, theirs: GPUBuffer) => boolean): string | undefined {
     if (this.dispatches.length !== other.dispatches.length) return `${other.dispatches.length} kernels the first time, ${this.dispatches.length} the next`;
