@@ -157,7 +157,7 @@ async function timeParallel(devices: string, batch: Batch, warm: number, steps: 
  * step of its own), so that a slow or fast stretch of the machine falls on every configuration
  * alike rather than on whichever ran then. Idle replicas wait on their event loops (no CPU).
  */
-async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Partial<DataParallelOptions<MnistTaskOptions>> }>, batch: Batch, warm: number, steps: number, rounds: number): Promise<Timed[]> {
+async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Partial<DataParallelOptions<MnistTaskOptions>> }>, batch: Batch, warm: number, steps: number, rounds: number, plain?: { step: () => Promise<number>; walls: number[] }): Promise<Timed[]> {
   const runs = [];
   try {
     for (const c of configs) {
@@ -166,12 +166,20 @@ async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Part
       runs.push({ dp, notes, walls: [] as number[], phases: [] as Phases[], solo: 0, idleMessages: 0, last: undefined as StepResult | undefined });
       for (let s = 0; s < warm; s++) await dp.step(batch);
     }
+    if (plain) for (let s = 0; s < warm; s++) await plain.step();
     for (let r = 0; r < rounds; r++) {
       // `steps` timed steps in all, spread over the rounds.
       const per = Math.floor(((r + 1) * steps) / rounds) - Math.floor((r * steps) / rounds);
-      // Each round starts at the next configuration, so none always follows the same one.
-      for (let k = 0; k < runs.length; k++) {
-        const run = runs[(r + k) % runs.length]!;
+      // Each round starts at the next configuration, so none always follows the same one (the plain
+      // step, when given, takes the last place in the rotation).
+      for (let k = 0; k < runs.length + (plain ? 1 : 0); k++) {
+        const at = (r + k) % (runs.length + (plain ? 1 : 0));
+        if (plain && at === runs.length) {
+          await plain.step();
+          for (let s = 0; s < per; s++) plain.walls.push(await plain.step());
+          continue;
+        }
+        const run = runs[at]!;
         await run.dp.step(batch);
         for (let s = 0; s < per; s++) {
           const step = await run.dp.step(batch);
@@ -205,7 +213,8 @@ async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Part
 }
 
 /** The same step without DataParallel: Autodiff over one backend, on this thread. */
-async function timePlain(inner: Backend & { close(): Promise<void> }, device: Device, batch: Batch, warm: number, steps: number): Promise<number> {
+/** The same step without DataParallel: Autodiff over one backend, on this thread; `step()` runs one and gives its wall time. */
+function plainRunner(inner: Backend & { close(): Promise<void> }, device: Device, batch: Batch): { step: () => Promise<number>; close: () => Promise<void> } {
   const ad = new Autodiff(inner);
   ad.seed(1);
   const model = mlp(ad, device, SIZES);
@@ -214,25 +223,41 @@ async function timePlain(inner: Backend & { close(): Promise<void> }, device: De
   const ys = batch['y']!.data;
   if (!(xs instanceof Float32Array) || !(ys instanceof Int32Array)) throw new Error('the batch holds float x and int y');
   const n = ys.length;
+  let taken = 0;
+  return {
+    step: async () => {
+      const t0 = performance.now();
+      const loss = tidy(() => {
+        const x = fromData(ad, xs, { shape: [n, 784], device });
+        const y = fromData(ad, ys, { device });
+        const l = crossEntropy(model.forward(x), y);
+        opt.step(model, ParamGrads.from(l.backward(), model));
+        return l;
+      });
+      // The last bias (a small read ordered after the update, same device) and the loss, in one wait.
+      await Promise.all([model.params().at(-1)!.value.toData(), loss.item()]);
+      loss.dispose();
+      const wall = performance.now() - t0;
+      if (++taken === 2) await settleTuner(inner);
+      return wall;
+    },
+    close: async () => {
+      model.dispose();
+      opt.clear();
+      await ad.close();
+    },
+  };
+}
+
+/** Median wall time of the plain step over `steps` steps after `warm`. */
+async function timePlain(inner: Backend & { close(): Promise<void> }, device: Device, batch: Batch, warm: number, steps: number): Promise<number> {
+  const run = plainRunner(inner, device, batch);
   const walls: number[] = [];
   for (let s = 0; s < warm + steps; s++) {
-    const t0 = performance.now();
-    const loss = tidy(() => {
-      const x = fromData(ad, xs, { shape: [n, 784], device });
-      const y = fromData(ad, ys, { device });
-      const l = crossEntropy(model.forward(x), y);
-      opt.step(model, ParamGrads.from(l.backward(), model));
-      return l;
-    });
-    // The last bias (a small read ordered after the update, same device) and the loss, in one wait.
-    await Promise.all([model.params().at(-1)!.value.toData(), loss.item()]);
-    loss.dispose();
-    if (s >= warm) walls.push(performance.now() - t0);
-    if (s === 1) await settleTuner(inner);
+    const wall = await run.step();
+    if (s >= warm) walls.push(wall);
   }
-  model.dispose();
-  opt.clear();
-  await ad.close();
+  await run.close();
   return median(walls);
 }
 
@@ -305,7 +330,7 @@ export async function main(args: readonly string[] = []): Promise<void> {
     for (const b of quick ? [batchSize] : [batchSize, 8 * batchSize]) {
       const big = b === batchSize ? batch : randomBatch(b, 11);
       const gpu = await Wgpu.create();
-      const plain = await timePlain(gpu, gpu.defaultDevice(), big, warm, steps);
+      const plainRun = { ...plainRunner(gpu, gpu.defaultDevice(), big), walls: [] as number[] };
       const warmBalanced = warm + 16; // the balancer's warm-up (3), the GPU alone (4), the probe (4), the mix (4) and the GPU alone again (4)
       const workers = Math.max(1, Math.min(8, cores - 2));
       // Diagnostic rows: the GPU takes everything (weight 0 for the CPU replicas): the cost of
@@ -321,10 +346,13 @@ export async function main(args: readonly string[] = []): Promise<void> {
       // DataParallel on the GPU alone and every mix, started and warmed up first, then timed in
       // interleaved rounds (as (a)): the GPU's own step drifts by tens of percent within a run.
       // GPU steps are short and their times spread widely: three times the steps, in ten rounds.
-      const timedB = await timeScaling([{ devices: 'wgpu:0', extra: {} }, ...rows.map(([devices, extra]) => ({ devices, extra }))], big, warmBalanced, quick ? steps : 3 * steps, quick ? 1 : 10);
+      // The plain step (no DataParallel, this thread) takes its turns in the same rounds.
+      const timedB = await timeScaling([{ devices: 'wgpu:0', extra: {} }, ...rows.map(([devices, extra]) => ({ devices, extra }))], big, warmBalanced, quick ? steps : 3 * steps, quick ? 1 : 10, plainRun);
+      await plainRun.close();
+      const plain = median(plainRun.walls);
       const one = timedB[0]!;
       const alone = Math.min(plain, one.ms);
-      console.log(`batch ${b}: the GPU alone: ${plain.toFixed(2)} ms per step without DataParallel (timed before the rounds), ${one.ms.toFixed(2)} ms with DataParallel on wgpu:0 (interleaved with the rows below; its overhead: ${(one.ms - plain).toFixed(2)} ms)\n`);
+      console.log(`batch ${b}: the GPU alone: ${plain.toFixed(2)} ms per step without DataParallel, ${one.ms.toFixed(2)} ms with DataParallel on wgpu:0 (both interleaved with the rows below; DataParallel's overhead: ${(one.ms - plain).toFixed(2)} ms)\n`);
       console.log('| devices | final shards | ms per step | gain over the GPU alone (the faster of the two) | balancer |');
       console.log('| --- | --- | --- | --- | --- |');
       for (const [k, [, extra, idle]] of rows.entries()) {
