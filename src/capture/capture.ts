@@ -23,6 +23,7 @@ import { gpuBytesPerElement, isContiguous, isGpuStorage, type GpuStorage } from 
 import { ArgumentError, CaptureError, DeviceError, DTypeError } from '../errors.js';
 import type { TypedArray } from '../ir/dtype.js';
 import { numel } from '../ir/ops.js';
+import { sameShape } from '../ir/shape.js';
 import { Fusion } from '../fusion/fusion.js';
 import { Tensor } from '../tensor/tensor.js';
 import { tidy } from '../memory/tidy.js';
@@ -247,13 +248,11 @@ export async function captureStep<B extends Backend>(backend: B, step: () => Ten
   // constants). A third run settles a difference that a first run alone causes (an autotuner
   // swapping in its winner); one that stays is refused.
   let last = await take();
-  let runs = 1;
   let agreed = false;
   for (let attempt = 0; attempt < 2 && !agreed; attempt++) {
     const previous = last;
     try {
       last = await take();
-      runs++;
     } catch (e) {
       release(previous);
       throw e;
@@ -280,7 +279,7 @@ export async function captureStep<B extends Backend>(backend: B, step: () => Ten
       if (a === before[i]) continue;
       const from = await placeOf(a);
       const to = beforePlaces[i]!;
-      const same = a.dtype === to.storage.dtype && a.shape.length === to.storage.shape.length && a.shape.every((d, k) => d === to.storage.shape[k]);
+      const same = a.dtype === to.storage.dtype && sameShape(a.shape, to.storage.shape);
       if (!same) throw new CaptureError(`state tensor ${i} changed its shape or dtype in the step ([${to.storage.shape.join(', ')}] ${to.storage.dtype} -> [${a.shape.join(', ')}] ${a.dtype})`, { op: OP, shapes: [to.storage.shape, a.shape], hint: HINT });
       if (!isContiguous(from.storage) || !isContiguous(to.storage) || from.byteOffset % 4 !== 0 || to.byteOffset % 4 !== 0 || from.bytes % 4 !== 0) {
         throw new CaptureError(`state tensor ${i} (shape [${a.shape.join(', ')}]) is a strided view or not word-aligned`, { op: OP, hint: `keep state in whole tensors; ${HINT}` });
@@ -298,7 +297,7 @@ export async function captureStep<B extends Backend>(backend: B, step: () => Ten
       });
     }
     const graph = new GpuGraph(ctx, recorder, copies, [...recorder.buffers, ...ownPins]);
-    return new CapturedStep(ctx, graph, outputs, stateOf, after, recorder.inputs, placeOf, runs, flushAll);
+    return new CapturedStep(ctx, graph, outputs, stateOf, after, recorder.inputs, placeOf, ran, flushAll);
   } catch (e) {
     release(last);
     throw e;

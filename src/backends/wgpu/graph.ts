@@ -82,9 +82,14 @@ export class GpuGraph {
     // The step ran once while recorded: its new state goes where the first replay reads it.
     if (copies.length > 0) {
       const enc = device.createCommandEncoder();
-      for (const c of copies) enc.copyBufferToBuffer(c.from, c.fromOffset, c.to, c.toOffset, c.bytes);
+      this.copyBack(enc);
       ctx.submitReplay(enc.finish(), 0);
     }
+  }
+
+  /** The state's new values to where the step reads them. */
+  private copyBack(enc: GPUCommandEncoder): void {
+    for (const c of this.copies) enc.copyBufferToBuffer(c.from, c.fromOffset, c.to, c.toOffset, c.bytes);
   }
 
   /** Dispatches per replay. */
@@ -111,7 +116,7 @@ export class GpuGraph {
       }
       pass.end();
     }
-    for (const c of this.copies) enc.copyBufferToBuffer(c.from, c.fromOffset, c.to, c.toOffset, c.bytes);
+    this.copyBack(enc);
     this.ctx.submitReplay(enc.finish(), this.steps.length);
     this.runs++;
   }
