@@ -1,12 +1,13 @@
 /**
  * Every f32 matmul tile the autotuner may choose (and the heuristic's three) gives the float64
  * reference's values: edges that cut tiles, aligned sizes, transposed operands (scalar loads),
- * batches with broadcasting, and K not a multiple of the tile depth.
+ * batches with broadcasting, and K not a multiple of the tile depth; the vec4 tiles' own program
+ * on rows of whole vec4s, cut by the tile edges and aligned.
  */
 import { afterAll, expect, test } from 'vitest';
 import { Wgpu } from '../../src/backends/wgpu/backend.js';
-import { F32_TILES, chooseTile, SMALL_TILE, LARGE_TILE } from '../../src/backends/wgpu/kernels/matmul.js';
-import { DEFAULT_TILE } from '../../src/backends/wgpu/wgsl/matmul.js';
+import { F32_TILES, chooseTile, SMALL_TILE, LARGE_TILE, VEC4_LARGE_TILE, VEC4_MEDIUM_TILE } from '../../src/backends/wgpu/kernels/matmul.js';
+import { DEFAULT_TILE, type MatmulTile } from '../../src/backends/wgpu/wgsl/matmul.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { fromData } from '../../src/tensor/creation.js';
 import { describeGpu } from './gpu.js';
@@ -41,6 +42,14 @@ test('the heuristic: large tiles for many workgroups, 32 x 32 where 64 x 64 tile
   expect(chooseTile(256, 512, 8)).toBe(DEFAULT_TILE);
 });
 
+test('the heuristic for rows of whole vec4s: the vec4 program where its tiles fill the GPU, else as above', () => {
+  expect(chooseTile(4096, 4096, 1, true)).toBe(VEC4_LARGE_TILE);
+  expect(chooseTile(2048, 2048, 1, true)).toBe(VEC4_LARGE_TILE);
+  expect(chooseTile(1024, 1024, 1, true)).toBe(VEC4_MEDIUM_TILE);
+  expect(chooseTile(1000, 3000, 1, true)).toBe(VEC4_MEDIUM_TILE);
+  expect(chooseTile(256, 512, 1, true)).toBe(SMALL_TILE);
+});
+
 describeGpu('every f32 matmul tile', () => {
   const backends = F32_TILES.map((tile) => ({ tile, wgpu: new Wgpu({ runtime: new Runtime(), autotune: false, matmulTile: tile }) }));
   afterAll(async () => {
@@ -53,9 +62,16 @@ describeGpu('every f32 matmul tile', () => {
     { name: 'transposed A', batch: 1, bA: 1, bB: 1, M: 33, K: 20, N: 40, transA: true },
     { name: 'transposed B', batch: 1, bA: 1, bB: 1, M: 40, K: 24, N: 35, transB: true },
     { name: 'batch, B broadcast', batch: 3, bA: 3, bB: 1, M: 17, K: 9, N: 13 },
+    // Rows of whole vec4s (K and N multiples of 4): the vec4 tiles run their own program.
+    { name: 'vec4 rows, edges', batch: 1, bA: 1, bB: 1, M: 37, K: 52, N: 44 },
+    { name: 'vec4 rows, aligned to 128', batch: 1, bA: 1, bB: 1, M: 128, K: 48, N: 128 },
+    { name: 'vec4 rows, K past the slice', batch: 1, bA: 1, bB: 1, M: 70, K: 20, N: 132 },
+    { name: 'vec4 rows, batch, A broadcast', batch: 3, bA: 1, bB: 3, M: 19, K: 20, N: 36 },
   ];
 
-  test.each(backends.flatMap(({ tile, wgpu }) => cases.map((c) => ({ ...c, tile, wgpu, label: `${JSON.stringify(tile)} ${c.name}` }))))('$label', async (c) => {
+  // The vec4 cases where the vec4 program can run; every tile also meets the other layouts.
+  const casesFor = (tile: MatmulTile) => (tile.program === 'vec4' ? cases : cases.filter((c) => !c.name.startsWith('vec4')));
+  test.each(backends.flatMap(({ tile, wgpu }) => casesFor(tile).map((c) => ({ ...c, tile, wgpu, label: `${JSON.stringify(tile)} ${c.name}` }))))('$label', async (c) => {
     const a = values(c.bA * c.M * c.K, 3 + c.M);
     const b = values(c.bB * c.K * c.N, 5 + c.N);
     // Transposed operands: the data stored the other way round, viewed back with transpose().
@@ -67,5 +83,20 @@ describeGpu('every f32 matmul tile', () => {
     expect(got.length).toBe(want.length);
     const bad = want.flatMap((w, i) => (Math.abs(got[i]! - w) <= 1e-5 + 1e-5 * Math.abs(w) ? [] : [`[${i}] ${got[i]} vs ${w}`]));
     expect(bad.slice(0, 3)).toEqual([]);
+  });
+
+  // Every tile sums K in the same order (one fma per k, slice after slice), so the autotuner's
+  // choice never changes a result: the vec4 program's bits equal the scalar program's.
+  test.each([
+    { M: 70, K: 20, N: 132 },
+    { M: 128, K: 48, N: 128 },
+  ])('every tile gives the same bits: $M x $K x $N', async ({ M, K, N }) => {
+    const a = values(M * K, 11);
+    const b = values(K * N, 13);
+    const results: Float32Array[] = [];
+    for (const { wgpu } of backends) {
+      results.push((await fromData(wgpu, a, { shape: [M, K] }).matmul(fromData(wgpu, b, { shape: [K, N] })).toData()).values);
+    }
+    for (const [i, r] of results.entries()) expect({ tile: F32_TILES[i], same: r.every((v, j) => Object.is(v, results[0]![j])) }).toEqual({ tile: F32_TILES[i], same: true });
   });
 });

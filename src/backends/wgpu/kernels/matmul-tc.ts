@@ -30,6 +30,7 @@ export const TC_TILES: Readonly<Record<TcElement, readonly TcTile[]>> = {
     { bm: 128, bn: 128, bk: 64, wr: 2, wc: 2 },
     { bm: 64, bn: 128, bk: 32, wr: 2, wc: 2 },
     { bm: 64, bn: 64, bk: 32, wr: 2, wc: 2 },
+    { bm: 128, bn: 128, bk: 32, wr: 2, wc: 2 },
   ],
   f32: [
     { bm: 256, bn: 128, bk: 32, wr: 4, wc: 2 },
@@ -133,4 +134,5 @@ export function encodeTcMatmul(
   for (let base = 0; base < batches; base += limit) {
     ctx.dispatch(program, [a.buffer.gpu, b.buffer.gpu, out.buffer.gpu], paramsFor(base), [gx, gy, Math.min(limit, batches - base)]);
   }
+  ctx.submitIfHeavy(2 * M * N * K * batches);
 }

@@ -19,6 +19,8 @@ export interface MatmulTile {
   readonly tm: number;
   readonly tn: number;
   readonly bk: number;
+  /** 'vec4': workgroup memory read as vec4s (matmul-vec4.ts), where A and B rows are whole vec4s; other layouts run the scalar program on the same tile. */
+  readonly program?: 'vec4';
 }
 
 export const DEFAULT_TILE: MatmulTile = { wx: 16, wy: 16, tm: 4, tn: 4, bk: 16 };
