@@ -198,7 +198,11 @@ export async function main(args: readonly string[] = []): Promise<void> {
 
   const shapes: Shape3[] = small ? [[256, 256, 256]] : [[1024, 1024, 1024], [2048, 2048, 2048], [4096, 4096, 4096], [1000, 500, 3000]];
   const torch = small ? undefined : torchJson<Record<string, number>>(TORCH, [JSON.stringify(shapes)]);
-  const reps = (sh: Shape3): number => (sh[0] >= 4096 ? 10 : 40);
+  // Each timed round holds about a TFLOP of matmuls (466 at 1024, 10 at 4096): ops are encoded
+  // into batches that the GPU starts on when submitted, so a round of 40 small matmuls also
+  // times the host encoding the first batch (1024: 14 TFLOP/s in rounds of 40 against 25 in
+  // rounds of 400 on the H200, with the kernel at 26.6 by GPU timestamps).
+  const reps = ([m, k, n]: Shape3): number => Math.max(10, Math.ceil(1e12 / (2 * m * k * n)));
   // ours[precision or 'float16'][shape index]
   const ours = new Map<string, { tflops: number; error: number }[]>();
   const tuned: string[] = [];
@@ -215,7 +219,7 @@ export async function main(args: readonly string[] = []): Promise<void> {
       tuned.push(`  ${p}: ${JSON.stringify(await w.autotuned())}`);
     });
   }
-  console.log('\nTFLOP/s (median of 5 rounds, one backend at a time); torch in the same run where present');
+  console.log('\nTFLOP/s (median of 5 rounds of about a TFLOP each, one backend at a time); torch in the same run where present');
   console.log(['m x k x n', ...PRECISIONS.map((p) => `ours f32 ${p}`), 'ours float16', 'torch f32 (TF32 off)', 'torch f16', 'medium / torch f32', 'float16 / torch f16', 'float16 / torch f32', 'sampled error (highest / high / medium / float16)'].join(' | '));
   const ratio = (x: number, y: number | undefined): string => (y ? (x / y).toFixed(2) : 'n/a');
   shapes.forEach((sh, i) => {

@@ -46,8 +46,6 @@ const ARENA_SLOTS = 512;
  * gives Dawn no turn to retire work, and unbounded submissions exhaust it (a crash near 65k ops).
  */
 const MAX_INFLIGHT_BATCHES = 32;
-/** A dispatch of at least this many flops (about 30 us on a large GPU) is submitted at once (submitIfHeavy). */
-const HEAVY_DISPATCH_FLOPS = 2 ** 30;
 export const FLAG_SLOTS = 256;
 /**
  * Bind groups kept for reuse. Creating one is the costliest call of a dispatch (about 100 µs
@@ -361,17 +359,6 @@ export class GpuContext {
     const v = device.popErrorScope();
     const m = device.popErrorScope();
     return { value, failed: Promise.all([v, m]).then(([a, b]) => threw || a !== null || b !== null, () => true) };
-  }
-
-  /**
-   * Submits the open batch at once after a dispatch of `flops` floating-point operations if that
-   * alone keeps the GPU busy for tens of microseconds: the GPU starts on it while the host
-   * encodes the next ops, where waiting for the batch to fill would leave the GPU idle until
-   * then (a loop of 1024 x 1024 matmuls ran at half the kernel's speed). Small dispatches keep
-   * sharing submits.
-   */
-  submitIfHeavy(flops: number): void {
-    if (flops >= HEAVY_DISPATCH_FLOPS && this.encoder) this.flush();
   }
 
   /** Encodes one dispatch; `buffers` match the program's bindings. */

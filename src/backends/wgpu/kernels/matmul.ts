@@ -117,7 +117,6 @@ export function encodeMatmul(ctx: GpuContext, config: MatmulConfig, a: RawStorag
   for (let base = 0; base < batches; base += limit) {
     ctx.dispatch(program, [a.buffer.gpu, b.buffer.gpu, out.buffer.gpu], paramsFor(base), [gx, gy, Math.min(limit, batches - base)]);
   }
-  ctx.submitIfHeavy(2 * M * N * K * batches);
 }
 
 
