@@ -119,7 +119,6 @@ export function encodeMatmul(ctx: GpuContext, config: MatmulConfig, a: RawStorag
   }
 }
 
-
 /** The f32 tiles the autotuner chooses among (the heuristic picks among the first three and the vec4 program's first two). */
 export const F32_TILES: readonly MatmulTile[] = [DEFAULT_TILE, LARGE_TILE, SMALL_TILE, { wx: 16, wy: 8, tm: 4, tn: 4, bk: 16 }, { wx: 16, wy: 16, tm: 4, tn: 8, bk: 16 }, { wx: 16, wy: 16, tm: 8, tn: 8, bk: 8 }, ...VEC4_TILES];
 
