@@ -4,13 +4,14 @@
  * precision ('highest', 'high', 'medium') against a float64 reference on odd shapes, batches,
  * transposed and offset views; then TFLOP/s of each precision beside torch.matmul (f16, and
  * fp32 with TF32 off) measured in the same run. Without tensor cores (lavapipe) every precision
- * runs the f32 kernel, and the table says so.
+ * runs the f32 kernel, and the table says so. Both sides keep the GPU busy for half a second
+ * before timing a shape: after an idle spell its clocks are low (see warmUp in ./settle.ts).
  */
 import { Wgpu } from '../src/backends/wgpu/backend.js';
 import type { MatmulPrecision } from '../src/backends/wgpu/kernels/matmul-tc.js';
 import { fromData, type Tensor } from '../src/index.js';
 import { torchJson } from './gpu-baselines.js';
-import { settle } from './settle.js';
+import { settle, warmUp } from './settle.js';
 
 const PRECISIONS: readonly MatmulPrecision[] = ['highest', 'high', 'medium'];
 type Shape3 = readonly [number, number, number];
@@ -116,6 +117,7 @@ async function tflops(w: Wgpu, [m, k, n]: Shape3, reps: number, dtype: 'float32'
   warm.dispose();
   // The first call of a shape bucket starts the kernel trials: time (and check) the winner.
   await w.autotuned();
+  await warmUp(() => a.matmul(b));
   const times: number[] = [];
   let last: Tensor<Wgpu, 'float'> | undefined;
   for (let r = 0; r < 5; r++) {
@@ -155,8 +157,11 @@ out = {}
 for (m, k, n) in json.loads(sys.argv[1]):
     for name, dt in (('f16', torch.float16), ('f32', torch.float32)):
         a = torch.randn(m, k, device='cuda', dtype=dt); b = torch.randn(k, n, device='cuda', dtype=dt)
-        for _ in range(3): a @ b
-        torch.cuda.synchronize(); ts = []
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < 0.5:  # the same half second of warm-up as ours
+            for _ in range(8): a @ b
+            torch.cuda.synchronize()
+        ts = []
         reps = 20 if m * n * k >= 2**36 else 50
         for r in range(5):
             t0 = time.perf_counter()

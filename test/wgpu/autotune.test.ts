@@ -31,8 +31,23 @@ describe('Autotuner', () => {
     expect(tried[0]).toBe('a');
     expect(t.choose('k', ['a', 'b', 'c', 'd'], (v) => v, 'a', trial)).toBe('b');
     expect(t.entries()).toEqual({ k: 'b' });
-    // Tuned once per bucket.
-    expect(tried.length).toBe(4);
+    // Tuned once per bucket: two passes, the second in reverse and without the variant that failed.
+    expect(tried).toEqual(['a', 'b', 'c', 'd', 'd', 'b', 'a']);
+  });
+
+  test('each variant keeps its best of two passes: a GPU whose clocks rise during the trials does not pick the last variant', async () => {
+    const t = new Autotuner(true);
+    // Every call runs 1.5x faster than the one before (clocks rising); 'a' is the fastest kernel.
+    const kernel: Record<string, number> = { a: 1, b: 1.2, c: 1.4 };
+    let clock = 8;
+    const trial = (v: string): Promise<number> => {
+      clock /= 1.5;
+      return Promise.resolve(kernel[v]! * Math.max(1, clock));
+    };
+    t.choose('k', ['a', 'b', 'c'], (v) => v, 'a', trial);
+    await t.idle();
+    // One pass would have picked 'c' (timed last, at the highest clock: 1.4 * 2.37 < 1 * 5.33).
+    expect(t.lookup('k')).toBe('a');
   });
 
   test('every variant is prepared (its kernel compiled) before the first is timed; a failed preparation still gets its trial', async () => {
@@ -48,8 +63,9 @@ describe('Autotuner', () => {
     };
     t.choose('k', ['a', 'b', 'c', 'd'], (v) => v, 'b', trial, prepare);
     await t.idle();
-    // The fallback first, then the others in order; all preparations before any timing.
-    expect(calls).toEqual(['prepare b', 'prepare a', 'prepare c', 'prepare d', 'time b', 'time a', 'time c', 'time d']);
+    // The fallback first, then the others in order, then back (without c, which measured
+    // nothing); all preparations before any timing.
+    expect(calls).toEqual(['prepare b', 'prepare a', 'prepare c', 'prepare d', 'time b', 'time a', 'time c', 'time d', 'time d', 'time a', 'time b']);
     expect(t.lookup('k')).toBe('d');
   });
 

@@ -128,18 +128,36 @@ export class Autotuner {
     // Every variant's kernel compiles first, side by side: the budget is for measuring (a compile
     // can take longer than the whole budget, and would leave most variants untried).
     if (prepare) await Promise.all(order.map((v) => prepare(v).catch(() => undefined)));
+    // Two passes, the second in reverse order, each variant keeping its best time: a GPU that
+    // idled before the trials runs the first ones at low clocks (an H200 measured 675 against
+    // 1980 MHz, and a kernel at 0.4x its speed) and raises them while the trials run.
+    const measured = new Map<string, number>();
     const t0 = performance.now();
-    for (const v of order) {
-      if (this.closed || performance.now() - t0 > BUCKET_BUDGET_MS) break;
+    const timeOne = async (v: T): Promise<void> => {
       let ms: number | undefined;
       try {
         ms = await trial(v);
       } catch {
         ms = undefined;
       }
-      if (ms !== undefined && Number.isFinite(ms) && ms < bestMs) {
+      if (ms === undefined || !Number.isFinite(ms)) return;
+      const k = key(v);
+      measured.set(k, Math.min(ms, measured.get(k) ?? Infinity));
+    };
+    const over = (): boolean => this.closed || performance.now() - t0 > BUCKET_BUDGET_MS;
+    for (const v of order) {
+      if (over()) break;
+      await timeOne(v);
+    }
+    // Only what ran the first time is timed again (a variant that failed stays out).
+    for (const v of [...order].reverse()) {
+      if (over()) break;
+      if (measured.has(key(v))) await timeOne(v);
+    }
+    for (const [k, ms] of measured) {
+      if (ms < bestMs) {
         bestMs = ms;
-        bestKey = key(v);
+        bestKey = k;
       }
     }
     if (this.closed) return;
