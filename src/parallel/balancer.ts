@@ -228,6 +228,11 @@ export class Balancer {
     if (this.candidates.length === 0) this.phase = 'settled';
   }
 
+  /** Settled: shard sizes come from the chosen mix until the next evaluation, not from new samples. */
+  get settled(): boolean {
+    return this.phase === 'settled';
+  }
+
   /** Replicas that may own parameters (the optimizer runs there): the core. */
   get owners(): readonly number[] {
     return this.core;

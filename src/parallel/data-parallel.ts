@@ -92,7 +92,10 @@ export interface StepResult {
   readonly metrics: Readonly<Record<string, number>>;
   /** Samples per replica (0 for replicas that sat this step out). */
   readonly shards: readonly number[];
-  /** Device-side forward+backward ms per replica. */
+  /**
+   * Device-side forward+backward ms per replica; 0 where the step was not timed: a solo step once
+   * the balancer has settled (watching each op's completion costs host time; `wallMs` is the step).
+   */
   readonly computeMs: readonly number[];
   readonly wallMs: number;
   readonly timeline: StepTimeline;
@@ -407,6 +410,8 @@ export class DataParallel {
     const step = ++this.stepCount;
     if (this.flat) this.flat.steps = this.flat.steps.map((t) => t + 1);
     const contributors = active.filter((r) => plan.shards[r]! > 0);
+    // A settled balancer with one replica taking everything reads no device times (see StepMessage.timed).
+    const timed = !(solo && this.balancer.settled);
     const run = await new Promise<StepResult>((resolve, reject) => {
       const nb = this.layout.buckets.length;
       const r: Run = {
@@ -454,7 +459,7 @@ export class DataParallel {
         const reload = reloads.get(i) ?? [];
         const shared = rep.host.kind !== 'process';
         const weights = !shared && reload.length > 0 ? gatherParams(this.layout, this.views.weights, reload) : undefined;
-        this.send(r, rep, { type: 'step', step, size: n, inputs, ...(lr !== undefined ? { lr } : {}), solo, reload, ...(weights ? { weights } : {}) });
+        this.send(r, rep, { type: 'step', step, size: n, inputs, ...(lr !== undefined ? { lr } : {}), solo, timed, reload, ...(weights ? { weights } : {}) });
         r.traffic[i]!.reloaded += reload.length;
         for (const p of reload) rep.loaded[p] = this.version[p]!;
       }

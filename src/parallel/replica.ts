@@ -231,12 +231,14 @@ export class Replica {
     let first = Infinity;
     let last = -Infinity;
     let forwardLast = -Infinity;
-    const sub = runtime.events$.subscribe((e) => {
-      if (e.queuedAt < windowStart || e.queuedAt > windowEnd) return;
-      if (e.startAt < first) first = e.startAt;
-      if (e.endAt > last) last = e.endAt;
-      if (e.queuedAt < backwardFrom && e.endAt > forwardLast) forwardLast = e.endAt;
-    });
+    const sub = m.timed
+      ? runtime.events$.subscribe((e) => {
+          if (e.queuedAt < windowStart || e.queuedAt > windowEnd) return;
+          if (e.startAt < first) first = e.startAt;
+          if (e.endAt > last) last = e.endAt;
+          if (e.queuedAt < backwardFrom && e.endAt > forwardLast) forwardLast = e.endAt;
+        })
+      : undefined;
     try {
       const shard = new Shard(this.backend, this.ctx.device, m.inputs, m.size);
       const { loss, metrics } = tidy(() => lossParts(this.task.loss(this.model, shard, this.ctx)));
@@ -282,12 +284,13 @@ export class Replica {
         forwardAt,
         backwardAt,
         forwardEndAt: Number.isFinite(forwardLast) ? Math.max(forwardLast + originShift, backwardAt) : backwardAt,
-        computeEndAt: Number.isFinite(last) ? last + originShift : absoluteNow(),
+        // Untimed: the host's view, the step done when the read after the update resolved.
+        computeEndAt: Number.isFinite(last) ? last + originShift : (optimizerEndAt ?? absoluteNow()),
         computeMs: Number.isFinite(last) ? last - first : 0,
         ...(optimizerEndAt !== undefined ? { optimizerEndAt } : {}),
       });
     } finally {
-      sub.unsubscribe();
+      sub?.unsubscribe();
     }
   }
 

@@ -64,8 +64,11 @@ describe('idle replicas cost the core nothing', () => {
   test('the balancer measures the core solo, probes, and after deciding against the candidates the core is solo again', async () => {
     // margin 0.99: the candidates are never predicted 99% faster, so the decision is always 'skip'.
     const { results, notices, optimizerSteps } = await train(7, { strategy: 'sharded', split: 'balanced', balance: { core: [0], warmupSteps: 0, measureSteps: 1, margin: 0.99 } });
-    // Steps 1-2: the core alone, exactly as without the others.
-    for (const r of results.slice(0, 2)) expectSolo(r, 0);
+    // Steps 1-2: the core alone, exactly as without the others; timed on the device for the balancer.
+    for (const r of results.slice(0, 2)) {
+      expectSolo(r, 0);
+      expect(r.computeMs[0], `step ${r.step}`).toBeGreaterThan(0);
+    }
     // Steps 3-4: each candidate a probe shard of 1; gradients are joined, the core steps the optimizer.
     for (const r of results.slice(2, 4)) {
       expect(r.shards).toEqual([B - 2, 1, 1]);
@@ -74,8 +77,12 @@ describe('idle replicas cost the core nothing', () => {
     }
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatch(/cpu:worker \(replica 0\) runs alone: .* ms for cpu:worker \(replica 0\) alone \(solo: its own optimizer step, no gradient read back or joined, no weight reloaded; the others sent nothing; median of 1 steps\); with cpu:worker \(replica 1\), cpu:worker \(replica 2\) predicted/);
-    // Steps 5-7: solo again (the core owns every parameter: it holds the newest weights).
-    for (const r of results.slice(4)) expectSolo(r, 0);
+    // Steps 5-7: solo again (the core owns every parameter: it holds the newest weights), and,
+    // the balancer settled, not timed op by op (computeMs 0).
+    for (const r of results.slice(4)) {
+      expectSolo(r, 0);
+      expect(r.computeMs[0], `step ${r.step}`).toBe(0);
+    }
     // The optimizer stays with the core (no flat update over shared memory).
     expect(optimizerSteps).toBe('owners');
   });
