@@ -130,3 +130,18 @@ export async function copyBandwidth(device: GPUDevice, bytes: number, reps: numb
   b.destroy();
   return (2 * bytes) / (best / 1000) / 1e9;
 }
+
+/**
+ * The GPU's SM clock in MHz now (nvidia-smi), or undefined without it. Read right after a timed
+ * round it tells at what clock the round ran: an NVIDIA GPU lowers its clocks within a second of
+ * light use and raises them again only under sustained work.
+ */
+export function smClockMHz(): number | undefined {
+  try {
+    const out = execFileSync('nvidia-smi', ['--query-gpu=clocks.sm', '--format=csv,noheader,nounits'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 });
+    const mhz = Number.parseInt(out.trim().split('\n')[0] ?? '', 10);
+    return Number.isFinite(mhz) ? mhz : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -4,13 +4,15 @@
  * precision ('highest', 'high', 'medium') against a float64 reference on odd shapes, batches,
  * transposed and offset views; then TFLOP/s of each precision beside torch.matmul (f16, and
  * fp32 with TF32 off) measured in the same run. Without tensor cores (lavapipe) every precision
- * runs the f32 kernel, and the table says so. Both sides keep the GPU busy for half a second
- * before timing a shape: after an idle spell its clocks are low (see warmUp in ./settle.ts).
+ * runs the f32 kernel, and the table says so. Both sides keep the GPU busy before timing a shape
+ * (ours until the rate stops rising, at least half a second; torch half a second, in a process of
+ * its own whose GPU work runs back to back): after an idle spell the clocks are low (see warmUp
+ * in ./settle.ts).
  */
 import { Wgpu } from '../src/backends/wgpu/backend.js';
 import type { MatmulPrecision } from '../src/backends/wgpu/kernels/matmul-tc.js';
 import { fromData, type Tensor } from '../src/index.js';
-import { torchJson } from './gpu-baselines.js';
+import { smClockMHz, torchJson } from './gpu-baselines.js';
 import { settle, warmUp } from './settle.js';
 
 const PRECISIONS: readonly MatmulPrecision[] = ['highest', 'high', 'medium'];
@@ -102,7 +104,7 @@ async function errors(w: Wgpu, c: Case): Promise<number> {
 
 
 /** TFLOP/s of the tuned kernel, and its error on 64 sampled outputs (same metric as above). */
-async function tflops(w: Wgpu, [m, k, n]: Shape3, reps: number, dtype: 'float32' | 'float16' = 'float32'): Promise<{ tflops: number; error: number }> {
+async function tflops(w: Wgpu, [m, k, n]: Shape3, reps: number, dtype: 'float32' | 'float16' = 'float32'): Promise<{ tflops: number; error: number; mhz?: number }> {
   let av = values(m * k, 5);
   let bv = values(k * n, 9);
   const a: Tensor<Wgpu, 'float'> = fromData(w, av, { shape: [m, k], dtype });
@@ -129,6 +131,7 @@ async function tflops(w: Wgpu, [m, k, n]: Shape3, reps: number, dtype: 'float32'
     await settle(last!);
     times.push((performance.now() - t0) / reps);
   }
+  const mhz = smClockMHz();
   const { values: c } = await last!.toData();
   let error = 0;
   for (let s = 0; s < 64; s++) {
@@ -147,7 +150,7 @@ async function tflops(w: Wgpu, [m, k, n]: Shape3, reps: number, dtype: 'float32'
   a.dispose();
   b.dispose();
   times.sort((x, y) => x - y);
-  return { tflops: (2 * m * k * n) / (times[2]! / 1000) / 1e12, error };
+  return { tflops: (2 * m * k * n) / (times[2]! / 1000) / 1e12, error, ...(mhz !== undefined ? { mhz } : {}) };
 }
 
 const TORCH = `
@@ -207,25 +210,23 @@ export async function main(args: readonly string[] = []): Promise<void> {
   // into batches that the GPU starts on when submitted, so a round of 40 small matmuls also
   // times the host encoding the first batch (1024: 14 TFLOP/s in rounds of 40 against 25 in
   // rounds of 400 on the H200, with the kernel at 26.6 by GPU timestamps).
-  const reps = ([m, k, n]: Shape3): number => Math.max(10, Math.ceil(1e12 / (2 * m * k * n)));
-  // ours[precision or 'float16'][shape index]
-  const ours = new Map<string, { tflops: number; error: number }[]>();
+  // (--small, for software adapters: rounds of about a GFLOP.)
+  const perRound = small ? 1e9 : 1e12;
+  const reps = ([m, k, n]: Shape3): number => Math.max(10, Math.ceil(perRound / (2 * m * k * n)));
+  // ours[precision or 'float16'][shape index]; float16 in a backend of its own too.
+  type Row = { tflops: number; error: number; mhz?: number };
+  const ours = new Map<string, Row[]>();
   const tuned: string[] = [];
-  for (const p of PRECISIONS) {
-    await withBackend(p, async (w) => {
-      const rows: { tflops: number; error: number }[] = [];
-      for (const sh of shapes) rows.push(await tflops(w, sh, reps(sh)));
+  for (const p of [...PRECISIONS, 'float16'] as const) {
+    await withBackend(p === 'float16' ? 'highest' : p, async (w) => {
+      const rows: Row[] = [];
+      for (const sh of shapes) rows.push(await tflops(w, sh, reps(sh), p === 'float16' ? 'float16' : 'float32'));
       ours.set(p, rows);
-      if (p === 'highest') {
-        const half: { tflops: number; error: number }[] = [];
-        for (const sh of shapes) half.push(await tflops(w, sh, reps(sh), 'float16'));
-        ours.set('float16', half);
-      }
       tuned.push(`  ${p}: ${JSON.stringify(await w.autotuned())}`);
     });
   }
-  console.log('\nTFLOP/s (median of 5 rounds of about a TFLOP each, one backend at a time); torch in the same run where present');
-  console.log(['m x k x n', ...PRECISIONS.map((p) => `ours f32 ${p}`), 'ours float16', 'torch f32 (TF32 off)', 'torch f16', 'medium / torch f32', 'float16 / torch f16', 'float16 / torch f32', 'sampled error (highest / high / medium / float16)'].join(' | '));
+  console.log('\nTFLOP/s (median of 5 rounds of about a TFLOP each, after a warm-up; one backend per column, one at a time); torch in the same run where present');
+  console.log(['m x k x n', ...PRECISIONS.map((p) => `ours f32 ${p}`), 'ours float16', 'torch f32 (TF32 off)', 'torch f16', 'medium / torch f32', 'float16 / torch f16', 'float16 / torch f32', 'sampled error (highest / high / medium / float16)', 'SM MHz after the rounds (same order)'].join(' | '));
   const ratio = (x: number, y: number | undefined): string => (y ? (x / y).toFixed(2) : 'n/a');
   shapes.forEach((sh, i) => {
     const key = `${sh[0]}x${sh[1]}x${sh[2]}`;
@@ -234,9 +235,9 @@ export async function main(args: readonly string[] = []): Promise<void> {
     const cols = [...PRECISIONS, 'float16'].map((p) => ours.get(p)![i]!);
     const [, , med, half] = cols;
     console.log(
-      [key, ...cols.map((r) => r.tflops.toFixed(1)), t32?.toFixed(1) ?? 'n/a', t16?.toFixed(1) ?? 'n/a', ratio(med!.tflops, t32), ratio(half!.tflops, t16), ratio(half!.tflops, t32), cols.map((r) => r.error.toExponential(1)).join(' / ')].join(' | '),
+      [key, ...cols.map((r) => r.tflops.toFixed(1)), t32?.toFixed(1) ?? 'n/a', t16?.toFixed(1) ?? 'n/a', ratio(med!.tflops, t32), ratio(half!.tflops, t16), ratio(half!.tflops, t32), cols.map((r) => r.error.toExponential(1)).join(' / '), cols.map((r) => r.mhz ?? '-').join(' / ')].join(' | '),
     );
   });
-  console.log('\nautotuned variants (shape bucket -> variant) per precision (float16 rows under highest):');
+  console.log('\nautotuned variants (shape bucket -> variant) per backend:');
   for (const line of tuned) console.log(line);
 }
