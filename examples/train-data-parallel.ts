@@ -256,7 +256,8 @@ class Meter {
     r.shards.forEach((s, i) => {
       this.shard[i] = s;
       this.seen[i]! += s;
-      this.ms[i]! += r.computeMs[i]!;
+      // A solo step is not timed op by op once the balancer has settled: the step is its compute.
+      this.ms[i]! += r.computeMs[i]! > 0 ? r.computeMs[i]! : s > 0 ? r.wallMs : 0;
     });
   }
 }
