@@ -75,11 +75,14 @@ export function matmulBucket(family: string, M: number, N: number, K: number, ba
 /** Scratch buffers past this size are not allocated for a trial: the heuristic stays. */
 const TRIAL_BYTES = 1 << 30;
 
-/** Times a matmul program on scratch buffers the size of `storages` (undefined: not measured). */
-export function timeOnScratch(ctx: GpuContext, program: Program, storages: readonly RawStorage[], params: Params, groups: [number, number, number]): Promise<number | undefined> {
-  const sizes = storages.map((s) => s.buffer.gpu.size);
+/** Times a matmul program on scratch buffers of `sizes` bytes (undefined: not measured). */
+export function timeOnScratch(ctx: GpuContext, program: Program, sizes: readonly number[], params: Params, groups: readonly [number, number, number]): Promise<number | undefined> {
   if (sizes.reduce((x, y) => x + y, 0) > TRIAL_BYTES) return Promise.resolve(undefined);
   return ctx.timeProgram(program, sizes, params, groups);
+}
+
+export function bufferSizes(...storages: readonly RawStorage[]): number[] {
+  return storages.map((s) => s.buffer.gpu.size);
 }
 
 export function tcTileKey(t: TcTile): string {
@@ -126,7 +129,7 @@ export function encodeTcMatmul(
     ctx.tuner.choose(matmulBucket(`matmul-tc|${mode.input}>${mode.output}|${mode.terms}`, M, N, K, batches, [vecA, vecB, aMajorM, bMajorK]), tiles, tcTileKey, heuristic, (c) => {
       const [gx, gy] = groupsFor(c);
       if (gx > limit || gy > limit) return Promise.resolve(undefined);
-      return timeOnScratch(ctx, programFor(c), [a, b, out], paramsFor(0), [gx, gy, Math.min(limit, batches)]);
+      return timeOnScratch(ctx, programFor(c), bufferSizes(a, b, out), paramsFor(0), [gx, gy, Math.min(limit, batches)]);
     }, (c) => ctx.compileForTrial(programFor(c)));
   const program = programFor(t);
   const [gx, gy] = groupsFor(t);

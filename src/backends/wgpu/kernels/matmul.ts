@@ -2,11 +2,11 @@
 import { KernelError } from '../../../errors.js';
 import type { OpRecord } from '../../../ir/ops.js';
 import type { GpuContext } from '../context.js';
-import type { Params, Program } from '../wgsl/common.js';
+import { grid, Params, type Program } from '../wgsl/common.js';
 import { DEFAULT_TILE, matmulProgram, tileSize, type MatmulKind, type MatmulTile } from '../wgsl/matmul.js';
-import { vec4MatmulProgram, vec4TileFits } from '../wgsl/matmul-vec4.js';
+import { SPLIT_SUM_WORKGROUP, splitKSumProgram, vec4MatmulProgram, vec4TileFits } from '../wgsl/matmul-vec4.js';
 import { NAIVE_TILE, naiveMatmulProgram } from '../wgsl/naive-matmul.js';
-import { encodeTcMatmul, matmulBucket, tensorCoreMode, timeOnScratch, type MatmulPrecision } from './matmul-tc.js';
+import { bufferSizes, encodeTcMatmul, matmulBucket, tensorCoreMode, timeOnScratch, type MatmulPrecision } from './matmul-tc.js';
 import { matmulParams, matmulProblem, vectorLoads } from './matmul-problem.js';
 import { freshStorage, type GpuKernel, type RawStorage } from './kernel.js';
 
@@ -36,24 +36,38 @@ const DEFAULT_TILE_MIN_WORKGROUPS = 128;
 
 /**
  * The vec4 program's tiles (wgsl/matmul-vec4.ts), for A and B in rows of whole vec4s. Measured on
- * an H200 by GPU timestamps: 128 x 128 (8 x 8 each) 38.9 and 40.3 TFLOP/s at 2048 and 4096, where
- * the scalar program's best gave 32.5 and 34.5; 64 x 64 (8 x 8 each, 64 invocations) 27.1 at
- * 1024 (23.5); 128 x 64 (8 x 4 each) 29.6 at 1000 x 500 x 3000 (26.3).
+ * an H200 by GPU timestamps, all tiles round-robin at steady clocks (TFLOP/s at 1024, 2048, 4096
+ * and 1000 x 500 x 3000): 128 x 256 of 8 x 16 each 10.7 / 43.4 / 43.9 / 26.7; 64 x 128 of 8 x 8
+ * each 30.9 / 39.8 / 40.7 / 33.8; 128 x 128 of 8 x 16 each (128 invocations) 11.5 / 41.9 / 41.5
+ * / 23.7; 64 x 64 of 8 x 8 each 29.9 / 34.4 / 35.7 / 29.9. (128 x 128 of 8 x 8 each, the large
+ * tile before: 17.8 / 39.8 / 40.4 / 26.8.)
  */
-export const VEC4_LARGE_TILE: MatmulTile = { wx: 16, wy: 16, tm: 8, tn: 8, bk: 16, program: 'vec4' };
+export const VEC4_LARGE_TILE: MatmulTile = { wx: 16, wy: 16, tm: 8, tn: 16, bk: 16, program: 'vec4' };
+export const VEC4_WIDE_TILE: MatmulTile = { wx: 16, wy: 8, tm: 8, tn: 8, bk: 16, program: 'vec4' };
 export const VEC4_MEDIUM_TILE: MatmulTile = { wx: 8, wy: 8, tm: 8, tn: 8, bk: 16, program: 'vec4' };
 export const VEC4_TILES: readonly MatmulTile[] = [
   VEC4_LARGE_TILE,
+  VEC4_WIDE_TILE,
   VEC4_MEDIUM_TILE,
-  { wx: 16, wy: 16, tm: 8, tn: 4, bk: 16, program: 'vec4' },
-  { wx: 8, wy: 16, tm: 8, tn: 8, bk: 16, program: 'vec4' },
+  { wx: 8, wy: 16, tm: 8, tn: 16, bk: 16, program: 'vec4' },
+  // K split in two or four: for outputs of few tiles over a long K (1024 x 1024 gives 128 tiles of 64 x 128).
+  { ...VEC4_WIDE_TILE, splitK: 2 },
+  { ...VEC4_WIDE_TILE, splitK: 4 },
+  { ...VEC4_MEDIUM_TILE, splitK: 2 },
+];
+/** The vec4 tiles the heuristic takes, largest first, each when it gives this many workgroups (64 x 64 never beat 64 x 128 where that had 128). */
+const VEC4_CHOICES: ReadonlyArray<readonly [MatmulTile, number]> = [
+  [VEC4_LARGE_TILE, 128],
+  [VEC4_WIDE_TILE, 128],
 ];
 
 /** The built-in tile (before or without tuning); `vec4`: A and B come in rows of whole vec4s. */
 export function chooseTile(M: number, N: number, batches: number, vec4 = false): MatmulTile {
   if (vec4) {
-    if (Math.ceil(M / 128) * Math.ceil(N / 128) * batches >= LARGE_TILE_MIN_WORKGROUPS) return VEC4_LARGE_TILE;
-    if (Math.ceil(M / 64) * Math.ceil(N / 64) * batches >= LARGE_TILE_MIN_WORKGROUPS) return VEC4_MEDIUM_TILE;
+    for (const [tile, min] of VEC4_CHOICES) {
+      const { bm, bn } = tileSize(tile);
+      if (Math.ceil(M / bm) * Math.ceil(N / bn) * batches >= min) return tile;
+    }
   }
   const large = Math.ceil(M / 128) * Math.ceil(N / 64) * batches;
   if (large >= LARGE_TILE_MIN_WORKGROUPS) return LARGE_TILE;
@@ -72,10 +86,14 @@ export function encodeMatmul(ctx: GpuContext, config: MatmulConfig, a: RawStorag
     return;
   }
   const { vecA, vecB } = vectorLoads(problem, 4);
+  const vec4 = (tile: MatmulTile): boolean => config.kind === 'tiled' && tile.program === 'vec4' && vecA && vecB && vec4TileFits(tile);
+  const limit = ctx.maxWorkgroupsPerDim;
+  // Split-K where the vec4 program runs and the splits of a batch fit the z dimension.
+  const splitsOf = (tile: MatmulTile): number => (vec4(tile) && (tile.splitK ?? 1) > 1 && (tile.splitK ?? 1) <= limit ? tile.splitK ?? 1 : 1);
   const programFor = (tile: MatmulTile): Program => {
     const { bm, bn } = tileSize(tile);
     const aligned = M % bm === 0 && N % bn === 0 && K % tile.bk === 0;
-    if (config.kind === 'tiled' && tile.program === 'vec4' && vecA && vecB && vec4TileFits(tile)) return vec4MatmulProgram({ tile, batchRank: batchShape.length, aligned });
+    if (vec4(tile)) return vec4MatmulProgram({ tile: splitsOf(tile) > 1 ? tile : { ...tile, splitK: 1 }, batchRank: batchShape.length, aligned });
     return config.kind === 'naive'
       ? naiveMatmulProgram(batchShape.length)
       : matmulProgram({
@@ -93,7 +111,6 @@ export function encodeMatmul(ctx: GpuContext, config: MatmulConfig, a: RawStorag
     return [Math.ceil(N / bn), Math.ceil(M / bm)];
   };
   const paramsFor = (base: number): Params => matmulParams(problem, base);
-  const limit = ctx.maxWorkgroupsPerDim;
   const heuristic = chooseTile(M, N, batches, vecA && vecB);
   const tile =
     config.tile ??
@@ -101,29 +118,55 @@ export function encodeMatmul(ctx: GpuContext, config: MatmulConfig, a: RawStorag
       ? heuristic
       : ctx.tuner.choose(
           matmulBucket('matmul', M, N, K, batches, [vecA, vecB, sam === 1, sbk === 1]),
-          F32_TILES,
+          // Other layouts run the scalar program, which has no split-K.
+          vecA && vecB ? F32_TILES : F32_TILES.filter((t) => (t.splitK ?? 1) === 1),
           tileKey,
           heuristic,
-          (t) => {
+          async (t) => {
             const [gx, gy] = groupsFor(t);
-            if (gx > limit || gy > limit) return Promise.resolve(undefined);
-            return timeOnScratch(ctx, programFor(t), [a, b, out], paramsFor(0), [gx, gy, Math.min(limit, batches)]);
+            if (gx > limit || gy > limit) return undefined;
+            const splits = splitsOf(t);
+            if (splits === 1) return timeOnScratch(ctx, programFor(t), bufferSizes(a, b, out), paramsFor(0), [gx, gy, Math.min(limit, batches)]);
+            // Both passes of one chunk of batches, on scratch buffers of the sizes they take.
+            const count = Math.min(Math.floor(limit / splits), batches);
+            const partial = count * splits * M * N * 4;
+            const products = await timeOnScratch(ctx, programFor(t), [...bufferSizes(a, b), partial], paramsFor(0), [gx, gy, count * splits]);
+            const sum = await timeOnScratch(ctx, splitKSumProgram(splits), [partial, count * M * N * 4], splitKSumParams(count, M, N), grid(Math.ceil((count * M * N) / 4 / SPLIT_SUM_WORKGROUP), limit));
+            return products === undefined || sum === undefined ? undefined : products + sum;
           },
           (t) => ctx.compileForTrial(programFor(t)),
         ));
   const program = programFor(tile);
   const [gx, gy] = groupsFor(tile);
   if (gx > limit || gy > limit) throw new KernelError(`a ${M} x ${N} output needs more than ${limit} workgroups per dimension`, { op: 'matmul', shapes: [a.shape, b.shape] });
-  for (let base = 0; base < batches; base += limit) {
-    ctx.dispatch(program, [a.buffer.gpu, b.buffer.gpu, out.buffer.gpu], paramsFor(base), [gx, gy, Math.min(limit, batches - base)]);
+  const splits = splitsOf(tile);
+  if (splits === 1) {
+    for (let base = 0; base < batches; base += limit) {
+      ctx.dispatch(program, [a.buffer.gpu, b.buffer.gpu, out.buffer.gpu], paramsFor(base), [gx, gy, Math.min(limit, batches - base)]);
+    }
+    return;
   }
+  // Partial products [batches, splits, M, N], then their sum into the output.
+  const partial = ctx.alloc(batches * splits * M * N * 4);
+  const per = Math.floor(limit / splits);
+  for (let base = 0; base < batches; base += per) {
+    ctx.dispatch(program, [a.buffer.gpu, b.buffer.gpu, partial.gpu], paramsFor(base), [gx, gy, Math.min(per, batches - base) * splits]);
+  }
+  ctx.dispatch(splitKSumProgram(splits), [partial.gpu, out.buffer.gpu], splitKSumParams(batches, M, N), grid(Math.ceil((batches * M * N) / 4 / SPLIT_SUM_WORKGROUP), limit));
+  ctx.unref(partial);
 }
 
-/** The f32 tiles the autotuner chooses among (the heuristic picks among the first three and the vec4 program's first two). */
+function splitKSumParams(batches: number, M: number, N: number): Params {
+  const p = new Params();
+  p.us([(batches * M * N) / 4, (M * N) / 4]);
+  return p;
+}
+
+/** The f32 tiles the autotuner chooses among (the heuristic picks among the first three and the vec4 program's first three). */
 export const F32_TILES: readonly MatmulTile[] = [DEFAULT_TILE, LARGE_TILE, SMALL_TILE, { wx: 16, wy: 8, tm: 4, tn: 4, bk: 16 }, { wx: 16, wy: 16, tm: 4, tn: 8, bk: 16 }, { wx: 16, wy: 16, tm: 8, tn: 8, bk: 8 }, ...VEC4_TILES];
 
 export function tileKey(t: MatmulTile): string {
-  return `${t.wx}x${t.wy}/${t.tm}x${t.tn}/${t.bk}${t.program ? `/${t.program}` : ''}`;
+  return `${t.wx}x${t.wy}/${t.tm}x${t.tn}/${t.bk}${t.program ? `/${t.program}` : ''}${(t.splitK ?? 1) > 1 ? `/split${t.splitK}` : ''}`;
 }
 
 export function matmulKernel(config: MatmulConfig): GpuKernel<'matmul'> {

@@ -6,14 +6,17 @@
  * On the H200 that alone gained little (35.8 against 34.4 TFLOP/s at 4096); writing the slice's
  * k steps out one by one brought 40.3. The next slice of A and B is fetched into registers while
  * the current one is computed.
- * (Two slices in workgroup memory, one barrier per slice, measured slower on the H200: not built.)
+ * (Two slices in workgroup memory, one barrier per slice, measured slower on the H200 twice, the
+ * second time at steady clocks: 19-39 against 40-42 TFLOP/s at 2048 and 4096. Not built.)
+ * With tile.splitK = S, workgroup z = batch * S + split covers a chunk of K and writes its
+ * partial product to slice `split` of a [batches, S, M, N] buffer (splitKSumProgram adds them).
  *
  * Layout: As is [BK][BM / 4] vec4 (four consecutive rows at one k), Bs [BK][BN / 4] vec4.
  * Invocation (tx, ty) owns row quads ty + WY * i and column quads tx + WX * j, so the
  * invocations of a subgroup read neighbouring vec4s of Bs (no bank conflicts) and share As's.
  * Parameter words as matmul.ts.
  */
-import { header, type Program } from './common.js';
+import { header, linearEntry, type Program } from './common.js';
 import { batchOffsets, tileSize, type MatmulTile } from './matmul.js';
 
 export interface Vec4MatmulSpec {
@@ -31,7 +34,8 @@ export function vec4TileFits(t: MatmulTile): boolean {
 export function vec4MatmulProgram(spec: Vec4MatmulSpec): Program {
   const { wx, wy, tm, tn, bk } = spec.tile;
   const { bm, bn } = tileSize(spec.tile);
-  const key = `matmul-v4|${wx}x${wy}|${tm}x${tn}|${bk}|${spec.batchRank}|${spec.aligned}`;
+  const splits = spec.tile.splitK ?? 1;
+  const key = `matmul-v4|${wx}x${wy}|${tm}x${tn}|${bk}|${spec.batchRank}|${spec.aligned}${splits > 1 ? `|split${splits}` : ''}`;
   return {
     key,
     bindings: ['read', 'read', 'write'],
@@ -56,7 +60,7 @@ export function vec4MatmulProgram(spec: Vec4MatmulSpec): Program {
         // Rows fastest: the four scalar stores of a subgroup land on consecutive words (no conflicts).
         fetch.push(
           guard(aVecs, aPer, q, `{ let f = lid + ${q * threads}u; let m = f % ${bm}u; let g = f / ${bm}u; let gm = m0 + m; let gk = k0 + g * 4u;
-      ${check ? `pa${q} = vec4<f32>(0.0); if (gm < M && gk < K) { ` : ''}pa${q} = A[(ao + gm * sam + gk) / 4u];${check ? ' }' : ''} }`),
+      ${check ? `pa${q} = vec4<f32>(0.0); if (gm < M && gk < kEnd) { ` : ''}pa${q} = A[(ao + gm * sam + gk) / 4u];${check ? ' }' : ''} }`),
         );
         stage.push(
           guard(aVecs, aPer, q, `{ let f = lid + ${q * threads}u; let m = f % ${bm}u; let g = f / ${bm}u; let s = g * ${4 * am}u + m / 4u; let c = m % 4u;
@@ -67,7 +71,7 @@ export function vec4MatmulProgram(spec: Vec4MatmulSpec): Program {
         regs.push(`  var pb${q} = vec4<f32>(0.0);`);
         fetch.push(
           guard(bVecs, bPer, q, `{ let f = lid + ${q * threads}u; let k = f / ${an}u; let nq = f % ${an}u; let gk = k0 + k; let gn = n0 + nq * 4u;
-      ${check ? `pb${q} = vec4<f32>(0.0); if (gk < K && gn < N) { ` : ''}pb${q} = B[(bo + gk * sbk + gn) / 4u];${check ? ' }' : ''} }`),
+      ${check ? `pb${q} = vec4<f32>(0.0); if (gk < kEnd && gn < N) { ` : ''}pb${q} = B[(bo + gk * sbk + gn) / 4u];${check ? ' }' : ''} }`),
         );
         stage.push(guard(bVecs, bPer, q, `Bs[lid + ${q * threads}u] = pb${q};`));
       }
@@ -110,21 +114,32 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let sam = pu(3u); let sbk = pu(5u);
   let tx = lidv.x; let ty = lidv.y;
   let m0 = wid.y * ${bm}u; let n0 = wid.x * ${bn}u;
+${
+  splits > 1
+    ? `  let split = wid.z % ${splits}u;
+  // Chunks are whole slices: only the last split can end inside one.
+  let chunk = ((K + ${splits * bk - 1}u) / ${splits * bk}u) * ${bk}u;
+  let kEnd = min(K, (split + 1u) * chunk);
+${batchOffsets(spec.batchRank, 10, `wid.z / ${splits}u`)}
+  let co = ((pu(9u) + wid.z / ${splits}u) * ${splits}u + split) * M * N;
+  var k0 = min(K, split * chunk);`
+    : `  let kEnd = K;
 ${batchOffsets(spec.batchRank, 10)}
   let co = (pu(9u) + wid.z) * M * N;
+  var k0 = 0u;`
+}
 ${acc.join('\n')}
 ${regs.join('\n')}
-  var k0 = 0u;
-  if (K > 0u) {
+  if (k0 < kEnd) {
     ${fetched}
   }
   loop {
-    if (k0 >= K) { break; }
+    if (k0 >= kEnd) { break; }
     ${staged}
     workgroupBarrier();
     k0 = k0 + ${bk}u;
     // The next slice is in flight while this one is computed.
-    if (k0 < K) {
+    if (k0 < kEnd) {
     ${fetched}
     }
 ${compute}
@@ -136,3 +151,28 @@ ${store.join('\n')}
     },
   };
 }
+
+/**
+ * The second pass of a split-K matmul: C[b, i] = sum over s of P[b, s, i], in split order (vec4s;
+ * parameter words [vec4s of C, vec4s of one M x N slice]).
+ */
+export function splitKSumProgram(splits: number): Program {
+  return {
+    key: `matmul-v4-splitk-sum|${splits}`,
+    bindings: ['read', 'write'],
+    source: () => `${header([
+      { name: 'P', type: 'vec4<f32>', kind: 'read' },
+      { name: 'C', type: 'vec4<f32>', kind: 'write' },
+    ])}
+${linearEntry(
+  SPLIT_SUM_WORKGROUP,
+  `  if (i >= pu(0u)) { return; }
+  let mn = pu(1u);
+  let base = (i / mn) * ${splits}u * mn + i % mn;
+  var s = P[base];
+${Array.from({ length: splits - 1 }, (_, q) => `  s = s + P[base + ${q + 1}u * mn];`).join('\n')}
+  C[i] = s;`,
+)}`,
+  };
+}
+export const SPLIT_SUM_WORKGROUP = 256;

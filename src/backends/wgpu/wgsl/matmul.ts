@@ -21,6 +21,11 @@ export interface MatmulTile {
   readonly bk: number;
   /** 'vec4': workgroup memory read as vec4s (matmul-vec4.ts), where A and B rows are whole vec4s; other layouts run the scalar program on the same tile. */
   readonly program?: 'vec4';
+  /**
+   * K split over this many workgroups per output tile (vec4 program only): each writes a partial
+   * product, a second pass sums them. For outputs with too few tiles to fill the GPU.
+   */
+  readonly splitK?: number;
 }
 
 export const DEFAULT_TILE: MatmulTile = { wx: 16, wy: 16, tm: 4, tn: 4, bk: 16 };
@@ -44,9 +49,9 @@ export function tileSize(t: MatmulTile): { bm: number; bn: number } {
   return { bm: t.wy * t.tm, bn: t.wx * t.tn };
 }
 
-/** WGSL lines that set `ao` and `bo`, the batch offsets of A and B for batch `b`. */
-export function batchOffsets(rank: number, first: number): string {
-  const lines = ['  var ao = pu(7u);', '  var bo = pu(8u);', '  var rem = pu(9u) + wid.z;'];
+/** WGSL lines that set `ao` and `bo`, the batch offsets of A and B for the batch `batch` (past the base word 9). */
+export function batchOffsets(rank: number, first: number, batch = 'wid.z'): string {
+  const lines = ['  var ao = pu(7u);', '  var bo = pu(8u);', `  var rem = pu(9u) + ${batch};`];
   for (let d = rank - 1; d >= 0; d--) {
     if (d === 0) lines.push(`  ao = ao + rem * pu(${first + rank + d}u); bo = bo + rem * pu(${first + 2 * rank + d}u);`);
     else lines.push(`  { let s = pu(${first + d}u); let q = rem % s; rem = rem / s; ao = ao + q * pu(${first + rank + d}u); bo = bo + q * pu(${first + 2 * rank + d}u); }`);
