@@ -1,7 +1,7 @@
 /**
  * One GPUDevice and everything that feeds it: pipelines cached by generated source, dispatches
  * batched into one command encoder (one compute pass) and submitted at flush points (a read,
- * the batch size, a few dispatches when the GPU is idle, the end of the current JS turn), a uniform arena for the dispatches'
+ * the batch size, the end of the current JS turn), a uniform arena for the dispatches'
  * parameters, error scopes per batch, index-check flags, buffer pools and readback.
  */
 import { DeviceError, KernelError, type SwitchyardError } from '../../errors.js';
@@ -22,8 +22,6 @@ import { PARAM_BYTES, PARAM_WORDS, type Params, type Program } from './wgsl/comm
 export interface ContextOptions {
   /** Dispatches per submit. */
   readonly batchSize: number;
-  /** Dispatches of a batch opened while none is in flight (default FIRST_BATCH). */
-  readonly firstBatch?: number;
   readonly deviceKey: string;
   /** Kernel autotuning (default on, cached per adapter). */
   readonly autotune?: AutotuneOption;
@@ -48,14 +46,6 @@ const ARENA_SLOTS = 512;
  * gives Dawn no turn to retire work, and unbounded submissions exhaust it (a crash near 65k ops).
  */
 const MAX_INFLIGHT_BATCHES = 32;
-/**
- * A batch opened while no batch is in flight (the GPU is idle or about to be) is submitted after
- * this many dispatches rather than the full batch size, so the GPU starts while the host encodes
- * the rest. On the H200, a loop of 1000 x 500 x 3000 matmuls (90 us each, about 24 us of host
- * time per op) left the GPU idle for the first 128 ops of every round: 30.8 TFLOP/s through the
- * API against 33.8 by GPU time.
- */
-const FIRST_BATCH = 8;
 export const FLAG_SLOTS = 256;
 /**
  * Bind groups kept for reuse. Creating one is the costliest call of a dispatch (about 100 µs
@@ -244,8 +234,7 @@ export class GpuContext {
   endOp(): Fault[] {
     const faults = this.opFaults;
     this.opFaults = [];
-    const size = this.inflightBatches === 0 ? Math.min(this.options.firstBatch ?? FIRST_BATCH, this.options.batchSize) : this.options.batchSize;
-    if (this.dispatches >= size) this.flush();
+    if (this.dispatches >= this.options.batchSize) this.flush();
     else if (this.encoder && !this.flushQueued) {
       this.flushQueued = true;
       queueMicrotask(() => {
