@@ -52,6 +52,19 @@ test('the heuristic for rows of whole vec4s: the vec4 program where its tiles fi
   expect(chooseTile(256, 512, 1, true)).toBe(SMALL_TILE);
 });
 
+test('a fixed tile with a field that is not a positive integer is an ArgumentError naming the field', () => {
+  const bad: Array<[unknown, RegExp]> = [
+    [{ wx: 16, wy: 16, tm: 0, tn: 4, bk: 16 }, /matmulTile\.tm must be an integer in \[1, 256\], got 0/],
+    [{ wx: 16, wy: 16, tm: 4, tn: 4, bk: 16, splitK: 2.5 }, /matmulTile\.splitK must be an integer/],
+    [{ wx: 16, wy: 16, tm: 4, tn: 4 }, /matmulTile\.bk must be an integer/],
+    [{ wx: 16, wy: 16, tm: 4, tn: 4, bk: 16, program: 'vec8' }, /matmulTile\.program must be 'vec4'/],
+    ['16x16', /matmulTile must be an object/],
+  ];
+  // Untyped JavaScript callers: the values go through `unknown` on purpose.
+  for (const [tile, message] of bad) expect(() => new Wgpu({ matmulTile: tile as MatmulTile })).toThrow(message);
+  expect(() => new Wgpu({ matmulTile: { ...VEC4_WIDE_TILE, splitK: 4 } })).not.toThrow();
+});
+
 describeGpu('every f32 matmul tile', () => {
   const backends = F32_TILES.map((tile) => ({ tile, wgpu: new Wgpu({ runtime: new Runtime(), autotune: false, matmulTile: tile }) }));
   afterAll(async () => {

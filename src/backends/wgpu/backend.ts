@@ -84,6 +84,7 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
     if (options.matmul !== undefined && options.matmul !== 'tiled' && options.matmul !== 'naive') {
       throw new ArgumentError(`matmul must be 'tiled' or 'naive', got ${show(options.matmul)}`, { op: 'Wgpu' });
     }
+    if (options.matmulTile !== undefined) checkMatmulTile(options.matmulTile);
     if (options.matmulPrecision !== undefined && !MATMUL_PRECISIONS.includes(options.matmulPrecision)) {
       throw new ArgumentError(`matmulPrecision must be one of ${MATMUL_PRECISIONS.map((p) => `'${p}'`).join(', ')}, got ${show(options.matmulPrecision)}`, { op: 'Wgpu' });
     }
@@ -209,4 +210,13 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
     }
     this.source?.release();
   }
+}
+
+/** A fixed tile's fields: positive integers (an untyped caller's typo otherwise reaches the shader compiler). */
+function checkMatmulTile(tile: unknown): void {
+  if (typeof tile !== 'object' || tile === null) throw new ArgumentError(`matmulTile must be an object { wx, wy, tm, tn, bk }, got ${show(tile)}`, { op: 'Wgpu' });
+  const field = (k: string): unknown => Reflect.get(tile, k);
+  for (const k of ['wx', 'wy', 'tm', 'tn', 'bk']) checkInteger('Wgpu', `matmulTile.${k}`, field(k), 1, 256);
+  if (field('splitK') !== undefined) checkInteger('Wgpu', 'matmulTile.splitK', field('splitK'), 1, 64);
+  if (field('program') !== undefined && field('program') !== 'vec4') throw new ArgumentError(`matmulTile.program must be 'vec4' or absent, got ${show(field('program'))}`, { op: 'Wgpu' });
 }

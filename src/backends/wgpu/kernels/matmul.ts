@@ -88,8 +88,13 @@ export function encodeMatmul(ctx: GpuContext, config: MatmulConfig, a: RawStorag
   const { vecA, vecB } = vectorLoads(problem, 4);
   const vec4 = (tile: MatmulTile): boolean => config.kind === 'tiled' && tile.program === 'vec4' && vecA && vecB && vec4TileFits(tile);
   const limit = ctx.maxWorkgroupsPerDim;
-  // Split-K where the vec4 program runs and the splits of a batch fit the z dimension.
-  const splitsOf = (tile: MatmulTile): number => (vec4(tile) && (tile.splitK ?? 1) > 1 && (tile.splitK ?? 1) <= limit ? tile.splitK ?? 1 : 1);
+  // Split-K where the vec4 program runs, the splits of a batch fit the z dimension and the
+  // partial products fit one buffer binding.
+  const maxBinding = ctx.device.limits.maxStorageBufferBindingSize;
+  const splitsOf = (tile: MatmulTile): number => {
+    const s = tile.splitK ?? 1;
+    return s > 1 && vec4(tile) && s <= limit && batches * s * M * N * 4 <= maxBinding ? s : 1;
+  };
   const programFor = (tile: MatmulTile): Program => {
     const { bm, bn } = tileSize(tile);
     const aligned = M % bm === 0 && N % bn === 0 && K % tile.bk === 0;
