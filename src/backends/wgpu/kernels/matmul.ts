@@ -1,7 +1,7 @@
 /** Batched matmul with broadcast batch dims: the tiled program (vec4 and aligned variants where possible) or the naive baseline. */
 import { KernelError } from '../../../errors.js';
-import type { OpRecord } from '../../../ir/ops.js';
-import type { GpuContext } from '../context.js';
+import { numel, type OpRecord } from '../../../ir/ops.js';
+import { HEAVY_FLOPS, type GpuContext } from '../context.js';
 import { grid, Params, type Program } from '../wgsl/common.js';
 import { DEFAULT_TILE, matmulProgram, tileSize, type MatmulKind, type MatmulTile } from '../wgsl/matmul.js';
 import { SPLIT_SUM_WORKGROUP, splitKSumProgram, vec4MatmulProgram, vec4TileFits } from '../wgsl/matmul-vec4.js';
@@ -180,6 +180,8 @@ export function matmulKernel(config: MatmulConfig): GpuKernel<'matmul'> {
       const meta = record.outputs[0]!;
       const out = freshStorage(ctx, meta.shape, meta.dtype);
       encodeMatmul(ctx, config, inputs[0]!, inputs[1]!, out);
+      const k = inputs[0]!.shape[inputs[0]!.shape.length - 1] ?? 0;
+      if (2 * numel(meta.shape) * k >= HEAVY_FLOPS) ctx.heavy();
       return [out];
     },
     // On tensor cores, float16 operands are read and written as f16 (accumulated in f32).
