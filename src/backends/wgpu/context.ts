@@ -52,8 +52,8 @@ const MAX_INFLIGHT_BATCHES = 32;
  * to the batch size), so the GPU starts at once and stays fed while the host encodes the rest. A
  * loop of 1000 x 500 x 3000 matmuls (90 us of GPU and about 24 us of host time each) otherwise
  * left the GPU idle while the first 128 were encoded: 30.8 TFLOP/s through the API against 33.8 by
- * GPU time. Light kernels keep the plain rule (a small first batch for every batch cost the MLP
- * step at batch 256 a tenth of its time).
+ * GPU time. Light kernels keep the plain rule (with a small first batch for every batch, the MLP
+ * step at batch 256 measured 3.89 against 3.52 ms).
  */
 export const HEAVY_FLOPS = 1e9;
 export const FLAG_SLOTS = 256;
@@ -257,8 +257,7 @@ export class GpuContext {
     if (this.dispatches >= size) {
       if (this.heavyInBatch) this.heavyLimit *= 2;
       this.flush();
-    }
-    else if (this.encoder && !this.flushQueued) {
+    } else if (this.encoder && !this.flushQueued) {
       this.flushQueued = true;
       queueMicrotask(() => {
         this.flushQueued = false;
