@@ -8,9 +8,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test, vi } from 'vitest';
 import { Autotuner, fileStore, sizeBucket } from '../../src/backends/wgpu/autotune.js';
 import { Wgpu } from '../../src/backends/wgpu/backend.js';
+import type { MatmulTile } from '../../src/backends/wgpu/wgsl/matmul.js';
 import { ArgumentError, fromData } from '../../src/index.js';
 import { describeGpu } from './gpu.js';
 
@@ -157,6 +158,44 @@ describeGpu('autotuned matmuls on this adapter', () => {
       expect(Array.from(after.values)).toEqual(Array.from(ref));
       expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')))).toEqual(Object.keys(table));
     } finally {
+      await w.close();
+    }
+  });
+  test('rows of whole vec4s: a split-K variant is timed with its second pass', async () => {
+    const w = await Wgpu.create({ autotune: { file: null } });
+    try {
+      await w.init(w.defaultDevice());
+      const ctx = w.exec(w.defaultDevice()).context!;
+      // The trials this matmul offers the tuner, called here one by one (the tuner's own loop
+      // stops at its time budget, which a loaded machine can reach before the last variants).
+      const offered: Array<{ variants: readonly unknown[]; trial: (v: unknown) => Promise<number | undefined> }> = [];
+      vi.spyOn(ctx.tuner, 'choose').mockImplementation((_bucket, variants, _key, fallback, trial) => {
+        offered.push({ variants, trial });
+        return fallback;
+      });
+      const timed: string[] = [];
+      const time = ctx.timeProgram.bind(ctx);
+      vi.spyOn(ctx, 'timeProgram').mockImplementation(async (program, sizes, params, groups) => {
+        const ms = await time(program, sizes, params, groups);
+        if (ms !== undefined) timed.push(program.key);
+        return ms;
+      });
+      const M = 64, K = 256, N = 128;
+      const ta = fromData(w, new Float32Array(M * K).fill(1), { shape: [M, K] });
+      const tb = fromData(w, new Float32Array(K * N).fill(1), { shape: [K, N] });
+      await ta.matmul(tb).toData();
+      expect(offered.length).toBe(1);
+      const { variants, trial } = offered[0]!;
+      const splits = variants.filter((v): v is MatmulTile => typeof v === 'object' && v !== null && 'splitK' in v);
+      expect(splits.map((t) => t.splitK).sort()).toEqual([2, 2, 4]);
+      for (const t of splits) {
+        timed.length = 0;
+        const ms = await trial(t);
+        expect(ms).toBeGreaterThan(0);
+        expect(timed).toEqual([expect.stringContaining(`|split${t.splitK}`), `matmul-v4-splitk-sum|${t.splitK}`]);
+      }
+    } finally {
+      vi.restoreAllMocks();
       await w.close();
     }
   });
