@@ -117,3 +117,26 @@ describeGpu('every f32 matmul tile', () => {
     for (const [i, r] of results.entries()) expect({ tile: unsplit[i]!.tile, same: r.every((v, j) => Object.is(v, results[0]![j])) }).toEqual({ tile: unsplit[i]!.tile, same: true });
   });
 });
+
+describeGpu('split-K over more batches than one dispatch holds', () => {
+  test('batches past the z limit / splits go out in chunks and each gets its own sum', async () => {
+    const tile: MatmulTile = { wx: 16, wy: 8, tm: 8, tn: 8, bk: 16, program: 'vec4', splitK: 4 };
+    const wgpu = new Wgpu({ runtime: new Runtime(), autotune: false, matmulTile: tile });
+    try {
+      await wgpu.init(wgpu.defaultDevice());
+      const limit = wgpu.exec(wgpu.defaultDevice()).context!.maxWorkgroupsPerDim;
+      const batch = Math.floor(limit / 4) + 3;
+      const M = 4, K = 40, N = 8;
+      const a = values(batch * M * K, 21);
+      const b = values(batch * K * N, 22);
+      const got = (await fromData(wgpu, a, { shape: [batch, M, K] }).matmul(fromData(wgpu, b, { shape: [batch, K, N] })).toData()).values;
+      const want = reference(a, b, batch, batch, batch, M, K, N);
+      // Every batch, the first and the last chunk's among them.
+      const bad: string[] = [];
+      for (let i = 0; i < want.length; i++) if (Math.abs(got[i]! - want[i]!) > 1e-5 + 1e-5 * Math.abs(want[i]!)) bad.push(`[${i}] ${got[i]} vs ${want[i]}`);
+      expect(bad.slice(0, 3)).toEqual([]);
+    } finally {
+      await wgpu.close();
+    }
+  });
+});
