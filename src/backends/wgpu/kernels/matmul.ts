@@ -136,8 +136,9 @@ export function encodeMatmul(ctx: GpuContext, config: MatmulConfig, a: RawStorag
             const count = Math.min(Math.floor(limit / splits), batches);
             const partial = count * splits * M * N * 4;
             const products = await timeOnScratch(ctx, programFor(t), [...bufferSizes(a, b), partial], paramsFor(0), [gx, gy, count * splits]);
-            const sum = await timeOnScratch(ctx, splitKSumProgram(splits), [partial, count * M * N * 4], splitKSumParams(count, M, N), grid(Math.ceil((count * M * N) / 4 / SPLIT_SUM_WORKGROUP), limit));
-            return products === undefined || sum === undefined ? undefined : products + sum;
+            const sum = splitKSum(count, M, N, limit);
+            const sumMs = await timeOnScratch(ctx, splitKSumProgram(splits), [partial, count * M * N * 4], sum.params, sum.groups);
+            return products === undefined || sumMs === undefined ? undefined : products + sumMs;
           },
           (t) => ctx.compileForTrial(programFor(t)),
         ));
@@ -157,14 +158,17 @@ export function encodeMatmul(ctx: GpuContext, config: MatmulConfig, a: RawStorag
   for (let base = 0; base < batches; base += per) {
     ctx.dispatch(program, [a.buffer.gpu, b.buffer.gpu, partial.gpu], paramsFor(base), [gx, gy, Math.min(per, batches - base) * splits]);
   }
-  ctx.dispatch(splitKSumProgram(splits), [partial.gpu, out.buffer.gpu], splitKSumParams(batches, M, N), grid(Math.ceil((batches * M * N) / 4 / SPLIT_SUM_WORKGROUP), limit));
+  const sum = splitKSum(batches, M, N, limit);
+  ctx.dispatch(splitKSumProgram(splits), [partial.gpu, out.buffer.gpu], sum.params, sum.groups);
   ctx.unref(partial);
 }
 
-function splitKSumParams(batches: number, M: number, N: number): Params {
-  const p = new Params();
-  p.us([(batches * M * N) / 4, (M * N) / 4]);
-  return p;
+/** The second pass's parameter words and workgroups over `batches` M x N outputs (one vec4 per invocation). */
+function splitKSum(batches: number, M: number, N: number, limit: number): { params: Params; groups: [number, number, number] } {
+  const vecs = (batches * M * N) / 4;
+  const params = new Params();
+  params.us([vecs, (M * N) / 4]);
+  return { params, groups: grid(Math.ceil(vecs / SPLIT_SUM_WORKGROUP), limit) };
 }
 
 /** The f32 tiles the autotuner chooses among (the heuristic picks among the first three and the vec4 program's first three). */
