@@ -103,6 +103,8 @@ describe('tensor-core programs', () => {
     { ...base, input: 'f16', output: 'f16', directStore: false, batchRank: 2 },
     { ...base, terms: 3, tile: TC_TILES.f32[2]! },
     { ...base, aligned: false, tile: { bm: 128, bn: 256, bk: 16, wr: 2, wc: 4, stages: 2 } },
+    { ...base, tile: { bm: 128, bn: 256, bk: 32, wr: 2, wc: 4 } },
+    { ...base, terms: 3, aligned: false, tile: { bm: 128, bn: 128, bk: 64, wr: 2, wc: 2, preload: true } },
   ];
 
   test('each variant has its own key and the directives it needs', () => {
@@ -113,7 +115,11 @@ describe('tensor-core programs', () => {
       const src = p.source();
       expect(src.startsWith('enable f16;\nenable chromium_experimental_subgroup_matrix;')).toBe(true);
       expect(src).toContain(`@workgroup_size(${32 * v.tile.wr * v.tile.wc})`);
-      expect((src.match(/subgroupMatrixMultiplyAccumulate/g) ?? []).length).toBe(((v.tile.bm / v.tile.wr / 16) * (v.tile.bn / v.tile.wc / 16)) * v.terms);
+      // One product per accumulator and term: per 16-deep step in a loop, or the BK step unrolled with preload.
+      const steps = v.tile.preload === true ? v.tile.bk / 16 : 1;
+      expect((src.match(/subgroupMatrixMultiplyAccumulate/g) ?? []).length).toBe(((v.tile.bm / v.tile.wr / 16) * (v.tile.bn / v.tile.wc / 16)) * v.terms * steps);
+      // Preload: every fragment load of the step comes before its first product.
+      if (v.tile.preload === true) expect(src.lastIndexOf('subgroupMatrixLoad')).toBeLessThan(src.indexOf('subgroupMatrixMultiplyAccumulate'));
       // Bounds tests on loads exactly when the problem is not a multiple of the tile.
       expect(src.includes('m0 + r < M')).toBe(!v.aligned);
       expect(src.includes('sa_lo')).toBe(v.terms === 3);

@@ -15,28 +15,28 @@ import type { MatmulPrecision } from '../precision.js';
 export type { MatmulPrecision };
 
 /**
- * Candidate tiles per input type, largest first (the heuristic takes the first that fills the
- * GPU; the autotuner times them all). Two-stage tiles (tile.stages = 2) are not listed: on the
- * H200 they ran at 35-64 TFLOP/s at 4096 against 140-158 for the single-stage ones (bk 16 to fit
- * two stages in 48 KiB leaves too little work between barriers). Measured on an H200 at 4096: f16 inputs are
- * fastest on 128 x 256 over 2 x 4 subgroups (159 TFLOP/s), f32 inputs (rounded while staged)
- * on 256 x 128 over 4 x 2 (142).
+ * Candidate tiles per input type, the heuristic's preference first (it takes the first that
+ * gives enough workgroups to fill the GPU; the autotuner times them all). Round-robin on an H200 at 4096, f16 in, f32 out
+ * (`bench/results/h200-tc-ceilings-2026-12-04*.txt`): with every fragment of a BK step loaded
+ * before its products (preload), 128 x 128 x 32 over 2 x 2 subgroups runs at 244 TFLOP/s,
+ * 128 x 256 over 2 x 4 at 234, 256 x 128 over 4 x 2 at 225; the same tiles without preload at
+ * 108-153. Two-stage tiles (tile.stages = 2) are not listed: they ran at 35-97.
  */
 export const TC_TILES: Readonly<Record<TcElement, readonly TcTile[]>> = {
   f16: [
+    { bm: 128, bn: 128, bk: 32, wr: 2, wc: 2, preload: true },
+    { bm: 128, bn: 256, bk: 32, wr: 2, wc: 4, preload: true },
+    { bm: 256, bn: 128, bk: 32, wr: 4, wc: 2, preload: true },
+    { bm: 128, bn: 128, bk: 64, wr: 2, wc: 2, preload: true },
+    { bm: 64, bn: 128, bk: 32, wr: 1, wc: 2, preload: true },
     { bm: 128, bn: 256, bk: 32, wr: 2, wc: 4 },
-    { bm: 256, bn: 128, bk: 32, wr: 4, wc: 2 },
-    { bm: 128, bn: 128, bk: 32, wr: 4, wc: 2 },
-    { bm: 128, bn: 128, bk: 64, wr: 2, wc: 2 },
-    { bm: 64, bn: 128, bk: 32, wr: 2, wc: 2 },
     { bm: 64, bn: 64, bk: 32, wr: 2, wc: 2 },
-    { bm: 128, bn: 128, bk: 32, wr: 2, wc: 2 },
   ],
   f32: [
+    { bm: 256, bn: 128, bk: 32, wr: 4, wc: 2, preload: true },
+    { bm: 128, bn: 128, bk: 32, wr: 2, wc: 2, preload: true },
     { bm: 256, bn: 128, bk: 32, wr: 4, wc: 2 },
-    { bm: 128, bn: 256, bk: 32, wr: 2, wc: 4 },
     { bm: 128, bn: 128, bk: 32, wr: 4, wc: 2 },
-    { bm: 128, bn: 128, bk: 32, wr: 2, wc: 2 },
     { bm: 64, bn: 128, bk: 32, wr: 2, wc: 2 },
     { bm: 64, bn: 64, bk: 32, wr: 2, wc: 2 },
   ],
@@ -86,7 +86,7 @@ export function bufferSizes(...storages: readonly RawStorage[]): number[] {
 }
 
 export function tcTileKey(t: TcTile): string {
-  return `${t.bm}x${t.bn}x${t.bk}/${t.wr}x${t.wc}${t.stages === 2 ? '/2-stage' : ''}`;
+  return `${t.bm}x${t.bn}x${t.bk}/${t.wr}x${t.wc}${t.stages === 2 ? '/2-stage' : ''}${t.preload === true ? '/preload' : ''}`;
 }
 
 
