@@ -255,8 +255,12 @@ export class Replica {
       if (m.solo) {
         this.optimizer.step(this.model, pg, m.lr ?? this.optimizer.lr);
         pg.dispose();
-        // A small read orders after the update (same device): the step is done when it resolves.
-        await this.smallest()?.value.toData();
+        // The step is done when its last op has run. A GPU queue runs in order, so a small read
+        // after the update says so; the CPU runs small ops at once and large ones on its pool, so
+        // a read of the smallest parameter resolved while backward's largest matmul still ran
+        // (the rest spilled into the next step's start): there every op submitted is waited for.
+        if (this.ctx.device.backend === 'cpu') await this.backend.runtime.scheduler.flush();
+        else await this.smallest()?.value.toData();
         optimizerEndAt = absoluteNow();
       } else {
         await this.sendBuckets(m.step, pg);
