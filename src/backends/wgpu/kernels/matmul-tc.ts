@@ -20,7 +20,9 @@ export type { MatmulPrecision };
  * (`bench/results/h200-tc-ceilings-2026-12-04*.txt`): with every fragment of a BK step loaded
  * before its products (preload), 128 x 128 x 32 over 2 x 2 subgroups runs at 244 TFLOP/s,
  * 128 x 256 over 2 x 4 at 234, 256 x 128 over 4 x 2 at 225; the same tiles without preload at
- * 108-153. Two-stage tiles (tile.stages = 2) are not listed: they ran at 35-97.
+ * 108-153. At 1024 (`h200-tc-small-tiles-2026-12-04.txt`) 64 x 64 x 64 and 64 x 128 x 32 over
+ * 2 x 2 with preload ran at 115-116, the 64 x 64 x 32 tile without it at 80. Two-stage tiles
+ * (tile.stages = 2) are not listed: they ran at 35-97.
  */
 export const TC_TILES: Readonly<Record<TcElement, readonly TcTile[]>> = {
   f16: [
@@ -28,7 +30,8 @@ export const TC_TILES: Readonly<Record<TcElement, readonly TcTile[]>> = {
     { bm: 128, bn: 256, bk: 32, wr: 2, wc: 4, preload: true },
     { bm: 256, bn: 128, bk: 32, wr: 4, wc: 2, preload: true },
     { bm: 128, bn: 128, bk: 64, wr: 2, wc: 2, preload: true },
-    { bm: 64, bn: 128, bk: 32, wr: 1, wc: 2, preload: true },
+    { bm: 64, bn: 128, bk: 32, wr: 2, wc: 2, preload: true },
+    { bm: 64, bn: 64, bk: 64, wr: 2, wc: 2, preload: true },
     { bm: 128, bn: 256, bk: 32, wr: 2, wc: 4 },
     { bm: 64, bn: 64, bk: 32, wr: 2, wc: 2 },
   ],
