@@ -16,8 +16,9 @@ export type { MatmulPrecision };
 
 /**
  * Candidate tiles per input type, the heuristic's preference first (it takes the first that
- * gives enough workgroups to fill the GPU; the autotuner times them all). Round-robin on an H200 at 4096, f16 in, f32 out
- * (`bench/results/h200-tc-ceilings-2026-12-04*.txt`): with every fragment of a BK step loaded
+ * gives enough workgroups to fill the GPU; the autotuner times them all). Round-robin on an
+ * H200 at 4096, f16 in, f32 out (`bench/results/h200-tc-ceilings-2026-12-04*.txt`): with every
+ * fragment of a BK step loaded
  * before its products (preload), 128 x 128 x 32 over 2 x 2 subgroups runs at 244 TFLOP/s,
  * 128 x 256 over 2 x 4 at 234, 256 x 128 over 4 x 2 at 225; the same tiles without preload at
  * 108-153. At 1024 (`h200-tc-small-tiles-2026-12-04.txt`) 64 x 64 x 64 and 64 x 128 x 32 over
