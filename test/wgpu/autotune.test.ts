@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, test, vi } from 'vitest';
-import { Autotuner, fileStore, sizeBucket } from '../../src/backends/wgpu/autotune.js';
+import { IDBFactory } from 'fake-indexeddb';
+import { Autotuner, fileStore, indexedDbStore, sizeBucket, TUNE_DATABASE, TUNE_OBJECT_STORE } from '../../src/backends/wgpu/autotune.js';
 import { Wgpu } from '../../src/backends/wgpu/backend.js';
 import type { MatmulTile } from '../../src/backends/wgpu/wgsl/matmul.js';
 import { ArgumentError, fromData } from '../../src/index.js';
@@ -126,6 +127,53 @@ describe('Autotuner', () => {
     const bad = join(dir, 'bad.json');
     await fileStore(bad).save({ a: 'b' });
     expect(await fileStore(bad).load()).toEqual({ a: 'b' });
+  });
+});
+
+describe('the IndexedDB store (browsers)', () => {
+  test('a table saved for an adapter loads in a new tuner; other adapters have their own', async () => {
+    const factory = new IDBFactory();
+    const store = indexedDbStore(factory, 'gpu A');
+    const t = new Autotuner(true, store, await store.load());
+    t.choose('bucket', ['slow', 'fast'], (v) => v, 'slow', (v) => Promise.resolve(v === 'fast' ? 1 : 5));
+    await t.idle();
+    expect(await indexedDbStore(factory, 'gpu A').load()).toEqual({ bucket: 'fast' });
+    expect(await indexedDbStore(factory, 'gpu B').load()).toEqual({});
+    const again = new Autotuner(true, store, await indexedDbStore(factory, 'gpu A').load());
+    let calls = 0;
+    expect(again.choose('bucket', ['slow', 'fast'], (v) => v, 'slow', () => Promise.resolve(++calls))).toBe('fast');
+    expect(calls).toBe(0);
+  });
+
+  test('a later save replaces the table; entries that are not strings are ignored', async () => {
+    const factory = new IDBFactory();
+    await indexedDbStore(factory, 'gpu').save({ a: 'x', b: 'y' });
+    await indexedDbStore(factory, 'gpu').save({ a: 'z' });
+    expect(await indexedDbStore(factory, 'gpu').load()).toEqual({ a: 'z' });
+    // A record written by something else, with a value that is not a variant key.
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const r = factory.open(TUNE_DATABASE, 1);
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    await new Promise<void>((resolve, reject) => {
+      const tx = db.transaction(TUNE_OBJECT_STORE, 'readwrite');
+      tx.objectStore(TUNE_OBJECT_STORE).put({ a: 'ok', b: 3, c: null }, 'odd');
+      tx.oncomplete = () => resolve();
+      tx.onerror = () => reject(tx.error);
+    });
+    db.close();
+    expect(await indexedDbStore(factory, 'odd').load()).toEqual({ a: 'ok' });
+  });
+
+  test('storage that fails is an empty table and an ignored write', async () => {
+    const broken = new IDBFactory();
+    broken.open = () => {
+      throw new DOMException('storage disabled', 'SecurityError');
+    };
+    const store = indexedDbStore(broken, 'gpu');
+    expect(await store.load()).toEqual({});
+    await expect(store.save({ a: 'b' })).resolves.toBeUndefined();
   });
 });
 

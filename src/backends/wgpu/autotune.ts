@@ -3,13 +3,17 @@
  * could run it are timed on the GPU (in the background, on scratch buffers, by timestamp
  * queries where the device has them) and the fastest is kept for every later call in that
  * bucket; until then the built-in heuristic choice runs. Winners live in memory and, in Node,
- * in a JSON file per adapter in the user's cache directory, read when the device starts.
+ * in a JSON file per adapter in the user's cache directory (in a browser, in IndexedDB), read
+ * when the device starts.
  * Buckets are powers of two per dimension, so a training loop tunes once and odd sizes share
  * their neighbours' results.
  */
 import { importNodeModule, isNode } from '../../platform.js';
 
-/** `false` turns tuning off (the heuristic choices run: fastest start); `file` overrides the cache file (null: memory only). */
+/**
+ * `false` turns tuning off (the heuristic choices run: fastest start); `file` overrides the
+ * cache file in Node (null: memory only, in Node and in browsers).
+ */
 export type AutotuneOption = boolean | { readonly file?: string | null };
 
 /** Total wall time one bucket may spend on trials, beyond which the measured variants decide. */
@@ -38,18 +42,22 @@ export async function defaultCacheFile(adapter: string): Promise<string | undefi
   return path.join(base, 'switchyard', `autotune-${name}.json`);
 }
 
+/** The string entries of a stored table (anything else in it is ignored). */
+function stringEntries(parsed: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof parsed === 'object' && parsed !== null) {
+    for (const [k, v] of Object.entries(parsed)) if (typeof v === 'string') out[k] = v;
+  }
+  return out;
+}
+
 /** A JSON file store; a missing or unreadable file is an empty table, a failed write is ignored (tuning is an optimisation). */
 export function fileStore(file: string): TuneStore {
   return {
     async load() {
       try {
         const fs = await importNodeModule<typeof import('node:fs/promises')>('node:fs/promises');
-        const parsed: unknown = JSON.parse(await fs.readFile(file, 'utf8'));
-        const out: Record<string, string> = {};
-        if (typeof parsed === 'object' && parsed !== null) {
-          for (const [k, v] of Object.entries(parsed)) if (typeof v === 'string') out[k] = v;
-        }
-        return out;
+        return stringEntries(JSON.parse(await fs.readFile(file, 'utf8')));
       } catch {
         return {};
       }
@@ -68,6 +76,79 @@ export function fileStore(file: string): TuneStore {
       }
     },
   };
+}
+
+/** The IndexedDB database and object store of the tables in a browser (one record per adapter). */
+export const TUNE_DATABASE = 'switchyard';
+export const TUNE_OBJECT_STORE = 'autotune';
+
+function settle<T>(request: IDBRequest<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error ?? new Error('IndexedDB request failed'));
+  });
+}
+
+function openTuneDatabase(factory: IDBFactory): Promise<IDBDatabase> {
+  return new Promise((resolve, reject) => {
+    const request = factory.open(TUNE_DATABASE, 1);
+    request.onupgradeneeded = () => {
+      if (!request.result.objectStoreNames.contains(TUNE_OBJECT_STORE)) request.result.createObjectStore(TUNE_OBJECT_STORE);
+    };
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error ?? new Error('IndexedDB open failed'));
+    // Another tab holds an older version open: tune in memory rather than wait.
+    request.onblocked = () => reject(new Error('IndexedDB open blocked'));
+  });
+}
+
+/**
+ * An IndexedDB store (browsers): the table of `adapter` is one record. As with the file store,
+ * storage that fails (a private window, a quota) is an empty table and an ignored write.
+ */
+export function indexedDbStore(factory: IDBFactory, adapter: string): TuneStore {
+  const withDb = async <T>(use: (db: IDBDatabase) => Promise<T>): Promise<T> => {
+    const db = await openTuneDatabase(factory);
+    try {
+      return await use(db);
+    } finally {
+      db.close();
+    }
+  };
+  return {
+    async load() {
+      try {
+        return await withDb(async (db) => stringEntries(await settle(db.transaction(TUNE_OBJECT_STORE, 'readonly').objectStore(TUNE_OBJECT_STORE).get(adapter))));
+      } catch {
+        return {};
+      }
+    },
+    async save(entries) {
+      try {
+        await withDb(
+          (db) =>
+            new Promise<void>((resolve, reject) => {
+              const tx = db.transaction(TUNE_OBJECT_STORE, 'readwrite');
+              tx.objectStore(TUNE_OBJECT_STORE).put({ ...entries }, adapter);
+              tx.oncomplete = () => resolve();
+              tx.onerror = () => reject(tx.error ?? new Error('IndexedDB write failed'));
+              tx.onabort = () => reject(tx.error ?? new Error('IndexedDB write aborted'));
+            }),
+        );
+      } catch {
+        // Only costs a re-tune next time.
+      }
+    },
+  };
+}
+
+/** Where an adapter's table is kept by default: a cache file in Node, IndexedDB in a browser that has it. */
+async function defaultStore(adapter: string): Promise<TuneStore | undefined> {
+  if (isNode()) {
+    const file = await defaultCacheFile(adapter);
+    return file === undefined ? undefined : fileStore(file);
+  }
+  return typeof indexedDB === 'undefined' ? undefined : indexedDbStore(indexedDB, adapter);
 }
 
 /** How one variant is timed: milliseconds per run, or undefined where it cannot run here. */
@@ -93,8 +174,7 @@ export class Autotuner {
   static async open(option: AutotuneOption | undefined, adapter: string): Promise<Autotuner> {
     if (option === false) return new Autotuner(false);
     const requested = typeof option === 'object' ? option.file : undefined;
-    const file = requested === null ? undefined : (requested ?? (await defaultCacheFile(adapter)));
-    const store = file === undefined ? undefined : fileStore(file);
+    const store = requested === null ? undefined : requested !== undefined ? fileStore(requested) : await defaultStore(adapter);
     return new Autotuner(true, store, store ? await store.load() : {});
   }
 
