@@ -148,7 +148,12 @@ async function defaultStore(adapter: string): Promise<TuneStore | undefined> {
     const file = await defaultCacheFile(adapter);
     return file === undefined ? undefined : fileStore(file);
   }
-  return typeof indexedDB === 'undefined' ? undefined : indexedDbStore(indexedDB, adapter);
+  try {
+    return typeof indexedDB === 'undefined' ? undefined : indexedDbStore(indexedDB, adapter);
+  } catch {
+    // Some sandboxed pages throw on the mere access to indexedDB: keep the table in memory.
+    return undefined;
+  }
 }
 
 /** How one variant is timed: milliseconds per run, or undefined where it cannot run here. */
