@@ -660,16 +660,24 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
    * reduce the dims merged into one instead.
    */
   private reduceDims<K2 extends Kind>(op: ReduceOp, dims: readonly number[], keepDims: boolean): Tensor<B, K2> {
-    const ds = this.rank === 0 ? dims.map((d) => normDim(op, d, 0, this.shape)) : normDims(op, dims, this.rank, this.shape);
+    // A rank-0 tensor takes dims 0 and -1 (normDims checks an untyped caller's non-array too).
+    const ds = normDims(op, dims, this.rank, this.shape);
     if (ds.length === 0 || ds.length >= this.rank) return this.reduce<K2>(op, null, keepDims);
     if (op === 'max' || op === 'min') {
       // One reduction over the dims moved last and merged, so that ties share the gradient evenly (torch.amax).
       const kept = this.shape.map((_, i) => i).filter((i) => !ds.includes(i));
       const moved = this.permute([...kept, ...ds]);
-      const merged = moved.reshape([...kept.map((i) => this.shape[i]!), ds.reduce((n, d) => n * this.shape[d]!, 1)]);
-      const r = merged.reduce<K2>(op, kept.length, false);
-      moved.dispose();
-      merged.dispose();
+      let r: Tensor<B, K2>;
+      try {
+        const merged = moved.reshape([...kept.map((i) => this.shape[i]!), ds.reduce((n, d) => n * this.shape[d]!, 1)]);
+        try {
+          r = merged.reduce<K2>(op, kept.length, false);
+        } finally {
+          merged.dispose();
+        }
+      } finally {
+        moved.dispose();
+      }
       if (!keepDims) return r;
       const out = r.reshape(this.shape.map((d, i) => (ds.includes(i) ? 1 : d)));
       r.dispose();
@@ -731,11 +739,19 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     if (dims.length === 1) return this.un('var', { dim: dims[0]!, keepDims, correction });
     // Several dims: moved last and merged (a view when the layout allows), then one kernel.
     const kept = this.shape.map((_, i) => i).filter((i) => !dims.includes(i));
+    // The intermediates go even when the kernel refuses the input (an int tensor from untyped code).
     const moved = this.permute([...kept, ...dims]);
-    const merged = moved.reshape([...kept.map((i) => this.shape[i]!), dims.reduce((n, d) => n * this.shape[d]!, 1)]);
-    const v = merged.un<'float'>('var', { dim: kept.length, keepDims: false, correction });
-    moved.dispose();
-    merged.dispose();
+    let v: Tensor<B, 'float'>;
+    try {
+      const merged = moved.reshape([...kept.map((i) => this.shape[i]!), dims.reduce((n, d) => n * this.shape[d]!, 1)]);
+      try {
+        v = merged.un<'float'>('var', { dim: kept.length, keepDims: false, correction });
+      } finally {
+        merged.dispose();
+      }
+    } finally {
+      moved.dispose();
+    }
     if (!keepDims) return v;
     const out = v.reshape(this.shape.map((d, i) => (dims.includes(i) ? 1 : d)));
     v.dispose();

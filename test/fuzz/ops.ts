@@ -239,6 +239,24 @@ export const CREATORS: Record<string, () => Array<fc.Arbitrary<ArgSpec>>> = {
   random: () => [shapeArg, fc.oneof(fc.constantFrom<unknown>(undefined, { kind: 'default' }, { kind: 'uniform', low: 0, high: 1 }, { kind: 'normal', mean: 0, std: 1 }, { kind: 'bernoulli', p: 0.5 }, { kind: 'normal', mean: NaN, std: 1 }, { kind: 'other' }).map(value), wildArg)],
 };
 
+/**
+ * Whether a call is an arange of more than 2^24 elements (1e10 is among the numbers drawn): legal
+ * up to 2^32 - 1 elements, but gigabytes that the harness would fill and copy in every run.
+ */
+function hugeArange(call: Call): boolean {
+  if (call.kind !== 'create' || call.op !== 'arange') return false;
+  const num = (a: ArgSpec | undefined, fallback: number): number | undefined => {
+    if (a === undefined || (a.t === 'value' && a.v === undefined)) return fallback;
+    return a.t === 'value' && typeof a.v === 'number' ? a.v : undefined;
+  };
+  const first = num(call.args[0], NaN);
+  const second = num(call.args[1], NaN);
+  const step = num(call.args[2], 1);
+  const [start, end] = Number.isNaN(second ?? 0) ? [0, first] : [first, second];
+  if (start === undefined || end === undefined || step === undefined || !Number.isFinite(start) || !Number.isFinite(end) || !Number.isFinite(step) || step === 0) return false;
+  return Math.ceil((end - start) / step) > 2 ** 24;
+}
+
 /** A whole call: an op, a receiver shape and dtype, and arguments drawn for them. */
 export const callArb: fc.Arbitrary<Call> = fc
   .record({ shape: shapeArb, dtype: dtypeArb, mode: modeArb(), seed: fc.integer({ min: 0, max: 1000 }) })
@@ -252,4 +270,5 @@ export const callArb: fc.Arbitrary<Call> = fc
       { weight: 2, arbitrary: pick(STATICS).chain((op) => withArgs(STATICS[op]!(shape, dtype)).map((args): Call => ({ kind: 'static', op, receiver: undefined, args }))) },
       { weight: 3, arbitrary: pick(CREATORS).chain((op) => withArgs(CREATORS[op]!()).map((args): Call => ({ kind: 'create', op, receiver: undefined, args }))) },
     );
-  });
+  })
+  .filter((call) => !hugeArange(call));

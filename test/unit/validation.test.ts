@@ -185,6 +185,11 @@ describe('untyped callers get Switchyard errors', () => {
     expectError(() => untyped(x4(), 'maskFill', x4().greater(2), 'x'), ArgumentError);
     expectError(() => untyped(x4(), 'unary', 'matmul'), ArgumentError, /unknown unary op/);
     expectError(() => new Cpu({ threads: -1 }), ArgumentError);
+    // A rank-0 tensor takes dims 0 and -1, as a list too; anything else is a Switchyard error.
+    const scalar = fromData(cpu, [1], { shape: [] });
+    expectError(() => untyped(scalar, 'sum', new Date(0)), ArgumentError, /dims must be a dim or a list of dims/);
+    expectError(() => untyped(scalar, 'sum', [0, -1]), ShapeError, /appears more than once/);
+    expectError(() => untyped(scalar, 'sum', [1]), ShapeError, /out of range/);
   });
 
   it('an error at creation leaves no tensor behind whose finalizer could end the process', async () => {
@@ -230,6 +235,12 @@ describe('nothing leaks on an error path', () => {
     const c = zeros(cpu, [4, 2]);
     expect(leakedBy(() => a.matmul(c))).toBe(0);
     expect(leakedBy(() => c.matmul(b))).toBe(0);
+  });
+
+  it('var over several dims of an int tensor (untyped): its permuted and merged copies go too', () => {
+    const x = zeros(cpu, [3, 2, 3, 2], { dtype: 'int32' });
+    expect(leakedBy(() => untyped(x, 'var', [0, 1]))).toBe(0);
+    expect(leakedBy(() => untyped(x, 'var', [1, 3], { keepDims: true }))).toBe(0);
   });
 
   it('Tensor.stack of mismatched dtypes', () => {

@@ -10,7 +10,7 @@ import type { ExecOptions, ExecResult, Executor, PendingResult } from '../../sch
 import type { Allocator } from './allocator.js';
 import { kernelsFor, type KernelLookup } from './kernels/index.js';
 import { forEachOffset } from './kernels/strided.js';
-import type { CpuPool } from './pool.js';
+import { availableMemory, type CpuPool } from './pool.js';
 import { toWire, type CpuStorage } from './storage.js';
 import { isContiguous, makeView, recordView, type View } from './view.js';
 
@@ -57,6 +57,9 @@ function copyView(v: View, target: TypedArray, at: number): void {
   else forEachOffset(v, (p, i) => (target[at + i] = data[p]!));
 }
 
+/** Allocations from this size on are checked against the memory the system has available. */
+const LARGE_ALLOCATION = 256 * 1024 * 1024;
+
 export class CpuExecutor implements Executor<CpuStorage> {
   readonly host = true;
   /** A fromData payload is copied into storage as the op runs. */
@@ -77,17 +80,25 @@ export class CpuExecutor implements Executor<CpuStorage> {
 
   private fresh(meta: OpRecord['outputs'][number]): CpuStorage {
     const n = numel(meta.shape);
+    const bytes = n * bytesPerElement(meta.dtype);
+    const refuse = (why: string, cause?: unknown): KernelError =>
+      new KernelError(`could not allocate ${bytes} bytes for a ${meta.dtype} tensor of shape [${meta.shape.join(', ')}] (${this.memory().bytes} bytes already live on ${this.deviceKey}${why})`, {
+        op: 'alloc',
+        ...(cause !== undefined ? { cause } : {}),
+        hint: 'the process is out of memory: free tensors (dispose, tidy) or split the work into smaller tensors',
+      });
+    // Address space is cheap and memory is not: a buffer larger than what the system can still
+    // give would be granted, then filled until the kernel's out-of-memory killer ends the process.
+    if (bytes >= LARGE_ALLOCATION) {
+      const available = availableMemory();
+      if (available !== undefined && bytes > available) throw refuse(`; the system has ${available} bytes available`);
+    }
     let data: TypedArray;
     try {
       data = this.allocator.alloc(meta.dtype, n);
     } catch (e) {
       // V8 throws a bare RangeError ('Array buffer allocation failed') when memory runs out.
-      const bytes = n * bytesPerElement(meta.dtype);
-      throw new KernelError(`could not allocate ${bytes} bytes for a ${meta.dtype} tensor of shape [${meta.shape.join(', ')}] (${this.memory().bytes} bytes already live on ${this.deviceKey})`, {
-        op: 'alloc',
-        cause: e,
-        hint: 'the process is out of memory: free tensors (dispose, tidy) or split the work into smaller tensors',
-      });
+      throw refuse('', e);
     }
     this.liveStorages++;
     return { buffer: { data, refs: 1 }, view: makeView(data, meta.shape), dtype: meta.dtype };

@@ -8,13 +8,23 @@ import { importNodeModule, isNode } from '../../platform.js';
 import type { PoolTask, WorkerSetup } from './worker.js';
 import { workerFile } from './worker-file.js';
 
-/** Cores, without a static import of node:os (browsers load this module too). */
-const cores: number = await (async () => {
-  const nav = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator;
-  if (!isNode()) return nav?.hardwareConcurrency ?? 1;
-  const os = await importNodeModule<typeof import('node:os')>('node:os');
-  return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-})();
+/** node:os in Node, without a static import (browsers load this module too). */
+const os: typeof import('node:os') | undefined = isNode() ? await importNodeModule<typeof import('node:os')>('node:os') : undefined;
+
+/** Cores. */
+const cores: number = os
+  ? typeof os.availableParallelism === 'function'
+    ? os.availableParallelism()
+    : os.cpus().length
+  : ((globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1);
+
+/**
+ * Bytes the system can still give this process (Node: MemAvailable, which counts reclaimable
+ * caches), or undefined where it cannot be known (browsers).
+ */
+export function availableMemory(): number | undefined {
+  return os?.freemem();
+}
 
 type PiscinaLike = { run(task: unknown): Promise<unknown>; destroy(): Promise<void>; readonly threads: readonly unknown[] };
 
