@@ -26,8 +26,13 @@ export function topk<B extends Backend, K extends Kind>(x: Tensor<B, K>, k: numb
   if (x.rank === 0) {
     // A scalar is a line of one: k = 1 gives it back (index 0), k = 0 gives empty results.
     const line = x.reshape([1]);
-    const r = topk(line, k, 0, largest);
-    line.dispose();
+    let r: { values: Tensor<B, K>; indices: Tensor<B, 'int'> };
+    try {
+      r = topk(line, k, 0, largest);
+    } finally {
+      // Also when the dtype is refused (a bool scalar from untyped code).
+      line.dispose();
+    }
     if (k === 0) return r;
     const values = r.values.reshape([]);
     const indices = r.indices.reshape([]);

@@ -243,6 +243,12 @@ describe('nothing leaks on an error path', () => {
     expect(leakedBy(() => untyped(x, 'var', [1, 3], { keepDims: true }))).toBe(0);
   });
 
+  it('topk of a bool scalar (untyped): the line it is reshaped to goes too', () => {
+    const b = zeros(cpu, [], { dtype: 'bool' });
+    expect(leakedBy(() => untyped(b, 'topk', 0, 0))).toBe(0);
+    expect(leakedBy(() => untyped(b, 'topk', 1))).toBe(0);
+  });
+
   it('Tensor.stack of mismatched dtypes', () => {
     const parts = [zeros(cpu, [2]), zeros(cpu, [2], { dtype: 'int32' }), zeros(cpu, [2])];
     expect(leakedBy(() => Tensor.stack(parts as never))).toBe(0);
