@@ -71,7 +71,8 @@ function shapeProblem(shape: unknown, minusOne: boolean, maxRank: number): strin
 export function checkShape(op: string, shape: unknown, dtype: DType = 'float32'): number[] {
   const problem = shapeProblem(shape, false, MAX_RANK);
   if (problem) throw new ArgumentError(problem, { op, hint: 'see the README, section Creation' });
-  const dims = [...(shape as number[])];
+  // -0 passes as a dim of 0; it is stored as 0 (a size of -0 would surprise Object.is and 1 / size).
+  const dims = (shape as number[]).map((d) => d + 0);
   checkSize(op, dims, dtype);
   return dims;
 }
@@ -96,7 +97,7 @@ export function checkSize(op: string, shape: readonly number[], dtype: DType): v
 export function checkTargetShape(op: string, from: readonly number[], shape: unknown, maxRank = Infinity): number[] {
   const problem = shapeProblem(shape, true, maxRank);
   if (problem) throw new ShapeError(problem, { op, shapes: [from] });
-  return [...(shape as number[])];
+  return (shape as number[]).map((d) => d + 0);
 }
 
 /** Resolves one -1 in a reshape target. */

@@ -96,6 +96,15 @@ describe('shapes and sizes are checked at the call', () => {
     await refusing.close();
   });
 
+  it('a dim of -0 (from arithmetic in untyped code) is stored as 0', () => {
+    const positive = (shape: readonly number[]): boolean => shape.every((d) => !Object.is(d, -0));
+    for (const t of [zeros(cpu, [-0]), full(cpu, [2, -0], 1), fromData(cpu, [], { shape: [-0] }), zeros(cpu, [0]).reshape([-0]), zeros(cpu, [1]).expand([-0])]) {
+      expect(positive(t.shape)).toBe(true);
+      expect(Object.is(t.size, 0)).toBe(true);
+      t.dispose();
+    }
+  });
+
   it('ranks beyond 12 are rejected everywhere', () => {
     expectError(() => zeros(cpu, new Array<number>(13).fill(1)), ArgumentError, /at most 12 dims/);
     expectError(() => zeros(cpu, new Array<number>(12).fill(1)).unsqueeze(0), ShapeError, /at most 12 dims/);
