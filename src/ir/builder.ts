@@ -43,14 +43,25 @@ export function commonDevice(op: string, inputs: readonly BuilderInput[]): Devic
   return first;
 }
 
+/**
+ * The shape with any dim of -0 made 0. A -0 passes every integer check (k = -0 for topk, a
+ * length of -0 for narrow) and would become a dim whose size is -0; a loop, not a copy, in the
+ * usual case.
+ */
+function plainZeros(shape: readonly number[]): readonly number[] {
+  for (const d of shape) if (Object.is(d, -0)) return shape.map((x) => x + 0);
+  return shape;
+}
+
 function finish<N extends OpName>(ids: IdAllocator, op: N, device: Device, inputs: readonly TensorMeta[], metas: ReadonlyArray<{ shape: readonly number[]; dtype: DType }>, attrs: OpAttrs[N]): Built<N> {
   const outputs: Array<TensorMeta & { readonly device: Device }> = new Array(metas.length);
   const outs: TensorMeta[] = new Array<TensorMeta>(metas.length);
   for (let i = 0; i < metas.length; i++) {
     const m = metas[i]!;
     const id = ids.tensor();
-    outputs[i] = { id, shape: m.shape, dtype: m.dtype, device };
-    outs[i] = { id, shape: m.shape, dtype: m.dtype };
+    const shape = plainZeros(m.shape);
+    outputs[i] = { id, shape, dtype: m.dtype, device };
+    outs[i] = { id, shape, dtype: m.dtype };
   }
   const ins: TensorMeta[] = new Array<TensorMeta>(inputs.length);
   for (let i = 0; i < inputs.length; i++) {

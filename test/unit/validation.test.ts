@@ -98,7 +98,11 @@ describe('shapes and sizes are checked at the call', () => {
 
   it('a dim of -0 (from arithmetic in untyped code) is stored as 0', () => {
     const positive = (shape: readonly number[]): boolean => shape.every((d) => !Object.is(d, -0));
-    for (const t of [zeros(cpu, [-0]), full(cpu, [2, -0], 1), fromData(cpu, [], { shape: [-0] }), zeros(cpu, [0]).reshape([-0]), zeros(cpu, [1]).expand([-0])]) {
+    const x = zeros(cpu, [1, 1, 3], { dtype: 'int32' });
+    const k = untyped(x, 'topk', -0, 0) as { values: Tensor<Cpu>; indices: Tensor<Cpu> };
+    const outputs = [zeros(cpu, [-0]), full(cpu, [2, -0], 1), fromData(cpu, [], { shape: [-0] }), zeros(cpu, [0]).reshape([-0]), zeros(cpu, [1]).expand([-0]), k.values, k.indices, x.narrow(2, 1, -0)];
+    x.dispose();
+    for (const t of outputs) {
       expect(positive(t.shape)).toBe(true);
       expect(Object.is(t.size, 0)).toBe(true);
       t.dispose();
