@@ -90,11 +90,18 @@ export function oneHot<B extends Backend, D extends DType = 'int32'>(indices: Te
   const dt: DType = dtype ?? 'int32';
   if (dt === 'bool') throw new DTypeError('oneHot makes int32, float32 or float16 tensors', { op: 'oneHot', dtypes: [dt], hint: 'compare the result with 1 for a mask' });
   const shape = indices.shape;
-  const zeros = full(indices.backend, [...shape, numClasses], 0, { device: indices.device, dtype: dt });
-  const ones = full(indices.backend, [...shape, 1], 1, { device: indices.device, dtype: dt });
-  const at = indices.unsqueeze(-1);
-  // scatterAdd checks every index against [0, numClasses) and fails the op otherwise.
-  const out = zeros.scatterAdd(-1, at, ones);
-  for (const t of [zeros, ones, at]) t.dispose();
-  return out as Tensor<B, KindOf<D>>;
+  // The intermediates go whatever throws (a disposed `indices`, a size past the limit).
+  const made: Array<Tensor<B, Kind>> = [];
+  try {
+    const at = indices.unsqueeze(-1);
+    made.push(at);
+    const zeros = full(indices.backend, [...shape, numClasses], 0, { device: indices.device, dtype: dt });
+    made.push(zeros);
+    const ones = full(indices.backend, [...shape, 1], 1, { device: indices.device, dtype: dt });
+    made.push(ones);
+    // scatterAdd checks every index against [0, numClasses) and fails the op otherwise.
+    return zeros.scatterAdd(-1, at, ones) as Tensor<B, KindOf<D>>;
+  } finally {
+    for (const t of made) t.dispose();
+  }
 }

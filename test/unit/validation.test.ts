@@ -262,6 +262,14 @@ describe('nothing leaks on an error path', () => {
     expect(leakedBy(() => untyped(b, 'topk', 1))).toBe(0);
   });
 
+  it('oneHot of a disposed tensor makes nothing that stays', () => {
+    for (const shape of [[0], [2, 1, 2, 0], [3]]) {
+      const i = zeros(cpu, shape, { dtype: 'int32' });
+      i.dispose();
+      expect(leakedBy(() => i.oneHot(4))).toBe(0);
+    }
+  });
+
   it('Tensor.stack of mismatched dtypes', () => {
     const parts = [zeros(cpu, [2]), zeros(cpu, [2], { dtype: 'int32' }), zeros(cpu, [2])];
     expect(leakedBy(() => Tensor.stack(parts as never))).toBe(0);
