@@ -20,10 +20,16 @@ const cores: number = os
 
 /**
  * Bytes the system can still give this process (Node: MemAvailable, which counts reclaimable
- * caches), or undefined where it cannot be known (browsers).
+ * caches; in a container, no more than its memory limit leaves), or undefined where it cannot
+ * be known (browsers).
  */
 export function availableMemory(): number | undefined {
-  return os?.freemem();
+  if (!os) return undefined;
+  const free = os.freemem();
+  // A cgroup limit binds before the host's free memory does; without one this reads 2^64 or 0.
+  const limit = typeof process.constrainedMemory === 'function' ? process.constrainedMemory() : undefined;
+  if (limit === undefined || !(limit > 0) || limit >= os.totalmem()) return free;
+  return Math.min(free, Math.max(0, limit - process.memoryUsage.rss()));
 }
 
 type PiscinaLike = { run(task: unknown): Promise<unknown>; destroy(): Promise<void>; readonly threads: readonly unknown[] };
