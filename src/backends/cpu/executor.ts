@@ -88,7 +88,8 @@ export class CpuExecutor implements Executor<CpuStorage> {
         hint: 'the process is out of memory: free tensors (dispose, tidy) or split the work into smaller tensors',
       });
     // Address space is cheap and memory is not: a buffer larger than what the system can still
-    // give would be granted, then filled until the kernel's out-of-memory killer ends the process.
+    // give would be granted, then filled until the operating system's out-of-memory killer ends
+    // the process.
     if (bytes >= LARGE_ALLOCATION) {
       const available = availableMemory();
       if (available !== undefined && bytes > available) throw refuse(`; the system has ${available} bytes available`);
