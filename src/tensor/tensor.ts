@@ -882,6 +882,8 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     checkIntegers('pad', 'pads', checkArray('pad', 'pads', pads));
     if (typeof mode !== 'string') throw new ArgumentError(`mode must be 'constant', 'reflect', 'replicate' or 'circular', got ${show(mode)}`, { op: 'pad' });
     checkNumber('pad', 'value', value);
+    // A disposed input fails here, before the filled tensor it would be copied into is made.
+    this.live('pad');
     return pad(this, pads, mode, value);
   }
   /** One-hot rows for int32 class indices: shape [...this.shape, numClasses] (torch.nn.functional.one_hot). */

@@ -270,6 +270,15 @@ describe('nothing leaks on an error path', () => {
     }
   });
 
+  it('pad of a disposed tensor makes nothing that stays', () => {
+    for (const shape of [[4, 3, 1], []]) {
+      const x = zeros(cpu, shape);
+      x.dispose();
+      for (const mode of ['constant', 'reflect', 'replicate', 'circular'] as const) expect(leakedBy(() => x.pad([], mode))).toBe(0);
+      expect(leakedBy(() => x.pad(shape.length > 0 ? [1, 1] : [], 'constant', 2))).toBe(0);
+    }
+  });
+
   it('Tensor.stack of mismatched dtypes', () => {
     const parts = [zeros(cpu, [2]), zeros(cpu, [2], { dtype: 'int32' }), zeros(cpu, [2])];
     expect(leakedBy(() => Tensor.stack(parts as never))).toBe(0);
