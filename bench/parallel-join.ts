@@ -31,7 +31,7 @@ function median(reps: number, fn: () => void): number {
 export function main(args: readonly string[] = []): void {
   const n = option(args, '--n', 100_000);
   const reps = option(args, '--reps', 200);
-  const views = sharedViews(allocateShared(4, n, 2));
+  const views = sharedViews(allocateShared(4, n, 2, 1));
   const kernels = views.kernels;
   views.grads.forEach((g, r) => {
     for (let i = 0; i < n; i++) g[i] = Math.sin(i * 0.01 + r);

@@ -9,9 +9,9 @@
  *       and where each step's time went (dispatch, reload, compute, the tail after compute); beside
  *       it, when python3 has torch, PyTorch's compute-only scaling on the same cores (n processes
  *       of one thread on batch / n, no gradient exchange): what the cores allow at best.
- *   (b) The GPU alone (one device, no DataParallel; and DataParallel on 'wgpu:0') against the GPU
- *       with CPU replicas, shards balanced by measured speed (the balancer adds the CPU only
- *       where it helps); the gain over the faster of the two GPU-alone figures. A diagnostic row
+ *   (b) The GPU alone (the task's step on one device, no DataParallel; and DataParallel on
+ *       'wgpu:0' alone) against the GPU with CPU replicas, shards balanced by measured speed (the
+ *       balancer adds the CPU only where it helps); the gain over the GPU alone. A diagnostic row
  *       gives the GPU the whole batch beside idle CPU replicas (a fixed split with weight 0 for
  *       them): what attached but idle replicas cost the GPU, with the steps that ran solo and
  *       the messages the idle replicas were sent (both counted by DataParallel).
@@ -212,8 +212,12 @@ async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Part
   }
 }
 
-/** The same step without DataParallel: Autodiff over one backend, on this thread. */
-/** The same step without DataParallel: Autodiff over one backend, on this thread; `step()` runs one and gives its wall time. */
+/**
+ * The task's step without DataParallel: Autodiff over one backend, on this thread; `step()` runs
+ * one and gives its wall time. It does what examples/data-parallel-task.ts does per shard (loss,
+ * the accuracy count it reports, Adam) and reads what a replica reads (the loss, the count, and
+ * the last bias, which orders after the update).
+ */
 function plainRunner(inner: Backend & { close(): Promise<void> }, device: Device, batch: Batch): { step: () => Promise<number>; close: () => Promise<void> } {
   const ad = new Autodiff(inner);
   ad.seed(1);
@@ -227,16 +231,19 @@ function plainRunner(inner: Backend & { close(): Promise<void> }, device: Device
   return {
     step: async () => {
       const t0 = performance.now();
-      const loss = tidy(() => {
+      const [loss, correct] = tidy(() => {
         const x = fromData(ad, xs, { shape: [n, 784], device });
         const y = fromData(ad, ys, { device });
-        const l = crossEntropy(model.forward(x), y);
+        const logits = model.forward(x);
+        const l = crossEntropy(logits, y);
+        const c = logits.argmax(1).equal(y).cast('int32').sum();
         opt.step(model, ParamGrads.from(l.backward(), model));
-        return l;
+        return [l, c] as const;
       });
-      // The last bias (a small read ordered after the update, same device) and the loss, in one wait.
-      await Promise.all([model.params().at(-1)!.value.toData(), loss.item()]);
+      // The last bias (a small read ordered after the update, same device), the loss and the count, in one wait.
+      await Promise.all([model.params().at(-1)!.value.toData(), loss.item(), correct.item()]);
       loss.dispose();
+      correct.dispose();
       const wall = performance.now() - t0;
       if (++taken === 2) await settleTuner(inner);
       return wall;
@@ -351,9 +358,10 @@ export async function main(args: readonly string[] = []): Promise<void> {
       await plainRun.close();
       const plain = median(plainRun.walls);
       const one = timedB[0]!;
-      const alone = Math.min(plain, one.ms);
-      console.log(`batch ${b}: the GPU alone: ${plain.toFixed(2)} ms per step without DataParallel, ${one.ms.toFixed(2)} ms with DataParallel on wgpu:0 (both interleaved with the rows below; DataParallel's overhead: ${(one.ms - plain).toFixed(2)} ms)\n`);
-      console.log('| devices | final shards | ms per step | gain over the GPU alone (the faster of the two) | balancer |');
+      // The GPU alone: the task's step without DataParallel, the same work on the same device.
+      const alone = plain;
+      console.log(`batch ${b}: the GPU alone: ${plain.toFixed(2)} ms per step without DataParallel (the task's step), ${one.ms.toFixed(2)} ms with DataParallel on wgpu:0 alone (${(plain / one.ms).toFixed(2)}x; both interleaved with the rows below)\n`);
+      console.log('| devices | final shards | ms per step | gain over the GPU alone (without DataParallel) | balancer |');
       console.log('| --- | --- | --- | --- | --- |');
       for (const [k, [, extra, idle]] of rows.entries()) {
         const r = timedB[k + 1]!;

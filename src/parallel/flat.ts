@@ -40,6 +40,8 @@ export interface SharedViews {
   readonly weights: Float32Array;
   readonly state: Float32Array[];
   readonly kernels: FlatKernels | undefined;
+  /** Per bucket: replicas that have written its gradient this step. */
+  readonly delivered: Int32Array;
 }
 
 /**
@@ -48,7 +50,7 @@ export interface SharedViews {
  * fixed size where the join's wasm kernels can run (they address only their own memory), else a
  * SharedArrayBuffer.
  */
-export function allocateShared(replicas: number, floats: number, states: number): SharedBuffers {
+export function allocateShared(replicas: number, floats: number, states: number, buckets: number): SharedBuffers {
   const stride = Math.ceil((floats * 4) / 16) * 16;
   const count = replicas + 2 + states;
   const offset = (k: number): number => k * stride;
@@ -70,6 +72,7 @@ export function allocateShared(replicas: number, floats: number, states: number)
     joined: offset(replicas),
     weights: offset(replicas + 1),
     ...(states > 0 ? { state: Array.from({ length: states }, (_, k) => offset(replicas + 2 + k)) } : {}),
+    delivered: new SharedArrayBuffer(Math.max(1, buckets) * 4),
   };
 }
 
@@ -84,6 +87,7 @@ export function sharedViews(s: SharedBuffers): SharedViews {
     weights: view(s.weights),
     state: (s.state ?? []).map(view),
     kernels: s.memory instanceof SharedArrayBuffer ? undefined : FlatKernels.on(s.memory),
+    delivered: new Int32Array(s.delivered),
   };
 }
 

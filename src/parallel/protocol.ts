@@ -36,6 +36,12 @@ export interface SharedBuffers {
   readonly weights: number;
   /** Optimizer state for the flat update (CPU replicas only): two flat buffers. */
   readonly state?: readonly number[];
+  /**
+   * One Int32 counter per gradient bucket: replicas that have written the bucket's gradient
+   * during the current step. Reducers wait on it (Atomics.waitAsync), so a reduction starts
+   * when the last gradient lands, not a message relay through the coordinator later.
+   */
+  readonly delivered: SharedArrayBuffer;
 }
 
 /** How a GPU replica finds its adapter. */
@@ -86,6 +92,18 @@ export interface StepMessage {
   readonly reload: readonly number[];
   /** Process replicas: the reloaded weights, concatenated in `reload` order. */
   readonly weights?: Float32Array;
+  /** The reductions this replica runs during the step, each once its bucket is delivered (flat mode). */
+  readonly reductions?: StepReductions;
+}
+
+/** A replica's part of a step's reductions, started by the `delivered` counters, not by messages. */
+export interface StepReductions {
+  /** Replicas that write each bucket (the counter's value once all have). */
+  readonly expect: number;
+  readonly inputs: ReduceMessage['inputs'];
+  readonly update: NonNullable<ReduceMessage['update']>;
+  /** Ranges of the flat buffers, by bucket. */
+  readonly parts: ReadonlyArray<{ readonly bucket: number; readonly from: number; readonly to: number }>;
 }
 
 export interface ReduceMessage {

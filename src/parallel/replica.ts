@@ -20,7 +20,7 @@ import { clock } from '../scheduler/clock.js';
 import { fromData } from '../tensor/creation.js';
 import { Tensor } from '../tensor/tensor.js';
 import type { Layout } from './layout.js';
-import { absoluteNow, type ApplyMessage, type FromReplica, type InitMessage, type ReduceMessage, type StepMessage, type ToReplica } from './protocol.js';
+import { absoluteNow, type ApplyMessage, type FromReplica, type InitMessage, type ReduceMessage, type StepMessage, type StepReductions, type ToReplica } from './protocol.js';
 import { weightedSum } from './reduce.js';
 import { sharedViews, type SharedViews } from './flat.js';
 import { flatRule, flatUpdate, type FlatRule } from './flat-optimizer.js';
@@ -115,10 +115,13 @@ export class Replica {
       if (message.type === 'step') this.reloaded = new Promise((resolve) => (this.reloadDone = resolve));
       task = this.chain = this.chain.then(run);
     }
-    task.catch((e: unknown) => {
-      const err = e instanceof Error ? e : new Error(String(e));
-      this.link.post({ type: 'error', name: err.name, message: err.message, ...(err.stack ? { stack: err.stack } : {}), during: message.type });
-    });
+    task.catch((e: unknown) => this.report(e, message.type));
+  }
+
+  /** A failure, back to the coordinator (which fails the step, naming this replica). */
+  private report(e: unknown, during: string): void {
+    const err = e instanceof Error ? e : new Error(String(e));
+    this.link.post({ type: 'error', name: err.name, message: err.message, ...(err.stack ? { stack: err.stack } : {}), during });
   }
 
   private async init(m: InitMessage): Promise<void> {
@@ -218,6 +221,7 @@ export class Replica {
     } finally {
       this.reloadDone();
     }
+    if (m.reductions) this.reduceWhenDelivered(m.step, m.reductions);
     const forwardAt = absoluteNow();
     if (m.size === 0) {
       this.link.post({ type: 'computed', step: m.step, loss: 0, metrics: {}, reloadAt, forwardAt, backwardAt: forwardAt, forwardEndAt: forwardAt, computeEndAt: forwardAt, computeMs: 0 });
@@ -348,6 +352,9 @@ export class Replica {
             }),
           );
           const sentAt = absoluteNow();
+          // Seq-cst: the copies above are visible to a reducer that reads the new count.
+          Atomics.add(this.views!.delivered, b.index, 1);
+          Atomics.notify(this.views!.delivered, b.index);
           // The hand-over runs from when the bucket's last gradient was there to be copied.
           const times = ready.filter((t): t is number => t !== undefined);
           this.link.post({ type: 'bucket', step, bucket: b.index, readyAt: times.length > 0 ? Math.min(sentAt, Math.max(...times)) : sentAt, sentAt });
@@ -369,6 +376,20 @@ export class Replica {
         if (v) data.set(v.values, slot.offset - b.offset);
       });
       this.link.post({ type: 'bucket', step, bucket: b.index, readyAt, sentAt: absoluteNow(), data }, [data.buffer]);
+    }
+  }
+
+  /** Runs each of this replica's reductions once every contributor has written that bucket. */
+  private reduceWhenDelivered(step: number, plan: StepReductions): void {
+    const delivered = this.views!.delivered;
+    for (const part of plan.parts) {
+      const run = async (): Promise<void> => {
+        for (let seen = Atomics.load(delivered, part.bucket); seen < plan.expect; seen = Atomics.load(delivered, part.bucket)) {
+          await Atomics.waitAsync(delivered, part.bucket, seen).value;
+        }
+        await this.reduce({ type: 'reduce', step, bucket: part.bucket, from: part.from, to: part.to, inputs: plan.inputs, update: plan.update });
+      };
+      run().catch((e: unknown) => this.report(e, 'reduce'));
     }
   }
 

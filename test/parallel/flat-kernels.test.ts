@@ -138,7 +138,7 @@ describe.skipIf(!supported)('flat kernels (wasm SIMD)', () => {
 
 describe('the shared flat buffers', () => {
   test('one memory, 16-byte aligned buffers that do not overlap; the kernels run on every view where wasm SIMD is', () => {
-    const shared = allocateShared(3, 1001, 2);
+    const shared = allocateShared(3, 1001, 2, 1);
     const views = sharedViews(shared);
     const all = [...views.grads, views.joined, views.weights, ...views.state];
     expect(all).toHaveLength(7);

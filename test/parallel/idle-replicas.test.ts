@@ -128,6 +128,10 @@ describe('idle replicas cost the core nothing', () => {
       expect(r.solo).toBe(false);
       expect(r.traffic[2]).toEqual({ messages: 0, reloaded: 0, buckets: 0 });
       expect(r.traffic[0]!.buckets).toBeGreaterThan(0);
+      // The step and one reload per bucket: the reductions start from the shared counters, with no message.
+      const buckets = r.timeline.replicas.find((t) => t.index === 0)!.buckets.length;
+      expect(buckets).toBeGreaterThan(0);
+      for (const i of [0, 1]) expect(r.traffic[i]!.messages, `step ${r.step}, replica ${i}`).toBe(1 + buckets);
     }
     expect(optimizerSteps).toBe('ranges');
   });
