@@ -40,6 +40,8 @@ import { mlp, type MnistTaskOptions } from '../examples/data-parallel-task.js';
 import { torchJson } from './gpu-baselines.js';
 
 const SIZES = [784, 512, 512, 10];
+/** Untimed steps that lead each configuration's turn in a round (see timeScaling). */
+const LEAD_IN = 2;
 
 /** PyTorch's compute-only scaling on this machine's cores: JSON {n: ms per step of the slowest of n processes}. */
 const TORCH_CPU_SCALING = String.raw`
@@ -152,10 +154,13 @@ async function timeParallel(devices: string, batch: Batch, warm: number, steps: 
 }
 
 /**
- * CPU-only scaling, measured side by side: every configuration's DataParallel is started first
- * and warmed up, then the timed steps run in interleaved rounds (each round led in by one untimed
- * step of its own), so that a slow or fast stretch of the machine falls on every configuration
- * alike rather than on whichever ran then. Idle replicas wait on their event loops (no CPU).
+ * Configurations measured side by side: every configuration's DataParallel is started first and
+ * warmed up, then the timed steps run in interleaved rounds, so that a slow or fast stretch of the
+ * machine falls on every configuration alike rather than on whichever ran then. Idle replicas
+ * wait on their event loops (no CPU). Each turn is led in by LEAD_IN untimed steps and times
+ * steps / rounds in a row: the first steps after a switch run on cores and caches the other
+ * configurations had (on the H200's host, turns of two timed steps put 4 replicas at 36.7 ms
+ * where 20 in a row gave 30-33 ms: 0.70 against 0.81-0.88 efficiency).
  */
 async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Partial<DataParallelOptions<MnistTaskOptions>> }>, batch: Batch, warm: number, steps: number, rounds: number, plain?: { step: () => Promise<number>; walls: number[] }): Promise<Timed[]> {
   const runs = [];
@@ -175,12 +180,12 @@ async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Part
       for (let k = 0; k < runs.length + (plain ? 1 : 0); k++) {
         const at = (r + k) % (runs.length + (plain ? 1 : 0));
         if (plain && at === runs.length) {
-          await plain.step();
+          for (let s = 0; s < LEAD_IN; s++) await plain.step();
           for (let s = 0; s < per; s++) plain.walls.push(await plain.step());
           continue;
         }
         const run = runs[at]!;
-        await run.dp.step(batch);
+        for (let s = 0; s < LEAD_IN; s++) await run.dp.step(batch);
         for (let s = 0; s < per; s++) {
           const step = await run.dp.step(batch);
           run.walls.push(step.wallMs);
@@ -290,7 +295,8 @@ export async function main(args: readonly string[] = []): Promise<void> {
 
   // (a) CPU-only scaling.
   console.log(`### (a) CPU replicas ('cpu:worker', one compute thread each), even shards\n`);
-  console.log(`Every configuration started and warmed up (${warmCpu} steps) first, then timed side by side: ${quick ? 1 : 5} interleaved rounds (each starting at the next configuration), each configuration led in by one untimed step; medians over all rounds.\n`);
+  const rounds = quick ? 1 : 5;
+  console.log(`Every configuration started and warmed up (${warmCpu} steps) first, then timed side by side: ${rounds} interleaved rounds (each starting at the next configuration), each configuration's turn ${LEAD_IN} untimed steps then ${steps} timed; medians over all rounds.\n`);
   const plainOne = await timePlain(new Cpu({ threads: 1 }), { backend: 'cpu', key: 'cpu' }, batch, warm, steps);
   console.log(`one thread without DataParallel (Autodiff<Cpu>, pool of 1; timed before the rounds, not interleaved): ${plainOne.toFixed(1)} ms per step\n`);
   // CPU replicas in threads share memory: both strategies run the flat update (each replica steps
@@ -303,8 +309,8 @@ export async function main(args: readonly string[] = []): Promise<void> {
   // Where the default computes on the replicas' own threads (two threads each do not fit), the
   // pool-thread variant is timed too, to check the rule.
   const variants = replicaCounts.flatMap((n) => (Object.keys(forced).length === 0 && 2 * n + 1 > cores ? [{ n, extra: {} }, { n, extra: { workerPoolThreads: 1 as const } }] : [{ n, extra: forced }]));
-  const rounds = quick ? 1 : 5;
-  const timed = await timeScaling(variants.map(({ n, extra }) => ({ devices: `cpu:worker*${n}`, extra: { strategy: 'sharded', split: 'even', ...extra } })), batch, warmCpu, steps, rounds);
+  // `steps` timed steps a turn.
+  const timed = await timeScaling(variants.map(({ n, extra }) => ({ devices: `cpu:worker*${n}`, extra: { strategy: 'sharded', split: 'even', ...extra } })), batch, warmCpu, rounds * steps, rounds);
   for (const [k, { n }] of variants.entries()) {
     const r = timed[k]!;
     if (n === 1 && t1 === 0) t1 = r.ms;
@@ -312,7 +318,7 @@ export async function main(args: readonly string[] = []): Promise<void> {
     const p = r.phases;
     console.log(`| ${n} | ${Math.ceil(batchSize / n)} | ${r.ms.toFixed(1)} | ${Math.round((batchSize / r.ms) * 1000)} | ${(base / r.ms).toFixed(2)}x | ${(base / (n * r.ms)).toFixed(2)} | ${p.dispatchMs.toFixed(1)} | ${p.reloadMs.toFixed(1)} | ${p.computeMs.toFixed(1)} | ${p.tailMs.toFixed(1)} | ${r.backend.replace(/^autodiff<cpu>, /, '')} |`);
   }
-  console.log('\n(dispatch: to the last replica starting; reload: the longest reload of weights at the start of the step (with the ranges update, the weights of earlier buckets were reloaded during the previous step); compute: the longest forward + backward; tail: after the last compute, the join and update not hidden by backward; means in ms)\n');
+  console.log('\n(dispatch: to the last replica starting; reload: the longest reload of weights at the start of the step (with the ranges update, the weights of every bucket were reloaded during the previous step, those of the last as it ended, which can delay the start of the next step: that is in dispatch); compute: the longest forward + backward; tail: after the last compute, the join and update not hidden by backward; means in ms)\n');
   const ceiling = torchJson<Record<string, number>>(TORCH_CPU_SCALING, [JSON.stringify({ batch: batchSize, counts: replicaCounts })]);
   if (ceiling) {
     // What the cores give without any communication: the same step in PyTorch, n processes of one
@@ -352,9 +358,9 @@ export async function main(args: readonly string[] = []): Promise<void> {
       ];
       // DataParallel on the GPU alone and every mix, started and warmed up first, then timed in
       // interleaved rounds (as (a)): the GPU's own step drifts by tens of percent within a run.
-      // GPU steps are short and their times spread widely: three times the steps, in ten rounds.
+      // GPU steps are short and their times spread widely: six times the steps, in six rounds.
       // The plain step (no DataParallel, this thread) takes its turns in the same rounds.
-      const timedB = await timeScaling([{ devices: 'wgpu:0', extra: {} }, ...rows.map(([devices, extra]) => ({ devices, extra }))], big, warmBalanced, quick ? steps : 3 * steps, quick ? 1 : 10, plainRun);
+      const timedB = await timeScaling([{ devices: 'wgpu:0', extra: {} }, ...rows.map(([devices, extra]) => ({ devices, extra }))], big, warmBalanced, quick ? steps : 6 * steps, quick ? 1 : 6, plainRun);
       await plainRun.close();
       const plain = median(plainRun.walls);
       const one = timedB[0]!;
