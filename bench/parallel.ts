@@ -40,8 +40,15 @@ import { mlp, type MnistTaskOptions } from '../examples/data-parallel-task.js';
 import { torchJson } from './gpu-baselines.js';
 
 const SIZES = [784, 512, 512, 10];
-/** Untimed steps that lead each configuration's turn in a round (see timeScaling). */
+/** Untimed steps that lead each configuration's turn in a round, at least LEAD_IN_MS of them (see timeScaling). */
 const LEAD_IN = 2;
+const LEAD_IN_MS = 300;
+
+/** Runs `step` at least LEAD_IN times and for at least LEAD_IN_MS. */
+async function leadIn(step: () => Promise<unknown>): Promise<void> {
+  const t0 = performance.now();
+  for (let s = 0; s < LEAD_IN || performance.now() - t0 < LEAD_IN_MS; s++) await step();
+}
 
 /** PyTorch's compute-only scaling on this machine's cores: JSON {n: ms per step of the slowest of n processes}. */
 const TORCH_CPU_SCALING = String.raw`
@@ -157,10 +164,11 @@ async function timeParallel(devices: string, batch: Batch, warm: number, steps: 
  * Configurations measured side by side: every configuration's DataParallel is started first and
  * warmed up, then the timed steps run in interleaved rounds, so that a slow or fast stretch of the
  * machine falls on every configuration alike rather than on whichever ran then. Idle replicas
- * wait on their event loops (no CPU). Each turn is led in by LEAD_IN untimed steps and times
- * steps / rounds in a row: the first steps after a switch run on cores and caches the other
- * configurations had (on the H200's host, turns of two timed steps put 4 replicas at 36.7 ms
- * where 20 in a row gave 30-33 ms: 0.70 against 0.81-0.88 efficiency).
+ * wait on their event loops (no CPU). Each turn is led in by untimed steps (LEAD_IN, and
+ * LEAD_IN_MS at least) and times steps / rounds in a row: the first steps after a switch run on
+ * cores, caches and GPU clocks the previous configuration left (on the H200's host, turns of one
+ * untimed and two timed steps put 4 replicas at 36.7 ms where 20 in a row gave 30-33 ms; the GPU
+ * alone ran 5% slower in the turn after the GPU had idled through a slow CPU mix).
  */
 async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Partial<DataParallelOptions<MnistTaskOptions>> }>, batch: Batch, warm: number, steps: number, rounds: number, plain?: { step: () => Promise<number>; walls: number[] }): Promise<Timed[]> {
   const runs = [];
@@ -180,12 +188,12 @@ async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Part
       for (let k = 0; k < runs.length + (plain ? 1 : 0); k++) {
         const at = (r + k) % (runs.length + (plain ? 1 : 0));
         if (plain && at === runs.length) {
-          for (let s = 0; s < LEAD_IN; s++) await plain.step();
+          await leadIn(() => plain.step());
           for (let s = 0; s < per; s++) plain.walls.push(await plain.step());
           continue;
         }
         const run = runs[at]!;
-        for (let s = 0; s < LEAD_IN; s++) await run.dp.step(batch);
+        await leadIn(() => run.dp.step(batch));
         for (let s = 0; s < per; s++) {
           const step = await run.dp.step(batch);
           run.walls.push(step.wallMs);
@@ -296,7 +304,7 @@ export async function main(args: readonly string[] = []): Promise<void> {
   // (a) CPU-only scaling.
   console.log(`### (a) CPU replicas ('cpu:worker', one compute thread each), even shards\n`);
   const rounds = quick ? 1 : 5;
-  console.log(`Every configuration started and warmed up (${warmCpu} steps) first, then timed side by side: ${rounds} interleaved rounds (each starting at the next configuration), each configuration's turn ${LEAD_IN} untimed steps then ${steps} timed; medians over all rounds.\n`);
+  console.log(`Every configuration started and warmed up (${warmCpu} steps) first, then timed side by side: ${rounds} interleaved rounds (each starting at the next configuration), each configuration's turn ${LEAD_IN} untimed steps (${LEAD_IN_MS} ms at least) then ${steps} timed; medians over all rounds.\n`);
   const plainOne = await timePlain(new Cpu({ threads: 1 }), { backend: 'cpu', key: 'cpu' }, batch, warm, steps);
   console.log(`one thread without DataParallel (Autodiff<Cpu>, pool of 1; timed before the rounds, not interleaved): ${plainOne.toFixed(1)} ms per step\n`);
   // CPU replicas in threads share memory: both strategies run the flat update (each replica steps
@@ -339,6 +347,7 @@ export async function main(args: readonly string[] = []): Promise<void> {
   if (inventory.gpus.length === 0) console.log('### (b) skipped: no GPU adapter\n');
   else {
     console.log(`### (b) the GPU alone against the GPU with CPU replicas (${inventory.gpus[0]!.name})\n`);
+    console.log(`Timed as (a): ${quick ? 1 : 6} interleaved rounds, each configuration's turn ${LEAD_IN} untimed steps (${LEAD_IN_MS} ms at least) then ${steps} timed.\n`);
     const { Wgpu } = await import('../src/backends/wgpu/backend.js');
     for (const b of quick ? [batchSize] : [batchSize, 8 * batchSize]) {
       const big = b === batchSize ? batch : randomBatch(b, 11);
