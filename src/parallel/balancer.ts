@@ -15,7 +15,12 @@
  * measured again: the mix stays only if it beats the faster of the two measurements of the core
  * alone (the first comes soon after start-up, when a device may still be warming up, which would
  * flatter the mix); otherwise it is dropped (the hysteresis: a margin to add, none to keep).
- * Every `reevaluateEvery` steps the comparison runs again.
+ * Every `reevaluateEvery` steps the comparison runs again; each evaluation that ends as the one
+ * before it (skip after skip, drop after drop, keep after keep) doubles that interval, up to
+ * MAX_BACKOFF times: probing costs steps that join gradients, and on a machine where the answer
+ * does not change they would cost every 200 steps for ever (on an H200, the GPU with a CPU
+ * replica that the balancer kept skipping measured 0.97x the GPU alone, probe steps among the
+ * timed ones).
  * Pure: observations in, plans and decisions out (tests drive it without clocks).
  */
 import { ArgumentError } from '../errors.js';
@@ -31,7 +36,7 @@ export interface BalancerOptions {
   probeFraction?: number;
   /** Candidates are added only when predicted to cut the step time by this fraction. Default 0.05. */
   margin?: number;
-  /** Steps between two evaluations of the candidates. Default 200. */
+  /** Steps between two evaluations of the candidates; doubled after each that decides as the last did (up to 64x), back to this after one that changes the mix. Default 200. */
   reevaluateEvery?: number;
   /**
    * Replicas that always take shards (default: the GPU replicas; every replica when there is none).
@@ -79,6 +84,8 @@ interface Sample {
 }
 
 const HISTORY = 8;
+/** The most the re-evaluation interval grows, as a multiple of `reevaluateEvery`. */
+const MAX_BACKOFF = 64;
 
 /** Integer sizes summing to `total`, proportional to `weights` (largest remainders). */
 export function apportion(total: number, weights: readonly number[]): number[] {
@@ -149,6 +156,9 @@ export class Balancer {
   /** Steps (timed or not) in the current phase. */
   private inPhase = 0;
   private sinceEvaluation = 0;
+  /** Steps between evaluations now: `reevaluate`, doubled by each evaluation that decided as the last. */
+  private interval = 0;
+  private lastDecision: 'skip' | 'keep' | 'drop' | undefined;
   private readonly warmup: number;
   private readonly measure: number;
   private readonly probeFraction: number;
@@ -204,6 +214,7 @@ export class Balancer {
     this.warmup = count('warmupSteps', options.warmupSteps, 3, 0);
     this.measure = count('measureSteps', options.measureSteps, 3, 1);
     this.reevaluate = count('reevaluateEvery', options.reevaluateEvery, 200, 1);
+    this.interval = this.reevaluate;
     this.probeFraction = fraction('probeFraction', options.probeFraction, 1 / 32);
     this.margin = fraction('margin', options.margin, 0.05);
     this.samples = Array.from({ length: replicas }, () => []);
@@ -323,7 +334,7 @@ export class Balancer {
           this.mixWalls.push(o.wallMs);
           if (this.mixWalls.length > this.measure) this.mixWalls.shift();
         }
-        if (this.candidates.length === 0 || ++this.sinceEvaluation < this.reevaluate) return undefined;
+        if (this.candidates.length === 0 || ++this.sinceEvaluation < this.interval) return undefined;
         this.aloneRuns = [];
         return this.enter('alone');
     }
@@ -345,6 +356,18 @@ export class Balancer {
     if (phase === 'alone' || phase === 'probe') this.pinned = undefined;
     if (phase === 'settled') this.sinceEvaluation = 0;
     return undefined;
+  }
+
+  /** Ends an evaluation: the next comes after `interval` steps, doubled when this one decided as the last. */
+  private settle(decision: 'skip' | 'keep' | 'drop'): void {
+    this.interval = decision === this.lastDecision ? Math.min(2 * this.interval, MAX_BACKOFF * this.reevaluate) : this.reevaluate;
+    this.lastDecision = decision;
+    this.enter('settled');
+  }
+
+  /** Steps from one evaluation's decision to the start of the next (for tests and notices). */
+  get reevaluateIn(): number {
+    return this.interval;
   }
 
   /** After the probe: the balanced split over core and candidates, join included, against the core alone. */
@@ -370,7 +393,7 @@ export class Balancer {
       return { kind: 'add', replicas: chosen, predictedMs, withoutMs: alone.ms, alone };
     }
     this.inUse = [];
-    this.enter('settled');
+    this.settle('skip');
     return { kind: 'skip', replicas: candidates, predictedMs, withoutMs: alone.ms, alone };
   }
 
@@ -379,7 +402,7 @@ export class Balancer {
     const mixMs = median(this.mixWalls);
     const replicas = this.inUse;
     const alone = this.alone();
-    this.enter('settled');
+    this.settle(mixMs < alone.ms ? 'keep' : 'drop');
     if (mixMs < alone.ms) {
       const fastest = this.mixSteps.reduce((best, x) => (x.wallMs < best.wallMs ? x : best), this.mixSteps[0]!);
       this.pinned = fastest.shards;

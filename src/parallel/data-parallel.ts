@@ -736,15 +736,16 @@ export class DataParallel {
     const runs = alone.runs.length > 1 ? `the faster of ${alone.runs.map(ms).join(' (before the mix) and ')} (after it), medians of ${alone.steps} steps each` : `median of ${alone.steps} steps`;
     const without = `${ms(d.withoutMs)} for ${names(core)} alone (${how}; the others sent nothing; ${runs})`;
     const mix = `median of ${alone.steps} steps`;
+    const next = `; checked again in ${this.balancer.reevaluateIn} steps`;
     switch (d.kind) {
       case 'add':
         return this.notice(`DataParallel: adding ${names(d.replicas)}: predicted ${ms(d.predictedMs)} per step with them against ${without}; the mix is measured next`);
       case 'skip':
-        return this.notice(`DataParallel: ${names(core)} runs alone: ${without}; with ${names(d.replicas)} predicted ${ms(d.predictedMs)} (not ${(100 * (this.options.balance?.margin ?? 0.05)).toFixed(0)}% faster)`);
+        return this.notice(`DataParallel: ${names(core)} runs alone: ${without}; with ${names(d.replicas)} predicted ${ms(d.predictedMs)} (not ${(100 * (this.options.balance?.margin ?? 0.05)).toFixed(0)}% faster)${next}`);
       case 'keep':
-        return this.notice(`DataParallel: keeping ${names(d.replicas)}: ${ms(d.mixMs)} per step with them (${mix}) against ${without} (${(d.withoutMs / d.mixMs).toFixed(2)}x)`);
+        return this.notice(`DataParallel: keeping ${names(d.replicas)}: ${ms(d.mixMs)} per step with them (${mix}) against ${without} (${(d.withoutMs / d.mixMs).toFixed(2)}x)${next}`);
       case 'drop':
-        return this.notice(`DataParallel: dropping ${names(d.replicas)}: ${ms(d.mixMs)} per step with them (${mix}) against ${without}; ${names(core)} runs alone`);
+        return this.notice(`DataParallel: dropping ${names(d.replicas)}: ${ms(d.mixMs)} per step with them (${mix}) against ${without}; ${names(core)} runs alone${next}`);
     }
   }
 

@@ -246,6 +246,33 @@ describe('the balancer', () => {
     expect(plans.slice(dropAt + 19).some((p) => p[1] === 13)).toBe(true);
   });
 
+  test('evaluations that keep deciding the same come ever less often (doubling, up to 64x); a change resets the interval', () => {
+    const run = (world: (s: number) => World, steps: number): Array<{ kind: string; at: number; next: number }> => {
+      const b = new Balancer(2, 'balanced', { warmupSteps: 1, measureSteps: 2, reevaluateEvery: 5 }, [0]);
+      const seen: Array<{ kind: string; at: number; next: number }> = [];
+      for (let s = 0; s < steps; s++) {
+        const w = world(s);
+        const { shards } = b.plan(400);
+        const d = b.observe({ shards, computeMs: [cost(w.gpu, shards[0]!), cost(w.cpu, shards[1]!)], wallMs: wallOf(w, shards) });
+        if (d && d.kind !== 'add') seen.push({ kind: d.kind, at: s, next: b.reevaluateIn });
+      }
+      return seen;
+    };
+    // A CPU too slow to help: skip after skip, each next evaluation twice as far, up to 64 x 5 steps.
+    const slow: World = { ...helpful, cpu: { a: 0, b: 1 } };
+    const skips = run(() => slow, 1500);
+    expect(skips.every((d) => d.kind === 'skip')).toBe(true);
+    expect(skips.map((d) => d.next).slice(0, 9)).toEqual([5, 10, 20, 40, 80, 160, 320, 320, 320]);
+    // From one decision to the next: the interval, then the evaluation itself (the core alone, the probe).
+    for (let k = 1; k < skips.length; k++) expect(skips[k]!.at - skips[k - 1]!.at).toBeGreaterThan(skips[k - 1]!.next);
+    // A CPU that helps (kept, and kept again), then slows down: the drop resets the interval.
+    const seen = run((s) => (s < 200 ? helpful : slow), 400);
+    const drop = seen.findIndex((d) => d.kind === 'drop');
+    expect(seen.slice(0, 3).map((d) => [d.kind, d.next])).toEqual([['keep', 5], ['keep', 10], ['keep', 20]]);
+    expect(drop).toBeGreaterThan(0);
+    expect(seen[drop]!.next).toBe(5);
+  });
+
   test('whatever the costs, only probe steps and the check after an add may be slower than the GPU alone', () => {
     fc.assert(
       fc.property(
