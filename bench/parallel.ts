@@ -12,7 +12,8 @@
  *   (b) The GPU alone (the task's step on one device, no DataParallel; and DataParallel on
  *       'wgpu:0' alone) against the GPU with CPU replicas, shards balanced by measured speed (the
  *       balancer adds the CPU only where it helps); the gain over the GPU alone (medians, and the
- *       median of per-round ratios, which GPU clock drift moves less). A diagnostic row
+ *       median over rounds of the ratio to the GPU alone's turns just before and after, which GPU
+ *       clock drift moves less). A diagnostic row
  *       gives the GPU the whole batch beside idle CPU replicas (a fixed split with weight 0 for
  *       them): what attached but idle replicas cost the GPU, with the steps that ran solo and
  *       the messages the idle replicas were sent (both counted by DataParallel).
@@ -130,13 +131,12 @@ interface Timed {
   steps: number;
   /** Messages sent to replicas that took no shard, over the timed steps. */
   idleMessages: number;
-  /** The median of each round's turn (rounds in order). */
-  rounds: number[];
-}
-
-/** The median over rounds of `base`'s turn / `other`'s turn in the same round: a ratio that a slow drift (GPU clocks) shifts less than it shifts either median. */
-function pairedRatio(base: readonly number[], other: readonly number[]): number {
-  return median(base.map((b, r) => b / other[r]!));
+  /**
+   * With a plain step given: for each round, the mean of the plain turns just before and just after
+   * this configuration's turn over its turn's median (above 1: faster than the plain step). A drift
+   * (GPU clocks) shifts a median over the run more than this bracketed ratio.
+   */
+  vsPlain: number[];
 }
 
 /** Median step wall time of a DataParallel run after `warm` steps. */
@@ -162,7 +162,7 @@ async function timeParallel(devices: string, batch: Batch, warm: number, steps: 
     const describe = dp.replicaInfo.map((r) => `${r.device}${r.active ? '' : ' (idle)'}`).join(', ');
     const mean = (k: keyof Phases): number => phases.reduce((a, p) => a + p[k], 0) / phases.length;
     const avg: Phases = { dispatchMs: mean('dispatchMs'), reloadMs: mean('reloadMs'), computeMs: mean('computeMs'), tailMs: mean('tailMs'), wallMs: mean('wallMs') };
-    return { ms: median(walls), phases: avg, last: last!, shards: last!.shards, notes, describe, backend: dp.replicaInfo[0]?.describe ?? '', solo, steps, idleMessages, rounds: [] };
+    return { ms: median(walls), phases: avg, last: last!, shards: last!.shards, notes, describe, backend: dp.replicaInfo[0]?.describe ?? '', solo, steps, idleMessages, vsPlain: [] };
   } finally {
     await dp.close();
   }
@@ -178,32 +178,32 @@ async function timeParallel(devices: string, batch: Batch, warm: number, steps: 
  * untimed and two timed steps put 4 replicas at 36.7 ms where 20 in a row gave 30-33 ms; the GPU
  * alone ran 5% slower in the turn after the GPU had idled through a slow CPU mix).
  */
-async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Partial<DataParallelOptions<MnistTaskOptions>> }>, batch: Batch, warm: number, steps: number, rounds: number, plain?: { step: () => Promise<number>; walls: number[]; rounds: number[] }): Promise<Timed[]> {
+async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Partial<DataParallelOptions<MnistTaskOptions>> }>, batch: Batch, warm: number, steps: number, rounds: number, plain?: { step: () => Promise<number>; walls: number[] }): Promise<Timed[]> {
   const runs = [];
   try {
     for (const c of configs) {
       const notes: string[] = [];
       const dp = await DataParallel.create<MnistTaskOptions>({ task: TASK, module: await initialRecord(), devices: c.devices, options: { sizes: SIZES, lr: LR }, onNotice: (m) => notes.push(m.replace(/^DataParallel: /, '')), ...c.extra });
-      runs.push({ dp, notes, walls: [] as number[], rounds: [] as number[], phases: [] as Phases[], solo: 0, idleMessages: 0, last: undefined as StepResult | undefined });
+      runs.push({ dp, notes, walls: [] as number[], vsPlain: [] as number[], phases: [] as Phases[], solo: 0, idleMessages: 0, last: undefined as StepResult | undefined });
       for (let s = 0; s < warm; s++) await dp.step(batch);
     }
     if (plain) for (let s = 0; s < warm; s++) await plain.step();
     for (let r = 0; r < rounds; r++) {
       // `steps` timed steps in all, spread over the rounds.
       const per = Math.floor(((r + 1) * steps) / rounds) - Math.floor((r * steps) / rounds);
-      // Each round starts at the next configuration, so none always follows the same one (the plain
-      // step, when given, takes the last place in the rotation).
-      for (let k = 0; k < runs.length + (plain ? 1 : 0); k++) {
-        const at = (r + k) % (runs.length + (plain ? 1 : 0));
-        if (plain && at === runs.length) {
-          await leadIn(() => plain.step());
-          const turn: number[] = [];
-          for (let s = 0; s < per; s++) turn.push(await plain.step());
-          plain.walls.push(...turn);
-          plain.rounds.push(median(turn));
-          continue;
-        }
-        const run = runs[at]!;
+      // The plain step, when given, takes a turn before every configuration's and one after the
+      // last: each configuration is compared with the plain turns on either side of its own.
+      const plainTurn = async (): Promise<number> => {
+        await leadIn(() => plain!.step());
+        const turn: number[] = [];
+        for (let s = 0; s < per; s++) turn.push(await plain!.step());
+        plain!.walls.push(...turn);
+        return median(turn);
+      };
+      let before = plain ? await plainTurn() : 0;
+      // Each round starts at the next configuration, so none always follows the same one.
+      for (let k = 0; k < runs.length; k++) {
+        const run = runs[(r + k) % runs.length]!;
         await leadIn(() => run.dp.step(batch));
         const turn: number[] = [];
         for (let s = 0; s < per; s++) {
@@ -215,7 +215,11 @@ async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Part
           run.idleMessages += step.traffic.reduce((a, t, q) => a + (step.shards[q] === 0 ? t.messages : 0), 0);
           run.last = step;
         }
-        run.rounds.push(median(turn));
+        if (plain) {
+          const after = await plainTurn();
+          run.vsPlain.push((before + after) / 2 / median(turn));
+          before = after;
+        }
       }
     }
     return runs.map((run) => {
@@ -232,7 +236,7 @@ async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Part
         solo: run.solo,
         steps: run.walls.length,
         idleMessages: run.idleMessages,
-        rounds: run.rounds,
+        vsPlain: run.vsPlain,
       };
     });
   } finally {
@@ -369,12 +373,12 @@ export async function main(args: readonly string[] = []): Promise<void> {
   if (inventory.gpus.length === 0) console.log('### (b) skipped: no GPU adapter\n');
   else {
     console.log(`### (b) the GPU alone against the GPU with CPU replicas (${inventory.gpus[0]!.name})\n`);
-    console.log(`Timed as (a): ${quick ? 1 : 6} interleaved rounds, each configuration's turn ${LEAD_IN} untimed steps (${LEAD_IN_MS} ms at least) then ${steps} timed.\n`);
+    console.log(`Timed as (a): ${quick ? 1 : 6} interleaved rounds, each configuration's turn ${LEAD_IN} untimed steps (${LEAD_IN_MS} ms at least) then ${steps} timed; the GPU alone (no DataParallel) takes a turn before each configuration's and after the last, and each configuration is judged on the median over rounds of (the GPU alone's turns on either side) / (its turn).\n`);
     const { Wgpu } = await import('../src/backends/wgpu/backend.js');
     for (const b of quick ? [batchSize] : [batchSize, 8 * batchSize]) {
       const big = b === batchSize ? batch : randomBatch(b, 11);
       const gpu = await Wgpu.create();
-      const plainRun = { ...plainRunner(gpu, gpu.defaultDevice(), big), walls: [] as number[], rounds: [] as number[] };
+      const plainRun = { ...plainRunner(gpu, gpu.defaultDevice(), big), walls: [] as number[] };
       const warmBalanced = warm + 16; // the balancer's warm-up (3), the GPU alone (4), the probe (4), the mix (4) and the GPU alone again (4)
       const workers = Math.max(1, Math.min(8, cores - 2));
       // Diagnostic rows: the GPU takes everything (weight 0 for the CPU replicas): the cost of
@@ -397,17 +401,17 @@ export async function main(args: readonly string[] = []): Promise<void> {
       const one = timedB[0]!;
       // The GPU alone: the task's step without DataParallel, the same work on the same device.
       const alone = plain;
-      const paired = (r: Timed): number => pairedRatio(plainRun.rounds, r.rounds);
-      console.log(`batch ${b}: the GPU alone: ${plain.toFixed(2)} ms per step without DataParallel (the task's step), ${one.ms.toFixed(2)} ms with DataParallel on wgpu:0 alone (${(plain / one.ms).toFixed(2)}x, ${paired(one).toFixed(2)}x paired by round; both interleaved with the rows below)\n`);
-      console.log('| devices | final shards | ms per step | gain over the GPU alone (without DataParallel): medians | paired by round | balancer |');
+      const paired = (r: Timed): number => median(r.vsPlain);
+      console.log(`batch ${b}: the GPU alone: ${plain.toFixed(2)} ms per step without DataParallel (the task's step), ${one.ms.toFixed(2)} ms with DataParallel on wgpu:0 alone (${(plain / one.ms).toFixed(2)}x, ${paired(one).toFixed(2)}x against the turns on either side; both interleaved with the rows below)\n`);
+      console.log('| devices | final shards | ms per step | gain over the GPU alone (without DataParallel): medians | against the GPU alone\'s turns on either side | balancer |');
       console.log('| --- | --- | --- | --- | --- | --- |');
       for (const [k, [, extra, idle]] of rows.entries()) {
         const r = timedB[k + 1]!;
         const counted = `${r.solo}/${r.steps} steps solo, ${r.idleMessages} messages to idle replicas`;
         const how = idle ? `diagnostic: fixed split ${JSON.stringify(extra.split)}, the CPU replicas attached but idle; ${counted}` : extra.split ? `fixed split ${JSON.stringify(extra.split)} (no balancer)` : `${r.notes.join('; ') || '-'} (${counted})`;
-        // Judged on the paired ratio: GPU clocks drift by tens of percent within a run (an H200's
-        // SM clock fell from 1980 to 600-700 MHz under this light load), which moves medians of
-        // turns taken seconds apart more than the ratio of turns in the same round.
+        // Judged on the bracketed ratio: GPU clocks drift by tens of percent within a run (an
+        // H200's SM clock fell from 1980 to 600-765 MHz under this light load), which moves medians
+        // of turns taken seconds apart more than the ratio to the plain turns on either side.
         const gain = paired(r);
         const verdict = extra.split && !idle ? '' : gain >= 1 / 1.02 ? ' (not slower)' : ' (SLOWER)';
         console.log(`| ${r.describe} | ${r.shards.join(' / ')} | ${r.ms.toFixed(2)} | ${(alone / r.ms).toFixed(2)}x | ${gain.toFixed(2)}x${verdict} | ${how} |`);
