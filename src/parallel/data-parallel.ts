@@ -451,7 +451,7 @@ export class DataParallel {
           this.fail(new ReplicaError(`did not finish step ${step} within ${this.options.timeoutMs} ms${late.length > 1 ? ` (nor did replicas ${late.slice(1).join(', ')})` : ''}`, who.index, who.device.key));
         }, this.options.timeoutMs);
       }
-      const reductions = direct ? this.directReductions(r) : undefined;
+      const reductions = this.flat ? this.directReductions(r, this.flat) : undefined;
       let from = 0;
       // Replicas in worker threads read their rows of one shared copy of the batch.
       const staged = active.some((i) => this.replicas[i]!.host.kind === 'thread' && plan.shards[i]! > 0) ? this.batchCopy.stage(batch) : undefined;
@@ -557,8 +557,7 @@ export class DataParallel {
    * reducer starts its part when the bucket's shared counter says every contributor has written
    * it: no message from the coordinator between the last gradient and the sum.
    */
-  private directReductions(run: Run): Map<number, StepReductions> {
-    const flat = this.flat!;
+  private directReductions(run: Run, flat: { readonly rule: FlatRule; readonly steps: readonly number[] }): Map<number, StepReductions> {
     const inputs = this.joinInputs(run);
     const update = { lr: run.lr ?? flat.rule.lr, steps: flat.steps };
     const byReducer = new Map<number, Array<{ bucket: number; from: number; to: number }>>();

@@ -334,8 +334,9 @@ export class Replica {
 
   /** Hands gradients over bucket by bucket, each as soon as backward has produced all of it. */
   private async sendBuckets(step: number, pg: ParamGrads<ReplicaBackend>): Promise<void> {
-    const own = this.views?.grads[this.index];
-    if (own) {
+    const views = this.views;
+    const own = views?.grads[this.index];
+    if (views && own) {
       // Every copy is issued now, into this replica's flat gradient in shared memory; each runs
       // when the op that makes that gradient finishes, and each bucket goes as soon as its
       // copies are done (the coordinator takes buckets in any order).
@@ -356,8 +357,8 @@ export class Replica {
           );
           const sentAt = absoluteNow();
           // Seq-cst: the copies above are visible to a reducer that reads the new count.
-          Atomics.add(this.views!.delivered, b.index, 1);
-          Atomics.notify(this.views!.delivered, b.index);
+          Atomics.add(views.delivered, b.index, 1);
+          Atomics.notify(views.delivered, b.index);
           // The hand-over runs from when the bucket's last gradient was there to be copied.
           const times = ready.filter((t): t is number => t !== undefined);
           this.link.post({ type: 'bucket', step, bucket: b.index, readyAt: times.length > 0 ? Math.min(sentAt, Math.max(...times)) : sentAt, sentAt });
@@ -384,7 +385,8 @@ export class Replica {
 
   /** Runs each of this replica's reductions once every contributor has written that bucket. */
   private reduceWhenDelivered(step: number, plan: StepReductions): void {
-    const delivered = this.views!.delivered;
+    if (!this.views) throw new ArgumentError('only replicas in worker threads reduce', { op: 'DataParallel' });
+    const delivered = this.views.delivered;
     for (const part of plan.parts) {
       const run = async (): Promise<void> => {
         for (let seen = Atomics.load(delivered, part.bucket); seen < plan.expect; seen = Atomics.load(delivered, part.bucket)) {
