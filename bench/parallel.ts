@@ -401,8 +401,8 @@ export async function main(args: readonly string[] = []): Promise<void> {
       const one = timedB[0]!;
       // The GPU alone: the task's step without DataParallel, the same work on the same device.
       const alone = plain;
-      const paired = (r: Timed): number => median(r.vsPlain);
-      console.log(`batch ${b}: the GPU alone: ${plain.toFixed(2)} ms per step without DataParallel (the task's step), ${one.ms.toFixed(2)} ms with DataParallel on wgpu:0 alone (${(plain / one.ms).toFixed(2)}x, ${paired(one).toFixed(2)}x against the turns on either side; both interleaved with the rows below)\n`);
+      const bracketed = (r: Timed): number => median(r.vsPlain);
+      console.log(`batch ${b}: the GPU alone: ${plain.toFixed(2)} ms per step without DataParallel (the task's step), ${one.ms.toFixed(2)} ms with DataParallel on wgpu:0 alone (${(plain / one.ms).toFixed(2)}x, ${bracketed(one).toFixed(2)}x against the turns on either side; both interleaved with the rows below)\n`);
       console.log('| devices | final shards | ms per step | gain over the GPU alone (without DataParallel): medians | against the GPU alone\'s turns on either side | balancer |');
       console.log('| --- | --- | --- | --- | --- | --- |');
       for (const [k, [, extra, idle]] of rows.entries()) {
@@ -412,7 +412,7 @@ export async function main(args: readonly string[] = []): Promise<void> {
         // Judged on the bracketed ratio: GPU clocks drift by tens of percent within a run (an
         // H200's SM clock fell from 1980 to 600-765 MHz under this light load), which moves medians
         // of turns taken seconds apart more than the ratio to the plain turns on either side.
-        const gain = paired(r);
+        const gain = bracketed(r);
         const verdict = extra.split && !idle ? '' : gain >= 1 / 1.02 ? ' (not slower)' : ' (SLOWER)';
         console.log(`| ${r.describe} | ${r.shards.join(' / ')} | ${r.ms.toFixed(2)} | ${(alone / r.ms).toFixed(2)}x | ${gain.toFixed(2)}x${verdict} | ${how} |`);
       }

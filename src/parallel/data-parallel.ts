@@ -154,8 +154,6 @@ interface Run {
   readonly contributors: number[];
   readonly active: number[];
   readonly solo: boolean;
-  /** Reductions start from the shared `delivered` counters (flat mode), not from the coordinator. */
-  readonly direct: boolean;
   readonly startAt: number;
   readonly delivered: number[];
   readonly reducing: number[];
@@ -414,7 +412,6 @@ export class DataParallel {
     const contributors = active.filter((r) => plan.shards[r]! > 0);
     // A settled balancer with one replica taking everything reads no device times (see StepMessage.timed).
     const timed = !(solo && this.balancer.settled);
-    const direct = this.flat !== undefined;
     const run = await new Promise<StepResult>((resolve, reject) => {
       const nb = this.layout.buckets.length;
       const r: Run = {
@@ -424,7 +421,6 @@ export class DataParallel {
         contributors,
         active,
         solo,
-        direct,
         startAt: absoluteNow(),
         delivered: new Array<number>(nb).fill(0),
         reducing: new Array<number>(nb).fill(0),
@@ -534,8 +530,8 @@ export class DataParallel {
     if (m.data) this.views.grads[rep.index]!.set(m.data, b.offset);
     run.traffic[rep.index]!.buckets++;
     this.bucketEvents(run, rep.index, m.bucket).send = { startAt: m.readyAt, endAt: m.data ? absoluteNow() : m.sentAt };
-    // Direct reductions started themselves from the shared counters.
-    if (++run.delivered[m.bucket]! === run.contributors.length && !run.direct) this.startReduce(run, m.bucket);
+    // Flat mode: the reductions start themselves from the shared counters (directReductions).
+    if (++run.delivered[m.bucket]! === run.contributors.length && !this.flat) this.startReduce(run, m.bucket);
   }
 
   /** Each contributor's weight in the join: its share of the batch. */
@@ -544,12 +540,17 @@ export class DataParallel {
     return run.contributors.map((r) => ({ replica: r, weight: run.shards[r]! / total }));
   }
 
-  /** The replicas in worker threads that reduce, and how many parts a bucket's range splits into. */
-  private reducersOf(run: Run, bucket: number): { reducers: number[]; parts: number } {
+  /** A bucket's range split among the replicas in worker threads (none: the coordinator reduces it). */
+  private partsOf(run: Run, bucket: number): Array<{ reducer: number; from: number; to: number }> {
+    const b = this.layout.buckets[bucket]!;
     const reducers = run.active.filter((r) => this.replicas[r]!.host.kind === 'thread' && this.replicas[r]!.alive);
+    if (reducers.length === 0) return [];
     // Below ~16k floats per reducer the hand-off costs more than the sum.
-    const parts = Math.max(1, Math.min(reducers.length, Math.floor(this.layout.buckets[bucket]!.size / 16384)));
-    return { reducers, parts };
+    const parts = Math.max(1, Math.min(reducers.length, Math.floor(b.size / 16384)));
+    return Array.from({ length: parts }, (_, k) => {
+      const [from, to] = chunkOf(b.offset, b.offset + b.size, k, parts);
+      return { reducer: reducers[k]!, from, to };
+    });
   }
 
   /**
@@ -562,12 +563,11 @@ export class DataParallel {
     const update = { lr: run.lr ?? flat.rule.lr, steps: flat.steps };
     const byReducer = new Map<number, Array<{ bucket: number; from: number; to: number }>>();
     for (const b of this.layout.buckets) {
-      const { reducers, parts } = this.reducersOf(run, b.index);
-      run.reducing[b.index] = parts;
-      for (let k = 0; k < parts; k++) {
-        const [from, to] = chunkOf(b.offset, b.offset + b.size, k, parts);
-        let list = byReducer.get(reducers[k]!);
-        if (!list) byReducer.set(reducers[k]!, (list = []));
+      const parts = this.partsOf(run, b.index);
+      run.reducing[b.index] = parts.length;
+      for (const { reducer, from, to } of parts) {
+        let list = byReducer.get(reducer);
+        if (!list) byReducer.set(reducer, (list = []));
         list.push({ bucket: b.index, from, to });
       }
     }
@@ -576,24 +576,20 @@ export class DataParallel {
     return new Map([...byReducer].map(([r, parts]) => [r, { expect: run.contributors.length, inputs, update, parts }]));
   }
 
-  /** Splits a delivered bucket's range among the replicas in worker threads (the coordinator reduces when there are none). */
+  /** Owners mode: splits a delivered bucket's range among the replicas in worker threads (the coordinator reduces when there are none). */
   private startReduce(run: Run, bucket: number): void {
     const b = this.layout.buckets[bucket]!;
     const inputs = this.joinInputs(run);
-    const { reducers, parts } = this.reducersOf(run, bucket);
-    if (reducers.length === 0) {
+    const parts = this.partsOf(run, bucket);
+    if (parts.length === 0) {
       const startAt = absoluteNow();
       weightedSum(this.views.joined, inputs.map((x) => ({ data: this.views.grads[x.replica]!, weight: x.weight })), b.offset, b.offset + b.size, undefined, this.views.kernels);
       run.reducing[bucket] = 1;
       this.onReduced(run, COORDINATOR, bucket, { startAt, endAt: absoluteNow() });
       return;
     }
-    run.reducing[bucket] = parts;
-    const update = this.flat ? { lr: run.lr ?? this.flat.rule.lr, steps: this.flat.steps } : undefined;
-    for (let k = 0; k < parts; k++) {
-      const [from, to] = chunkOf(b.offset, b.offset + b.size, k, parts);
-      this.send(run, this.replicas[reducers[k]!]!, { type: 'reduce', step: run.step, bucket, from, to, inputs, ...(update ? { update } : {}) });
-    }
+    run.reducing[bucket] = parts.length;
+    for (const { reducer, from, to } of parts) this.send(run, this.replicas[reducer]!, { type: 'reduce', step: run.step, bucket, from, to, inputs });
   }
 
   private onReduced(run: Run, replica: number, bucket: number, when: Interval): void {
