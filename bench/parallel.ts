@@ -91,6 +91,16 @@ const median = (xs: readonly number[]): number => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
+/** A 95% interval for the median of `xs` (order statistics: ranks n/2 -+ 0.98 sqrt(n), no assumption on the distribution). */
+function medianInterval(xs: readonly number[]): [number, number] {
+  const s = [...xs].sort((a, b) => a - b);
+  if (s.length === 0) return [NaN, NaN];
+  const half = 0.98 * Math.sqrt(s.length);
+  const lo = Math.max(0, Math.floor(s.length / 2 - half));
+  const hi = Math.min(s.length - 1, Math.ceil(s.length / 2 + half) - 1);
+  return [s[lo]!, s[hi]!];
+}
+
 function randomBatch(n: number, seed: number): Batch {
   let a = seed >>> 0;
   const next = () => {
@@ -132,11 +142,15 @@ interface Timed {
   /** Messages sent to replicas that took no shard, over the timed steps. */
   idleMessages: number;
   /**
-   * With a plain step given: for each round, the mean of the plain turns just before and just after
-   * this configuration's turn over its turn's median (above 1: faster than the plain step). A drift
-   * (GPU clocks) shifts a median over the run more than this bracketed ratio.
+   * With a plain step given: for each timed step, the mean of the plain steps just before and just
+   * after it over its time (above 1: faster than the plain step). Drifts (GPU clocks, the host)
+   * shift medians taken seconds apart more than this paired ratio.
    */
   vsPlain: number[];
+  /** With a plain step given: per round, the median of that turn's paired ratios. */
+  roundRatios: number[];
+  /** Per round, whether the turn had a step that was not solo (several replicas took shards). */
+  mixedTurns: boolean[];
 }
 
 /** Median step wall time of a DataParallel run after `warm` steps. */
@@ -150,9 +164,11 @@ async function timeParallel(devices: string, batch: Batch, warm: number, steps: 
     let solo = 0;
     let idleMessages = 0;
     for (let s = 0; s < warm + steps; s++) {
+      const t0 = performance.now();
       last = await dp.step(batch);
+      const wall = performance.now() - t0;
       if (s >= warm) {
-        walls.push(last.wallMs);
+        walls.push(wall);
         phases.push(phasesOf(last.timeline));
         if (last.solo) solo++;
         const shards = last.shards;
@@ -162,7 +178,7 @@ async function timeParallel(devices: string, batch: Batch, warm: number, steps: 
     const describe = dp.replicaInfo.map((r) => `${r.device}${r.active ? '' : ' (idle)'}`).join(', ');
     const mean = (k: keyof Phases): number => phases.reduce((a, p) => a + p[k], 0) / phases.length;
     const avg: Phases = { dispatchMs: mean('dispatchMs'), reloadMs: mean('reloadMs'), computeMs: mean('computeMs'), tailMs: mean('tailMs'), wallMs: mean('wallMs') };
-    return { ms: median(walls), phases: avg, last: last!, shards: last!.shards, notes, describe, backend: dp.replicaInfo[0]?.describe ?? '', solo, steps, idleMessages, vsPlain: [] };
+    return { ms: median(walls), phases: avg, last: last!, shards: last!.shards, notes, describe, backend: dp.replicaInfo[0]?.describe ?? '', solo, steps, idleMessages, vsPlain: [], roundRatios: [], mixedTurns: [] };
   } finally {
     await dp.close();
   }
@@ -176,7 +192,8 @@ async function timeParallel(devices: string, batch: Batch, warm: number, steps: 
  * LEAD_IN_MS at least) and times steps / rounds in a row: the first steps after a switch run on
  * cores, caches and GPU clocks the previous configuration left (on the H200's host, turns of one
  * untimed and two timed steps put 4 replicas at 36.7 ms where 20 in a row gave 30-33 ms; the GPU
- * alone ran 5% slower in the turn after the GPU had idled through a slow CPU mix).
+ * alone ran 5% slower in the turn after the GPU had idled through a slow CPU mix). A plain step,
+ * when given, alternates with each configuration's steps (see `vsPlain`).
  */
 async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Partial<DataParallelOptions<MnistTaskOptions>> }>, batch: Batch, warm: number, steps: number, rounds: number, plain?: { step: () => Promise<number>; walls: number[] }): Promise<Timed[]> {
   const runs = [];
@@ -184,41 +201,51 @@ async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Part
     for (const c of configs) {
       const notes: string[] = [];
       const dp = await DataParallel.create<MnistTaskOptions>({ task: TASK, module: await initialRecord(), devices: c.devices, options: { sizes: SIZES, lr: LR }, onNotice: (m) => notes.push(m.replace(/^DataParallel: /, '')), ...c.extra });
-      runs.push({ dp, notes, walls: [] as number[], vsPlain: [] as number[], phases: [] as Phases[], solo: 0, idleMessages: 0, last: undefined as StepResult | undefined });
+      runs.push({ dp, notes, walls: [] as number[], vsPlain: [] as number[], roundRatios: [] as number[], mixedTurns: [] as boolean[], phases: [] as Phases[], solo: 0, idleMessages: 0, last: undefined as StepResult | undefined });
       for (let s = 0; s < warm; s++) await dp.step(batch);
     }
     if (plain) for (let s = 0; s < warm; s++) await plain.step();
     for (let r = 0; r < rounds; r++) {
       // `steps` timed steps in all, spread over the rounds.
       const per = Math.floor(((r + 1) * steps) / rounds) - Math.floor((r * steps) / rounds);
-      // The plain step, when given, takes a turn before every configuration's and one after the
-      // last: each configuration is compared with the plain turns on either side of its own.
-      const plainTurn = async (): Promise<number> => {
-        await leadIn(() => plain!.step());
-        const turn: number[] = [];
-        for (let s = 0; s < per; s++) turn.push(await plain!.step());
-        plain!.walls.push(...turn);
-        return median(turn);
-      };
-      let before = plain ? await plainTurn() : 0;
       // Each round starts at the next configuration, so none always follows the same one.
       for (let k = 0; k < runs.length; k++) {
         const run = runs[(r + k) % runs.length]!;
-        await leadIn(() => run.dp.step(batch));
+        // With a plain step given, the two alternate step by step (lead-in included): each timed
+        // step is compared with the plain steps just before and after it, which ran on the same
+        // GPU clocks and host load (turns of ten steps apart differed by up to 20% on the H200).
+        const both = async (): Promise<void> => {
+          await run.dp.step(batch);
+          if (plain) await plain.step();
+        };
+        await leadIn(both);
         const turn: number[] = [];
+        const ratios: number[] = [];
+        let mixed = false;
+        let before = plain ? await plain.step() : 0;
         for (let s = 0; s < per; s++) {
+          // As the caller sees it (StepResult.wallMs leaves out the call's own checks and queue).
+          const t0 = performance.now();
           const step = await run.dp.step(batch);
-          turn.push(step.wallMs);
-          run.walls.push(step.wallMs);
+          const wall = performance.now() - t0;
+          if (!step.solo) mixed = true;
+          turn.push(wall);
+          run.walls.push(wall);
           run.phases.push(phasesOf(step.timeline));
           if (step.solo) run.solo++;
           run.idleMessages += step.traffic.reduce((a, t, q) => a + (step.shards[q] === 0 ? t.messages : 0), 0);
           run.last = step;
+          if (plain) {
+            const after = await plain.step();
+            plain.walls.push(after);
+            ratios.push((before + after) / 2 / wall);
+            before = after;
+          }
         }
         if (plain) {
-          const after = await plainTurn();
-          run.vsPlain.push((before + after) / 2 / median(turn));
-          before = after;
+          run.vsPlain.push(...ratios);
+          run.roundRatios.push(median(ratios));
+          run.mixedTurns.push(mixed);
         }
       }
     }
@@ -237,6 +264,8 @@ async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Part
         steps: run.walls.length,
         idleMessages: run.idleMessages,
         vsPlain: run.vsPlain,
+        roundRatios: run.roundRatios,
+        mixedTurns: run.mixedTurns,
       };
     });
   } finally {
@@ -308,6 +337,9 @@ function parseList(args: readonly string[], name: string, fallback: number[]): n
 
 export async function main(args: readonly string[] = []): Promise<void> {
   const quick = args.includes('--quick');
+  // --only a,b,c: the parts to run (all by default).
+  const onlyAt = args.indexOf('--only');
+  const parts = new Set(onlyAt >= 0 ? (args[onlyAt + 1] ?? '').split(',') : ['a', 'b', 'c']);
   const batchSize = parseList(args, '--batch', [1024])[0] ?? 1024;
   const replicaCounts = parseList(args, '--replicas', quick ? [1, 2] : [1, 2, 4, 8]);
   const steps = parseList(args, '--steps', [quick ? 3 : 10])[0] ?? 10;
@@ -321,59 +353,63 @@ export async function main(args: readonly string[] = []): Promise<void> {
   console.log(`\n## Data-parallel training: MLP ${SIZES.join('-')}, Adam, batch ${batchSize}; ${cores} cores; median of ${steps} steps after ${warm} (CPU replicas in (a): ${warmCpu}; + the balancer's probes)\n`);
 
   // (a) CPU-only scaling.
-  console.log(`### (a) CPU replicas ('cpu:worker', one compute thread each), even shards and balanced (the default)\n`);
-  const rounds = quick ? 1 : 5;
-  console.log(`Every configuration started and warmed up (${warmCpu} steps) first, then timed side by side: ${rounds} interleaved rounds (each starting at the next configuration), each configuration's turn ${LEAD_IN} untimed steps (${LEAD_IN_MS} ms at least) then ${steps} timed; medians over all rounds.\n`);
-  const plainOne = await timePlain(new Cpu({ threads: 1 }), { backend: 'cpu', key: 'cpu' }, batch, warm, steps);
-  console.log(`one thread without DataParallel (Autodiff<Cpu>, pool of 1; timed before the rounds, not interleaved): ${plainOne.toFixed(1)} ms per step\n`);
-  // CPU replicas in threads share memory: both strategies run the flat update (each replica steps
-  // the optimizer on the range it reduced), so one strategy is timed.
-  console.log('| replicas | shard | ms per step | samples/s | speedup vs 1 | efficiency T1 / (n Tn) | dispatch | reload | compute | tail | a replica computes |');
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
-  let t1 = 0;
-  const pool = parseList(args, '--worker-pool', [])[0];
-  const forced: Partial<DataParallelOptions<MnistTaskOptions>> = pool === 1 ? { workerPoolThreads: 1 } : args.includes('--worker-inline') ? { workerPoolThreads: 0 } : {};
-  // Where the default computes on the replicas' own threads (two threads each do not fit), the
-  // pool-thread variant is timed too, to check the rule.
-  // Even shards (the scaling of the step itself), and for n > 1 the default split too: shards
-  // balanced by each replica's measured speed, which follows cores that run slower for a while.
-  type Variant = { n: number; split: 'even' | 'balanced'; extra: Partial<DataParallelOptions<MnistTaskOptions>> };
-  const variants: Variant[] = replicaCounts.flatMap((n): Variant[] => {
-    const where: Variant[] = Object.keys(forced).length === 0 && 2 * n + 1 > cores ? [{ n, split: 'even', extra: {} }, { n, split: 'even', extra: { workerPoolThreads: 1 } }] : [{ n, split: 'even', extra: forced }];
-    return n > 1 ? [...where, { ...where[0]!, split: 'balanced' }] : where;
-  });
-  // `steps` timed steps a turn.
-  const timed = await timeScaling(variants.map(({ n, split, extra }) => ({ devices: `cpu:worker*${n}`, extra: { strategy: 'sharded', split, ...extra } })), batch, warmCpu, rounds * steps, rounds);
-  for (const [k, { n, split }] of variants.entries()) {
-    const r = timed[k]!;
-    if (n === 1 && t1 === 0) t1 = r.ms;
-    const base = t1 || r.ms;
-    const p = r.phases;
-    const shard = split === 'even' ? String(Math.ceil(batchSize / n)) : `balanced: ${Math.min(...r.shards)}-${Math.max(...r.shards)}`;
-    console.log(`| ${n} | ${shard} | ${r.ms.toFixed(1)} | ${Math.round((batchSize / r.ms) * 1000)} | ${(base / r.ms).toFixed(2)}x | ${(base / (n * r.ms)).toFixed(2)} | ${p.dispatchMs.toFixed(1)} | ${p.reloadMs.toFixed(1)} | ${p.computeMs.toFixed(1)} | ${p.tailMs.toFixed(1)} | ${r.backend.replace(/^autodiff<cpu>, /, '')} |`);
-  }
-  console.log('\n(dispatch: to the last replica starting; reload: the longest reload of weights at the start of the step (with the ranges update, the weights of every bucket were reloaded during the previous step, those of the last as it ended, which can delay the start of the next step: that is in dispatch); compute: the longest forward + backward; tail: after the last compute, the join and update not hidden by backward; means in ms)\n');
-  const ceiling = torchJson<Record<string, number>>(TORCH_CPU_SCALING, [JSON.stringify({ batch: batchSize, counts: replicaCounts })]);
-  if (ceiling) {
-    // What the cores give without any communication: the same step in PyTorch, n processes of one
-    // thread each on batch / n at once, against one process on the whole batch.
-    const one = ceiling['1'];
-    console.log(`PyTorch CPU in the same run, compute only (n processes of one thread, each its own model on batch / n at once; no gradient exchange), ms per step (the slowest process):\n`);
-    console.log('| processes | ms per step | efficiency T1 / (n Tn) |');
-    console.log('| --- | --- | --- |');
-    for (const n of replicaCounts) {
-      const t = ceiling[String(n)];
-      if (t !== undefined && one !== undefined) console.log(`| ${n} | ${t.toFixed(1)} | ${(one / (n * t)).toFixed(2)} |`);
+  if (parts.has('a')) {
+    console.log(`### (a) CPU replicas ('cpu:worker', one compute thread each), even shards and balanced (the default)\n`);
+    const rounds = quick ? 1 : 5;
+    console.log(`Every configuration started and warmed up (${warmCpu} steps) first, then timed side by side: ${rounds} interleaved rounds (each starting at the next configuration), each configuration's turn ${LEAD_IN} untimed steps (${LEAD_IN_MS} ms at least) then ${steps} timed; medians over all rounds.\n`);
+    const plainOne = await timePlain(new Cpu({ threads: 1 }), { backend: 'cpu', key: 'cpu' }, batch, warm, steps);
+    console.log(`one thread without DataParallel (Autodiff<Cpu>, pool of 1; timed before the rounds, not interleaved): ${plainOne.toFixed(1)} ms per step\n`);
+    // CPU replicas in threads share memory: both strategies run the flat update (each replica steps
+    // the optimizer on the range it reduced), so one strategy is timed.
+    console.log('| replicas | shard | ms per step | samples/s | speedup vs 1 | efficiency T1 / (n Tn) | dispatch | reload | compute | tail | a replica computes |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    let t1 = 0;
+    const pool = parseList(args, '--worker-pool', [])[0];
+    const forced: Partial<DataParallelOptions<MnistTaskOptions>> = pool === 1 ? { workerPoolThreads: 1 } : args.includes('--worker-inline') ? { workerPoolThreads: 0 } : {};
+    // Where the default computes on the replicas' own threads (two threads each do not fit), the
+    // pool-thread variant is timed too, to check the rule.
+    // Even shards (the scaling of the step itself), and for n > 1 the default split too: shards
+    // balanced by each replica's measured speed, which follows cores that run slower for a while.
+    type Variant = { n: number; split: 'even' | 'balanced'; extra: Partial<DataParallelOptions<MnistTaskOptions>> };
+    const variants: Variant[] = replicaCounts.flatMap((n): Variant[] => {
+      const where: Variant[] = Object.keys(forced).length === 0 && 2 * n + 1 > cores ? [{ n, split: 'even', extra: {} }, { n, split: 'even', extra: { workerPoolThreads: 1 } }] : [{ n, split: 'even', extra: forced }];
+      return n > 1 ? [...where, { ...where[0]!, split: 'balanced' }] : where;
+    });
+    // `steps` timed steps a turn.
+    const timed = await timeScaling(variants.map(({ n, split, extra }) => ({ devices: `cpu:worker*${n}`, extra: { strategy: 'sharded', split, ...extra } })), batch, warmCpu, rounds * steps, rounds);
+    for (const [k, { n, split }] of variants.entries()) {
+      const r = timed[k]!;
+      if (n === 1 && t1 === 0) t1 = r.ms;
+      const base = t1 || r.ms;
+      const p = r.phases;
+      const shard = split === 'even' ? String(Math.ceil(batchSize / n)) : `balanced: ${Math.min(...r.shards)}-${Math.max(...r.shards)}`;
+      console.log(`| ${n} | ${shard} | ${r.ms.toFixed(1)} | ${Math.round((batchSize / r.ms) * 1000)} | ${(base / r.ms).toFixed(2)}x | ${(base / (n * r.ms)).toFixed(2)} | ${p.dispatchMs.toFixed(1)} | ${p.reloadMs.toFixed(1)} | ${p.computeMs.toFixed(1)} | ${p.tailMs.toFixed(1)} | ${r.backend.replace(/^autodiff<cpu>, /, '')} |`);
     }
-    console.log('');
+    console.log('\n(dispatch: to the last replica starting; reload: the longest reload of weights at the start of the step (with the ranges update, the weights of every bucket were reloaded during the previous step, those of the last as it ended, which can delay the start of the next step: that is in dispatch); compute: the longest forward + backward; tail: after the last compute, the join and update not hidden by backward; means in ms)\n');
+    const ceiling = torchJson<Record<string, number>>(TORCH_CPU_SCALING, [JSON.stringify({ batch: batchSize, counts: replicaCounts })]);
+    if (ceiling) {
+      // What the cores give without any communication: the same step in PyTorch, n processes of one
+      // thread each on batch / n at once, against one process on the whole batch.
+      const one = ceiling['1'];
+      console.log(`PyTorch CPU in the same run, compute only (n processes of one thread, each its own model on batch / n at once; no gradient exchange), ms per step (the slowest process):\n`);
+      console.log('| processes | ms per step | efficiency T1 / (n Tn) |');
+      console.log('| --- | --- | --- |');
+      for (const n of replicaCounts) {
+        const t = ceiling[String(n)];
+        if (t !== undefined && one !== undefined) console.log(`| ${n} | ${t.toFixed(1)} | ${(one / (n * t)).toFixed(2)} |`);
+      }
+      console.log('');
+    }
   }
 
   // (b) GPU with CPU replicas.
   const inventory = args.includes('--no-gpu') ? { gpus: [] } : await gpuInventory();
-  if (inventory.gpus.length === 0) console.log('### (b) skipped: no GPU adapter\n');
+  if (!parts.has('b')) {
+    // Not asked for.
+  } else if (inventory.gpus.length === 0) console.log('### (b) skipped: no GPU adapter\n');
   else {
     console.log(`### (b) the GPU alone against the GPU with CPU replicas (${inventory.gpus[0]!.name})\n`);
-    console.log(`Timed as (a): ${quick ? 1 : 6} interleaved rounds, each configuration's turn ${LEAD_IN} untimed steps (${LEAD_IN_MS} ms at least) then ${steps} timed; the GPU alone (no DataParallel) takes a turn before each configuration's and after the last, and each configuration is judged on the median over rounds of (the GPU alone's turns on either side) / (its turn).\n`);
+    console.log(`Timed as (a): ${quick ? 1 : 6} interleaved rounds, each configuration's turn ${LEAD_IN} untimed steps (${LEAD_IN_MS} ms at least) then ${steps} timed; the GPU alone (no DataParallel, this thread) steps between every two of a configuration's steps, lead-in included, and each configuration is judged on the median over its timed steps of (the GPU alone's steps just before and after) / (its step), with a 95% interval for that median (order statistics).\n`);
     const { Wgpu } = await import('../src/backends/wgpu/backend.js');
     for (const b of quick ? [batchSize] : [batchSize, 8 * batchSize]) {
       const big = b === batchSize ? batch : randomBatch(b, 11);
@@ -401,26 +437,29 @@ export async function main(args: readonly string[] = []): Promise<void> {
       const one = timedB[0]!;
       // The GPU alone: the task's step without DataParallel, the same work on the same device.
       const alone = plain;
-      const bracketed = (r: Timed): number => median(r.vsPlain);
-      console.log(`batch ${b}: the GPU alone: ${plain.toFixed(2)} ms per step without DataParallel (the task's step), ${one.ms.toFixed(2)} ms with DataParallel on wgpu:0 alone (${(plain / one.ms).toFixed(2)}x, ${bracketed(one).toFixed(2)}x against the turns on either side; both interleaved with the rows below)\n`);
-      console.log('| devices | final shards | ms per step | gain over the GPU alone (without DataParallel): medians | against the GPU alone\'s turns on either side | balancer |');
-      console.log('| --- | --- | --- | --- | --- | --- |');
+      const paired = (r: Timed): number => median(r.vsPlain);
+      const interval = (r: Timed): string => medianInterval(r.vsPlain).map((v) => v.toFixed(2)).join('-');
+      console.log(`batch ${b}: the GPU alone: ${plain.toFixed(2)} ms per step without DataParallel (the task's step), ${one.ms.toFixed(2)} ms with DataParallel on wgpu:0 alone (${(plain / one.ms).toFixed(2)}x; paired step by step ${paired(one).toFixed(2)}x, 95% interval ${interval(one)}, per round ${one.roundRatios.map((v) => v.toFixed(2)).join(' ')}; both interleaved with the rows below)\n`);
+      console.log('| devices | final shards | ms per step | gain over the GPU alone (without DataParallel): medians | paired step by step with the GPU alone (95% interval) | against DataParallel on wgpu:0 alone (ratio of the paired medians) | per round (* a turn with steps that were not solo) | balancer |');
+      console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
       for (const [k, [, extra, idle]] of rows.entries()) {
         const r = timedB[k + 1]!;
         const counted = `${r.solo}/${r.steps} steps solo, ${r.idleMessages} messages to idle replicas`;
         const how = idle ? `diagnostic: fixed split ${JSON.stringify(extra.split)}, the CPU replicas attached but idle; ${counted}` : extra.split ? `fixed split ${JSON.stringify(extra.split)} (no balancer)` : `${r.notes.join('; ') || '-'} (${counted})`;
-        // Judged on the bracketed ratio: GPU clocks drift by tens of percent within a run (an
+        // Judged on the paired ratio: GPU clocks drift by tens of percent within a run (an
         // H200's SM clock fell from 1980 to 600-765 MHz under this light load), which moves medians
-        // of turns taken seconds apart more than the ratio to the plain turns on either side.
-        const gain = bracketed(r);
+        // of turns taken seconds apart more than the ratio to the plain steps on either side.
+        const gain = paired(r);
         const verdict = extra.split && !idle ? '' : gain >= 1 / 1.02 ? ' (not slower)' : ' (SLOWER)';
-        console.log(`| ${r.describe} | ${r.shards.join(' / ')} | ${r.ms.toFixed(2)} | ${(alone / r.ms).toFixed(2)}x | ${gain.toFixed(2)}x${verdict} | ${how} |`);
+        const rounds = r.roundRatios.map((v, q) => `${v.toFixed(2)}${r.mixedTurns[q] ? '*' : ''}`).join(' ');
+        console.log(`| ${r.describe} | ${r.shards.join(' / ')} | ${r.ms.toFixed(2)} | ${(alone / r.ms).toFixed(2)}x | ${gain.toFixed(2)}x${verdict} (${interval(r)}) | ${(gain / paired(one)).toFixed(2)}x | ${rounds} | ${how} |`);
       }
       console.log('');
     }
   }
 
   // (c) The timeline of one step, buckets of at most 512 KiB (one per layer here).
+  if (!parts.has('c')) return;
   console.log('### (c) one step, gradient buckets of at most 512 KiB (first 256 KiB)\n');
   const timelineDevices = inventory.gpus.length > 0 ? ['cpu:worker*4', 'wgpu:0,cpu:worker*2'] : ['cpu:worker*4'];
   for (const devices of timelineDevices) {

@@ -281,6 +281,8 @@ export class Balancer {
   }
 
   private balancedSizes(total: number, takers: readonly number[]): number[] {
+    // One taker (the GPU alone, every step of a settled run that keeps it alone): nothing to fit.
+    if (takers.length === 1) return [total];
     if (this.split === 'balanced') {
       const costs = takers.map((r) => fitCost(this.samples[r]!));
       if (costs.every((c) => c !== undefined)) return equalFinish(total, costs);

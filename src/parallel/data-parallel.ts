@@ -681,7 +681,8 @@ export class DataParallel {
       loss += (run.shards[r]! / total) * c.loss;
       for (const [k, v] of Object.entries(c.metrics)) metrics[k] = (metrics[k] ?? 0) + v;
     }
-    const timeline: StepTimeline = {
+    // Built when first read: most loops never look at it, and the step's result is on the critical path.
+    const build = (): StepTimeline => ({
       step: run.step,
       startAt: run.startAt,
       endAt,
@@ -704,7 +705,8 @@ export class DataParallel {
             ? [{ index: COORDINATOR, device: 'coordinator', shard: 0, reloadAt: run.startAt, forwardAt: run.startAt, backwardAt: run.startAt, forwardEndAt: run.startAt, computeEndAt: run.startAt, buckets: bucketRows(run.events.get(COORDINATOR)) }]
             : [],
         ),
-    };
+    });
+    let timeline: StepTimeline | undefined;
     run.resolve({
       step: run.step,
       loss,
@@ -712,7 +714,9 @@ export class DataParallel {
       shards: run.shards,
       computeMs: this.replicas.map((r) => run.computed.get(r.index)?.computeMs ?? 0),
       wallMs: endAt - run.startAt,
-      timeline,
+      get timeline(): StepTimeline {
+        return (timeline ??= build());
+      },
       solo: run.solo,
       traffic: run.traffic.map((t) => ({ ...t })),
     });

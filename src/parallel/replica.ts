@@ -256,8 +256,8 @@ export class Replica {
       shard.dispose();
       const pg = ParamGrads.from(grads, this.model);
       grads.dispose();
-      // The loss and metrics are read while the gradients are handed over (one wait, not three).
-      const values = Promise.all([loss.item(), ...metrics.map(([, t]) => t.item())]);
+      const read = (): Promise<[number, number[]]> => Promise.all([loss.item(), Promise.all(metrics.map(([, t]) => t.item()))]);
+      let values: Promise<[number, number[]]>;
       let optimizerEndAt: number | undefined;
       if (m.solo) {
         this.optimizer.step(this.model, pg, m.lr ?? this.optimizer.lr);
@@ -266,14 +266,19 @@ export class Replica {
         // after the update says so; the CPU runs small ops at once and large ones on its pool, so
         // a read of the smallest parameter resolved while backward's largest matmul still ran
         // (the rest spilled into the next step's start): there every op submitted is waited for.
-        if (this.ctx.device.backend === 'cpu') await this.backend.runtime.scheduler.flush();
-        else await this.smallest()?.value.toData();
+        const done = this.ctx.device.backend === 'cpu' ? this.backend.runtime.scheduler.flush() : this.smallest()?.value.toData();
+        // Read once the update is recorded: one submission for the whole step, as a loop without
+        // DataParallel has (reads requested before it split a GPU step in two submissions).
+        values = read();
+        await done;
         optimizerEndAt = absoluteNow();
       } else {
+        // The loss and metrics are read while the gradients are handed over (one wait, not three).
+        values = read();
         await this.sendBuckets(m.step, pg);
         pg.dispose();
       }
-      const [lossValue, ...metricList] = await values;
+      const [lossValue, metricList] = await values;
       loss.dispose();
       const untuned = this.untuned;
       if (untuned) {
