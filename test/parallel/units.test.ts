@@ -314,6 +314,30 @@ describe('the balancer', () => {
     expect(n0).toBeGreaterThan(250);
   });
 
+  test('CPU replicas only: noise in their times does not move the split; a replica clearly slower does, once', () => {
+    const b = new Balancer(4, 'balanced', { warmupSteps: 0 });
+    // A deterministic +-2% jitter around 0.1 ms per sample on every replica.
+    const jitter = (s: number, r: number): number => 1 + 0.02 * Math.sin(7 * s + 3 * r);
+    const plans: number[][] = [];
+    for (let s = 0; s < 40; s++) {
+      const { shards } = b.plan(1024);
+      plans.push(shards);
+      const slow = s >= 20 ? [1, 1, 1, 1.3] : [1, 1, 1, 1];
+      const computeMs = shards.map((n, r) => 0.1 * n * slow[r]! * jitter(s, r));
+      b.observe({ shards, computeMs, wallMs: Math.max(...computeMs) + 1 });
+    }
+    for (const p of plans.slice(0, 21)) expect(p).toEqual([256, 256, 256, 256]);
+    // Replica 3 runs 30% slower from step 20: it gets less (within its history of 8 steps), and
+    // the split then holds while only the jitter changes.
+    const moved = plans.findIndex((p, s) => s > 20 && p[3]! < 256);
+    expect(moved).toBeGreaterThan(20);
+    expect(moved).toBeLessThan(30);
+    const last = plans.at(-1)!;
+    expect(last[3]).toBeLessThan(230);
+    expect(last.reduce((a, x) => a + x, 0)).toBe(1024);
+    expect(new Set(plans.slice(-5).map((p) => p.join(','))).size).toBe(1);
+  });
+
   test('fixed and even splits never probe; a bad core is an ArgumentError', () => {
     const b = new Balancer(3, [1, 2, 1], {}, [0]);
     expect(b.plan(10).shards).toEqual([3, 5, 2]);
