@@ -452,7 +452,7 @@ export async function main(args: readonly string[] = []): Promise<void> {
         const gain = paired(r);
         const verdict = extra.split && !idle ? '' : gain >= 1 / 1.02 ? ' (not slower)' : ' (SLOWER)';
         const rounds = r.roundRatios.map((v, q) => `${v.toFixed(2)}${r.mixedTurns[q] ? '*' : ''}`).join(' ');
-        console.log(`| ${r.describe} | ${r.shards.join(' / ')} | ${r.ms.toFixed(2)} | ${(alone / r.ms).toFixed(2)}x | ${gain.toFixed(2)}x${verdict} (${interval(r)}) | ${(gain / paired(one)).toFixed(2)}x | ${rounds} | ${how} |`);
+        console.log(`| ${r.describe} | ${r.shards.join(' / ')} | ${r.ms.toFixed(2)} | ${(alone / r.ms).toFixed(2)}x | ${gain.toFixed(3)}x${verdict} (${interval(r)}) | ${(gain / paired(one)).toFixed(2)}x | ${rounds} | ${how} |`);
       }
       console.log('');
     }
