@@ -1,6 +1,6 @@
 /**
  * Data-parallel training (`npm run bench -- parallel [--quick] [--no-gpu] [--replicas 1,2,4,8]
- * [--batch 1024] [--steps N] [--worker-pool 1 | --worker-inline]`; compiled: `node dist/bench/main.js
+ * [--batch 1024] [--steps N] [--worker-pool 1 | --worker-inline] [--only a,b,c]`; compiled: `node dist/bench/main.js
  * parallel ...`). `--worker-pool 1` / `--worker-inline` force where 'cpu:worker' replicas compute. The training
  * step of an MLP 784-512-512-10 with Adam (examples/data-parallel-task.ts) on random data:
  *
@@ -11,9 +11,9 @@
  *       of one thread on batch / n, no gradient exchange): what the cores allow at best.
  *   (b) The GPU alone (the task's step on one device, no DataParallel; and DataParallel on
  *       'wgpu:0' alone) against the GPU with CPU replicas, shards balanced by measured speed (the
- *       balancer adds the CPU only where it helps); the gain over the GPU alone (medians, and the
- *       median over rounds of the ratio to the GPU alone's turns just before and after, which GPU
- *       clock drift moves less). A diagnostic row
+ *       balancer adds the CPU only where it helps); the gain over the GPU alone (medians, and,
+ *       judged, the median of each step's ratio to the GPU alone's steps just before and after it,
+ *       the two alternating step by step, which GPU clock drift hardly moves). A diagnostic row
  *       gives the GPU the whole batch beside idle CPU replicas (a fixed split with weight 0 for
  *       them): what attached but idle replicas cost the GPU, with the steps that ran solo and
  *       the messages the idle replicas were sent (both counted by DataParallel).

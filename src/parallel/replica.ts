@@ -256,7 +256,13 @@ export class Replica {
       shard.dispose();
       const pg = ParamGrads.from(grads, this.model);
       grads.dispose();
-      const read = (): Promise<[number, number[]]> => Promise.all([loss.item(), Promise.all(metrics.map(([, t]) => t.item()))]);
+      const read = (): Promise<[number, number[]]> => {
+        const p = Promise.all([loss.item(), Promise.all(metrics.map(([, t]) => t.item()))]);
+        // Awaited below; marked handled now so that a failure of the wait before it (a lost
+        // device) fails the step alone instead of also rejecting unobserved.
+        p.catch(() => undefined);
+        return p;
+      };
       let values: Promise<[number, number[]]>;
       let optimizerEndAt: number | undefined;
       if (m.solo) {
@@ -267,8 +273,8 @@ export class Replica {
         // a read of the smallest parameter resolved while backward's largest matmul still ran
         // (the rest spilled into the next step's start): there every op submitted is waited for.
         const done = this.ctx.device.backend === 'cpu' ? this.backend.runtime.scheduler.flush() : this.smallest()?.value.toData();
-        // Read once the update is recorded: one submission for the whole step, as a loop without
-        // DataParallel has (reads requested before it split a GPU step in two submissions).
+        // The loss and metrics are read once the update is recorded, in the order a loop
+        // without DataParallel reads them (the bench's plain step, which solo is compared with).
         values = read();
         await done;
         optimizerEndAt = absoluteNow();
