@@ -1,6 +1,6 @@
 /**
  * Data-parallel training (`npm run bench -- parallel [--quick] [--no-gpu] [--replicas 1,2,4,8]
- * [--batch 1024] [--steps N] [--worker-pool 1 | --worker-inline] [--only a,b,c]`; compiled: `node dist/bench/main.js
+ * [--batch 1024] [--steps N] [--worker-pool 1 | --worker-inline] [--only a,b,c,d]`; compiled: `node dist/bench/main.js
  * parallel ...`). `--worker-pool 1` / `--worker-inline` force where 'cpu:worker' replicas compute. The training
  * step of an MLP 784-512-512-10 with Adam (examples/data-parallel-task.ts) on random data:
  *
@@ -19,6 +19,7 @@
  *       the messages the idle replicas were sent (both counted by DataParallel).
  *   (c) A per-step timeline with small buckets: gradients handed over, reduced and applied while
  *       backward still runs.
+ *   (d) What CPU replicas that take no shard cost the GPU's steps (see idleCost).
  *
  * Step times are medians of wall times after a warm-up that covers the balancer's probes; (a) and
  * (b) time their configurations side by side, in interleaved rounds.
@@ -329,6 +330,53 @@ async function timePlain(inner: Backend & { close(): Promise<void> }, device: De
   return median(walls);
 }
 
+/**
+ * (d) What CPU replicas attached to the GPU cost its steps while they take no shard: DataParallel
+ * on 'wgpu:0' alone (A), on 'wgpu:0' with CPU replicas the balancer keeps out (B: margin 0.99, no
+ * re-evaluation, so every timed step is solo) and with them fixed idle (C), one step each in turn
+ * (A B A C ...): every step follows another instance's (each has its own GPU device, and a step
+ * right after another device's pays for the switch), and B and C are compared with the A steps
+ * on either side.
+ */
+async function idleCost(devices: string, idle: number, batch: Batch, warm: number, rounds: number): Promise<{ a: number; b: number[]; c: number[]; bSolo: number }> {
+  const make = async (d: string, extra: Partial<DataParallelOptions<MnistTaskOptions>>): Promise<DataParallel> =>
+    DataParallel.create<MnistTaskOptions>({ task: TASK, module: await initialRecord(), devices: d, options: { sizes: SIZES, lr: LR }, onNotice: () => undefined, ...extra });
+  const made: DataParallel[] = [];
+  try {
+    const A = await make('wgpu:0', {});
+    made.push(A);
+    const B = await make(devices, { balance: { margin: 0.99, reevaluateEvery: 1_000_000 } });
+    made.push(B);
+    const C = await make(devices, { split: [1, ...new Array<number>(idle).fill(0)] });
+    made.push(C);
+    for (let s = 0; s < warm; s++) for (const dp of made) await dp.step(batch);
+    const timed = async (dp: DataParallel): Promise<{ ms: number; solo: boolean }> => {
+      const t0 = performance.now();
+      const r = await dp.step(batch);
+      return { ms: performance.now() - t0, solo: r.solo };
+    };
+    const as: number[] = [];
+    const b: number[] = [];
+    const c: number[] = [];
+    let bSolo = 0;
+    let prev = (await timed(A)).ms;
+    for (let r = 0; r < rounds; r++) {
+      const tb = await timed(B);
+      const a1 = (await timed(A)).ms;
+      const tc = await timed(C);
+      const a2 = (await timed(A)).ms;
+      if (tb.solo) bSolo++;
+      as.push(a1, a2);
+      b.push(tb.ms - (prev + a1) / 2);
+      c.push(tc.ms - (a1 + a2) / 2);
+      prev = a2;
+    }
+    return { a: median(as), b, c, bSolo };
+  } finally {
+    for (const dp of made) await dp.close();
+  }
+}
+
 function parseList(args: readonly string[], name: string, fallback: number[]): number[] {
   const i = args.indexOf(name);
   if (i < 0) return fallback;
@@ -337,9 +385,9 @@ function parseList(args: readonly string[], name: string, fallback: number[]): n
 
 export async function main(args: readonly string[] = []): Promise<void> {
   const quick = args.includes('--quick');
-  // --only a,b,c: the parts to run (all by default).
+  // --only a,b,c,d: the parts to run (all by default).
   const onlyAt = args.indexOf('--only');
-  const parts = new Set(onlyAt >= 0 ? (args[onlyAt + 1] ?? '').split(',') : ['a', 'b', 'c']);
+  const parts = new Set(onlyAt >= 0 ? (args[onlyAt + 1] ?? '').split(',') : ['a', 'b', 'c', 'd']);
   const batchSize = parseList(args, '--batch', [1024])[0] ?? 1024;
   const replicaCounts = parseList(args, '--replicas', quick ? [1, 2] : [1, 2, 4, 8]);
   const steps = parseList(args, '--steps', [quick ? 3 : 10])[0] ?? 10;
@@ -459,17 +507,35 @@ export async function main(args: readonly string[] = []): Promise<void> {
   }
 
   // (c) The timeline of one step, buckets of at most 512 KiB (one per layer here).
-  if (!parts.has('c')) return;
-  console.log('### (c) one step, gradient buckets of at most 512 KiB (first 256 KiB)\n');
-  const timelineDevices = inventory.gpus.length > 0 ? ['cpu:worker*4', 'wgpu:0,cpu:worker*2'] : ['cpu:worker*4'];
-  for (const devices of timelineDevices) {
-    const r = await timeParallel(devices, batch, warm, steps, { strategy: 'sharded', split: 'even', bucketBytes: 512 * 1024, firstBucketBytes: 256 * 1024 });
-    const o = overlapOf(r.last.timeline);
-    const ranges = devices.includes('wgpu') ? '' : ' (CPU replicas only: each r also steps the optimizer on its range)';
-    console.log(`${devices}, 'sharded': ${r.ms.toFixed(1)} ms per step (median); the last step${ranges}:\n`);
-    console.log('```');
-    console.log(renderTimeline(r.last.timeline, 72));
-    console.log('```');
-    console.log(`communication ${o.commMs.toFixed(2)} ms, of which ${o.overlappedMs.toFixed(2)} ms (${(100 * o.fraction).toFixed(0)}%) ran while backward ran (backward ${o.backwardMs.toFixed(2)} ms)\n`);
+  if (parts.has('c')) {
+    console.log('### (c) one step, gradient buckets of at most 512 KiB (first 256 KiB)\n');
+    const timelineDevices = inventory.gpus.length > 0 ? ['cpu:worker*4', 'wgpu:0,cpu:worker*2'] : ['cpu:worker*4'];
+    for (const devices of timelineDevices) {
+      const r = await timeParallel(devices, batch, warm, steps, { strategy: 'sharded', split: 'even', bucketBytes: 512 * 1024, firstBucketBytes: 256 * 1024 });
+      const o = overlapOf(r.last.timeline);
+      const ranges = devices.includes('wgpu') ? '' : ' (CPU replicas only: each r also steps the optimizer on its range)';
+      console.log(`${devices}, 'sharded': ${r.ms.toFixed(1)} ms per step (median); the last step${ranges}:\n`);
+      console.log('```');
+      console.log(renderTimeline(r.last.timeline, 72));
+      console.log('```');
+      console.log(`communication ${o.commMs.toFixed(2)} ms, of which ${o.overlappedMs.toFixed(2)} ms (${(100 * o.fraction).toFixed(0)}%) ran while backward ran (backward ${o.backwardMs.toFixed(2)} ms)\n`);
+    }
+  }
+
+  // (d) What idle CPU replicas cost the GPU's steps.
+  if (parts.has('d') && inventory.gpus.length === 0) console.log('### (d) skipped: no GPU adapter\n');
+  else if (parts.has('d')) {
+    const rounds = quick ? 20 : 200;
+    const workers = Math.max(1, Math.min(8, cores - 2));
+    console.log(`### (d) what CPU replicas that take no shard cost the GPU's steps\n`);
+    console.log(`DataParallel on wgpu:0 alone (A), with CPU replicas the balancer keeps out (B) and with them fixed idle (C), one step each in turn (A B A C ...), ${rounds} rounds after ${warm + 16} steps each; B and C minus the mean of the A steps on either side, medians with 95% intervals:\n`);
+    console.log('| attached | A ms per step | B - A ms | C - A ms | B steps solo |');
+    console.log('| --- | --- | --- | --- | --- |');
+    for (const [devices, idle] of [['wgpu:0,cpu', 1], [`wgpu:0,cpu:worker*${workers}`, workers]] as const) {
+      const r = await idleCost(devices, idle, batch, warm + 16, rounds);
+      const show = (xs: number[]): string => `${median(xs).toFixed(3)} (${medianInterval(xs).map((v) => v.toFixed(3)).join(' to ')})`;
+      console.log(`| ${devices.slice('wgpu:0,'.length)} | ${r.a.toFixed(2)} | ${show(r.b)} | ${show(r.c)} | ${r.bSolo}/${rounds} |`);
+    }
+    console.log('');
   }
 }
