@@ -154,10 +154,15 @@ interface Timed {
   mixedTurns: boolean[];
 }
 
+/** DataParallel over the task from the same initial weights; its notices (without the prefix) go to `notes`. */
+async function startParallel(devices: string, extra: Partial<DataParallelOptions<MnistTaskOptions>>, notes: string[] = []): Promise<DataParallel> {
+  return DataParallel.create<MnistTaskOptions>({ task: TASK, module: await initialRecord(), devices, options: { sizes: SIZES, lr: LR }, onNotice: (m) => notes.push(m.replace(/^DataParallel: /, '')), ...extra });
+}
+
 /** Median step wall time of a DataParallel run after `warm` steps. */
 async function timeParallel(devices: string, batch: Batch, warm: number, steps: number, extra: Partial<DataParallelOptions<MnistTaskOptions>> = {}): Promise<Timed> {
   const notes: string[] = [];
-  const dp = await DataParallel.create<MnistTaskOptions>({ task: TASK, module: await initialRecord(), devices, options: { sizes: SIZES, lr: LR }, onNotice: (m) => notes.push(m.replace(/^DataParallel: /, '')), ...extra });
+  const dp = await startParallel(devices, extra, notes);
   try {
     const walls: number[] = [];
     const phases: Phases[] = [];
@@ -201,7 +206,7 @@ async function timeScaling(configs: ReadonlyArray<{ devices: string; extra: Part
   try {
     for (const c of configs) {
       const notes: string[] = [];
-      const dp = await DataParallel.create<MnistTaskOptions>({ task: TASK, module: await initialRecord(), devices: c.devices, options: { sizes: SIZES, lr: LR }, onNotice: (m) => notes.push(m.replace(/^DataParallel: /, '')), ...c.extra });
+      const dp = await startParallel(c.devices, c.extra, notes);
       runs.push({ dp, notes, walls: [] as number[], vsPlain: [] as number[], roundRatios: [] as number[], mixedTurns: [] as boolean[], phases: [] as Phases[], solo: 0, idleMessages: 0, last: undefined as StepResult | undefined });
       for (let s = 0; s < warm; s++) await dp.step(batch);
     }
@@ -339,15 +344,13 @@ async function timePlain(inner: Backend & { close(): Promise<void> }, device: De
  * on either side.
  */
 async function idleCost(devices: string, idle: number, batch: Batch, warm: number, rounds: number): Promise<{ a: number; b: number[]; c: number[]; bSolo: number }> {
-  const make = async (d: string, extra: Partial<DataParallelOptions<MnistTaskOptions>>): Promise<DataParallel> =>
-    DataParallel.create<MnistTaskOptions>({ task: TASK, module: await initialRecord(), devices: d, options: { sizes: SIZES, lr: LR }, onNotice: () => undefined, ...extra });
   const made: DataParallel[] = [];
   try {
-    const A = await make('wgpu:0', {});
+    const A = await startParallel('wgpu:0', {});
     made.push(A);
-    const B = await make(devices, { balance: { margin: 0.99, reevaluateEvery: 1_000_000 } });
+    const B = await startParallel(devices, { balance: { margin: 0.99, reevaluateEvery: 1_000_000 } });
     made.push(B);
-    const C = await make(devices, { split: [1, ...new Array<number>(idle).fill(0)] });
+    const C = await startParallel(devices, { split: [1, ...new Array<number>(idle).fill(0)] });
     made.push(C);
     for (let s = 0; s < warm; s++) for (const dp of made) await dp.step(batch);
     const timed = async (dp: DataParallel): Promise<{ ms: number; solo: boolean }> => {

@@ -367,9 +367,12 @@ export class Replica {
             }),
           );
           const sentAt = absoluteNow();
-          // Seq-cst: the copies above are visible to a reducer that reads the new count.
-          Atomics.add(views.delivered, b.index, 1);
-          Atomics.notify(views.delivered, b.index);
+          // Flat mode's reducers start from these counters (the coordinator resets them each
+          // step); seq-cst, so the copies above are visible to a reducer that reads the new count.
+          if (this.flat) {
+            Atomics.add(views.delivered, b.index, 1);
+            Atomics.notify(views.delivered, b.index);
+          }
           // The hand-over runs from when the bucket's last gradient was there to be copied.
           const times = ready.filter((t): t is number => t !== undefined);
           this.link.post({ type: 'bucket', step, bucket: b.index, readyAt: times.length > 0 ? Math.min(sentAt, Math.max(...times)) : sentAt, sentAt });
