@@ -335,22 +335,29 @@ async function timePlain(inner: Backend & { close(): Promise<void> }, device: De
   return median(walls);
 }
 
+/** A DataParallel configuration of part (d): its devices and options. */
+interface Config {
+  readonly devices: string;
+  readonly extra: Partial<DataParallelOptions<MnistTaskOptions>>;
+}
+
 /**
  * (d) What CPU replicas attached to the GPU cost its steps while they take no shard: DataParallel
- * on 'wgpu:0' alone (A), on 'wgpu:0' with CPU replicas the balancer keeps out (B: margin 0.99, no
- * re-evaluation, so every timed step is solo) and with them fixed idle (C), one step each in turn
+ * on 'wgpu:0' alone (A) against two other configurations B and C, one step each in turn
  * (A B A C ...): every step follows another instance's (each has its own GPU device, and a step
  * right after another device's pays for the switch), and B and C are compared with the A steps
- * on either side.
+ * on either side. The usual B: CPU replicas the balancer keeps out (margin 0.99, no
+ * re-evaluation, so every timed step is solo); C: the same fixed idle. The control row makes B
+ * and C two more instances on 'wgpu:0' alone: what the order and the instances cost by themselves.
  */
-async function idleCost(devices: string, idle: number, batch: Batch, warm: number, rounds: number): Promise<{ a: number; b: number[]; c: number[]; bSolo: number }> {
+async function idleCost(bConfig: Config, cConfig: Config, batch: Batch, warm: number, rounds: number): Promise<{ a: number; b: number[]; c: number[]; bSolo: number }> {
   const made: DataParallel[] = [];
   try {
     const A = await startParallel('wgpu:0', {});
     made.push(A);
-    const B = await startParallel(devices, { balance: { margin: 0.99, reevaluateEvery: 1_000_000 } });
+    const B = await startParallel(bConfig.devices, bConfig.extra);
     made.push(B);
-    const C = await startParallel(devices, { split: [1, ...new Array<number>(idle).fill(0)] });
+    const C = await startParallel(cConfig.devices, cConfig.extra);
     made.push(C);
     for (let s = 0; s < warm; s++) for (const dp of made) await dp.step(batch);
     const timed = async (dp: DataParallel): Promise<{ ms: number; solo: boolean }> => {
@@ -531,13 +538,23 @@ export async function main(args: readonly string[] = []): Promise<void> {
     const rounds = quick ? 20 : 200;
     const workers = Math.max(1, Math.min(8, cores - 2));
     console.log(`### (d) what CPU replicas that take no shard cost the GPU's steps\n`);
-    console.log(`DataParallel on wgpu:0 alone (A), with CPU replicas the balancer keeps out (B) and with them fixed idle (C), one step each in turn (A B A C ...), ${rounds} rounds after ${warm + 16} steps each; B and C minus the mean of the A steps on either side, medians with 95% intervals:\n`);
-    console.log('| attached | A ms per step | B - A ms | C - A ms | B steps solo |');
+    console.log(`DataParallel on wgpu:0 alone (A), with CPU replicas the balancer keeps out (B) and with them fixed idle (C), one step each in turn (A B A C ...), ${rounds} rounds after ${warm + 16} steps each; B and C minus the mean of the A steps on either side, medians with 95% intervals. The control row's B and C are two more instances on wgpu:0 alone: what remains there is the order's and the instances' own cost, not the CPU replicas'.\n`);
+    console.log('| attached (B, C) | A ms per step | B - A ms | C - A ms | B steps solo |');
     console.log('| --- | --- | --- | --- | --- |');
-    for (const [devices, idle] of [['wgpu:0,cpu', 1], [`wgpu:0,cpu:worker*${workers}`, workers]] as const) {
-      const r = await idleCost(devices, idle, batch, warm + 16, rounds);
+    const kept = { balance: { margin: 0.99, reevaluateEvery: 1_000_000 } };
+    const fixedIdle = (idle: number): Partial<DataParallelOptions<MnistTaskOptions>> => ({ split: [1, ...new Array<number>(idle).fill(0)] });
+    const rows: Array<{ name: string; b: Config; c: Config }> = [
+      // The null: B and C do what A does, so their differences are the order's and the instances'.
+      { name: 'none (control: B and C on wgpu:0 alone too)', b: { devices: 'wgpu:0', extra: {} }, c: { devices: 'wgpu:0', extra: {} } },
+      { name: `cpu (${Math.max(1, cores - 2)} pool threads, the default)`, b: { devices: 'wgpu:0,cpu', extra: kept }, c: { devices: 'wgpu:0,cpu', extra: fixedIdle(1) } },
+      // Whether the number of idle threads matters: the same replica with one pool thread.
+      { name: 'cpu (1 pool thread)', b: { devices: 'wgpu:0,cpu', extra: { ...kept, cpuThreads: 1 } }, c: { devices: 'wgpu:0,cpu', extra: { ...fixedIdle(1), cpuThreads: 1 } } },
+      { name: `cpu:worker*${workers}`, b: { devices: `wgpu:0,cpu:worker*${workers}`, extra: kept }, c: { devices: `wgpu:0,cpu:worker*${workers}`, extra: fixedIdle(workers) } },
+    ];
+    for (const row of rows) {
+      const r = await idleCost(row.b, row.c, batch, warm + 16, rounds);
       const show = (xs: number[]): string => `${median(xs).toFixed(3)} (${medianInterval(xs).map((v) => v.toFixed(3)).join(' to ')})`;
-      console.log(`| ${devices.slice('wgpu:0,'.length)} | ${r.a.toFixed(2)} | ${show(r.b)} | ${show(r.c)} | ${r.bSolo}/${rounds} |`);
+      console.log(`| ${row.name} | ${r.a.toFixed(2)} | ${show(r.b)} | ${show(r.c)} | ${r.bSolo}/${rounds} |`);
     }
     console.log('');
   }
