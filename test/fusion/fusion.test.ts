@@ -191,19 +191,27 @@ describe('Fusion<Cpu>', () => {
   });
 
   it('keeps the retains of a buffered tensor (an autodiff tape) and frees everything after', async () => {
-    const before = cpu.memory().tensors;
-    const x = fromData(fusion, [1, 2, 3]);
-    const y = x.exp();
-    fusion.retain(y.handle);
-    const z = y.mul(2);
-    y.dispose();
-    await z.toData();
-    expect(fusion.isLive(y.handle)).toBe(true); // the retain holds it
-    fusion.release(y.handle);
-    expect(fusion.isLive(y.handle)).toBe(false);
-    x.dispose();
-    z.dispose();
-    expect(cpu.memory().tensors).toBe(before);
+    // A backend of its own: tensors other tests dropped without dispose() are freed by the
+    // finalizer whenever GC runs, which would move the shared backend's count mid-test.
+    const own = new Cpu({ threads: 0, runtime, kernels: 'js' });
+    const fused = new Fusion(own);
+    try {
+      const before = own.memory().tensors;
+      const x = fromData(fused, [1, 2, 3]);
+      const y = x.exp();
+      fused.retain(y.handle);
+      const z = y.mul(2);
+      y.dispose();
+      await z.toData();
+      expect(fused.isLive(y.handle)).toBe(true); // the retain holds it
+      fused.release(y.handle);
+      expect(fused.isLive(y.handle)).toBe(false);
+      x.dispose();
+      z.dispose();
+      expect(own.memory().tensors).toBe(before);
+    } finally {
+      await fused.close();
+    }
   });
 
   it('holds external inputs disposed while their group is open', async () => {

@@ -35,6 +35,8 @@ describeGpu('GPU memory', () => {
     expect(after.tensors).toBe(before.tensors);
     expect(after.bytes).toBe(before.bytes);
     expect(after.pooledBytes).toBeLessThanOrEqual(before.pooledBytes + 64 * 1024);
+    // Freed now, not by the finalizer during the next test's byte counts.
+    for (const t of [x, target, weights]) t.dispose();
   });
 
   test('freed buffers are reused: a second allocation of a size class does not grow live bytes', async () => {
