@@ -205,6 +205,8 @@ export class Balancer {
   ) {
     this.weights = typeof split === 'string' ? undefined : split;
     if (typeof split !== 'string') {
+      // Untyped callers: a number or an object is named, not read as a list.
+      if (!Array.isArray(split)) throw new ArgumentError(`split must be 'balanced', 'even' or one weight per device (${replicas}), got ${split === null ? 'null' : typeof split}`, { op: 'DataParallel' });
       if (split.length !== replicas || split.some((w) => !(Number.isFinite(w) && w >= 0)) || split.every((w) => w === 0)) {
         throw new ArgumentError(`split must give one weight >= 0 per device (${replicas}), not all 0; got [${split.join(', ')}]`, { op: 'DataParallel' });
       }

@@ -78,23 +78,38 @@ async function node(): Promise<{ fs: Fs; path: Path }> {
 
 /** Saves a checkpoint into `dir` (created if needed); returns the subfolder written. */
 export async function saveCheckpoint(dir: string, cp: Checkpoint): Promise<string> {
+  const op = 'DataParallel.checkpoint';
+  if (typeof dir !== 'string' || dir === '') throw new ArgumentError(`the checkpoint folder must be a path, got ${dir === '' ? "''" : typeof dir}`, { op });
+  // safetensors sorts tensors by name: the module's parameter order is kept here. The trainer's
+  // data is serialised first, so that what JSON cannot hold is refused before anything is written.
+  const order = Object.keys(cp.model.params);
+  let trainer: string;
+  try {
+    trainer = `${JSON.stringify({ step: cp.step, order, meta: cp.meta }, null, 2)}\n`;
+  } catch (e) {
+    throw new ArgumentError(`meta must be JSON data: ${e instanceof Error ? e.message : String(e)}`, { op, hint: 'numbers, strings, booleans, arrays and plain objects (no BigInt, no cycles)' });
+  }
   const { fs, path } = await node();
-  await fs.mkdir(dir, { recursive: true });
   const name = `step-${String(cp.step).padStart(9, '0')}`;
   const sub = path.join(dir, name);
   const tmp = path.join(dir, `.${name}.${process.pid}.tmp`);
-  await fs.rm(tmp, { recursive: true, force: true });
-  await fs.mkdir(tmp);
-  await fs.writeFile(path.join(tmp, 'model.safetensors'), recordToSafetensors(cp.model, { step: String(cp.step) }));
-  await fs.writeFile(path.join(tmp, 'optimizer.safetensors'), optimizerToSafetensors(cp.optimizer));
-  // safetensors sorts tensors by name: the module's parameter order is kept here.
-  const order = Object.keys(cp.model.params);
-  await fs.writeFile(path.join(tmp, 'trainer.json'), `${JSON.stringify({ step: cp.step, order, meta: cp.meta }, null, 2)}\n`);
-  await fs.rm(sub, { recursive: true, force: true });
-  await fs.rename(tmp, sub);
-  const pointer = path.join(dir, `.latest.${process.pid}.tmp`);
-  await fs.writeFile(pointer, `${name}\n`);
-  await fs.rename(pointer, path.join(dir, 'latest'));
+  try {
+    await fs.mkdir(dir, { recursive: true });
+    await fs.rm(tmp, { recursive: true, force: true });
+    await fs.mkdir(tmp);
+    await fs.writeFile(path.join(tmp, 'model.safetensors'), recordToSafetensors(cp.model, { step: String(cp.step) }));
+    await fs.writeFile(path.join(tmp, 'optimizer.safetensors'), optimizerToSafetensors(cp.optimizer));
+    await fs.writeFile(path.join(tmp, 'trainer.json'), trainer);
+    await fs.rm(sub, { recursive: true, force: true });
+    await fs.rename(tmp, sub);
+    const pointer = path.join(dir, `.latest.${process.pid}.tmp`);
+    await fs.writeFile(pointer, `${name}\n`);
+    await fs.rename(pointer, path.join(dir, 'latest'));
+  } catch (e) {
+    // No half-written folder left behind; the previous checkpoint stays the latest.
+    await fs.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+    throw new ArgumentError(`could not write a checkpoint into ${dir}: ${e instanceof Error ? e.message : String(e)}`, { op, hint: 'give a folder this process can create and write (not a file)' });
+  }
   // Keep the two newest.
   const old = (await fs.readdir(dir)).filter((f) => /^step-\d+$/.test(f)).sort().slice(0, -2);
   await Promise.all(old.map((f) => fs.rm(path.join(dir, f), { recursive: true, force: true })));

@@ -191,6 +191,8 @@ export class DataParallel {
   private run: Run | undefined;
   private failure: SwitchyardError | undefined;
   private closing = false;
+  /** close() was called: calls made after it are refused at once (those queued before it run first). */
+  private closeCalled = false;
   private stopped: Promise<void> | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private stepCount: number;
@@ -239,6 +241,9 @@ export class DataParallel {
     if (!isNode() || typeof SharedArrayBuffer === 'undefined') {
       throw new ArgumentError('DataParallel needs Node.js (worker threads and SharedArrayBuffer)', { op: 'DataParallel' });
     }
+    // Untyped callers: a missing options object, module or bad number is an ArgumentError naming it.
+    if (typeof options !== 'object' || options === null) throw new ArgumentError(`create() needs an options object ({ task, module, devices }), got ${options === null ? 'null' : typeof options}`, { op: 'DataParallel' });
+    checkNumbers(options);
     const devices = parseDevices(options.devices);
     const strategy = options.strategy ?? 'main';
     if (strategy !== 'main' && strategy !== 'sharded') throw new ArgumentError(`strategy must be 'main' or 'sharded', got ${String(strategy)}`, { op: 'DataParallel' });
@@ -247,6 +252,11 @@ export class DataParallel {
     const taskUrl = await taskHref(options.task);
     // Devices are checked before anything starts: a GPU that does not exist is a DeviceError now.
     const placements = devices.some((d) => d.kind === 'wgpu') ? placeGpus(devices, gpuHost, await gpuInventory()) : devices.map(() => undefined);
+    const given: unknown = options.module;
+    const usable = typeof given === 'object' && given !== null && (('toRecord' in given && typeof given.toRecord === 'function') || ('params' in given && typeof given.params === 'object' && given.params !== null));
+    if (!usable) {
+      throw new ArgumentError(`module must be a Module or a module record ({ params }), got ${given === null ? 'null' : typeof given}`, { op: 'DataParallel', hint: 'pass the model itself, or `await model.toRecord()`' });
+    }
     const record = isModule(options.module) ? await options.module.toRecord() : options.module;
     const names = Object.keys(record.params);
     if (names.length === 0) throw new ArgumentError('the module has no parameters', { op: 'DataParallel' });
@@ -352,9 +362,17 @@ export class DataParallel {
 
   /** One training step on a global batch (named arrays sharing their first dim). */
   step(batch: Batch, options: StepOptions = {}): Promise<StepResult> {
-    const size = checkBatch(batch);
-    if (options.lr !== undefined && !(Number.isFinite(options.lr) && options.lr >= 0)) throw new ArgumentError(`lr must be a number >= 0, got ${String(options.lr)}`, { op: 'DataParallel.step' });
-    return this.enqueue(() => this.runStep(batch, size, options.lr));
+    // Bad input rejects the returned promise (as every failure of a step does), never throws.
+    let size: number;
+    try {
+      size = checkBatch(batch);
+      if (typeof options !== 'object' || options === null) throw new ArgumentError(`step options must be an object ({ lr }), got ${options === null ? 'null' : typeof options}`, { op: 'DataParallel.step' });
+      if (options.lr !== undefined && !(typeof options.lr === 'number' && Number.isFinite(options.lr) && options.lr >= 0)) throw new ArgumentError(`lr must be a number >= 0, got ${String(options.lr)}`, { op: 'DataParallel.step' });
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    const lr = options.lr;
+    return this.enqueue(() => this.runStep(batch, size, lr));
   }
 
   /** The current weights as a module record (names and ParamIds of the module given to create). */
@@ -379,6 +397,7 @@ export class DataParallel {
 
   /** Ends every replica, after the step in flight; resolves once their threads and processes have ended. */
   async close(): Promise<void> {
+    this.closeCalled = true;
     await this.queue.catch(() => undefined);
     await this.shutdown();
   }
@@ -386,9 +405,10 @@ export class DataParallel {
   // ---- the step ------------------------------------------------------------------------------
 
   private enqueue<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.closeCalled) return Promise.reject(this.failure ?? closedError());
     const next = this.queue.then(() => {
       if (this.failure) throw this.failure;
-      if (this.closing) throw new ArgumentError('this DataParallel is closed', { op: 'DataParallel' });
+      if (this.closing) throw closedError();
       return fn();
     });
     this.queue = next.catch(() => undefined);
@@ -482,7 +502,12 @@ export class DataParallel {
 
   private receive(rep: Replica, m: FromReplica): void {
     if (m.type === 'error') {
-      const err = new ReplicaError(`failed during '${m.during}': ${m.name}: ${m.message}`, rep.index, rep.device.key, { cause: m.stack ?? m.message });
+      // The replica's own error, rebuilt (name, message, its stack): `err.cause.name` says what it was.
+      const cause = Object.assign(new Error(m.message), { name: m.name, ...(m.stack ? { stack: m.stack } : {}) });
+      const err = new ReplicaError(`failed during '${m.during}': ${m.name}: ${m.message}`, rep.index, rep.device.key, {
+        cause,
+        hint: 'every replica was stopped; fix the task or the batch, then start a new DataParallel (from the last checkpoint to go on: see the README, data-parallel training)',
+      });
       const waiting = rep.waiting.get('ready');
       if (waiting?.length) {
         for (const w of waiting.splice(0)) w.reject(err);
@@ -868,23 +893,48 @@ export class DataParallel {
 
   private async stopAll(): Promise<void> {
     this.closing = true;
+    // A step still in flight here (queued after a close() that was not awaited) fails instead of
+    // waiting for replicas that are ending.
+    const run = this.run;
+    if (run) {
+      if (run.timer) clearTimeout(run.timer);
+      run.reject(this.failure ?? closedError());
+    }
     await Promise.all(
       this.replicas.map(async (r) => {
         if (r.alive) {
           r.alive = false;
           r.host.post({ type: 'close' });
-          await Promise.race([new Promise<void>((resolve) => r.host.onExit(() => resolve())), new Promise((resolve) => setTimeout(resolve, 5_000))]);
+          // The grace a replica gets to end by itself; cleared so it keeps no process alive.
+          let grace: ReturnType<typeof setTimeout> | undefined;
+          await Promise.race([new Promise<void>((resolve) => r.host.onExit(() => resolve())), new Promise<void>((resolve) => (grace = setTimeout(resolve, 5_000)))]);
+          clearTimeout(grace);
         }
         await r.host.kill();
       }),
     );
     for (const r of this.replicas) {
-      for (const list of r.waiting.values()) for (const w of list.splice(0)) w.reject(this.failure ?? new ArgumentError('this DataParallel is closed', { op: 'DataParallel' }));
+      for (const list of r.waiting.values()) for (const w of list.splice(0)) w.reject(this.failure ?? closedError());
     }
   }
 }
 
 // ---- helpers ---------------------------------------------------------------------------------
+
+function closedError(): ArgumentError {
+  return new ArgumentError('this DataParallel is closed', { op: 'DataParallel', hint: 'start a new one with DataParallel.create (from a checkpoint to go on)' });
+}
+
+/** The numeric options, checked before anything starts (untyped callers included). */
+function checkNumbers(options: DataParallelOptions<unknown>): void {
+  const check = (name: string, v: unknown, ok: (x: number) => boolean, what: string): void => {
+    if (v !== undefined && !(typeof v === 'number' && ok(v))) throw new ArgumentError(`${name} must be ${what}, got ${String(v)}`, { op: 'DataParallel' });
+  };
+  check('timeoutMs', options.timeoutMs, (x) => x > 0 && x <= 2 ** 31 - 1, 'a number of milliseconds in (0, 2^31)');
+  check('startTimeoutMs', options.startTimeoutMs, (x) => x > 0 && x <= 2 ** 31 - 1, 'a number of milliseconds in (0, 2^31)');
+  check('seed', options.seed, Number.isSafeInteger, 'an integer');
+  check('startStep', options.startStep, (x) => Number.isSafeInteger(x) && x >= 0, 'an integer >= 0');
+}
 
 function bucketRows(events: Map<number, { send?: Interval; reduce?: Interval; apply?: Interval }> | undefined): BucketEvents[] {
   if (!events) return [];

@@ -27,6 +27,10 @@ function one(text: string): ReplicaDevice {
 
 /** Parses a comma-separated list (or an array of entries) into one device per replica. */
 export function parseDevices(list: string | readonly string[]): ReplicaDevice[] {
+  // Untyped callers: anything but a string or an array is named, not iterated.
+  if (typeof list !== 'string' && !Array.isArray(list)) {
+    throw new ArgumentError(`devices must be a string or an array of strings, got ${list === null ? 'null' : typeof list}`, { op: 'DataParallel', hint: `e.g. 'wgpu:0,cpu' or ['cpu:worker*4']; ${FORMS}` });
+  }
   const entries = typeof list === 'string' ? list.split(',') : [...list];
   const out: ReplicaDevice[] = [];
   for (const raw of entries) {
