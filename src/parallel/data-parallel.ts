@@ -286,8 +286,6 @@ export class DataParallel {
     const fits = 2 * workers + (this.devices.length - workers) + 1 <= cores;
     const workerPoolThreads = this.options.workerPoolThreads ?? (fits ? 1 : 0);
     if (workerPoolThreads !== 0 && workerPoolThreads !== 1) throw new ArgumentError(`workerPoolThreads must be 0 or 1, got ${String(workerPoolThreads)}`, { op: 'DataParallel' });
-    // Allowed (a test may want it), but each replica then gets a slice of a core: said once.
-    if (this.devices.length > cores) this.notice(`DataParallel: ${this.devices.length} replicas on ${cores} cores: they share cores, so each runs slower than alone (a replica per core at most is the fast setting)`);
     const hosts = await Promise.all(
       this.devices.map((d, i) => {
         const place = placements[i];
