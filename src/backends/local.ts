@@ -2,7 +2,8 @@
  * A backend that runs records on executors it owns, one per device, through its runtime's
  * scheduler (one lane per device). Cpu and Wgpu are local backends.
  */
-import { DeviceError } from '../errors.js';
+import { ArgumentError, DeviceError } from '../errors.js';
+import { show } from '../ir/validate.js';
 import type { Device } from '../devices/device.js';
 import type { TypedArray } from '../ir/dtype.js';
 import type { OpRecord } from '../ir/ops.js';
@@ -69,10 +70,11 @@ export abstract class LocalBackend<D extends Device, S> implements Backend<D> {
   }
 
   seed(seed: number, device?: D): void {
-    if (device) this.streams.set(device.key, { seed: seed >>> 0, counter: 0 });
+    const s = seed32(seed);
+    if (device) this.streams.set(device.key, { seed: s, counter: 0 });
     else {
       this.streams.clear();
-      this.defaultSeed = seed >>> 0;
+      this.defaultSeed = s;
     }
   }
 
@@ -87,4 +89,17 @@ export abstract class LocalBackend<D extends Device, S> implements Backend<D> {
     s.counter = (s.counter + 2 * count) % 2 ** 32;
     return out;
   }
+}
+
+/**
+ * A seed as the 32 bits the generator takes: any safe integer (as torch.manual_seed takes 64-bit
+ * ones). Seeds in [0, 2^32) are used as they are; larger or negative ones fold their high bits in,
+ * so that seeds differing there still give different streams. Anything else is refused: a string
+ * or NaN used to give seed 0's stream, and 1.5 seed 1's.
+ */
+function seed32(seed: unknown): number {
+  if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) throw new ArgumentError(`seed must be an integer, got ${show(seed)}`, { op: 'seed' });
+  const lo = seed >>> 0;
+  const hi = Math.floor(seed / 2 ** 32);
+  return hi === 0 ? lo : (lo ^ Math.imul(hi | 0, 0x9e3779b1)) >>> 0;
 }

@@ -52,6 +52,18 @@ export function checkNumber(op: string, name: string, v: unknown, finite = false
   return v;
 }
 
+/**
+ * A number an int32 tensor can hold: finite and in [-2^31, 2^31 - 1] (a fraction truncates toward
+ * zero where the op allows one). NaN, the infinities and numbers past the range would be changed
+ * silently (0, or wrapped); PyTorch refuses them too ("cannot be converted without overflow").
+ */
+export function checkInt32Value(op: string, v: number): number {
+  if (!(Number.isFinite(v) && v > -(2 ** 31) - 1 && v < 2 ** 31)) {
+    throw new DTypeError(`${v} does not fit an int32 tensor (finite values in [-2^31, 2^31 - 1])`, { op, dtypes: ['int32'], hint: 'cast the tensor with .cast("float32") first' });
+  }
+  return v;
+}
+
 export function checkBoolean(op: string, name: string, v: unknown): boolean {
   if (typeof v !== 'boolean') throw new ArgumentError(`${name} must be true or false, got ${show(v)}`, { op });
   return v;

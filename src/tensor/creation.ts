@@ -10,7 +10,7 @@ import { encodeHalves } from '../ir/half.js';
 import { allocTyped, coerce, storedValue, type DType, type Kind, type KindOf, type TypedArray } from '../ir/dtype.js';
 import type { DistributionSpec } from '../ir/ops.js';
 import { checkShape } from '../ir/shape.js';
-import { MAX_ELEMENTS, MAX_RANK, checkBackend, checkDType, checkDevice, checkNumber, checkOptions, show } from '../ir/validate.js';
+import { MAX_ELEMENTS, MAX_RANK, checkBackend, checkDType, checkDevice, checkInt32Value, checkNumber, checkOptions, show } from '../ir/validate.js';
 import { Tensor, checkTensor, type NestedArray } from './tensor.js';
 
 export interface CreateOptions<D extends DType = DType> {
@@ -86,27 +86,29 @@ function inferShape(data: unknown): number[] {
   return shape;
 }
 
-function flattenInto(data: unknown, shape: readonly number[], dim: number, out: number[]): void {
+/** Leaves seen while flattening: booleans only make a bool tensor, any number a float one. */
+interface Leaves {
+  booleans: number;
+  numbers: number;
+}
+
+function flattenInto(data: unknown, shape: readonly number[], dim: number, out: number[], leaves: Leaves): void {
   if (dim === shape.length) {
     if (Array.isArray(data)) throw new ArgumentError('ragged nested array: elements nest deeper than the first', { op: 'fromData' });
-    if (typeof data === 'boolean') out.push(data ? 1 : 0);
-    else if (typeof data === 'number') out.push(data);
+    if (typeof data === 'boolean') {
+      out.push(data ? 1 : 0);
+      leaves.booleans++;
+    } else if (typeof data === 'number') {
+      out.push(data);
+      leaves.numbers++;
+    }
     else throw new ArgumentError(`values must be numbers or booleans, got ${show(data)}`, { op: 'fromData' });
     return;
   }
   if (!Array.isArray(data) || data.length !== shape[dim]) {
     throw new ArgumentError(`ragged nested array: dim ${dim} should have ${shape[dim]} entries`, { op: 'fromData', hint: 'every row must have the same length' });
   }
-  for (const d of data as readonly unknown[]) flattenInto(d, shape, dim + 1, out);
-}
-
-function firstLeaf(data: unknown): unknown {
-  let d = data;
-  while (Array.isArray(d)) {
-    if (d.length === 0) return undefined;
-    d = d[0];
-  }
-  return d;
+  for (const d of data as readonly unknown[]) flattenInto(d, shape, dim + 1, out, leaves);
 }
 
 /** Typed arrays whose values are plain numbers (not BigInt64Array, not DataView). */
@@ -141,9 +143,11 @@ export function fromData<B extends Backend, T extends FromDataInput, D extends D
   } else if (Array.isArray(data) || typeof data === 'number' || typeof data === 'boolean') {
     shape = inferShape(data);
     const out: number[] = [];
-    flattenInto(data, shape, 0, out);
+    const leaves: Leaves = { booleans: 0, numbers: 0 };
+    flattenInto(data, shape, 0, out, leaves);
     flat = out;
-    fallback = typeof firstLeaf(data) === 'boolean' ? 'bool' : 'float32';
+    // Mixed booleans and numbers are numbers ([true, 2] is [1, 2]), whichever comes first.
+    fallback = leaves.booleans > 0 && leaves.numbers === 0 ? 'bool' : 'float32';
   } else {
     throw new ArgumentError(`data must be nested arrays of numbers or booleans, or a typed array, got ${show(data)}`, { op: 'fromData' });
   }
@@ -175,19 +179,26 @@ function fillValue(op: string, value: unknown): number {
 
 /** A tensor filled with `value`. Default dtype float32. */
 export function full<B extends Backend, D extends DType = 'float32'>(backend: B, shape: readonly number[], value: number, options: CreateOptions<D> = {}): Tensor<B, KindOf<D>> {
-  const b = checkBackend('full', backend);
-  const { dtype, device } = creationOptions('full', options, 'float32');
-  const dims = checkShape('full', shape, dtype);
-  const v = coerce(dtype, fillValue('full', value));
-  return Tensor.create(b, 'full', { value: v }, dims, dtype, deviceFor('full', b, device)) as never;
+  return fullNamed('full', backend, shape, value, options);
+}
+
+/** `full`, its errors naming the function the caller called (zeros, ones). */
+function fullNamed<B extends Backend, D extends DType = 'float32'>(op: string, backend: B, shape: readonly number[], value: number, options: CreateOptions<D>): Tensor<B, KindOf<D>> {
+  const b = checkBackend(op, backend);
+  const { dtype, device } = creationOptions(op, options, 'float32');
+  const dims = checkShape(op, shape, dtype);
+  const given = fillValue(op, value);
+  if (dtype === 'int32') checkInt32Value(op, given);
+  const v = coerce(dtype, given);
+  return Tensor.create(b, 'full', { value: v }, dims, dtype, deviceFor(op, b, device)) as never;
 }
 
 export function zeros<B extends Backend, D extends DType = 'float32'>(backend: B, shape: readonly number[], options: CreateOptions<D> = {}): Tensor<B, KindOf<D>> {
-  return full(backend, shape, 0, options);
+  return fullNamed('zeros', backend, shape, 0, options);
 }
 
 export function ones<B extends Backend, D extends DType = 'float32'>(backend: B, shape: readonly number[], options: CreateOptions<D> = {}): Tensor<B, KindOf<D>> {
-  return full(backend, shape, 1, options);
+  return fullNamed('ones', backend, shape, 1, options);
 }
 
 /** A tensor like `t` (shape, dtype, device) filled with `value`. */

@@ -16,7 +16,7 @@ import { BINARY, isBinaryOp, isUnaryOp, type BinaryOp, type UnaryOp } from '../i
 import type { KindsOf } from '../ir/kinds.js';
 import { numel, type OpAttrs, type OpName, type ReduceOp } from '../ir/ops.js';
 import { broadcastShapes, checkSize, checkTargetShape, normDim, normDims, normSlices, resolveReshape, sameShape, type SliceSpec } from '../ir/shape.js';
-import { MAX_RANK, checkArray, checkBoolean, checkDType, checkDevice, checkInteger, checkIntegers, checkNumber, checkOptions, show } from '../ir/validate.js';
+import { MAX_RANK, checkArray, checkBoolean, checkDType, checkDevice, checkInt32Value, checkInteger, checkIntegers, checkNumber, checkOptions, show } from '../ir/validate.js';
 import { track } from '../memory/tidy.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import { formatSummary, summarize, type Summary } from './format.js';
@@ -191,6 +191,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
       if (d === 'int32' && !Number.isInteger(other) && Number.isFinite(other)) {
         throw new DTypeError(`a non-integer scalar ${other} with an int32 tensor`, { op, dtypes: [d], hint: 'cast the tensor with .cast("float32") first' });
       }
+      if (d === 'int32') checkInt32Value(op, other);
       // A scalar takes the tensor's dtype, as PyTorch's wrapped numbers do (0.1 compares as float32 0.1).
       return this.un<K2>(`${op}Scalar`, { scalar: coerce(d, other) } as never);
     }
@@ -345,7 +346,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   where(cond: Tensor<B, 'bool'>, other: Operand<B, K>): Tensor<B, K> {
     checkTensor('where', 'the condition', cond);
     if (typeof other !== 'number') return Tensor.run(this.backend, 'where', [cond, this, checkTensor('where', 'other', other)], {})[0] as Tensor<B, K>;
-    const o = this.scalarLike(checkScalar('where', other));
+    const o = this.scalarLike('where', checkScalar('where', other));
     try {
       return Tensor.run(this.backend, 'where', [cond, this, o], {})[0] as Tensor<B, K>;
     } finally {
@@ -360,7 +361,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     if (!sameShape(broadcastShapes('maskFill', mask.shape, this.shape), this.shape)) {
       throw new ShapeError('the mask must broadcast to the tensor shape', { op: 'maskFill', shapes: [this.shape, mask.shape] });
     }
-    const v = this.scalarLike(value);
+    const v = this.scalarLike('maskFill', value);
     try {
       return Tensor.run(this.backend, 'where', [mask, v, this], {})[0] as Tensor<B, K>;
     } finally {
@@ -369,8 +370,9 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
 
   /** A rank-0 tensor of this dtype on this device. */
-  private scalarLike(value: number): Tensor<B, K> {
-    const h = this.live('full');
+  private scalarLike(op: string, value: number): Tensor<B, K> {
+    const h = this.live(op);
+    if (h.dtype === 'int32') checkInt32Value(op, value);
     return Tensor.create(this.backend, 'full', { value: coerce(h.dtype, value) }, [], h.dtype, h.device) as Tensor<B, K>;
   }
 
@@ -1002,6 +1004,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** Splits along `dim` into pieces of `size` (the last may be smaller), or into the given sizes. */
   split(size: number | readonly number[], dim = 0): Array<Tensor<B, K>> {
+    if (this.rank === 0) throw new ShapeError('split needs a tensor of rank 1 or more', { op: 'split', shapes: [this.shape] });
     const d = normDim('split', dim, this.rank, this.shape);
     const n = this.shape[d]!;
     let sizes: number[];
@@ -1026,6 +1029,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   /** Splits into `chunks` pieces along `dim` (torch.chunk: pieces of ceil(n / chunks)). */
   chunk(chunks: number, dim = 0): Array<Tensor<B, K>> {
     checkInteger('chunk', 'chunks', chunks, 1);
+    if (this.rank === 0) throw new ShapeError('chunk needs a tensor of rank 1 or more', { op: 'chunk', shapes: [this.shape] });
     const d = normDim('chunk', dim, this.rank, this.shape);
     const n = this.shape[d]!;
     return this.split(Math.max(1, Math.ceil(n / chunks)), d);
@@ -1057,18 +1061,50 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   /** torch.gather: out[i][j] = this[index[i][j]][j] for dim 0 (and so on). Indices out of range fail the op. */
   gather(dim: number, index: Tensor<B, 'int'>): Tensor<B, K> {
     checkTensor('gather', 'the index', index);
+    // A rank-0 tensor gathers as one of rank 1 (torch: dim 0 or -1, index of rank 0).
+    if (this.rank === 0) return Tensor.asVector(this, 'gather', dim, index.shape, [index], (x, [i]) => Tensor.run(x.backend, 'gather', [x, i!], { dim: 0 })[0]!) as Tensor<B, K>;
     return Tensor.run(this.backend, 'gather', [this, index], { dim: normDim('gather', dim, this.rank, this.shape) })[0] as Tensor<B, K>;
   }
   /** torch.scatter_add (out of place): out = this; out[index[i][j]][j] += values[i][j] for dim 0. */
   scatterAdd(this: Accepting<B, 'scatterAdd'>, dim: number, index: Tensor<B, 'int'>, values: Tensor<B, K>): Tensor<B, K> {
     checkTensor('scatterAdd', 'the index', index);
     checkTensor('scatterAdd', 'the values', values);
+    if (this.rank === 0) return Tensor.asVector(this, 'scatterAdd', dim, [], [index, values], (x, [i, v]) => Tensor.run(x.backend, 'scatterAdd', [x, i!, v!], { dim: 0 })[0]!) as Tensor<B, K>;
     return Tensor.run(this.backend, 'scatterAdd', [this, index, values], { dim: normDim('scatterAdd', dim, this.rank, this.shape) })[0] as Tensor<B, K>;
   }
   /** torch.index_select: picks the entries `indices` (1-D int32) along `dim`. */
   indexSelect(dim: number, indices: Tensor<B, 'int'>): Tensor<B, K> {
     checkTensor('indexSelect', 'the indices', indices);
+    if (this.rank === 0) throw new ShapeError('indexSelect needs a tensor of rank 1 or more', { op: 'indexSelect', shapes: [this.shape], hint: 'reshape([1]) it first' });
     return Tensor.run(this.backend, 'indexSelect', [this, indices], { dim: normDim('indexSelect', dim, this.rank, this.shape) })[0] as Tensor<B, K>;
+  }
+
+  /**
+   * An op on a rank-0 tensor run on its rank-1 view: `dim` must be 0 or -1, rank-0 operands are
+   * viewed as [1] too, and the result is reshaped to `shape` (gather: the index's; scatterAdd: rank 0).
+   */
+  private static asVector<B extends Backend>(self: Tensor<B, Kind>, op: string, dim: number, shape: readonly number[], operands: ReadonlyArray<Tensor<B, Kind>>, fn: (x: Tensor<B, Kind>, operands: Array<Tensor<B, Kind>>) => Tensor<B, Kind>): Tensor<B, Kind> {
+    normDim(op, dim, 0, self.shape);
+    const lifted: Array<Tensor<B, Kind>> = [];
+    try {
+      const x = self.reshape([1]);
+      lifted.push(x);
+      const rest = operands.map((t) => {
+        if (t.rank !== 0) return t;
+        const v = t.reshape([1]);
+        lifted.push(v);
+        return v;
+      });
+      const out = fn(x, rest);
+      if (out.rank === shape.length) return out;
+      try {
+        return out.reshape([...shape]);
+      } finally {
+        out.dispose();
+      }
+    } finally {
+      for (const t of lifted) t.dispose();
+    }
   }
 
   // ---- joining --------------------------------------------------------------------------
@@ -1081,6 +1117,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     for (const t of tensors) {
       if (t.rank !== first.rank) throw new ShapeError('cat needs tensors of one rank', { op: 'cat', shapes: tensors.map((x) => x.shape) });
     }
+    if (first.rank === 0) throw new ShapeError('rank-0 tensors cannot be concatenated', { op: 'cat', shapes: tensors.map((x) => x.shape), hint: 'use Tensor.stack, or reshape([1]) each first' });
     const d = normDim('cat', dim, first.rank, first.shape);
     return Tensor.run(first.backend, 'cat', tensors, { dim: d })[0] as Tensor<B, K>;
   }
