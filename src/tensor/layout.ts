@@ -5,6 +5,7 @@
 import type { Backend } from '../backends/backend.js';
 import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import type { DType, Kind, KindOf } from '../ir/dtype.js';
+import { checkDType } from '../ir/validate.js';
 import { fromData, full } from './creation.js';
 import type { Tensor } from './tensor.js';
 
@@ -87,7 +88,7 @@ function padIndexed<B extends Backend, K extends Kind>(x: Tensor<B, K>, perDim: 
 export function oneHot<B extends Backend, D extends DType = 'int32'>(indices: Tensor<B, 'int'>, numClasses: number, dtype?: D): Tensor<B, KindOf<D>> {
   if (indices.dtype !== 'int32') throw new DTypeError('indices must be int32', { op: 'oneHot', dtypes: [indices.dtype], hint: 'cast with .cast("int32")' });
   if (!Number.isInteger(numClasses) || numClasses <= 0) throw new ArgumentError(`numClasses must be a positive integer, got ${numClasses}`, { op: 'oneHot' });
-  const dt: DType = dtype ?? 'int32';
+  const dt: DType = dtype === undefined ? 'int32' : checkDType('oneHot', dtype);
   if (dt === 'bool') throw new DTypeError('oneHot makes int32, float32 or float16 tensors', { op: 'oneHot', dtypes: [dt], hint: 'compare the result with 1 for a mask' });
   const shape = indices.shape;
   // The intermediates go whatever throws (a disposed `indices`, a size past the limit).

@@ -42,10 +42,10 @@ function squeezeOwned<B extends Backend, K extends Kind>(t: Tensor<B, K>, dims: 
 }
 
 /** The covered dims and checked options of var / std. */
-export function varianceArgs(shape: readonly number[], dim: Dims, options: VarOptions): { dims: number[]; correction: number; keepDims: boolean } {
+export function varianceArgs(shape: readonly number[], dim: Dims, options: VarOptions, op: 'var' | 'std' = 'var'): { dims: number[]; correction: number; keepDims: boolean } {
   const correction = options.correction ?? 1;
-  if (!Number.isFinite(correction)) throw new ArgumentError(`correction must be a finite number, got ${correction}`, { op: 'var' });
-  return { dims: coveredDims('var', dim, shape), correction, keepDims: options.keepDims ?? false };
+  if (!Number.isFinite(correction)) throw new ArgumentError(`correction must be a finite number, got ${correction}`, { op });
+  return { dims: coveredDims(op, dim, shape), correction, keepDims: options.keepDims ?? false };
 }
 
 export function logsumexp<B extends Backend>(x: Tensor<B, 'float'>, dim: Dims, keepDims: boolean): Tensor<B, 'float'> {

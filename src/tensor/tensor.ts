@@ -733,10 +733,14 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** Variance over `dim` (all when omitted) with Bessel's `correction` (default 1, torch.var); divides by max(0, n - correction). */
   var(this: Tensor<B, 'float'>, dim?: Dims, options: VarOptions = {}): Tensor<B, 'float'> {
-    const o = checkOptions('var', options);
-    if (o['correction'] !== undefined) checkNumber('var', 'correction', o['correction'], true);
-    if (o['keepDims'] !== undefined) checkBoolean('var', 'keepDims', o['keepDims']);
-    const { dims, correction, keepDims } = varianceArgs(this.shape, dim, options);
+    return this.variance('var', dim, options);
+  }
+  /** var() for `op` (var or std): its argument errors name the function called. */
+  private variance(this: Tensor<B, 'float'>, op: 'var' | 'std', dim: Dims | undefined, options: VarOptions): Tensor<B, 'float'> {
+    const o = checkOptions(op, options);
+    if (o['correction'] !== undefined) checkNumber(op, 'correction', o['correction'], true);
+    if (o['keepDims'] !== undefined) checkBoolean(op, 'keepDims', o['keepDims']);
+    const { dims, correction, keepDims } = varianceArgs(this.shape, dim, options, op);
     if (dims.length === this.rank) return this.un('var', { dim: null, keepDims, correction });
     if (dims.length === 1) return this.un('var', { dim: dims[0]!, keepDims, correction });
     // Several dims: moved last and merged (a view when the layout allows), then one kernel.
@@ -761,7 +765,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** Standard deviation: the square root of var() with the same options. */
   std(this: Tensor<B, 'float'>, dim?: Dims, options: VarOptions = {}): Tensor<B, 'float'> {
-    const v = this.var(dim, options);
+    const v = this.variance('std', dim, options);
     const out = v.sqrt();
     v.dispose();
     return out;
@@ -866,6 +870,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   /** Sorted values and their positions along `dim` (torch.sort, stable). */
   sort(dim = -1, descending = false): { values: Tensor<B, K>; indices: Tensor<B, 'int'> } {
     checkBoolean('sort', 'descending', descending);
+    normDim('sort', dim, this.rank, this.shape);
     return sortWithIndices(this, dim, descending);
   }
   /** The k largest (or smallest) elements along `dim`, sorted, with their positions (torch.topk; NaN counts as the largest). */
@@ -970,6 +975,8 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   swapDims(a: number, b: number): Tensor<B, K> {
     const x = normDim('swapDims', a, this.rank, this.shape);
     const y = normDim('swapDims', b, this.rank, this.shape);
+    // Rank 0 (dims 0 or -1, as torch): nothing to swap, a view of the same value.
+    if (this.rank === 0) return this.un('reshape', { shape: [] });
     const dims = this.shape.map((_, i) => i);
     dims[x] = y;
     dims[y] = x;
