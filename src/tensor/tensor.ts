@@ -870,7 +870,6 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   /** Sorted values and their positions along `dim` (torch.sort, stable). */
   sort(dim = -1, descending = false): { values: Tensor<B, K>; indices: Tensor<B, 'int'> } {
     checkBoolean('sort', 'descending', descending);
-    normDim('sort', dim, this.rank, this.shape);
     return sortWithIndices(this, dim, descending);
   }
   /** The k largest (or smallest) elements along `dim`, sorted, with their positions (torch.topk; NaN counts as the largest). */
