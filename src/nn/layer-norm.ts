@@ -3,7 +3,9 @@ import type { Backend } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import { tidy } from '../memory/tidy.js';
 import { ones, zeros } from '../tensor/creation.js';
-import type { Tensor } from '../tensor/tensor.js';
+import { Tensor } from '../tensor/tensor.js';
+import { ArgumentError, ShapeError } from '../errors.js';
+import { show } from '../ir/validate.js';
 import { Module, type TorchKey } from './module.js';
 import { Param } from './param.js';
 
@@ -23,6 +25,11 @@ export class LayerNorm<B extends Backend = Backend> extends Module<B> {
   }
 
   forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    // The last dim must be the one normalised (broadcasting would otherwise hide a wrong size).
+    if (!(x instanceof Tensor)) throw new ArgumentError(`the input must be a tensor, got ${show(x)}`, { op: 'LayerNorm' });
+    if (x.rank === 0 || x.shape[x.rank - 1] !== this.dim) {
+      throw new ShapeError(`the input's last dim must be ${this.dim} (the normalized shape)`, { op: 'LayerNorm', shapes: [x.shape, [this.dim]] });
+    }
     return tidy(() => {
       const centred = x.sub(x.mean(-1, true));
       // The biased variance, as PyTorch's layer_norm.

@@ -144,8 +144,13 @@ export function binaryCrossEntropy<B extends Backend>(probs: F<B>, target: F<B>,
   const op = 'binaryCrossEntropy';
   checkSame(op, probs, target);
   return tidy(() => {
-    const logP = probs.log().clampMin(-100);
-    const log1mP = probs.neg().log1p().clampMin(-100);
+    // log clamped at -100 as torch; at p = 0 or 1 exactly the clamped side is the constant -100
+    // through `where`, whose other branch reads a safe value: the gradient stays finite there
+    // (log's 1/0 times the clamp's 0 was NaN, and one NaN spread to every parameter).
+    const pos = probs.greater(0);
+    const belowOne = probs.lower(1);
+    const logP = probs.where(pos, 1).log().clampMin(-100).where(pos, -100);
+    const log1mP = probs.where(belowOne, 0).neg().log1p().clampMin(-100).where(belowOne, -100);
     let losses = target.mul(logP).add(target.neg().add(1).mul(log1mP)).neg();
     if (options.weight) losses = losses.mul(options.weight);
     return reduce(op, losses, options.reduction);
@@ -160,8 +165,9 @@ export function binaryCrossEntropyWithLogits<B extends Backend>(logits: F<B>, ta
   const op = 'binaryCrossEntropyWithLogits';
   checkSame(op, logits, target);
   return tidy(() => {
-    // log(1 + exp(-x)) computed as log1p(exp(-|x|)) + max(-x, 0)
-    const softplusNeg = logits.abs().neg().exp().log1p().add(logits.neg().relu());
+    // log(1 + exp(-x)) as softplus(-x): stable, and its gradient, -sigmoid(-x), is right at x = 0
+    // (log1p(exp(-|x|)) + relu(-x) had abs' and relu's gradient 0 there).
+    const softplusNeg = logits.neg().softplus();
     const scale = options.posWeight ? options.posWeight.sub(1).mul(target).add(1) : undefined;
     let losses = target.neg().add(1).mul(logits).add(scale ? scale.mul(softplusNeg) : softplusNeg);
     if (options.weight) losses = losses.mul(options.weight);

@@ -70,16 +70,15 @@ export abstract class Module<B extends Backend = Backend> {
     return out;
   }
 
+  /** Each parameter once (a tied or shared one is listed where it first appears), as torch's parameters(). */
   params(): Array<Param<B>> {
-    return this.namedParams().map(([, p]) => p);
+    return [...new Set(this.namedParams().map(([, p]) => p))];
   }
 
-  /** The number of scalar parameters (buffers such as running statistics not counted). */
+  /** The number of scalar parameters, each counted once (buffers such as running statistics not counted). */
   numParams(): number {
     let n = 0;
-    this.visit((p) => {
-      if (!(p instanceof Buffer)) n += p.value.size;
-    });
+    for (const p of this.params()) if (!(p instanceof Buffer)) n += p.value.size;
     return n;
   }
 

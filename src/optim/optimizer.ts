@@ -4,10 +4,11 @@
  * device, and state that can be saved and restored as plain data.
  */
 import { noGrad } from '../autodiff/grad-mode.js';
+import { ArgumentError } from '../errors.js';
 import type { Backend } from '../backends/backend.js';
 import { keep, tidy } from '../memory/tidy.js';
 import type { Module } from '../nn/module.js';
-import type { ParamId } from '../nn/param.js';
+import type { Param, ParamId } from '../nn/param.js';
 import { ownedFloat32, type TensorRecord } from '../nn/record.js';
 import { fromData } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
@@ -61,10 +62,13 @@ export abstract class Optimizer<B extends Backend = Backend> {
     const lr = rate === undefined ? this.lr : typeof rate === 'number' ? rate : rate.next(this.lr);
     this.lastLr = lr;
     if (this.options.clipNorm !== undefined && options.clip !== false) clipGradNorm(grads, this.options.clipNorm)?.dispose();
+    // A parameter that appears in several places (tied weights, a module used twice) is stepped once.
+    const seen = new Set<Param<B>>();
     noGrad(() =>
       module.visit((p) => {
         const g = grads.get(p.id);
-        if (!p.trainable || !g) return;
+        if (!p.trainable || !g || seen.has(p)) return;
+        seen.add(p);
         let state = this.states.get(p.id);
         if (!state) this.states.set(p.id, (state = { step: 0, tensors: new Map() }));
         state.step++;
@@ -114,7 +118,7 @@ export abstract class Optimizer<B extends Backend = Backend> {
 
   /** Restores saved state for the parameters of `module` (each on its parameter's device). */
   loadState(record: OptimizerRecord, module: Module<B>): void {
-    if (record.kind !== this.kind) throw new Error(`optimizer state of kind '${record.kind}' cannot load into ${this.kind}`);
+    if (record.kind !== this.kind) throw new ArgumentError(`optimizer state of kind '${record.kind}' cannot load into ${this.kind}`, { op: 'loadState', hint: `load it into a ${record.kind} optimizer` });
     this.clear();
     module.visit((p) => {
       const r = record.params[p.id];

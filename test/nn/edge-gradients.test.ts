@@ -1,0 +1,112 @@
+/**
+ * Gradients and updates at edges, against float64 references from PyTorch's formulas: the
+ * binary cross-entropies at a logit of exactly 0 and at probabilities of exactly 0 and 1; a
+ * parameter tied into two places is stepped once and counted once; LayerNorm refuses an input
+ * whose last dim is not its own; optimizer state of another kind is a typed error.
+ */
+import { afterAll, describe, expect, test } from 'vitest';
+import { Autodiff } from '../../src/autodiff/autodiff.js';
+import { Cpu } from '../../src/backends/cpu/backend.js';
+import { ArgumentError, ShapeError } from '../../src/errors.js';
+import * as nn from '../../src/nn/index.js';
+import { Adam, ParamGrads, SGD } from '../../src/optim/index.js';
+import { fromData } from '../../src/tensor/creation.js';
+import type { Tensor } from '../../src/tensor/tensor.js';
+
+const ad = new Autodiff(new Cpu({ threads: 0 }));
+afterAll(() => ad.close());
+
+async function values(t: Tensor<typeof ad> | undefined): Promise<number[]> {
+  if (!t) throw new Error('no gradient');
+  return Array.from((await t.toData()).values);
+}
+
+const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
+
+describe('binary cross-entropy gradients', () => {
+  test('with logits: sigmoid(x) - y everywhere, a logit of exactly 0 included', async () => {
+    const xs = [0, 0, -0, 1e-3, -2.5, 30, -30];
+    const ys = [1, 0, 0.3, 1, 0, 1, 1];
+    const x = fromData(ad, xs).requireGrad();
+    const grads = nn.binaryCrossEntropyWithLogits(x, fromData(ad, ys), { reduction: 'sum' }).backward();
+    const got = await values(x.grad(grads));
+    xs.forEach((v, i) => expect(got[i]!, `x = ${v}, y = ${ys[i]}`).toBeCloseTo(sigmoid(v) - ys[i]!, 6));
+    // With posWeight w: d/dx = (1 - y) sigmoid(x) - w y sigmoid(-x).
+    const w = 3;
+    const x2 = fromData(ad, [0, 2]).requireGrad();
+    const g2 = nn.binaryCrossEntropyWithLogits(x2, fromData(ad, [1, 0.5]), { reduction: 'sum', posWeight: fromData(ad, [w]) }).backward();
+    const got2 = await values(x2.grad(g2));
+    [0, 2].forEach((v, i) => {
+      const y = [1, 0.5][i]!;
+      expect(got2[i]!).toBeCloseTo((1 - y) * sigmoid(v) - w * y * sigmoid(-v), 6);
+    });
+    // The values stay right at large |x|: softplus(-x) + (1 - y) x.
+    const big = nn.binaryCrossEntropyWithLogits(fromData(ad, [1e4, -1e4]), fromData(ad, [0, 0]), { reduction: 'none' });
+    expect(await values(big)).toEqual([1e4, 0]);
+  });
+
+  test('on probabilities: finite at p = 0 and 1 exactly, (p - y) / (p (1 - p)) inside', async () => {
+    const z = fromData(ad, [20, -20, 5, -1]).requireGrad(); // sigmoid(20) is 1 and sigmoid(-20) 2e-9 in float32
+    const ys = [1, 0, 1, 0.25];
+    const p = z.sigmoid();
+    const grads = nn.binaryCrossEntropy(p, fromData(ad, ys), { reduction: 'sum' }).backward();
+    const got = await values(z.grad(grads));
+    expect(got.every(Number.isFinite)).toBe(true);
+    // d/dz = (p - y) through the sigmoid, where p is inside (0, 1) in float32.
+    [5, -1].forEach((v, k) => expect(got[k + 2]!).toBeCloseTo(sigmoid(v) - ys[k + 2]!, 5));
+    const q = fromData(ad, [0, 1, 0.5]).requireGrad();
+    const gq = nn.binaryCrossEntropy(q, fromData(ad, [1, 0, 0.5]), { reduction: 'sum' }).backward();
+    const gotQ = await values(q.grad(gq));
+    expect(gotQ.every(Number.isFinite)).toBe(true);
+    expect(gotQ[2]!).toBeCloseTo(0, 6);
+    // The loss there is torch's: log clamped at -100.
+    expect(await values(nn.binaryCrossEntropy(fromData(ad, [0, 1]), fromData(ad, [1, 0]), { reduction: 'none' }))).toEqual([100, 100]);
+  });
+});
+
+describe('a parameter in two places', () => {
+  class Tied extends nn.Module<typeof ad> {
+    readonly emb = new nn.Param(fromData(ad, [1, 2, 3]));
+    readonly out = this.emb;
+  }
+
+  test('is stepped once and counted once', async () => {
+    const m = new Tied();
+    expect(m.params()).toHaveLength(1);
+    expect(m.numParams()).toBe(3);
+    const loss = m.emb.value.sum();
+    const grads = ParamGrads.from(loss.backward(), m);
+    new SGD<typeof ad>({ lr: 0.1 }).step(m, grads);
+    const got = await values(m.emb.value);
+    [0.9, 1.9, 2.9].forEach((v, i) => expect(got[i]!).toBeCloseTo(v, 6));
+  });
+
+  test('a Linear used twice in a Sequential: one update with the summed gradient', async () => {
+    const lin = new nn.Linear(ad, 2, 2);
+    const model = new nn.Sequential<typeof ad>(lin, new nn.Relu(), lin);
+    expect(model.params()).toHaveLength(2);
+    expect(model.numParams()).toBe(6);
+    const w0 = await values(lin.weight.value);
+    const loss = model.forward(fromData(ad, [[1, 2]])).sum();
+    const grads = ParamGrads.from(loss.backward(), model);
+    const g = await values(grads.get(lin.weight.id));
+    new SGD<typeof ad>({ lr: 0.5 }).step(model, grads);
+    const w1 = await values(lin.weight.value);
+    w0.forEach((v, i) => expect(w1[i]!).toBeCloseTo(v - 0.5 * g[i]!, 6));
+  });
+});
+
+test('LayerNorm refuses an input whose last dim is not its size', () => {
+  const ln = new nn.LayerNorm(ad, 5);
+  expect(() => ln.forward(fromData(ad, [[1, 2]]).transpose())).toThrow(ShapeError);
+  expect(() => ln.forward(fromData(ad, [[1, 2, 3]]))).toThrow(/LayerNorm: the input's last dim must be 5/);
+  expect(() => new nn.LayerNorm(ad, 1).forward(fromData(ad, [[1, 2, 3]]))).toThrow(ShapeError);
+});
+
+test('optimizer state of another kind is an ArgumentError naming both', async () => {
+  const m = new nn.Linear(ad, 2, 2);
+  const state = await new SGD<typeof ad>({ lr: 0.1 }).state();
+  const adam = new Adam<typeof ad>({ lr: 0.1 });
+  expect(() => adam.loadState(state, m)).toThrow(ArgumentError);
+  expect(() => adam.loadState(state, m)).toThrow(new RegExp(`optimizer state of kind '${state.kind}' cannot load into ${adam.kind}`));
+});
