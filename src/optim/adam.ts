@@ -5,7 +5,8 @@
 import type { Backend } from '../backends/backend.js';
 import { full } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
+import { ArgumentError } from '../errors.js';
+import { checkSetting, Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
 
 export interface AdamOptions extends OptimizerOptions {
   /** Default 1e-3. */
@@ -34,10 +35,14 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
   protected readonly decoupled: boolean = false;
 
   constructor(options: AdamOptions = {}, defaultWeightDecay = 0) {
-    super(options.lr ?? 1e-3, options);
-    [this.beta1, this.beta2] = options.betas ?? [0.9, 0.999];
-    this.eps = options.eps ?? 1e-8;
-    this.weightDecay = options.weightDecay ?? defaultWeightDecay;
+    super(options?.lr ?? 1e-3, options);
+    const op = new.target.name;
+    const betas: unknown = options.betas ?? [0.9, 0.999];
+    if (!Array.isArray(betas) || betas.length !== 2) throw new ArgumentError(`betas must be two numbers in [0, 1), got ${String(betas)}`, { op });
+    this.beta1 = checkSetting(op, 'betas[0]', betas[0], (v) => v >= 0 && v < 1, 'a number in [0, 1)');
+    this.beta2 = checkSetting(op, 'betas[1]', betas[1], (v) => v >= 0 && v < 1, 'a number in [0, 1)');
+    this.eps = checkSetting(op, 'eps', options.eps ?? 1e-8, (v) => v >= 0, 'a finite number >= 0');
+    this.weightDecay = checkSetting(op, 'weightDecay', options.weightDecay ?? defaultWeightDecay, (v) => v >= 0, 'a finite number >= 0');
     this.capturable = options.capturable ?? false;
   }
 

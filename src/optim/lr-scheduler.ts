@@ -40,6 +40,11 @@ export abstract class LrScheduler {
   }
 }
 
+/** Untyped callers: a scheduler's options object must be there. */
+function needOptions(op: string, options: unknown): void {
+  if (typeof options !== 'object' || options === null) throw new ArgumentError(`options must be an object, got ${options === null ? 'null' : typeof options}`, { op });
+}
+
 function positive(op: string, name: string, v: number): void {
   if (!Number.isInteger(v) || v < 1) throw new ArgumentError(`${name} must be a positive integer, got ${v}`, { op });
 }
@@ -51,6 +56,7 @@ export class StepLR extends LrScheduler {
   readonly gamma: number;
   constructor(options: { stepSize: number; gamma?: number }) {
     super();
+    needOptions('StepLR', options);
     positive('StepLR', 'stepSize', options.stepSize);
     this.stepSize = options.stepSize;
     this.gamma = options.gamma ?? 0.1;
@@ -63,8 +69,13 @@ export class StepLR extends LrScheduler {
 /** base * gamma^step (torch ExponentialLR). */
 export class ExponentialLR extends LrScheduler {
   readonly kind = 'exponential';
-  constructor(readonly gamma: number) {
+  readonly gamma: number;
+  /** `new ExponentialLR(0.9)`, or `{ gamma: 0.9 }` as the other schedulers take their options. */
+  constructor(gamma: number | { gamma: number }) {
     super();
+    const g: unknown = typeof gamma === 'object' && gamma !== null ? gamma.gamma : gamma;
+    if (typeof g !== 'number' || !Number.isFinite(g) || g <= 0) throw new ArgumentError(`gamma must be a finite number > 0, got ${String(g)}`, { op: 'ExponentialLR' });
+    this.gamma = g;
   }
   rateAt(step: number, base: number): number {
     return base * this.gamma ** step;
@@ -79,6 +90,7 @@ export class LinearLR extends LrScheduler {
   readonly totalSteps: number;
   constructor(options: { totalSteps: number; startFactor?: number; endFactor?: number }) {
     super();
+    needOptions('LinearLR', options);
     positive('LinearLR', 'totalSteps', options.totalSteps);
     this.totalSteps = options.totalSteps;
     this.startFactor = options.startFactor ?? 1;
@@ -102,6 +114,7 @@ export class CosineLR extends LrScheduler {
   readonly minLr: number;
   constructor(options: { totalSteps: number; warmupSteps?: number; minLr?: number }) {
     super();
+    needOptions('CosineLR', options);
     positive('CosineLR', 'totalSteps', options.totalSteps);
     this.totalSteps = options.totalSteps;
     this.warmupSteps = options.warmupSteps ?? 0;
@@ -132,7 +145,9 @@ export class OneCycleLR extends LrScheduler {
   readonly anneal: 'cos' | 'linear';
   constructor(options: { maxLr: number; totalSteps: number; pctStart?: number; divFactor?: number; finalDivFactor?: number; anneal?: 'cos' | 'linear' }) {
     super();
+    needOptions('OneCycleLR', options);
     positive('OneCycleLR', 'totalSteps', options.totalSteps);
+    if (typeof options.maxLr !== 'number' || !Number.isFinite(options.maxLr) || options.maxLr <= 0) throw new ArgumentError(`maxLr must be a finite number > 0, got ${String(options.maxLr)}`, { op: 'OneCycleLR' });
     this.maxLr = options.maxLr;
     this.totalSteps = options.totalSteps;
     this.pctStart = options.pctStart ?? 0.3;

@@ -4,7 +4,8 @@
  * device, and state that can be saved and restored as plain data.
  */
 import { noGrad } from '../autodiff/grad-mode.js';
-import { ArgumentError } from '../errors.js';
+import { ArgumentError, ShapeError } from '../errors.js';
+import { show } from '../ir/validate.js';
 import type { Backend } from '../backends/backend.js';
 import { keep, tidy } from '../memory/tidy.js';
 import type { Module } from '../nn/module.js';
@@ -44,7 +45,12 @@ export abstract class Optimizer<B extends Backend = Backend> {
     /** The base learning rate: the rate of every step without a schedule, and a schedule's base. */
     public lr: number,
     readonly options: OptimizerOptions = {},
-  ) {}
+  ) {
+    // Untyped callers and bad settings fail here, named, not as NaN weights steps later (torch raises too).
+    const op = new.target.name;
+    if (typeof options !== 'object' || options === null) throw new ArgumentError(`options must be an object, got ${show(options)}`, { op });
+    checkSetting(op, 'lr', lr, (v) => v >= 0, 'a finite number >= 0');
+  }
 
   /** The new value of one parameter; `state` holds what earlier steps left (see setState). */
   protected abstract update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'>;
@@ -59,6 +65,7 @@ export abstract class Optimizer<B extends Backend = Backend> {
    * gradients than these).
    */
   step(module: Module<B>, grads: ParamGrads<B>, rate: number | LrScheduler | undefined = this.options.scheduler, options: { clip?: boolean } = {}): Module<B> {
+    if (typeof rate === 'number') checkSetting('step', 'the learning rate', rate, (v) => v >= 0, 'a finite number >= 0');
     const lr = rate === undefined ? this.lr : typeof rate === 'number' ? rate : rate.next(this.lr);
     this.lastLr = lr;
     if (this.options.clipNorm !== undefined && options.clip !== false) clipGradNorm(grads, this.options.clipNorm)?.dispose();
@@ -69,6 +76,10 @@ export abstract class Optimizer<B extends Backend = Backend> {
         const g = grads.get(p.id);
         if (!p.trainable || !g || seen.has(p)) return;
         seen.add(p);
+        // Broadcasting would reshape the parameter to the gradient's shape, silently.
+        if (g.shape.length !== p.value.shape.length || g.shape.some((d, i) => d !== p.value.shape[i])) {
+          throw new ShapeError(`the gradient of parameter ${p.id} has another shape than the parameter`, { op: 'Optimizer.step', shapes: [p.value.shape, g.shape], hint: 'ParamGrads.from(loss.backward(), model) pairs each parameter with its own gradient' });
+        }
         let state = this.states.get(p.id);
         if (!state) this.states.set(p.id, (state = { step: 0, tensors: new Map() }));
         state.step++;
@@ -119,6 +130,16 @@ export abstract class Optimizer<B extends Backend = Backend> {
   /** Restores saved state for the parameters of `module` (each on its parameter's device). */
   loadState(record: OptimizerRecord, module: Module<B>): void {
     if (record.kind !== this.kind) throw new ArgumentError(`optimizer state of kind '${record.kind}' cannot load into ${this.kind}`, { op: 'loadState', hint: `load it into a ${record.kind} optimizer` });
+    const stored = Object.keys(record.params).length;
+    let ids = 0;
+    module.visit((p) => {
+      if (record.params[p.id]) ids++;
+    });
+    // State that belongs to no parameter here would load as nothing, and training would restart
+    // its moments silently (ParamIds come with the module's record, not with a rebuilt model).
+    if (stored > 0 && ids === 0) {
+      throw new ArgumentError(`none of the ${stored} parameter states belongs to this module (no ParamId matches)`, { op: 'loadState', hint: "load the module from the record saved with this state (its ParamIds), e.g. model.fromRecord(...) before opt.loadState(...)" });
+    }
     this.clear();
     module.visit((p) => {
       const r = record.params[p.id];
@@ -136,4 +157,10 @@ export abstract class Optimizer<B extends Backend = Backend> {
     for (const s of this.states.values()) for (const t of s.tensors.values()) t.dispose();
     this.states.clear();
   }
+}
+
+/** A numeric optimizer setting: a finite number that `ok` accepts, else an ArgumentError naming it. */
+export function checkSetting(op: string, name: string, v: unknown, ok: (v: number) => boolean, what: string): number {
+  if (typeof v !== 'number' || !Number.isFinite(v) || !ok(v)) throw new ArgumentError(`${name} must be ${what}, got ${show(v)}`, { op });
+  return v;
 }

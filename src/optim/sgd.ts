@@ -1,7 +1,8 @@
 /** SGD with momentum, dampening, Nesterov and L2 weight decay, as torch.optim.SGD. */
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
+import { ArgumentError } from '../errors.js';
+import { checkSetting, Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
 
 export interface SGDOptions extends OptimizerOptions {
   lr: number;
@@ -19,11 +20,13 @@ export class SGD<B extends Backend = Backend> extends Optimizer<B> {
   readonly nesterov: boolean;
 
   constructor(options: SGDOptions) {
-    super(options.lr, options);
-    this.momentum = options.momentum ?? 0;
-    this.dampening = options.dampening ?? 0;
-    this.weightDecay = options.weightDecay ?? 0;
+    super(options?.lr, options);
+    this.momentum = checkSetting('SGD', 'momentum', options.momentum ?? 0, (v) => v >= 0, 'a finite number >= 0');
+    this.dampening = checkSetting('SGD', 'dampening', options.dampening ?? 0, () => true, 'a finite number');
+    this.weightDecay = checkSetting('SGD', 'weightDecay', options.weightDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
     this.nesterov = options.nesterov ?? false;
+    if (typeof this.nesterov !== 'boolean') throw new ArgumentError(`nesterov must be true or false, got ${String(this.nesterov)}`, { op: 'SGD' });
+    if (this.nesterov && (this.momentum <= 0 || this.dampening !== 0)) throw new ArgumentError('Nesterov momentum needs momentum > 0 and dampening 0', { op: 'SGD' });
   }
 
   protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'> {

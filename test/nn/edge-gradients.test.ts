@@ -9,6 +9,7 @@ import { Autodiff } from '../../src/autodiff/autodiff.js';
 import { Cpu } from '../../src/backends/cpu/backend.js';
 import { ArgumentError, ShapeError } from '../../src/errors.js';
 import * as nn from '../../src/nn/index.js';
+import * as optim from '../../src/optim/index.js';
 import { Adam, ParamGrads, SGD } from '../../src/optim/index.js';
 import { fromData } from '../../src/tensor/creation.js';
 import type { Tensor } from '../../src/tensor/tensor.js';
@@ -109,4 +110,53 @@ test('optimizer state of another kind is an ArgumentError naming both', async ()
   const adam = new Adam<typeof ad>({ lr: 0.1 });
   expect(() => adam.loadState(state, m)).toThrow(ArgumentError);
   expect(() => adam.loadState(state, m)).toThrow(new RegExp(`optimizer state of kind '${state.kind}' cannot load into ${adam.kind}`));
+});
+
+/** Calls a constructor the way untyped JavaScript may: the arguments go through `unknown` on purpose. */
+function construct(ctor: unknown, ...args: unknown[]): unknown {
+  if (typeof ctor !== 'function') throw new Error('not a constructor');
+  return Reflect.construct(ctor, args);
+}
+
+test('bad optimizer and scheduler settings are ArgumentErrors naming the setting', () => {
+  const cases: Array<[unknown, unknown[], RegExp]> = [
+    [SGD, [], /^SGD: lr must be a finite number >= 0, got undefined/],
+    [SGD, [null], /^SGD: options must be an object/],
+    [SGD, [{ lr: -1 }], /^SGD: lr must be/],
+    [SGD, [{ lr: Number.NaN }], /^SGD: lr must be/],
+    [SGD, [{ lr: 0.1, momentum: -0.5 }], /^SGD: momentum must be/],
+    [SGD, [{ lr: 0.1, nesterov: true }], /^SGD: Nesterov momentum needs momentum > 0 and dampening 0/],
+    [Adam, [{ betas: [1.5, 0.9] }], /^Adam: betas\[0\] must be a number in \[0, 1\)/],
+    [Adam, [{ eps: -1 }], /^Adam: eps must be/],
+    [optim.ExponentialLR, [0], /^ExponentialLR: gamma must be a finite number > 0/],
+    [optim.CosineLR, [], /^CosineLR: options must be an object/],
+    [optim.OneCycleLR, [{ totalSteps: 10 }], /^OneCycleLR: maxLr must be a finite number > 0/],
+  ];
+  for (const [ctor, args, message] of cases) {
+    expect(() => construct(ctor, ...args), `${String((ctor as { name?: string }).name)}(${JSON.stringify(args)})`).toThrow(ArgumentError);
+    expect(() => construct(ctor, ...args)).toThrow(message);
+  }
+  // The options-object form every other scheduler takes.
+  const lr = new optim.ExponentialLR({ gamma: 0.5 });
+  expect([lr.rateAt(0, 1), lr.rateAt(2, 1)]).toEqual([1, 0.25]);
+});
+
+test('a step with a gradient of another shape is a ShapeError (it would reshape the parameter)', async () => {
+  const m = new nn.Linear(ad, 2, 1);
+  const grads = new ParamGrads<typeof ad>();
+  grads.set(m.bias!.id, fromData(ad, [[1]]));
+  expect(() => new SGD<typeof ad>({ lr: 0.1 }).step(m, grads)).toThrow(/Optimizer.step: the gradient of parameter .* has another shape than the parameter; shapes: \[1\], \[1, 1\]/);
+  expect(m.bias!.value.shape).toEqual([1]);
+});
+
+test('optimizer state whose ParamIds match no parameter is an ArgumentError, not a silent restart', async () => {
+  const a = new nn.Linear(ad, 2, 2);
+  const opt = new Adam<typeof ad>({ lr: 0.1 });
+  const loss = a.forward(fromData(ad, [[1, 2]])).sum();
+  opt.step(a, ParamGrads.from(loss.backward(), a));
+  const state = await opt.state();
+  const rebuilt = new nn.Linear(ad, 2, 2); // fresh ParamIds
+  expect(() => new Adam<typeof ad>({ lr: 0.1 }).loadState(state, rebuilt)).toThrow(/loadState: none of the 2 parameter states belongs to this module/);
+  rebuilt.fromRecord(await a.toRecord());
+  expect(() => new Adam<typeof ad>({ lr: 0.1 }).loadState(state, rebuilt)).not.toThrow();
 });
