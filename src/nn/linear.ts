@@ -5,6 +5,7 @@
 import type { Backend } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import type { Tensor } from '../tensor/tensor.js';
+import { checkTensors } from './check.js';
 import { kaimingUniform, uniform } from './init.js';
 import { Module, type TorchKey } from './module.js';
 import { Param } from './param.js';
@@ -33,6 +34,7 @@ export class Linear<B extends Backend = Backend> extends Module<B> {
 
   /** [..., in] -> [..., out]. */
   forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    checkTensors('Linear', { input: x });
     const y = x.matmul(this.weight.value);
     if (!this.bias) return y;
     const out = y.add(this.bias.value);

@@ -129,7 +129,12 @@ export abstract class Module<B extends Backend = Backend> {
 
   /** Loads a record in place (each tensor on its parameter's current device); ids come from the record. */
   fromRecord(record: ModuleRecord, options: { strict?: boolean } = {}): this {
+    if (typeof record !== 'object' || record === null || typeof record.params !== 'object' || record.params === null) {
+      throw new ArgumentError(`the record must be { params: { name: { id, shape, dtype, data } } }, got ${record === null ? 'null' : typeof record}`, { op: 'fromRecord', hint: 'records come from module.toRecord() or safetensorsToRecord()' });
+    }
     const strict = options.strict ?? true;
+    // Everything is checked before anything is set: a record that does not fit leaves the module as it was.
+    const loads: Array<[Param<B>, ModuleRecord['params'][string]]> = [];
     const names = new Set<string>();
     this.visit((p, name) => {
       names.add(name);
@@ -141,13 +146,18 @@ export abstract class Module<B extends Backend = Backend> {
       if (!sameShape(r.shape, p.shape)) {
         throw new ShapeError(`parameter '${name}' has shape [${p.shape.join(', ')}], the record [${r.shape.join(', ')}]`, { op: 'fromRecord', shapes: [p.shape, r.shape] });
       }
-      const v = p.value;
-      p.set(fromData(v.backend, r.data, { shape: r.shape, device: v.device }) as Tensor<B, 'float'>);
-      p.id = r.id;
+      const size = r.shape.reduce((a, d) => a * d, 1);
+      if (r.data?.length !== size) throw new ShapeError(`parameter '${name}' of shape [${r.shape.join(', ')}] holds ${String(r.data?.length)} values in the record`, { op: 'fromRecord', shapes: [r.shape] });
+      loads.push([p, r]);
     });
     const extra = Object.keys(record.params).filter((n) => !names.has(n));
     if (strict && extra.length > 0) {
       throw new ArgumentError(`the record has parameters this module lacks: ${extra.join(', ')}`, { op: 'fromRecord', hint: 'pass { strict: false } to ignore them' });
+    }
+    for (const [p, r] of loads) {
+      const v = p.value;
+      p.set(fromData(v.backend, r.data, { shape: r.shape, device: v.device }) as Tensor<B, 'float'>);
+      p.id = r.id;
     }
     return this;
   }

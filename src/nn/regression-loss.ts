@@ -3,6 +3,7 @@ import type { Backend } from '../backends/backend.js';
 import { ArgumentError, ShapeError } from '../errors.js';
 import { tidy } from '../memory/tidy.js';
 import type { Tensor } from '../tensor/tensor.js';
+import { checkTensors } from './check.js';
 import { reduce, type Reduction } from './reduction.js';
 
 type F<B extends Backend> = Tensor<B, 'float'>;
@@ -14,16 +15,19 @@ function diff<B extends Backend>(op: string, x: F<B>, y: F<B>): F<B> {
 
 /** Mean squared error. */
 export function mseLoss<B extends Backend>(prediction: F<B>, target: F<B>, options: { reduction?: Reduction } = {}): F<B> {
+  checkTensors('mseLoss', { prediction, target });
   return tidy(() => reduce('mseLoss', diff('mseLoss', prediction, target).square(), options.reduction));
 }
 
 /** Mean absolute error. */
 export function l1Loss<B extends Backend>(prediction: F<B>, target: F<B>, options: { reduction?: Reduction } = {}): F<B> {
+  checkTensors('l1Loss', { prediction, target });
   return tidy(() => reduce('l1Loss', diff('l1Loss', prediction, target).abs(), options.reduction));
 }
 
 /** 0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (beta default 1; beta 0 is the L1 loss). */
 export function smoothL1Loss<B extends Backend>(prediction: F<B>, target: F<B>, options: { beta?: number; reduction?: Reduction } = {}): F<B> {
+  checkTensors('smoothL1Loss', { prediction, target });
   const beta = options.beta ?? 1;
   if (!(beta >= 0)) throw new ArgumentError(`beta must be >= 0, got ${beta}`, { op: 'smoothL1Loss' });
   return tidy(() => {
@@ -35,6 +39,7 @@ export function smoothL1Loss<B extends Backend>(prediction: F<B>, target: F<B>, 
 
 /** 0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta) (delta default 1): delta times smoothL1Loss with beta = delta. */
 export function huberLoss<B extends Backend>(prediction: F<B>, target: F<B>, options: { delta?: number; reduction?: Reduction } = {}): F<B> {
+  checkTensors('huberLoss', { prediction, target });
   const delta = options.delta ?? 1;
   if (!(delta > 0)) throw new ArgumentError(`delta must be > 0, got ${delta}`, { op: 'huberLoss' });
   return tidy(() => {
@@ -50,6 +55,7 @@ export function huberLoss<B extends Backend>(prediction: F<B>, target: F<B>, opt
  * every element).
  */
 export function klDiv<B extends Backend>(input: F<B>, target: F<B>, options: { reduction?: Reduction | 'batchmean'; logTarget?: boolean } = {}): F<B> {
+  checkTensors('klDiv', { input, target });
   const op = 'klDiv';
   diff(op, input, target).dispose();
   return tidy(() => {

@@ -49,7 +49,8 @@ export abstract class Optimizer<B extends Backend = Backend> {
     // Untyped callers and bad settings fail here, named, not as NaN weights steps later (torch raises too).
     const op = new.target.name;
     if (typeof options !== 'object' || options === null) throw new ArgumentError(`options must be an object, got ${show(options)}`, { op });
-    checkSetting(op, 'lr', lr, (v) => v >= 0, 'a finite number >= 0');
+    // A negative rate is allowed (gradient ascent); NaN and the infinities are not.
+    checkSetting(op, 'lr', lr, () => true, 'a finite number');
   }
 
   /** The new value of one parameter; `state` holds what earlier steps left (see setState). */
@@ -65,7 +66,7 @@ export abstract class Optimizer<B extends Backend = Backend> {
    * gradients than these).
    */
   step(module: Module<B>, grads: ParamGrads<B>, rate: number | LrScheduler | undefined = this.options.scheduler, options: { clip?: boolean } = {}): Module<B> {
-    if (typeof rate === 'number') checkSetting('step', 'the learning rate', rate, (v) => v >= 0, 'a finite number >= 0');
+    if (typeof rate === 'number') checkSetting('step', 'the learning rate', rate, () => true, 'a finite number');
     const lr = rate === undefined ? this.lr : typeof rate === 'number' ? rate : rate.next(this.lr);
     this.lastLr = lr;
     if (this.options.clipNorm !== undefined && options.clip !== false) clipGradNorm(grads, this.options.clipNorm)?.dispose();

@@ -120,9 +120,9 @@ function construct(ctor: unknown, ...args: unknown[]): unknown {
 
 test('bad optimizer and scheduler settings are ArgumentErrors naming the setting', () => {
   const cases: Array<[unknown, unknown[], RegExp]> = [
-    [SGD, [], /^SGD: lr must be a finite number >= 0, got undefined/],
+    [SGD, [], /^SGD: lr must be a finite number, got undefined/],
     [SGD, [null], /^SGD: options must be an object/],
-    [SGD, [{ lr: -1 }], /^SGD: lr must be/],
+    [SGD, [{ lr: Infinity }], /^SGD: lr must be/],
     [SGD, [{ lr: Number.NaN }], /^SGD: lr must be/],
     [SGD, [{ lr: 0.1, momentum: -0.5 }], /^SGD: momentum must be/],
     [SGD, [{ lr: 0.1, nesterov: true }], /^SGD: Nesterov momentum needs momentum > 0 and dampening 0/],
@@ -159,4 +159,27 @@ test('optimizer state whose ParamIds match no parameter is an ArgumentError, not
   expect(() => new Adam<typeof ad>({ lr: 0.1 }).loadState(state, rebuilt)).toThrow(/loadState: none of the 2 parameter states belongs to this module/);
   rebuilt.fromRecord(await a.toRecord());
   expect(() => new Adam<typeof ad>({ lr: 0.1 }).loadState(state, rebuilt)).not.toThrow();
+});
+
+test('a strict fromRecord that does not fit changes nothing; bad arguments are ArgumentErrors', async () => {
+  const m = new nn.Sequential<typeof ad>(new nn.Linear(ad, 2, 3), new nn.Relu(), new nn.Linear(ad, 3, 1));
+  const before = await m.toRecord();
+  const other = await new nn.Sequential<typeof ad>(new nn.Linear(ad, 2, 3), new nn.Relu(), new nn.Linear(ad, 3, 1)).toRecord();
+  const names = Object.keys(other.params);
+  const missing = { params: Object.fromEntries(names.slice(0, -1).map((n) => [n, other.params[n]!])) };
+  expect(() => m.fromRecord(missing)).toThrow(/the record has no parameter/);
+  const extra = { params: { ...other.params, 'layers.9.weight': other.params[names[0]!]! } };
+  expect(() => m.fromRecord(extra)).toThrow(/the record has parameters this module lacks: layers.9.weight/);
+  const short = { params: { ...other.params, [names[0]!]: { ...other.params[names[0]!]!, data: new Float32Array(2) } } };
+  expect(() => m.fromRecord(short)).toThrow(/fromRecord: parameter '.*' of shape \[.*\] holds 2 values in the record/);
+  const after = await m.toRecord();
+  for (const n of names) {
+    expect(after.params[n]!.id).toBe(before.params[n]!.id);
+    expect(Array.from(after.params[n]!.data)).toEqual(Array.from(before.params[n]!.data));
+  }
+  expect(() => m.fromRecord(construct(Object) as never)).toThrow(/fromRecord: the record must be/);
+  const x = fromData(ad, [[1, 2]]);
+  expect(() => Reflect.apply(nn.crossEntropy, undefined, [x, undefined])).toThrow(/^crossEntropy: target must be a tensor/);
+  expect(() => Reflect.apply(nn.mseLoss, undefined, [x, 3])).toThrow(/^mseLoss: target must be a tensor, got 3/);
+  expect(() => Reflect.apply(new nn.Linear(ad, 3, 1).forward, new nn.Linear(ad, 3, 1), [[[1, 2, 3]]])).toThrow(/^Linear: input must be a tensor/);
 });
