@@ -66,7 +66,9 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
       this.setState(state, 't', count);
       const bc1 = count.mul(Math.log(b1)).exp().neg().add(1);
       const bc2 = count.mul(Math.log(b2)).exp().neg().add(1);
-      return base.sub(m.div(bc1).div(v.div(bc2).sqrt().add(this.eps)).mul(lr));
+      const next = base.sub(m.div(bc1).div(v.div(bc2).sqrt().add(this.eps)).mul(lr));
+      // The [1] count broadcasts a rank-0 parameter to [1]: its own shape back (a view).
+      return next.rank === p.rank ? next : next.reshape([...p.shape]);
     }
     // p - lr * m_hat / (sqrt(v_hat) + eps), with the bias corrections folded into scalars
     const mHat = m.div(1 - b1 ** t);

@@ -183,3 +183,15 @@ test('a strict fromRecord that does not fit changes nothing; bad arguments are A
   expect(() => Reflect.apply(nn.mseLoss, undefined, [x, 3])).toThrow(/^mseLoss: target must be a tensor, got 3/);
   expect(() => Reflect.apply(new nn.Linear(ad, 3, 1).forward, new nn.Linear(ad, 3, 1), [[[1, 2, 3]]])).toThrow(/^Linear: input must be a tensor/);
 });
+
+test('capturable Adam keeps a rank-0 parameter of rank 0', async () => {
+  class Scalar extends nn.Module<typeof ad> {
+    readonly s = new nn.Param(fromData(ad, 2));
+  }
+  const m = new Scalar();
+  const opt = new Adam<typeof ad>({ lr: 0.1, capturable: true });
+  for (let i = 0; i < 2; i++) opt.step(m, ParamGrads.from(m.s.value.square().backward(), m));
+  expect(m.s.value.shape).toEqual([]);
+  // Adam's first steps move by about lr each (m_hat / sqrt(v_hat) = sign of the gradient).
+  expect((await values(m.s.value))[0]!).toBeCloseTo(1.8, 3);
+});
