@@ -395,7 +395,7 @@ export class DataParallel {
     });
   }
 
-  /** Ends every replica, after the step in flight; resolves once their threads and processes have ended. */
+  /** Ends every replica once the calls made before it have run (later calls reject); resolves when their threads and processes have ended. */
   async close(): Promise<void> {
     this.closeCalled = true;
     await this.queue.catch(() => undefined);
