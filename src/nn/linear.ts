@@ -5,6 +5,8 @@
 import type { Backend } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import type { Tensor } from '../tensor/tensor.js';
+import { ArgumentError } from '../errors.js';
+import { show } from '../ir/validate.js';
 import { checkTensors } from './check.js';
 import { kaimingUniform, uniform } from './init.js';
 import { Module, type TorchKey } from './module.js';
@@ -22,6 +24,9 @@ export class Linear<B extends Backend = Backend> extends Module<B> {
 
   constructor(backend: B, readonly inFeatures: number, readonly outFeatures: number, options: LinearOptions = {}) {
     super();
+    for (const [name, v] of [['inFeatures', inFeatures], ['outFeatures', outFeatures]] as const) {
+      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new ArgumentError(`${name} must be an integer >= 0, got ${show(v)}`, { op: 'Linear' });
+    }
     const device = options.device ?? backend.defaultDevice();
     this.weight = new Param(kaimingUniform(backend, [inFeatures, outFeatures], inFeatures, { device }));
     const bound = 1 / Math.sqrt(inFeatures);

@@ -66,6 +66,11 @@ export abstract class Optimizer<B extends Backend = Backend> {
    * gradients than these).
    */
   step(module: Module<B>, grads: ParamGrads<B>, rate: number | LrScheduler | undefined = this.options.scheduler, options: { clip?: boolean } = {}): Module<B> {
+    // Untyped callers: what a step needs of its arguments, named.
+    const m: unknown = module;
+    const g: unknown = grads;
+    if (typeof m !== 'object' || m === null || !('visit' in m) || typeof m.visit !== 'function') throw new ArgumentError(`the first argument must be the module to step, got ${show(m)}`, { op: 'Optimizer.step', hint: 'opt.step(model, ParamGrads.from(loss.backward(), model))' });
+    if (typeof g !== 'object' || g === null || !('get' in g) || typeof g.get !== 'function') throw new ArgumentError(`the gradients must be a ParamGrads, got ${show(g)}`, { op: 'Optimizer.step', hint: 'ParamGrads.from(loss.backward(), model)' });
     if (typeof rate === 'number') checkSetting('step', 'the learning rate', rate, () => true, 'a finite number');
     const lr = rate === undefined ? this.lr : typeof rate === 'number' ? rate : rate.next(this.lr);
     this.lastLr = lr;

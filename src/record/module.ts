@@ -67,5 +67,10 @@ export async function saveModule<B extends Backend>(module: Module<B>, metadata?
 }
 
 export function loadModule<B extends Backend, M extends Module<B>>(module: M, bytes: Uint8Array | ArrayBuffer, options?: { strict?: boolean }): M {
+  // Untyped callers: the module is checked by what loading needs of it.
+  const target: unknown = module;
+  if (typeof target !== 'object' || target === null || !('fromRecord' in target) || typeof target.fromRecord !== 'function') {
+    throw new ArgumentError(`the first argument must be the module to load into, got ${show(target)}`, { op: 'loadModule', hint: 'loadModule(model, bytes)' });
+  }
   return module.fromRecord(safetensorsToRecord(bytes), options);
 }

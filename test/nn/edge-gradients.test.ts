@@ -11,6 +11,7 @@ import { ArgumentError, ShapeError } from '../../src/errors.js';
 import * as nn from '../../src/nn/index.js';
 import * as optim from '../../src/optim/index.js';
 import { Adam, ParamGrads, SGD } from '../../src/optim/index.js';
+import { loadModule } from '../../src/record/module.js';
 import { fromData } from '../../src/tensor/creation.js';
 import type { Tensor } from '../../src/tensor/tensor.js';
 
@@ -194,4 +195,14 @@ test('capturable Adam keeps a rank-0 parameter of rank 0', async () => {
   expect(m.s.value.shape).toEqual([]);
   // Adam's first steps move by about lr each (m_hat / sqrt(v_hat) = sign of the gradient).
   expect((await values(m.s.value))[0]!).toBeCloseTo(1.8, 3);
+});
+
+test('untyped arguments to Linear, Optimizer.step and loadModule are ArgumentErrors naming the call', () => {
+  expect(() => construct(nn.Linear, ad, -1, 2)).toThrow(/^Linear: inFeatures must be an integer >= 0, got -1/);
+  expect(() => construct(nn.Linear, ad, 2, 1.5)).toThrow(/^Linear: outFeatures must be an integer >= 0/);
+  const m = new nn.Linear(ad, 2, 1);
+  const opt = new SGD<typeof ad>({ lr: 0.1 });
+  expect(() => Reflect.apply(opt.step, opt, [null, new ParamGrads()])).toThrow(/^Optimizer.step: the first argument must be the module to step/);
+  expect(() => Reflect.apply(opt.step, opt, [m, undefined])).toThrow(/^Optimizer.step: the gradients must be a ParamGrads/);
+  expect(() => Reflect.apply(loadModule, undefined, [undefined, new Uint8Array(8)])).toThrow(/^loadModule: the first argument must be the module to load into/);
 });
