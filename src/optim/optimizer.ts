@@ -5,11 +5,12 @@
  */
 import { noGrad } from '../autodiff/grad-mode.js';
 import { ArgumentError, ShapeError } from '../errors.js';
+import { sameShape } from '../ir/shape.js';
 import { show } from '../ir/validate.js';
 import type { Backend } from '../backends/backend.js';
 import { keep, tidy } from '../memory/tidy.js';
 import type { Module } from '../nn/module.js';
-import type { Param, ParamId } from '../nn/param.js';
+import type { ParamId } from '../nn/param.js';
 import { ownedFloat32, type TensorRecord } from '../nn/record.js';
 import { fromData } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
@@ -69,21 +70,19 @@ export abstract class Optimizer<B extends Backend = Backend> {
     // Untyped callers: what a step needs of its arguments, named.
     const m: unknown = module;
     const g: unknown = grads;
-    if (typeof m !== 'object' || m === null || !('visit' in m) || typeof m.visit !== 'function') throw new ArgumentError(`the first argument must be the module to step, got ${show(m)}`, { op: 'Optimizer.step', hint: 'opt.step(model, ParamGrads.from(loss.backward(), model))' });
+    if (typeof m !== 'object' || m === null || !('params' in m) || typeof m.params !== 'function') throw new ArgumentError(`the first argument must be the module to step, got ${show(m)}`, { op: 'Optimizer.step', hint: 'opt.step(model, ParamGrads.from(loss.backward(), model))' });
     if (typeof g !== 'object' || g === null || !('get' in g) || typeof g.get !== 'function') throw new ArgumentError(`the gradients must be a ParamGrads, got ${show(g)}`, { op: 'Optimizer.step', hint: 'ParamGrads.from(loss.backward(), model)' });
     if (typeof rate === 'number') checkSetting('step', 'the learning rate', rate, () => true, 'a finite number');
     const lr = rate === undefined ? this.lr : typeof rate === 'number' ? rate : rate.next(this.lr);
     this.lastLr = lr;
     if (this.options.clipNorm !== undefined && options.clip !== false) clipGradNorm(grads, this.options.clipNorm)?.dispose();
-    // A parameter that appears in several places (tied weights, a module used twice) is stepped once.
-    const seen = new Set<Param<B>>();
-    noGrad(() =>
-      module.visit((p) => {
+    // params() lists a parameter that appears in several places (tied weights) once: stepped once.
+    noGrad(() => {
+      for (const p of module.params()) {
         const g = grads.get(p.id);
-        if (!p.trainable || !g || seen.has(p)) return;
-        seen.add(p);
+        if (!p.trainable || !g) continue;
         // Broadcasting would reshape the parameter to the gradient's shape, silently.
-        if (g.shape.length !== p.value.shape.length || g.shape.some((d, i) => d !== p.value.shape[i])) {
+        if (!sameShape(g.shape, p.value.shape)) {
           throw new ShapeError(`the gradient of parameter ${p.id} has another shape than the parameter`, { op: 'Optimizer.step', shapes: [p.value.shape, g.shape], hint: 'ParamGrads.from(loss.backward(), model) pairs each parameter with its own gradient' });
         }
         let state = this.states.get(p.id);
@@ -95,8 +94,8 @@ export abstract class Optimizer<B extends Backend = Backend> {
           return this.update(p.value, here, s, lr);
         });
         p.set(next);
-      }),
-    );
+      }
+    });
     return module;
   }
 
@@ -137,13 +136,9 @@ export abstract class Optimizer<B extends Backend = Backend> {
   loadState(record: OptimizerRecord, module: Module<B>): void {
     if (record.kind !== this.kind) throw new ArgumentError(`optimizer state of kind '${record.kind}' cannot load into ${this.kind}`, { op: 'loadState', hint: `load it into a ${record.kind} optimizer` });
     const stored = Object.keys(record.params).length;
-    let ids = 0;
-    module.visit((p) => {
-      if (record.params[p.id]) ids++;
-    });
     // State that belongs to no parameter here would load as nothing, and training would restart
     // its moments silently (ParamIds come with the module's record, not with a rebuilt model).
-    if (stored > 0 && ids === 0) {
+    if (stored > 0 && !module.params().some((p) => record.params[p.id])) {
       throw new ArgumentError(`none of the ${stored} parameter states belongs to this module (no ParamId matches)`, { op: 'loadState', hint: "load the module from the record saved with this state (its ParamIds), e.g. model.fromRecord(...) before opt.loadState(...)" });
     }
     this.clear();
