@@ -29,7 +29,7 @@ import { checkBatch, SharedBatch, sliceBatch, viewBatch } from './batch.js';
 import { startMain, startProcess, startThread, taskHref, type ReplicaHost } from './host.js';
 import { allocateShared, copyRecord, gatherParams, scatterParams, sharedViews, type SharedViews } from './flat.js';
 import { assignOwners, planLayout, type Layout } from './layout.js';
-import { absoluteNow, isMessage, transferList, type Batch, type ComputedMessage, type FromReplica, type ReduceMessage, type SharedBuffers, type StepReductions, type ToReplica } from './protocol.js';
+import { absoluteNow, errorMessage, isMessage, transferList, type Batch, type ComputedMessage, type ErrorMessage, type FromReplica, type ReduceMessage, type SharedBuffers, type StepReductions, type ToReplica } from './protocol.js';
 import { chunkOf, sumOfSquares, weightedSum } from './reduce.js';
 import { flatState, loadFlatState, type FlatRule } from './flat-optimizer.js';
 import { overlapOf, type BucketEvents, type Interval, type StepTimeline } from './timeline.js';
@@ -189,6 +189,10 @@ export class DataParallel {
   /** A replica holding newer weights than the shared buffer (after solo steps), if any. */
   private staleHolder: number | undefined;
   private run: Run | undefined;
+  /** Rejects the direct solo step in flight (see stepDirect). */
+  private directStep: ((e: SwitchyardError) => void) | undefined;
+  /** Calls queued or running (enqueue). */
+  private pending = 0;
   private failure: SwitchyardError | undefined;
   private closing = false;
   /** close() was called: calls made after it are refused at once (those queued before it run first). */
@@ -406,12 +410,26 @@ export class DataParallel {
 
   private enqueue<T>(fn: () => Promise<T>): Promise<T> {
     if (this.closeCalled) return Promise.reject(this.failure ?? closedError());
-    const next = this.queue.then(() => {
+    const start = (): Promise<T> => {
       if (this.failure) throw this.failure;
       if (this.closing) throw closedError();
       return fn();
-    });
-    this.queue = next.catch(() => undefined);
+    };
+    // With nothing queued the call starts now, not a microtask later: where the caller awaits
+    // each step, a GPU idles through every hop before the step's first op.
+    let next: Promise<T>;
+    if (this.pending === 0) {
+      try {
+        next = start();
+      } catch (e) {
+        next = Promise.reject(e);
+      }
+    } else next = this.queue.then(start);
+    this.pending++;
+    const settled = (): void => {
+      this.pending--;
+    };
+    this.queue = next.then(settled, settled);
     return next;
   }
 
@@ -421,6 +439,8 @@ export class DataParallel {
     const active = this.replicas.filter((r) => plan.shards[r.index]! > 0 || this.balancer.owners.includes(r.index)).map((r) => r.index);
     this.active = active;
     const solo = !this.flat && active.length === 1 && this.layout.params.every((_, i) => this.owners[i] === active[0]);
+    const direct = solo && this.balancer.settled ? this.directSolo(active[0]!) : undefined;
+    if (direct) return this.stepDirect(direct, batch, size, plan.shards, lr);
     // Replicas that will reload parameters need the shared buffer to hold the newest weights.
     const reloads = new Map(active.map((r) => [r, this.layout.params.filter((p) => this.replicas[r]!.loaded[p.index]! < this.version[p.index]!).map((p) => p.index)]));
     // Reading the newest weights back from the replica that holds them (after solo steps) is part of this step's traffic.
@@ -494,6 +514,72 @@ export class DataParallel {
     return run;
   }
 
+  /**
+   * The replica on the calling thread, where a settled solo step can call it instead of messaging
+   * it: it holds the newest weights (nothing to reload) and reads no device times.
+   */
+  private directSolo(index: number): { rep: Replica; direct: NonNullable<ReplicaHost['direct']> } | undefined {
+    const rep = this.replicas[index]!;
+    const direct = rep.host.direct;
+    if (!direct || !rep.alive || !this.layout.params.every((p) => rep.loaded[p.index] === this.version[p.index])) return undefined;
+    return { rep, direct };
+  }
+
+  /**
+   * A settled solo step on the calling thread: the step runs as the message path's solo step does
+   * (same replica code, same result), without the Run's bookkeeping, the two messages and the
+   * hops between them, which cost a GPU step of a few ms 2-4% (BENCHMARKS.md).
+   */
+  private async stepDirect({ rep, direct }: { rep: Replica; direct: NonNullable<ReplicaHost['direct']> }, batch: Batch, size: number, shards: number[], lr: number | undefined): Promise<StepResult> {
+    const step = ++this.stepCount;
+    const startAt = absoluteNow();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let c: ComputedMessage;
+    try {
+      c = await new Promise<ComputedMessage>((resolve, reject) => {
+        // fail() and stopAll() reject the step in flight (a timeout, a close()).
+        this.directStep = reject;
+        const ms = this.options.timeoutMs;
+        if (ms !== undefined) timer = setTimeout(() => this.fail(new ReplicaError(`did not finish step ${step} within ${ms} ms`, rep.index, rep.device.key)), ms);
+        direct.stepNow({ type: 'step', step, size, inputs: batch, ...(lr !== undefined ? { lr } : {}), solo: true, timed: false, reload: [] }).then(resolve, (e: unknown) => {
+          const err = this.replicaFailure(rep, errorMessage(e, 'step'));
+          this.fail(err);
+          reject(err);
+        });
+      });
+    } finally {
+      clearTimeout(timer);
+      this.directStep = undefined;
+    }
+    for (const p of this.layout.params) rep.loaded[p.index] = ++this.version[p.index]!;
+    this.staleHolder = rep.index;
+    const endAt = absoluteNow();
+    let timeline: StepTimeline | undefined;
+    const build = (): StepTimeline => ({
+      step,
+      startAt,
+      endAt,
+      replicas: [{ index: rep.index, device: rep.device.key, shard: size, reloadAt: c.reloadAt, forwardAt: c.forwardAt, backwardAt: c.backwardAt, forwardEndAt: c.forwardEndAt, computeEndAt: c.computeEndAt, ...(c.optimizerEndAt !== undefined ? { optimizerEndAt: c.optimizerEndAt } : {}), buckets: [] }],
+    });
+    const result: StepResult = {
+      step,
+      loss: c.loss,
+      metrics: { ...c.metrics },
+      shards,
+      computeMs: this.replicas.map((r) => (r === rep ? c.computeMs : 0)),
+      wallMs: endAt - startAt,
+      get timeline(): StepTimeline {
+        return (timeline ??= build());
+      },
+      solo: true,
+      // As the message path counts it: one step message, nothing reloaded or handed over.
+      traffic: this.replicas.map((r) => ({ messages: r === rep ? 1 : 0, reloaded: 0, buckets: 0 })),
+    };
+    const decision = this.balancer.observe({ shards, computeMs: result.computeMs, wallMs: result.wallMs });
+    if (decision) this.tell(decision);
+    return result;
+  }
+
   /** Posts a step's message to a replica, counted in the step's traffic. */
   private send(run: Run, rep: Replica, message: ToReplica, transfer: ArrayBuffer[] = []): void {
     run.traffic[rep.index]!.messages++;
@@ -502,12 +588,7 @@ export class DataParallel {
 
   private receive(rep: Replica, m: FromReplica): void {
     if (m.type === 'error') {
-      // The replica's own error, rebuilt (name, message, its stack): `err.cause.name` says what it was.
-      const cause = Object.assign(new Error(m.message), { name: m.name, ...(m.stack ? { stack: m.stack } : {}) });
-      const err = new ReplicaError(`failed during '${m.during}': ${m.name}: ${m.message}`, rep.index, rep.device.key, {
-        cause,
-        hint: 'every replica was stopped; fix the task or the batch, then start a new DataParallel (from the last checkpoint to go on: see the README, data-parallel training)',
-      });
+      const err = this.replicaFailure(rep, m);
       const waiting = rep.waiting.get('ready');
       if (waiting?.length) {
         for (const w of waiting.splice(0)) w.reject(err);
@@ -540,6 +621,15 @@ export class DataParallel {
     } catch (e) {
       this.fail(e instanceof SwitchyardError ? e : new ReplicaError(`sent a message the coordinator could not use: ${String(e)}`, rep.index, rep.device.key, { cause: e }));
     }
+  }
+
+  /** A replica's own error as a ReplicaError, rebuilt (name, message, its stack): `err.cause.name` says what it was. */
+  private replicaFailure(rep: Replica, m: ErrorMessage): ReplicaError {
+    const cause = Object.assign(new Error(m.message), { name: m.name, ...(m.stack ? { stack: m.stack } : {}) });
+    return new ReplicaError(`failed during '${m.during}': ${m.name}: ${m.message}`, rep.index, rep.device.key, {
+      cause,
+      hint: 'every replica was stopped; fix the task or the batch, then start a new DataParallel (from the last checkpoint to go on: see the README, data-parallel training)',
+    });
   }
 
   private bucketEvents(run: Run, replica: number, bucket: number): { send?: Interval; reduce?: Interval; apply?: Interval } {
@@ -881,6 +971,7 @@ export class DataParallel {
       if (run.timer) clearTimeout(run.timer);
       run.reject(e);
     }
+    this.directStep?.(e);
     for (const r of this.replicas) {
       for (const list of r.waiting.values()) for (const w of list.splice(0)) w.reject(e);
     }
@@ -900,6 +991,7 @@ export class DataParallel {
       if (run.timer) clearTimeout(run.timer);
       run.reject(this.failure ?? closedError());
     }
+    this.directStep?.(this.failure ?? closedError());
     await Promise.all(
       this.replicas.map(async (r) => {
         if (r.alive) {

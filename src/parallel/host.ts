@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Worker } from 'node:worker_threads';
 import { importNodeModule } from '../platform.js';
 import { ArgumentError } from '../errors.js';
-import type { FromReplica, ToReplica } from './protocol.js';
+import type { ComputedMessage, FromReplica, StepMessage, ToReplica } from './protocol.js';
 
 export interface ReplicaHost {
   /** 'main': the calling thread itself (one GPU: no thread between the coordinator and its work). */
@@ -21,6 +21,8 @@ export interface ReplicaHost {
   onExit(fn: (why: string) => void): void;
   /** Ends it now (idempotent); resolves when it has ended. */
   kill(): Promise<void>;
+  /** 'main' only: the replica itself, for solo steps called without messages (see Replica.stepNow). */
+  readonly direct?: { stepNow(m: StepMessage): Promise<ComputedMessage> };
 }
 
 // Computed on use: no top-level side effects, so bundles that do not use DataParallel drop this
@@ -116,6 +118,9 @@ export async function startMain(): Promise<ReplicaHost> {
       else exitFns.push(fn);
     },
     kill: async () => end('stopped'),
+    direct: {
+      stepNow: (m) => (ended ? Promise.reject(new Error(`the replica has ended (${endedWith})`)) : replica.stepNow(m)),
+    },
   };
 }
 

@@ -175,6 +175,21 @@ export interface ComputedMessage {
   readonly optimizerEndAt?: number;
 }
 
+/** A replica's failure: its error's name, message and stack, and what it was doing. */
+export interface ErrorMessage {
+  readonly type: 'error';
+  readonly name: string;
+  readonly message: string;
+  readonly stack?: string;
+  readonly during: string;
+}
+
+/** Any thrown value as an error message. */
+export function errorMessage(e: unknown, during: string): ErrorMessage {
+  const err = e instanceof Error ? e : new Error(String(e));
+  return { type: 'error', name: err.name, message: err.message, ...(err.stack ? { stack: err.stack } : {}), during };
+}
+
 export type FromReplica =
   | ReadyMessage
   | ComputedMessage
@@ -184,7 +199,7 @@ export type FromReplica =
   | { readonly type: 'published'; readonly data?: Float32Array }
   | { readonly type: 'state'; readonly record: OptimizerRecord }
   | { readonly type: 'state-set' }
-  | { readonly type: 'error'; readonly name: string; readonly message: string; readonly stack?: string; readonly during: string };
+  | ErrorMessage;
 
 /** Now, in ms since the epoch, comparable across threads and processes. */
 export function absoluteNow(): number {

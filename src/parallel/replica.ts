@@ -20,7 +20,7 @@ import { clock } from '../scheduler/clock.js';
 import { fromData } from '../tensor/creation.js';
 import { Tensor } from '../tensor/tensor.js';
 import type { Layout } from './layout.js';
-import { absoluteNow, type ApplyMessage, type FromReplica, type InitMessage, type ReduceMessage, type StepMessage, type StepReductions, type ToReplica } from './protocol.js';
+import { absoluteNow, errorMessage, type ApplyMessage, type ComputedMessage, type FromReplica, type InitMessage, type ReduceMessage, type StepMessage, type StepReductions, type ToReplica } from './protocol.js';
 import { weightedSum } from './reduce.js';
 import { sharedViews, type SharedViews } from './flat.js';
 import { flatRule, flatUpdate, type FlatRule } from './flat-optimizer.js';
@@ -123,8 +123,7 @@ export class Replica {
 
   /** A failure, back to the coordinator (which fails the step, naming this replica). */
   private report(e: unknown, during: string): void {
-    const err = e instanceof Error ? e : new Error(String(e));
-    this.link.post({ type: 'error', name: err.name, message: err.message, ...(err.stack ? { stack: err.stack } : {}), during });
+    this.link.post(errorMessage(e, during));
   }
 
   private async init(m: InitMessage): Promise<void> {
@@ -218,6 +217,25 @@ export class Replica {
   }
 
   private async step(m: StepMessage): Promise<void> {
+    this.link.post(await this.compute(m));
+  }
+
+  /**
+   * A solo step called by a coordinator on the same thread, without the two messages: it calls
+   * this only between its own requests, when nothing else is queued here, so the step starts now
+   * (its ops are recorded before the call returns).
+   */
+  stepNow(m: StepMessage): Promise<ComputedMessage> {
+    const p = this.compute(m);
+    this.chain = p.then(
+      () => undefined,
+      () => undefined,
+    );
+    return p;
+  }
+
+  /** Forward and backward of one shard, then (solo) the optimizer step or (joined) the gradients handed over. */
+  private async compute(m: StepMessage): Promise<ComputedMessage> {
     const reloadAt = absoluteNow();
     try {
       this.reload(m.reload, m.weights);
@@ -226,10 +244,7 @@ export class Replica {
     }
     if (m.reductions) this.reduceWhenDelivered(m.step, m.reductions);
     const forwardAt = absoluteNow();
-    if (m.size === 0) {
-      this.link.post({ type: 'computed', step: m.step, loss: 0, metrics: {}, reloadAt, forwardAt, backwardAt: forwardAt, forwardEndAt: forwardAt, computeEndAt: forwardAt, computeMs: 0 });
-      return;
-    }
+    if (m.size === 0) return { type: 'computed', step: m.step, loss: 0, metrics: {}, reloadAt, forwardAt, backwardAt: forwardAt, forwardEndAt: forwardAt, computeEndAt: forwardAt, computeMs: 0 };
     // The device-side span of this step's forward and backward ops, from the scheduler's events.
     const runtime = this.backend.runtime;
     const windowStart = clock.now();
@@ -297,7 +312,7 @@ export class Replica {
         t.dispose();
       });
       const originShift = performance.timeOrigin;
-      this.link.post({
+      return {
         type: 'computed',
         step: m.step,
         loss: lossValue,
@@ -310,7 +325,7 @@ export class Replica {
         computeEndAt: Number.isFinite(last) ? last + originShift : (optimizerEndAt ?? absoluteNow()),
         computeMs: Number.isFinite(last) ? last - first : 0,
         ...(optimizerEndAt !== undefined ? { optimizerEndAt } : {}),
-      });
+      };
     } finally {
       sub?.unsubscribe();
     }
