@@ -35,7 +35,7 @@ async function initial(): Promise<ModuleRecord> {
   return rec;
 }
 
-async function start(module: ModuleRecord, extra: Partial<DataParallelOptions<MlpOptions>> = {}): Promise<DataParallel<MlpOptions>> {
+async function start(module: ModuleRecord, extra: Partial<DataParallelOptions<MlpOptions>> = {}): Promise<DataParallel> {
   return DataParallel.create<MlpOptions>({ task: TASK, module, devices: 'wgpu:0', options: OPTS, gpuHost: 'main', onNotice: () => undefined, ...extra });
 }
 
