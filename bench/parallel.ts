@@ -1,6 +1,6 @@
 /**
  * Data-parallel training (`npm run bench -- parallel [--quick] [--no-gpu] [--replicas 1,2,4,8]
- * [--batch 1024] [--steps N] [--worker-pool 1 | --worker-inline] [--only a,b,c,d]`; compiled: `node dist/bench/main.js
+ * [--batch 1024] [--steps N] [--worker-pool 1 | --worker-inline] [--only a,b,c,d] [--warm-jit N]`; compiled: `node dist/bench/main.js
  * parallel ...`). `--worker-pool 1` / `--worker-inline` force where 'cpu:worker' replicas compute. The training
  * step of an MLP 784-512-512-10 with Adam (examples/data-parallel-task.ts) on random data:
  *
@@ -20,6 +20,11 @@
  *   (c) A per-step timeline with small buckets: gradients handed over, reduced and applied while
  *       backward still runs.
  *   (d) What CPU replicas that take no shard cost the GPU's steps (see idleCost).
+ *
+ * `--warm-jit N`: before (b), N steps of DataParallel on 'wgpu:0' alone and N plain steps, in
+ * turn, on a batch of 16: V8 optimizes code that runs once per step only after some hundreds of
+ * steps, so without it (b) times DataParallel's per-step code mostly unoptimized, as in a run's
+ * first minute; with it, as in a long run.
  *
  * Step times are medians of wall times after a warm-up that covers the balancer's probes; (a) and
  * (b) time their configurations side by side, in interleaved rounds.
@@ -469,6 +474,21 @@ export async function main(args: readonly string[] = []): Promise<void> {
     console.log(`### (b) the GPU alone against the GPU with CPU replicas (${inventory.gpus[0]!.name})\n`);
     console.log(`Timed as (a): ${quick ? 1 : 6} interleaved rounds, each configuration's turn ${LEAD_IN} untimed steps (${LEAD_IN_MS} ms at least) then ${steps} timed; the GPU alone (no DataParallel, this thread) steps between every two of a configuration's steps, lead-in included, and each configuration is judged on the median over its timed steps of (the GPU alone's steps just before and after) / (its step), with a 95% interval for that median (order statistics).\n`);
     const { Wgpu } = await import('../src/backends/wgpu/backend.js');
+    const warmJit = parseList(args, '--warm-jit', [0])[0] ?? 0;
+    if (warmJit > 0) {
+      const small = randomBatch(16, 5);
+      const gpu = await Wgpu.create();
+      const plainSmall = plainRunner(gpu, gpu.defaultDevice(), small);
+      const dp = await startParallel('wgpu:0', {});
+      const t0 = performance.now();
+      for (let s = 0; s < warmJit; s++) {
+        await dp.step(small);
+        await plainSmall.step();
+      }
+      await dp.close();
+      await plainSmall.close();
+      console.log(`JIT warm-up: ${warmJit} steps of DataParallel on wgpu:0 alone and ${warmJit} plain steps, in turn, batch 16 (${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
+    }
     for (const b of quick ? [batchSize] : [batchSize, 8 * batchSize]) {
       const big = b === batchSize ? batch : randomBatch(b, 11);
       const gpu = await Wgpu.create();
