@@ -14,7 +14,7 @@ import { Replica } from '../../src/parallel/replica.js';
 import type { ModuleRecord } from '../../src/nn/record.js';
 import { describeGpu } from '../wgpu/gpu.js';
 import { mlp, type MlpOptions } from './fixtures/mlp-task.js';
-import { RefTrainer, refModel, worstRatio } from './ref-mlp.js';
+import { RefTrainer, refModel, worstRatio, type RefLayer } from './ref-mlp.js';
 
 const TASK = new URL('./fixtures/mlp-task.ts', import.meta.url);
 const SIZES = [8, 12, 4];
@@ -39,6 +39,13 @@ async function start(module: ModuleRecord, extra: Partial<DataParallelOptions<Ml
   return DataParallel.create<MlpOptions>({ task: TASK, module, devices: 'wgpu:0', options: OPTS, gpuHost: 'main', onNotice: () => undefined, ...extra });
 }
 
+/** A DataParallel on wgpu:0 and a float64 trainer from the same initial weights. */
+async function startWithReference(): Promise<{ dp: DataParallel; layers: RefLayer[]; ref: RefTrainer }> {
+  const module = await initial();
+  const layers = refModel(module, SIZES);
+  return { dp: await start(module), layers, ref: new RefTrainer(layers, { kind: 'adam', lr: OPTS.lr, eps: OPTS.eps! }) };
+}
+
 afterEach(() => {
   vi.restoreAllMocks();
 });
@@ -46,10 +53,7 @@ afterEach(() => {
 describeGpu('a solo step on the calling thread, called directly', () => {
   test('matches the float64 reference step by step (weights and losses), each step called directly', async () => {
     const direct = vi.spyOn(Replica.prototype, 'stepNow');
-    const module = await initial();
-    const dp = await start(module);
-    const layers = refModel(module, SIZES);
-    const ref = new RefTrainer(layers, { kind: 'adam', lr: OPTS.lr, eps: OPTS.eps! });
+    const { dp, layers, ref } = await startWithReference();
     try {
       for (let s = 1; s <= 6; s++) {
         const r = await dp.step(data(s).batch);
@@ -73,10 +77,7 @@ describeGpu('a solo step on the calling thread, called directly', () => {
   });
 
   test('the batch is read before step() returns: changing it afterwards changes nothing', async () => {
-    const module = await initial();
-    const dp = await start(module);
-    const layers = refModel(module, SIZES);
-    const ref = new RefTrainer(layers, { kind: 'adam', lr: OPTS.lr, eps: OPTS.eps! });
+    const { dp, layers, ref } = await startWithReference();
     try {
       for (let s = 1; s <= 3; s++) {
         const d = data(s);
@@ -96,10 +97,7 @@ describeGpu('a solo step on the calling thread, called directly', () => {
 
   test('weights read between steps are current, and the steps after the read stay direct', async () => {
     const direct = vi.spyOn(Replica.prototype, 'stepNow');
-    const module = await initial();
-    const dp = await start(module);
-    const layers = refModel(module, SIZES);
-    const ref = new RefTrainer(layers, { kind: 'adam', lr: OPTS.lr, eps: OPTS.eps! });
+    const { dp, layers, ref } = await startWithReference();
     try {
       for (let s = 1; s <= 4; s++) {
         await dp.step(data(s).batch);
