@@ -528,7 +528,7 @@ export class DataParallel {
   /**
    * A settled solo step on the calling thread: the step runs as the message path's solo step does
    * (same replica code, same result), without the Run's bookkeeping, the two messages and the
-   * hops between them, which cost a GPU step of a few ms 2-4% (BENCHMARKS.md).
+   * hops between them: where a caller waits for each step, the GPU idles through all of that.
    */
   private async stepDirect({ rep, direct }: { rep: Replica; direct: NonNullable<ReplicaHost['direct']> }, batch: Batch, size: number, shards: number[], lr: number | undefined): Promise<StepResult> {
     const step = ++this.stepCount;
