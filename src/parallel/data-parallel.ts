@@ -32,7 +32,7 @@ import { assignOwners, planLayout, type Layout } from './layout.js';
 import { absoluteNow, errorMessage, isMessage, transferList, type Batch, type ComputedMessage, type ErrorMessage, type FromReplica, type ReduceMessage, type SharedBuffers, type StepReductions, type ToReplica } from './protocol.js';
 import { chunkOf, sumOfSquares, weightedSum } from './reduce.js';
 import { flatState, loadFlatState, type FlatRule } from './flat-optimizer.js';
-import { overlapOf, type BucketEvents, type Interval, type StepTimeline } from './timeline.js';
+import { overlapOf, type BucketEvents, type Interval, type ReplicaTimeline, type StepTimeline } from './timeline.js';
 
 export type Strategy = 'main' | 'sharded';
 
@@ -551,15 +551,14 @@ export class DataParallel {
       clearTimeout(timer);
       this.directStep = undefined;
     }
-    for (const p of this.layout.params) rep.loaded[p.index] = ++this.version[p.index]!;
-    this.staleHolder = rep.index;
+    this.soloStepped(rep.index);
     const endAt = absoluteNow();
     let timeline: StepTimeline | undefined;
     const build = (): StepTimeline => ({
       step,
       startAt,
       endAt,
-      replicas: [{ index: rep.index, device: rep.device.key, shard: size, reloadAt: c.reloadAt, forwardAt: c.forwardAt, backwardAt: c.backwardAt, forwardEndAt: c.forwardEndAt, computeEndAt: c.computeEndAt, ...(c.optimizerEndAt !== undefined ? { optimizerEndAt: c.optimizerEndAt } : {}), buckets: [] }],
+      replicas: [this.timelineRow(rep.index, size, c, [])],
     });
     const result: StepResult = {
       step,
@@ -578,6 +577,29 @@ export class DataParallel {
     const decision = this.balancer.observe({ shards, computeMs: result.computeMs, wallMs: result.wallMs });
     if (decision) this.tell(decision);
     return result;
+  }
+
+  /** After a solo step: every parameter has a new version, held by that replica alone. */
+  private soloStepped(holder: number): void {
+    const loaded = this.replicas[holder]!.loaded;
+    for (const p of this.layout.params) loaded[p.index] = ++this.version[p.index]!;
+    this.staleHolder = holder;
+  }
+
+  /** A replica's row of a step's timeline, from its 'computed' message. */
+  private timelineRow(index: number, shard: number, c: ComputedMessage, buckets: BucketEvents[]): ReplicaTimeline {
+    return {
+      index,
+      device: this.replicas[index]!.device.key,
+      shard,
+      reloadAt: c.reloadAt,
+      forwardAt: c.forwardAt,
+      backwardAt: c.backwardAt,
+      forwardEndAt: c.forwardEndAt,
+      computeEndAt: c.computeEndAt,
+      ...(c.optimizerEndAt !== undefined ? { optimizerEndAt: c.optimizerEndAt } : {}),
+      buckets,
+    };
   }
 
   /** Posts a step's message to a replica, counted in the step's traffic. */
@@ -780,14 +802,7 @@ export class DataParallel {
   private maybeFinish(run: Run): void {
     if (run.computed.size < run.active.length) return;
     if (!run.solo && run.contributors.length > 0 && run.appliedBuckets < this.layout.buckets.length) return;
-    if (run.solo) {
-      const holder = run.active[0]!;
-      for (const p of this.layout.params) {
-        this.version[p.index]!++;
-        this.replicas[holder]!.loaded[p.index] = this.version[p.index]!;
-      }
-      this.staleHolder = holder;
-    }
+    if (run.solo) this.soloStepped(run.active[0]!);
     const endAt = absoluteNow();
     const total = run.shards.reduce((a, n) => a + n, 0);
     let loss = 0;
@@ -803,18 +818,7 @@ export class DataParallel {
       endAt,
       replicas: [...run.computed.entries()]
         .sort(([a], [b]) => a - b)
-        .map(([r, c]) => ({
-          index: r,
-          device: this.replicas[r]!.device.key,
-          shard: run.shards[r]!,
-          reloadAt: c.reloadAt,
-          forwardAt: c.forwardAt,
-          backwardAt: c.backwardAt,
-          forwardEndAt: c.forwardEndAt,
-          computeEndAt: c.computeEndAt,
-          ...(c.optimizerEndAt !== undefined ? { optimizerEndAt: c.optimizerEndAt } : {}),
-          buckets: bucketRows(run.events.get(r)),
-        }))
+        .map(([r, c]) => this.timelineRow(r, run.shards[r]!, c, bucketRows(run.events.get(r))))
         .concat(
           run.events.has(COORDINATOR)
             ? [{ index: COORDINATOR, device: 'coordinator', shard: 0, reloadAt: run.startAt, forwardAt: run.startAt, backwardAt: run.startAt, forwardEndAt: run.startAt, computeEndAt: run.startAt, buckets: bucketRows(run.events.get(COORDINATOR)) }]
