@@ -116,7 +116,8 @@ describe('Autotuner', () => {
     t.choose('bucket', ['slow', 'fast'], (v) => v, 'slow', (v) => Promise.resolve(v === 'fast' ? 1 : 5));
     await t.idle();
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ bucket: 'fast' });
-    const again = await Autotuner.open({ file }, 'test adapter');
+    // A new process: a tuner with a table of its own, loaded from the file.
+    const again = new Autotuner(true, fileStore(file), await fileStore(file).load());
     let calls = 0;
     expect(again.choose('bucket', ['slow', 'fast'], (v) => v, 'slow', () => Promise.resolve(++calls))).toBe('fast');
     expect(calls).toBe(0);
@@ -127,6 +128,82 @@ describe('Autotuner', () => {
     const bad = join(dir, 'bad.json');
     await fileStore(bad).save({ a: 'b' });
     expect(await fileStore(bad).load()).toEqual({ a: 'b' });
+  });
+});
+
+describe('devices on one adapter share a table', () => {
+  /** A trial that resolves when told to, counting its calls. */
+  function gate(times: Record<string, number>): { trial: (v: string) => Promise<number>; calls: string[]; open: () => void } {
+    const calls: string[] = [];
+    let release: () => void = () => undefined;
+    const opened = new Promise<void>((resolve) => (release = resolve));
+    return {
+      calls,
+      open: () => release(),
+      trial: async (v) => {
+        calls.push(v);
+        await opened;
+        return times[v]!;
+      },
+    };
+  }
+
+  test('a bucket is tuned once: the second device runs the fallback meanwhile, then the first one\'s winner, and its idle() waits for it', async () => {
+    const file = join(dir, 'shared-1.json');
+    const first = await Autotuner.open({ file }, 'gpu');
+    const second = await Autotuner.open({ file }, 'gpu');
+    const one = gate({ a: 2, b: 1 });
+    const two = gate({ a: 2, b: 1 });
+    expect(first.choose('k', ['a', 'b'], (v) => v, 'a', one.trial)).toBe('a');
+    expect(second.choose('k', ['a', 'b'], (v) => v, 'a', two.trial)).toBe('a');
+    let settled = false;
+    const waiting = second.idle().then(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(settled).toBe(false);
+    one.open();
+    await waiting;
+    expect(two.calls).toEqual([]);
+    expect(second.choose('k', ['a', 'b'], (v) => v, 'a', two.trial)).toBe('b');
+    expect(second.entries()).toEqual({ k: 'b' });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ k: 'b' });
+  });
+
+  test('a device closed mid-trial keeps nothing, and another device tunes the bucket', async () => {
+    const file = join(dir, 'shared-2.json');
+    const first = await Autotuner.open({ file }, 'gpu');
+    const second = await Autotuner.open({ file }, 'gpu');
+    const one = gate({ a: 1, b: 2 });
+    first.choose('k', ['a', 'b'], (v) => v, 'b', one.trial);
+    second.choose('k', ['a', 'b'], (v) => v, 'b', () => Promise.resolve(5));
+    first.close();
+    one.open();
+    await first.idle();
+    expect(second.lookup('k')).toBeUndefined();
+    expect(second.choose('k', ['a', 'b'], (v) => v, 'b', (v) => Promise.resolve(v === 'a' ? 3 : 1))).toBe('b');
+    await second.idle();
+    expect(second.lookup('k')).toBe('b');
+  });
+
+  test('winners another thread saved after the table was made join it at the next open; those in memory stay', async () => {
+    const file = join(dir, 'shared-3.json');
+    const first = await Autotuner.open({ file }, 'gpu');
+    first.choose('mine', ['a', 'b'], (v) => v, 'a', (v) => Promise.resolve(v === 'a' ? 2 : 1));
+    await first.idle();
+    await fileStore(file).save({ mine: 'a', theirs: 'c' });
+    const second = await Autotuner.open({ file }, 'gpu');
+    expect(second.entries()).toEqual({ mine: 'b', theirs: 'c' });
+    expect(first.lookup('theirs')).toBe('c');
+  });
+
+  test('file: null and other files keep tables of their own', async () => {
+    const a = await Autotuner.open({ file: null }, 'gpu');
+    const b = await Autotuner.open({ file: null }, 'gpu');
+    const c = await Autotuner.open({ file: join(dir, 'shared-4.json') }, 'gpu');
+    a.choose('k', ['x', 'y'], (v) => v, 'x', (v) => Promise.resolve(v === 'x' ? 2 : 1));
+    await a.idle();
+    expect(a.lookup('k')).toBe('y');
+    expect(b.lookup('k')).toBeUndefined();
+    expect(c.lookup('k')).toBeUndefined();
   });
 });
 

@@ -2,7 +2,8 @@
  * Kernel autotuning: the first time a kernel family meets a shape bucket, the variants that
  * could run it are timed on the GPU (in the background, on scratch buffers, by timestamp
  * queries where the device has them) and the fastest is kept for every later call in that
- * bucket; until then the built-in heuristic choice runs. Winners live in memory and, in Node,
+ * bucket; until then the built-in heuristic choice runs. Winners live in memory (one table per
+ * adapter in a thread, shared by its devices) and, in Node,
  * in a JSON file per adapter in the user's cache directory (in a browser, in IndexedDB), read
  * when the device starts.
  * Buckets are powers of two per dimension, so a training loop tunes once and odd sizes share
@@ -161,51 +162,116 @@ export type Trial<T> = (variant: T) => Promise<number | undefined>;
 /** Gets a variant ready to be timed (its kernel compiled); resolves when it is. */
 export type Prepare<T> = (variant: T) => Promise<void>;
 
-export class Autotuner {
-  private readonly best = new Map<string, string>();
-  private readonly started = new Set<string>();
-  private jobs: Promise<void> = Promise.resolve();
-  private saving: Promise<void> = Promise.resolve();
-  private closed = false;
+/**
+ * One adapter's winners, shared by every device opened on it in this thread (two devices on one
+ * GPU, such as a DataParallel replica on the calling thread beside the user's own backend): a
+ * bucket is tuned once and both run the same kernel. Tuned apart, each device's trials could pick
+ * a different winner among variants a few percent apart, by the noise of its own timings, and the
+ * same work ran different kernels on the two.
+ */
+class TuneTable {
+  readonly best = new Map<string, string>();
+  /** Buckets being tuned now, by the job that settles them (on the device that started it). */
+  readonly tuning = new Map<string, Promise<void>>();
+  saving: Promise<void> = Promise.resolve();
 
-  constructor(
-    readonly enabled: boolean,
-    private readonly store?: TuneStore,
-    initial: Record<string, string> = {},
-  ) {
-    for (const [k, v] of Object.entries(initial)) this.best.set(k, v);
+  constructor(readonly store?: TuneStore) {}
+
+  /** Stored entries join the table; winners already in memory stay (they are what runs here). */
+  merge(entries: Record<string, string>): void {
+    for (const [k, v] of Object.entries(entries)) if (!this.best.has(k)) this.best.set(k, v);
   }
 
+  save(): void {
+    const store = this.store;
+    if (!store) return;
+    const snapshot = Object.fromEntries(this.best);
+    this.saving = this.saving.then(() => store.save(snapshot));
+  }
+}
+
+/** The shared tables of this thread, by store (an adapter's default store, or a file given). */
+const tables = new Map<string, TuneTable>();
+
+export class Autotuner {
+  /** Buckets this tuner asked for while they were untuned (its idle() waits for them, whoever tunes them). */
+  private readonly asked = new Set<string>();
+  /** Buckets this tuner has tuned itself (each once: a winner it cannot run is not tuned again). */
+  private readonly started = new Set<string>();
+  private jobs: Promise<void> = Promise.resolve();
+  private closed = false;
+  private readonly table: TuneTable;
+
+  /** A tuner with its own table (`open` gives one shared with the other devices on the adapter). */
+  constructor(
+    readonly enabled: boolean,
+    store?: TuneStore,
+    initial: Record<string, string> = {},
+    table?: TuneTable,
+  ) {
+    this.table = table ?? new TuneTable(store);
+    this.table.merge(initial);
+  }
+
+  /**
+   * The tuner of a device on `adapter`: with the default store or a file, its table is shared by
+   * every device opened on the same store in this thread, and the stored winners join it (those
+   * another thread or process saved since included); with `file: null`, a table of its own.
+   */
   static async open(option: AutotuneOption | undefined, adapter: string): Promise<Autotuner> {
     if (option === false) return new Autotuner(false);
     const requested = typeof option === 'object' ? option.file : undefined;
-    const store = requested === null ? undefined : requested !== undefined ? fileStore(requested) : await defaultStore(adapter);
-    return new Autotuner(true, store, store ? await store.load() : {});
+    if (requested === null) return new Autotuner(true);
+    const key = requested !== undefined ? `file ${requested}` : `adapter ${adapter}`;
+    let table = tables.get(key);
+    if (!table) {
+      const store = requested !== undefined ? fileStore(requested) : await defaultStore(adapter);
+      // Another open may have made it while the store was found.
+      table = tables.get(key) ?? new TuneTable(store);
+      tables.set(key, table);
+    }
+    if (table.store) table.merge(await table.store.load());
+    return new Autotuner(true, undefined, {}, table);
   }
 
   /** The tuned variant key of a bucket, if any. */
   lookup(bucket: string): string | undefined {
-    return this.best.get(bucket);
+    return this.table.best.get(bucket);
   }
 
   /**
    * The variant to run now for `bucket`: the tuned one, else `fallback` (and, the first time,
-   * tuning starts in the background). Variants are named by `key`.
+   * tuning starts in the background, unless another device on this adapter is tuning it).
+   * Variants are named by `key`.
    */
   choose<T>(bucket: string, variants: readonly T[], key: (v: T) => string, fallback: T, trial: Trial<T>, prepare?: Prepare<T>): T {
-    const tuned = this.best.get(bucket);
+    const tuned = this.table.best.get(bucket);
     if (tuned !== undefined) {
       const v = variants.find((x) => key(x) === tuned);
       if (v !== undefined) return v;
     }
-    if (this.enabled && !this.started.has(bucket) && variants.length > 1) {
-      this.started.add(bucket);
-      this.jobs = this.jobs.then(() => this.tune(bucket, variants, key, fallback, trial, prepare));
+    if (this.enabled && variants.length > 1) {
+      this.asked.add(bucket);
+      // A device that closes mid-trial keeps nothing, and the bucket is free to tune again.
+      if (!this.started.has(bucket) && !this.table.tuning.has(bucket)) {
+        this.started.add(bucket);
+        const job = this.jobs.then(() => this.tune(bucket, variants, key, fallback, trial, prepare));
+        this.jobs = job;
+        this.table.tuning.set(bucket, job);
+      }
     }
     return fallback;
   }
 
   private async tune<T>(bucket: string, variants: readonly T[], key: (v: T) => string, fallback: T, trial: Trial<T>, prepare?: Prepare<T>): Promise<void> {
+    try {
+      await this.measure(bucket, variants, key, fallback, trial, prepare);
+    } finally {
+      this.table.tuning.delete(bucket);
+    }
+  }
+
+  private async measure<T>(bucket: string, variants: readonly T[], key: (v: T) => string, fallback: T, trial: Trial<T>, prepare?: Prepare<T>): Promise<void> {
     let bestKey = key(fallback);
     let bestMs = Infinity;
     // The fallback first: if the budget runs out, the measured ones still decide fairly.
@@ -246,27 +312,27 @@ export class Autotuner {
       }
     }
     if (this.closed) return;
-    this.best.set(bucket, bestKey);
-    if (this.store) {
-      const store = this.store;
-      const snapshot = Object.fromEntries(this.best);
-      this.saving = this.saving.then(() => store.save(snapshot));
-    }
+    this.table.best.set(bucket, bestKey);
+    this.table.save();
   }
 
-  /** Resolves when every started tuning job (and its save) is done. */
+  /**
+   * Resolves when the tuning of every bucket this device asked for is done (its own jobs and those
+   * another device on the adapter runs), and the table saved.
+   */
   async idle(): Promise<void> {
-    let seen: Promise<void> | undefined;
-    while (seen !== this.jobs) {
-      seen = this.jobs;
-      await seen;
+    for (;;) {
+      const waits = [this.jobs, ...[...this.asked].flatMap((b) => this.table.tuning.get(b) ?? [])];
+      const jobs = this.jobs;
+      await Promise.all(waits);
+      if (jobs === this.jobs && [...this.asked].every((b) => !this.table.tuning.has(b))) break;
     }
-    await this.saving;
+    await this.table.saving;
   }
 
-  /** The tuned table (bucket -> variant). */
+  /** The tuned table (bucket -> variant), shared with the other devices on this adapter. */
   entries(): Record<string, string> {
-    return Object.fromEntries(this.best);
+    return Object.fromEntries(this.table.best);
   }
 
   /** Stops starting trials (the device is going away). */
