@@ -73,6 +73,8 @@ export class Replica {
   private readonly scratch = new Float64Array(4096);
   /** Serialises the messages that change the model (steps, reloads, state). */
   private chain: Promise<void> = Promise.resolve();
+  /** A message on the chain failed: nothing after it runs here but 'close'. */
+  private failed = false;
   /** Resolves once the current step has reloaded the weights others changed. */
   private reloaded: Promise<void> = Promise.resolve();
   private reloadDone: () => void = () => undefined;
@@ -114,9 +116,13 @@ export class Replica {
     let task: Promise<void>;
     if (message.type === 'reduce' || message.type === 'reload') task = run();
     else if (message.type === 'apply') task = this.reloaded.then(run);
-    else {
+    else if (message.type === 'close') {
+      // After a failure too: the coordinator waits for this replica to end.
+      task = this.chain = this.chain.then(run, run);
+    } else {
       if (message.type === 'step') this.reloaded = new Promise((resolve) => (this.reloadDone = resolve));
       task = this.chain = this.chain.then(run);
+      task.catch(() => (this.failed = true));
     }
     task.catch((e: unknown) => this.report(e, message.type));
   }
@@ -228,11 +234,10 @@ export class Replica {
   stepNow(m: StepMessage): Promise<ComputedMessage> {
     const p = this.compute(m);
     // As after a failed message: a failed step leaves the chain rejected, so nothing queued after
-    // it runs here (closing a GPU backend right after a failed step crashed the process natively
-    // in about 1 of 10 runs on lavapipe). The coordinator handles p; this handler only keeps the
-    // chain's rejection from counting as unhandled.
+    // it runs here but 'close' (see close()). The coordinator handles p; this handler marks the
+    // failure, and keeps the chain's rejection from counting as unhandled.
     const chained = p.then(() => undefined);
-    chained.catch(() => undefined);
+    chained.catch(() => (this.failed = true));
     this.chain = chained;
     return p;
   }
@@ -512,7 +517,12 @@ export class Replica {
     try {
       this.model?.dispose();
       this.optimizer?.clear();
-      await this.backend?.close();
+      if (this.failed && this.ctx && this.ctx.device.backend !== 'cpu') {
+        // A GPU backend is not closed right after a failed step (on the calling thread, that
+        // crashed Dawn natively in about 1 run in 10 on lavapipe): its queued work is waited for,
+        // and the device is released with the thread or process (on the calling thread, at exit).
+        await this.backend.runtime.scheduler.flush().catch(() => undefined);
+      } else await this.backend?.close();
     } finally {
       this.link.exit(0);
     }

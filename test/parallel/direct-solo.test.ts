@@ -16,6 +16,15 @@ import { describeGpu } from '../wgpu/gpu.js';
 import { mlp, type MlpOptions } from './fixtures/mlp-task.js';
 import { RefTrainer, refModel, worstRatio, type RefLayer } from './ref-mlp.js';
 
+/** Closes `dp` with timers faked (set by the caller), then makes them real again. */
+async function closed(dp: DataParallel): Promise<void> {
+  try {
+    await dp.close();
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
 const TASK = new URL('./fixtures/mlp-task.ts', import.meta.url);
 const SIZES = [8, 12, 4];
 const B = 16;
@@ -117,6 +126,9 @@ describeGpu('a solo step on the calling thread, called directly', () => {
     const dp = await start(await initial(), { timeoutMs: 60_000 });
     await dp.step(data(1).batch);
     const wrong: Batch = { x: { data: new Float32Array(B * 7), shape: [B, 7] }, y: { data: new Int32Array(B), shape: [B] } };
+    // From the failure on, timers are faked: the replicas, the failed one too, must end when told
+    // to, not at a grace timer's end (which would never fire).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const err = await dp.step(wrong).then(
       () => undefined,
       (e: unknown) => e,
@@ -127,7 +139,8 @@ describeGpu('a solo step on the calling thread, called directly', () => {
     expect(re.message).toMatch(/failed during 'step'/);
     expect((re.cause as Error).name).toBe('ShapeError');
     await expect(dp.step(data(2).batch)).rejects.toBe(err);
-    await dp.close();
+    await closed(dp);
+    expect(dp.replicaInfo.every((r) => r.ended)).toBe(true);
     expect(timers()).toBeLessThanOrEqual(idle);
   });
 

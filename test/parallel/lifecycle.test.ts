@@ -8,7 +8,7 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test, vi } from 'vitest';
 import { Autodiff } from '../../src/autodiff/autodiff.js';
 import { Cpu } from '../../src/backends/cpu/backend.js';
 import { ArgumentError, SwitchyardError } from '../../src/errors.js';
@@ -17,6 +17,15 @@ import { DataParallel, type DataParallelOptions } from '../../src/parallel/data-
 import { ReplicaError } from '../../src/parallel/errors.js';
 import type { Batch } from '../../src/parallel/protocol.js';
 import { mlp, type MlpOptions } from './fixtures/mlp-task.js';
+
+/** Closes `dp` with timers faked (set by the caller), then makes them real again. */
+async function closed(dp: DataParallel): Promise<void> {
+  try {
+    await dp.close();
+  } finally {
+    vi.useRealTimers();
+  }
+}
 
 const TASK = new URL('./fixtures/mlp-task.ts', import.meta.url);
 const SIZES = [6, 8, 3];
@@ -119,6 +128,9 @@ describe('bad input from untyped callers', () => {
     const dp = await start();
     try {
       const x = new Float32Array(B * 5);
+      // From the failure on, timers are faked: the replicas, the failed one too, must end when told
+      // to, not at a grace timer's end (which would never fire).
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
       const failed = dp.step({ x: { data: x, shape: [B, 5] }, y: { data: new Int32Array(B), shape: [B] } });
       await expect(failed).rejects.toThrow(ReplicaError);
       const e: unknown = await failed.catch((err: unknown) => err);
@@ -127,7 +139,10 @@ describe('bad input from untyped callers', () => {
       expect(e.cause).toBeInstanceOf(Error);
       expect(e.cause instanceof Error ? e.cause.name : undefined).toBe('ShapeError');
       expect(e.hint).toMatch(/start a new DataParallel/);
+      await closed(dp);
+      expect(dp.replicaInfo.every((r) => r.ended)).toBe(true);
     } finally {
+      vi.useRealTimers();
       await dp.close();
     }
   });
