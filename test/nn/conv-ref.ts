@@ -168,6 +168,42 @@ export function pool2dRef(x: Nd, kind: 'max' | 'avg', o: Pool2dRefOptions): Nd {
   return { shape: [N, C, OH, OW], data: out };
 }
 
+/**
+ * The input gradient of max pooling for an output gradient `dy`: each window's gradient goes to
+ * its first maximum in row-major order (a NaN counts as the maximum), as PyTorch routes it.
+ */
+export function maxPool2dGradRef(x: Nd, dy: Nd, o: Pool2dRefOptions): Nd {
+  const [N, C, H, W] = x.shape as [number, number, number, number];
+  const [kh, kw] = o.kernel;
+  const [sh, sw] = o.stride ?? o.kernel;
+  const [ph, pw] = o.padding ?? [0, 0];
+  const [dh, dw] = o.dilation ?? [1, 1];
+  const OH = poolOut(H, kh, sh, ph, dh, o.ceilMode ?? false);
+  const OW = poolOut(W, kw, sw, pw, dw, o.ceilMode ?? false);
+  const dx = new Float64Array(N * C * H * W);
+  for (let nc = 0; nc < N * C; nc++)
+    for (let oy = 0; oy < OH; oy++)
+      for (let ox = 0; ox < OW; ox++) {
+        let at = -1;
+        let best = -Infinity;
+        for (let i = 0; i < kh; i++)
+          for (let j = 0; j < kw; j++) {
+            const iy = oy * sh - ph + i * dh;
+            const ix = ox * sw - pw + j * dw;
+            if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+            const k = (nc * H + iy) * W + ix;
+            const v = x.data[k]!;
+            if (Number.isNaN(best)) continue;
+            if (at < 0 || v > best || Number.isNaN(v)) {
+              at = k;
+              best = v;
+            }
+          }
+        if (at >= 0) dx[at]! += dy.data[(nc * OH + oy) * OW + ox]!;
+      }
+  return { shape: [N, C, H, W], data: dx };
+}
+
 /** Adaptive average pooling: output cell (i, j) averages rows [floor(i H / oh), ceil((i + 1) H / oh)) and likewise for columns. */
 export function adaptiveAvgPool2dRef(x: Nd, oh: number, ow: number): Nd {
   const [N, C, H, W] = x.shape as [number, number, number, number];

@@ -70,7 +70,11 @@ function batchedRun<B extends Backend>(x: F<B>, batched: boolean, f: (x4: F<B>) 
   return tidy(() => f(x.unsqueeze(0)).squeeze(0));
 }
 
-/** torch.nn.functional.max_pool2d. NaN propagates; a gradient is shared evenly by tied maxima. */
+/**
+ * torch.nn.functional.max_pool2d. NaN propagates. A window's gradient goes to its first maximum
+ * in row-major order (the one PyTorch, TensorFlow and Burn route it to; a window of equal values,
+ * as after a ReLU or on a constant image, is common).
+ */
 export function maxPool2d<B extends Backend>(x: F<B>, kernelSize: Pair, options: MaxPool2dOptions = {}): F<B> {
   return maxPool('maxPool2d', x, kernelSize, options);
 }
@@ -81,8 +85,12 @@ function maxPool<B extends Backend>(op: string, x: F<B>, kernelSize: Pair, optio
   return batchedRun(x, batched, (x4) =>
     tidy(() => {
       const [n, c] = x4.shape as [number, number];
-      if (tiles(spec)) return tiled(x4, spec).max(4);
-      return unfold(x4, windowTable(spec), k, -Infinity).max(2).reshape([n, c, spec.outH, spec.outW]);
+      // [n, c, outH, outW, k] when the windows tile the input, else [n, c, k, outH * outW].
+      const windows = tiles(spec) ? tiled(x4, spec) : unfold(x4, windowTable(spec), k, -Infinity);
+      const axis = windows.rank === 5 ? 4 : 2;
+      // Without a gradient to route, the plain maximum (the same values, one op).
+      const pooled = x4.requiresGrad ? windows.maxWithIndices(axis).values : windows.max(axis);
+      return pooled.reshape([n, c, spec.outH, spec.outW]);
     }),
   );
 }

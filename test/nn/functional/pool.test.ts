@@ -1,4 +1,5 @@
 /** maxPool / avgPool / adaptiveAvgPool against direct float64 loops, with finite-difference gradients. */
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Autodiff } from '../../../src/autodiff/autodiff.js';
 import { Cpu } from '../../../src/backends/cpu/backend.js';
@@ -6,8 +7,8 @@ import { ArgumentError, ShapeError } from '../../../src/errors.js';
 import { adaptiveAvgPool2d, avgPool1d, avgPool2d, maxPool1d, maxPool2d } from '../../../src/nn/functional/pool.js';
 import { fromData, zeros } from '../../../src/tensor/creation.js';
 import { makeWgpu } from '../../autodiff/backends.js';
-import { checkCase, type FnCase } from '../check.js';
-import { adaptiveAvgPool2dRef, pool2dRef, type Nd } from '../conv-ref.js';
+import { checkCase, type AD, type FnCase } from '../check.js';
+import { adaptiveAvgPool2dRef, maxPool2dGradRef, nd, pool2dRef, type Nd, type Pool2dRefOptions } from '../conv-ref.js';
 
 const cpu = new Autodiff(new Cpu({ threads: 0 }));
 const wgpuInner = await makeWgpu();
@@ -138,6 +139,72 @@ describe('pooling on autodiff<cpu>', () => {
     expect(Array.from((await maxPool2d(x, 2).toData()).values)).toEqual([NaN]);
     const y = fromData(cpu, [[[[-5, -6], [-7, -8]]]]);
     expect(Array.from((await maxPool2d(y, 2, { stride: 1, padding: 1 }).toData()).values)).toEqual([-5, -5, -6, -5, -5, -6, -7, -7, -8]);
+  });
+});
+
+/** maxPool2d's input gradient for the output gradient `dy` (as loss = sum(y * dy)). */
+async function maxPoolGrad(b: AD, x: Nd, dy: Nd, o: Pool2dRefOptions): Promise<Float32Array> {
+  const xt = fromData(b, Float32Array.from(x.data), { shape: [...x.shape] }).requireGrad();
+  const y = maxPool2d(xt, o.kernel, { stride: o.stride ?? o.kernel, padding: o.padding ?? [0, 0], dilation: o.dilation ?? [1, 1], ceilMode: o.ceilMode ?? false });
+  expect(y.shape).toEqual(dy.shape);
+  const grads = y.mul(fromData(b, Float32Array.from(dy.data), { shape: [...dy.shape] })).sum().backward();
+  const g = grads.get(xt);
+  if (!g) throw new Error('no gradient for x');
+  const values = (await g.toData()).values;
+  if (!(values instanceof Float32Array)) throw new Error('a float gradient');
+  return values;
+}
+
+const tieCases: Array<[string, Nd, Pool2dRefOptions]> = [
+  ['a constant image, 2x2 windows', nd([1, 1, 4, 4], new Array<number>(16).fill(1)), { kernel: [2, 2] }],
+  ['overlapping windows of equal values (stride 1)', nd([1, 1, 3, 3], new Array<number>(9).fill(0)), { kernel: [2, 2], stride: [1, 1] }],
+  ['equal negatives beside -Infinity padding', nd([1, 1, 3, 3], new Array<number>(9).fill(-1)), { kernel: [3, 3], stride: [1, 1], padding: [1, 1] }],
+  ['a NaN takes the gradient from a larger value', nd([1, 1, 2, 2], [5, 1, NaN, 7]), { kernel: [2, 2] }],
+  ['two NaNs: the first takes it', nd([1, 1, 2, 2], [0, NaN, NaN, 2]), { kernel: [2, 2] }],
+  ['ties after a ReLU, dilated', nd([1, 2, 5, 5], Array.from({ length: 50 }, (_, i) => Math.max(0, (i % 5) - 2))), { kernel: [2, 2], stride: [1, 2], dilation: [2, 1] }],
+];
+
+describe('maxPool2d gradients of tied maxima: all to the first, in row-major order (as PyTorch)', () => {
+  const backends: Array<[string, AD | undefined]> = [['autodiff<cpu>', cpu], ['autodiff<wgpu>', wgpu]];
+  for (const [name, b] of backends) {
+    it.runIf(b !== undefined).each(tieCases)(`${name}: %s`, async (_label, x, o) => {
+      const shape = pool2dRef(x, 'max', o).shape;
+      const dy = nd(shape, Array.from({ length: shape.reduce((a, d) => a * d, 1) }, (_, i) => (i % 5) - 2 + 0.5));
+      expect(Array.from(await maxPoolGrad(b!, x, dy, o))).toEqual(Array.from(maxPool2dGradRef(x, dy, o).data));
+    });
+  }
+
+  it('any geometry, inputs of few distinct values (property, autodiff<cpu>)', async () => {
+    const geometry = fc
+      .record({
+        n: fc.integer({ min: 1, max: 2 }),
+        c: fc.integer({ min: 1, max: 2 }),
+        h: fc.integer({ min: 1, max: 6 }),
+        w: fc.integer({ min: 1, max: 6 }),
+        kh: fc.integer({ min: 1, max: 3 }),
+        kw: fc.integer({ min: 1, max: 3 }),
+        sh: fc.integer({ min: 1, max: 3 }),
+        sw: fc.integer({ min: 1, max: 3 }),
+        dh: fc.integer({ min: 1, max: 2 }),
+        dw: fc.integer({ min: 1, max: 2 }),
+        padH: fc.boolean(),
+        padW: fc.boolean(),
+        ceilMode: fc.boolean(),
+        seed: fc.integer({ min: 0, max: 1 << 20 }),
+      })
+      .filter((g) => g.h + 2 * (g.padH ? g.kh >> 1 : 0) >= g.dh * (g.kh - 1) + 1 && g.w + 2 * (g.padW ? g.kw >> 1 : 0) >= g.dw * (g.kw - 1) + 1);
+    await fc.assert(
+      fc.asyncProperty(geometry, async (g) => {
+        const o: Pool2dRefOptions = { kernel: [g.kh, g.kw], stride: [g.sh, g.sw], padding: [g.padH ? g.kh >> 1 : 0, g.padW ? g.kw >> 1 : 0], dilation: [g.dh, g.dw], ceilMode: g.ceilMode };
+        let state = g.seed;
+        const next = (): number => (state = (state * 1103515245 + 12345) % 2147483648);
+        const x = nd([g.n, g.c, g.h, g.w], Array.from({ length: g.n * g.c * g.h * g.w }, () => (next() % 3) - 1));
+        const shape = pool2dRef(x, 'max', o).shape;
+        const dy = nd(shape, Array.from({ length: shape.reduce((a, d) => a * d, 1) }, () => (next() % 7) - 3));
+        expect(Array.from(await maxPoolGrad(cpu, x, dy, o))).toEqual(Array.from(maxPool2dGradRef(x, dy, o).data));
+      }),
+      { numRuns: 60 },
+    );
   });
 });
 
