@@ -4,7 +4,7 @@ import { Autodiff } from '../../src/autodiff/autodiff.js';
 import type { Backend } from '../../src/backends/backend.js';
 import { Cpu } from '../../src/backends/cpu/backend.js';
 import { CpuDevice } from '../../src/devices/cpu.js';
-import { ArgumentError, ShapeError } from '../../src/errors.js';
+import { ArgumentError, DTypeError, ShapeError } from '../../src/errors.js';
 import { Gelu, Relu } from '../../src/nn/activation.js';
 import { Dropout } from '../../src/nn/dropout.js';
 import { Embedding } from '../../src/nn/embedding.js';
@@ -196,6 +196,42 @@ describe('layers', () => {
     expect(await vals(out)).toEqual([4, 0, 4, 2].flatMap((r) => w.slice(r * 3, r * 3 + 3)));
     const grads = out.sum().backward();
     expect(await vals(e.weight.value.grad(grads))).toEqual([1, 1, 1, 0, 0, 0, 1, 1, 1, 0, 0, 0, 2, 2, 2]);
+  });
+
+  it('Embedding paddingIdx: that row starts as zeros and gets no gradient, even when loaded with values (torch padding_idx)', async () => {
+    for (const [given, row] of [[1, 1], [-2, 3]] as const) {
+      const e = new Embedding(ad, 5, 2, { paddingIdx: given });
+      expect(e.paddingIdx).toBe(row);
+      const w = await vals(e.weight.value);
+      expect(w.slice(row * 2, row * 2 + 2)).toEqual([0, 0]);
+      expect(w.filter((v) => v !== 0).length).toBe(8);
+      // A table loaded with values in the padding row: its uses read them, and still get no gradient.
+      const loaded = Float32Array.from({ length: 10 }, (_, i) => i + 1);
+      e.weight.set(fromData(ad, loaded, { shape: [5, 2] }));
+      const idx = fromData(ad, new Int32Array([row, 0, row, 4, 2, 4]), { shape: [3, 2] });
+      const out = e.forward(idx);
+      expect(await vals(out)).toEqual([row, 0, row, 4, 2, 4].flatMap((r) => [2 * r + 1, 2 * r + 2]));
+      const weights = fromData(ad, Float32Array.from({ length: 12 }, (_, i) => i - 5), { shape: [3, 2, 2] });
+      const grad = await vals(e.weight.value.grad(out.mul(weights).sum().backward()));
+      // float64 reference: row r gets the sum of the output weights at its uses, the padding row nothing.
+      const want = new Array<number>(10).fill(0);
+      [row, 0, row, 4, 2, 4].forEach((r, k) => {
+        if (r === row) return;
+        want[2 * r]! += k * 2 - 5;
+        want[2 * r + 1]! += k * 2 + 1 - 5;
+      });
+      expect(grad).toEqual(want);
+    }
+  });
+
+  it('Embedding arguments: sizes, paddingIdx and the index dtype are checked', () => {
+    expect(() => new Embedding(ad, -1, 2)).toThrow(ArgumentError);
+    expect(() => new Embedding(ad, 4, 1.5)).toThrow(/Embedding: dim must be an integer >= 0, got 1.5/);
+    expect(() => new Embedding(ad, 4, 2, { paddingIdx: 4 })).toThrow(/paddingIdx must be an integer in \[-4, 4\), got 4/);
+    expect(() => new Embedding(ad, 4, 2, { paddingIdx: -5 })).toThrow(ArgumentError);
+    const e = new Embedding(ad, 4, 2);
+    expect(() => e.forward(fromData(ad, [0, 1]) as never)).toThrow(DTypeError);
+    expect(() => e.forward(null as never)).toThrow(/Embedding: indices must be a tensor/);
   });
 
   it('LayerNorm normalises the last dim (biased variance, eps 1e-5)', async () => {
