@@ -23,6 +23,11 @@ export interface AdamOptions extends OptimizerOptions {
    * `captureStep` needs (torch's `capturable=True`). Default false: the corrections are scalars.
    */
   capturable?: boolean;
+  /**
+   * AMSGrad (torch's `amsgrad=True`): the denominator uses the largest second moment seen so far
+   * (a state tensor 'vMax'), so a parameter's step size never grows back. Default false.
+   */
+  amsgrad?: boolean;
 }
 
 export class Adam<B extends Backend = Backend> extends Optimizer<B> {
@@ -32,6 +37,7 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
   readonly eps: number;
   readonly weightDecay: number;
   readonly capturable: boolean;
+  readonly amsgrad: boolean;
   protected readonly decoupled: boolean = false;
 
   constructor(options: AdamOptions = {}, defaultWeightDecay = 0) {
@@ -43,7 +49,8 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
     this.beta2 = checkSetting(op, 'betas[1]', betas[1], (v) => v >= 0 && v < 1, 'a number in [0, 1)');
     this.eps = checkSetting(op, 'eps', options.eps ?? 1e-8, (v) => v >= 0, 'a finite number >= 0');
     this.weightDecay = checkSetting(op, 'weightDecay', options.weightDecay ?? defaultWeightDecay, (v) => v >= 0, 'a finite number >= 0');
-    this.capturable = options.capturable ?? false;
+    this.capturable = flag(op, 'capturable', options.capturable);
+    this.amsgrad = flag(op, 'amsgrad', options.amsgrad);
   }
 
   protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'> {
@@ -59,6 +66,13 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
     const v = v0 ? v0.mul(b2).add(grad.square().mul(1 - b2)) : grad.square().mul(1 - b2);
     this.setState(state, 'm', m);
     this.setState(state, 'v', v);
+    let second = v;
+    if (this.amsgrad) {
+      const max0 = state.tensors.get('vMax');
+      // A state of its own from the first step (not v itself: each name owns its tensor).
+      second = max0 ? max0.maximum(v) : v.mul(1);
+      this.setState(state, 'vMax', second);
+    }
     if (this.capturable) {
       // The count as a [1] tensor; 1 - beta^t as 1 - exp(t ln beta), broadcast over the parameter.
       const t0 = state.tensors.get('t');
@@ -66,15 +80,22 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
       this.setState(state, 't', count);
       const bc1 = count.mul(Math.log(b1)).exp().neg().add(1);
       const bc2 = count.mul(Math.log(b2)).exp().neg().add(1);
-      const next = base.sub(m.div(bc1).div(v.div(bc2).sqrt().add(this.eps)).mul(lr));
+      const next = base.sub(m.div(bc1).div(second.div(bc2).sqrt().add(this.eps)).mul(lr));
       // The [1] count broadcasts a rank-0 parameter to [1]: its own shape back (a view).
       return next.rank === p.rank ? next : next.reshape([...p.shape]);
     }
     // p - lr * m_hat / (sqrt(v_hat) + eps), with the bias corrections folded into scalars
     const mHat = m.div(1 - b1 ** t);
-    const denom = v.div(1 - b2 ** t).sqrt().add(this.eps);
+    const denom = second.div(1 - b2 ** t).sqrt().add(this.eps);
     return base.sub(mHat.div(denom).mul(lr));
   }
+}
+
+/** An optional boolean setting (untyped callers get an ArgumentError, not a truthy string). */
+function flag(op: string, name: string, v: unknown): boolean {
+  if (v === undefined) return false;
+  if (typeof v !== 'boolean') throw new ArgumentError(`${name} must be true or false, got ${String(v)}`, { op });
+  return v;
 }
 
 export class AdamW<B extends Backend = Backend> extends Adam<B> {

@@ -22,10 +22,12 @@ export function stateNames(rule: FlatRule): readonly string[] {
   return ['m', 'v'];
 }
 
-/** The flat rule of an optimizer, when there is one (Adam, AdamW, SGD, without clipping or a schedule). */
+/** The flat rule of an optimizer, when there is one (Adam, AdamW without AMSGrad, SGD, without clipping or a schedule). */
 export function flatRule<B extends Backend>(opt: Optimizer<B>): FlatRule | undefined {
   if (opt.options.clipNorm !== undefined || opt.options.scheduler !== undefined) return undefined;
   if (opt instanceof Adam) {
+    // AMSGrad's running maximum has no flat loop: its replicas step with tensors.
+    if (opt.amsgrad) return undefined;
     return { kind: opt instanceof AdamW ? 'adamw' : 'adam', lr: opt.lr, beta1: opt.beta1, beta2: opt.beta2, eps: opt.eps, weightDecay: opt.weightDecay };
   }
   if (opt instanceof SGD) return { kind: 'sgd', lr: opt.lr, momentum: opt.momentum, dampening: opt.dampening, weightDecay: opt.weightDecay, nesterov: opt.nesterov };

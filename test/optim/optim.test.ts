@@ -81,15 +81,17 @@ const sgdRule = (lr: number, momentum: number, dampening: number, wd: number, ne
   return p - lr * d;
 };
 
-const adamRule = (lr: number, b1: number, b2: number, eps: number, wd: number, decoupled: boolean): Rule => (p, g, s, t) => {
+const adamRule = (lr: number, b1: number, b2: number, eps: number, wd: number, decoupled: boolean, amsgrad = false): Rule => (p, g, s, t) => {
   let base = p;
   let grad = g;
   if (decoupled) base = p * (1 - lr * wd);
   else grad = g + wd * p;
   s.m = b1 * (s.m ?? 0) + (1 - b1) * grad;
   s.v = b2 * (s.v ?? 0) + (1 - b2) * grad * grad;
+  // torch: max_exp_avg_sq = max(max_exp_avg_sq, exp_avg_sq), used in place of exp_avg_sq.
+  s.vMax = Math.max(s.vMax ?? 0, s.v);
   const mHat = s.m / (1 - b1 ** t);
-  const vHat = s.v / (1 - b2 ** t);
+  const vHat = (amsgrad ? s.vMax : s.v) / (1 - b2 ** t);
   return base - (lr * mHat) / (Math.sqrt(vHat) + eps);
 };
 
@@ -111,6 +113,17 @@ describe('Adam and AdamW', () => {
   it('AdamW (decoupled weight decay, default 1e-2)', async () => {
     expectClose(await run(new AdamW({ lr: 0.01 }), 3), reference(adamRule(0.01, 0.9, 0.999, 1e-8, 0.01, true), 3));
   });
+  it('amsgrad (the largest second moment so far in the denominator), for Adam and AdamW, capturable too', async () => {
+    const plain = reference(adamRule(0.05, 0.5, 0.6, 1e-8, 0, false), 3);
+    const ams = reference(adamRule(0.05, 0.5, 0.6, 1e-8, 0, false, true), 3);
+    // The gradients shrink in places, so the rule differs from Adam's there.
+    expect(Math.max(...ams.flat().map((v, i) => Math.abs(v - plain.flat()[i]!)))).toBeGreaterThan(1e-3);
+    expectClose(await run(new Adam({ lr: 0.05, betas: [0.5, 0.6], amsgrad: true }), 3), ams);
+    expectClose(await run(new Adam({ lr: 0.05, betas: [0.5, 0.6], amsgrad: true, capturable: true }), 3), ams);
+    expectClose(await run(new AdamW({ lr: 0.02, betas: [0.8, 0.7], amsgrad: true }), 3), reference(adamRule(0.02, 0.8, 0.7, 1e-8, 0.01, true, true), 3));
+    expect(() => new Adam({ amsgrad: 'yes' as unknown as boolean })).toThrow(/Adam: amsgrad must be true or false, got yes/);
+  });
+
   it('capturable (the step count a device tensor, the corrections tensor ops): the same rule, for Adam and AdamW', async () => {
     expectClose(await run(new Adam({ lr: 0.02, betas: [0.8, 0.99], weightDecay: 0.1, capturable: true }), 3), reference(adamRule(0.02, 0.8, 0.99, 1e-8, 0.1, false), 3));
     expectClose(await run(new AdamW({ lr: 0.01, capturable: true }), 3), reference(adamRule(0.01, 0.9, 0.999, 1e-8, 0.01, true), 3));

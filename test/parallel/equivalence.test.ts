@@ -59,7 +59,7 @@ async function initialRecord(seed: number, sizes: readonly number[]): Promise<Mo
 async function oneDevice(record: ModuleRecord, opts: MlpOptions, data: ReadonlyArray<{ x: Float32Array; y: Int32Array }>): Promise<ModuleRecord> {
   const model = mlp(host, host.defaultDevice(), opts.sizes).fromRecord(record);
   const extra = opts.clipNorm !== undefined ? { clipNorm: opts.clipNorm } : {};
-  const opt: Optimizer<typeof host> = opts.optimizer === 'adam' ? new Adam({ lr: opts.lr, eps: opts.eps ?? 1e-8, ...extra }) : new SGD({ lr: opts.lr, momentum: opts.momentum ?? 0, ...extra });
+  const opt: Optimizer<typeof host> = opts.optimizer === 'adam' ? new Adam({ lr: opts.lr, eps: opts.eps ?? 1e-8, amsgrad: opts.amsgrad ?? false, ...(opts.betas ? { betas: opts.betas } : {}), ...extra }) : new SGD({ lr: opts.lr, momentum: opts.momentum ?? 0, ...extra });
   for (const b of data) {
     tidy(() => {
       const loss = crossEntropy(model.forward(fromData(host, b.x, { shape: [B, opts.sizes[0]!] })), fromData(host, b.y));
@@ -120,6 +120,22 @@ async function check(seed: number, opts: MlpOptions, dpOptions: Partial<DataPara
 }
 
 describe('DataParallel gives the weights of one device', () => {
+  test("AMSGrad (no flat rule: the replicas step with tensors), 'main' and 'sharded', uneven shards", async () => {
+    const opts: MlpOptions = { sizes: SIZES, optimizer: 'adam', lr: 0.05, eps: 1e-6, amsgrad: true, betas: [0.9, 0.5] };
+    const record = await initialRecord(8, SIZES);
+    const data = batches(4, 8 * 31, SIZES);
+    const one = await oneDevice(record, opts, data);
+    // The same run without AMSGrad ends elsewhere: the option is in effect.
+    const plain = await oneDevice(record, { ...opts, amsgrad: false }, data);
+    const moved = Object.entries(one.params).some(([name, p]) => p.data.some((v, i) => Math.abs(v - plain.params[name]!.data[i]!) > 1e-4));
+    expect(moved).toBe(true);
+    for (const strategy of ['main', 'sharded'] as const) {
+      const dp = await trainParallel(record, opts, data, { strategy, split: [1, 2] });
+      expect(dp.steps).toBe('owners');
+      expectClose(dp.record, one, 2e-6, 1e-5);
+    }
+  });
+
   test("'main', two replicas, even shards (12 + 11), SGD with momentum, each replica computing on its own thread", async () => {
     const { shards, steps } = await check(1, { sizes: SIZES, optimizer: 'sgd', lr: 0.2, momentum: 0.9 }, { strategy: 'main', workerPoolThreads: 0 });
     expect(shards[0]).toEqual([12, 11]);
