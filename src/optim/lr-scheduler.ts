@@ -82,19 +82,29 @@ export class ExponentialLR extends LrScheduler {
   }
 }
 
-/** base times a factor going linearly from startFactor to endFactor over totalSteps, then held (torch LinearLR; linear decay with endFactor < 1). */
+/**
+ * base times a factor going linearly from startFactor to endFactor over totalSteps, then held
+ * (torch LinearLR, with its defaults: 1/3 to 1 over 5 steps, a warm-up; endFactor < startFactor
+ * decays).
+ */
 export class LinearLR extends LrScheduler {
   readonly kind = 'linear';
   readonly startFactor: number;
   readonly endFactor: number;
   readonly totalSteps: number;
-  constructor(options: { totalSteps: number; startFactor?: number; endFactor?: number }) {
+  constructor(options: { totalSteps?: number; startFactor?: number; endFactor?: number } = {}) {
     super();
     needOptions('LinearLR', options);
-    positive('LinearLR', 'totalSteps', options.totalSteps);
-    this.totalSteps = options.totalSteps;
-    this.startFactor = options.startFactor ?? 1;
-    this.endFactor = options.endFactor ?? 0;
+    const total = options.totalSteps ?? 5;
+    positive('LinearLR', 'totalSteps', total);
+    this.totalSteps = total;
+    const factor = (name: string, v: unknown, ok: (x: number) => boolean, range: string): number => {
+      if (typeof v !== 'number' || !ok(v)) throw new ArgumentError(`${name} must be a number in ${range}, got ${String(v)}`, { op: 'LinearLR', hint: 'the rate is the base rate times this factor' });
+      return v;
+    };
+    // torch's ranges: a start of 0 would give a first step of rate 0.
+    this.startFactor = factor('startFactor', options.startFactor ?? 1 / 3, (x) => x > 0 && x <= 1, '(0, 1]');
+    this.endFactor = factor('endFactor', options.endFactor ?? 1, (x) => x >= 0 && x <= 1, '[0, 1]');
   }
   rateAt(step: number, base: number): number {
     const t = Math.min(step, this.totalSteps) / this.totalSteps;

@@ -13,8 +13,18 @@ describe('schedules', () => {
   });
 
   it('LinearLR decays linearly and holds', () => {
-    close(rates(new LinearLR({ totalSteps: 4, endFactor: 0.2 }), 1, 6), [1, 0.8, 0.6, 0.4, 0.2, 0.2]);
+    close(rates(new LinearLR({ totalSteps: 4, startFactor: 1, endFactor: 0.2 }), 1, 6), [1, 0.8, 0.6, 0.4, 0.2, 0.2]);
     close(rates(new LinearLR({ totalSteps: 2, startFactor: 1 / 3, endFactor: 1 }), 3, 3), [1, 2, 3]);
+  });
+
+  it("LinearLR's defaults are torch's: a warm-up from 1/3 to 1 over 5 steps; factors outside torch's ranges are refused", () => {
+    // torch: lr = base * (1/3 + (1 - 1/3) * min(t, 5) / 5)
+    close(rates(new LinearLR(), 0.3, 7), [0, 1, 2, 3, 4, 5, 5].map((t) => 0.3 * (1 / 3 + ((2 / 3) * t) / 5)));
+    close(rates(new LinearLR({ totalSteps: 2 }), 3, 3), [1, 2, 3]);
+    for (const bad of [{ startFactor: 0 }, { startFactor: 1.5 }, { endFactor: -0.1 }, { endFactor: Number.NaN }, { totalSteps: 0 }, { startFactor: '0.5' as unknown as number }]) {
+      expect(() => new LinearLR(bad), JSON.stringify(bad)).toThrow(ArgumentError);
+    }
+    expect(() => new LinearLR({ startFactor: 0 })).toThrow(/LinearLR: startFactor must be a number in \(0, 1\], got 0/);
   });
 
   it('CosineLR with warm-up: t / w, then minLr + (base - minLr)(1 + cos(pi p)) / 2', () => {
