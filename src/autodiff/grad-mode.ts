@@ -1,8 +1,10 @@
 /** The no-grad scope: ops run inside `noGrad(fn)` are not recorded on any tape. */
+import { ArgumentError } from '../errors.js';
 import { Runtime } from '../runtime/runtime.js';
 import { syncScope } from '../runtime/scope.js';
 
 export function isGradEnabled(runtime: Runtime = Runtime.default): boolean {
+  if (!(runtime instanceof Runtime)) throw new ArgumentError('the runtime must be a Runtime (backend.runtime)', { op: 'isGradEnabled' });
   return runtime.gradEnabled;
 }
 

@@ -5,6 +5,7 @@
 import type { Device } from '../devices/device.js';
 import type { TypedArray } from '../ir/dtype.js';
 import type { OpAttrs, OpName, OpRecord } from '../ir/ops.js';
+import { checkBackend } from '../ir/validate.js';
 import type { MemoryInfo } from '../memory/info.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Backend, Handle, TensorRef } from './backend.js';
@@ -17,7 +18,7 @@ export abstract class Decorator<B extends Backend> implements Backend<DeviceOf<B
   readonly runtime: Runtime;
 
   constructor(readonly inner: B) {
-    this.runtime = inner.runtime;
+    this.runtime = checkBackend(new.target.name, inner).runtime;
   }
 
   defaultDevice(): DeviceOf<B> {

@@ -18,6 +18,8 @@ export function track(t: Disposable, runtime: Runtime = Runtime.default): void {
 
 /** Exempts a tensor from the enclosing tidy scopes. */
 export function keep<T extends Disposable>(t: T, runtime: Runtime = Runtime.default): T {
+  if (typeof t !== 'object' || t === null || typeof Reflect.get(t, 'dispose') !== 'function') throw new ArgumentError('keep() takes a tensor (or anything with dispose())', { op: 'keep' });
+  if (!(runtime instanceof Runtime)) throw new ArgumentError('the runtime must be a Runtime (backend.runtime)', { op: 'keep' });
   kept.add(t);
   for (const s of runtime.scopes) s.delete(t);
   return t;
@@ -40,6 +42,8 @@ function isDisposable(v: object): v is Disposable {
 }
 
 export function tidy<T>(fn: () => T, runtime: Runtime = Runtime.default): T {
+  if (typeof fn !== 'function') throw new ArgumentError(`tidy() takes a function, got ${fn === null ? 'null' : typeof fn}`, { op: 'tidy', hint: 'tidy(() => { ... }): tensors made inside and not returned are disposed' });
+  if (!(runtime instanceof Runtime)) throw new ArgumentError('the runtime must be a Runtime (backend.runtime)', { op: 'tidy' });
   const scopes = runtime.scopes;
   const scope = new Set<Disposable>();
   scopes.push(scope);

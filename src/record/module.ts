@@ -14,6 +14,10 @@ const IDS_KEY = 'switchyard.param_ids';
 
 /** A module record as safetensors bytes. */
 export function recordToSafetensors(record: ModuleRecord, metadata: Readonly<Record<string, string>> = {}): Uint8Array {
+  const given: unknown = record;
+  if (typeof given !== 'object' || given === null || typeof Reflect.get(given, 'params') !== 'object' || Reflect.get(given, 'params') === null) {
+    throw new ArgumentError(`the record must be { params: { name: { id, shape, dtype, data } } }, got ${show(record)}`, { op: 'recordToSafetensors', hint: 'records come from await module.toRecord()' });
+  }
   if (metadata === null || typeof metadata !== 'object') throw new ArgumentError(`metadata must be an object of strings, got ${show(metadata)}`, { op: 'recordToSafetensors' });
   // No prototype: a parameter named '__proto__' stays an entry.
   const tensors = Object.create(null) as Record<string, SafeTensor>;
@@ -63,6 +67,8 @@ export function safetensorsToRecord(bytes: Uint8Array | ArrayBuffer): ModuleReco
 }
 
 export async function saveModule<B extends Backend>(module: Module<B>, metadata?: Readonly<Record<string, string>>): Promise<Uint8Array> {
+  const target: unknown = module;
+  if (typeof target !== 'object' || target === null || typeof Reflect.get(target, 'toRecord') !== 'function') throw new ArgumentError(`saveModule takes a module, got ${show(module)}`, { op: 'saveModule' });
   return recordToSafetensors(await module.toRecord(), metadata);
 }
 

@@ -30,6 +30,7 @@ function join(prefix: string, local: string): string {
 
 /** Every parameter and buffer of `module` with its state_dict key, in field order. */
 export function torchEntries<B extends Backend>(module: Module<B>): Array<TorchEntry<B>> {
+  if (!(module instanceof Module)) throw new ArgumentError(`a module is needed, got ${module === null ? 'null' : typeof module}`, { op: 'torchEntries' });
   const out: Array<TorchEntry<B>> = [];
   const walk = (m: Module<B>, ours: string, torch: string): void => {
     const keys = m.torchKeys();
@@ -130,6 +131,7 @@ export function loadTorchStateDict<B extends Backend>(module: Module<B>, bytes: 
  * num_batches_tracked) are written as int32; load_state_dict copies them into its int64 buffers.
  */
 export async function saveTorchStateDict<B extends Backend>(module: Module<B>, metadata: Readonly<Record<string, string>> = {}): Promise<Uint8Array> {
+  if (!(module instanceof Module)) throw new ArgumentError(`a module is needed, got ${module === null ? 'null' : typeof module}`, { op: 'saveTorchStateDict' });
   const tensors: Record<string, SafeTensor> = {};
   for (const e of torchEntries(module)) {
     const { shape, values } = await e.param.value.toData();

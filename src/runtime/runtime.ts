@@ -5,6 +5,7 @@
  * and their ids differ by prefix.
  */
 import type { LaneInfo } from '../scheduler/lane.js';
+import { checkOptions } from '../ir/validate.js';
 import { Scheduler, type SchedulerOptions } from '../scheduler/scheduler.js';
 import { BlobStore } from './blobs.js';
 import { IdSource, threadPrefix } from './ids.js';
@@ -34,6 +35,7 @@ export class Runtime {
   autocastDepth = 0;
 
   constructor(options: RuntimeOptions = {}) {
+    checkOptions('Runtime', options);
     this.ids = new IdSource(options.prefix ?? threadPrefix());
     this.scheduler = new Scheduler(this.blobs, options);
   }

@@ -5,6 +5,7 @@
 import { ArgumentError } from '../errors.js';
 
 export function syncScope<T>(op: string, enter: () => void, leave: () => void, fn: () => T, outside: string, hint: string): T {
+  if (typeof fn !== 'function') throw new ArgumentError(`${op}() takes a function, got ${fn === null ? 'null' : typeof fn}`, { op, hint });
   enter();
   let result: T;
   try {

@@ -32,6 +32,10 @@ const OP = 'scaledDotProductAttention';
  * row whose keys are all masked gives NaN, as in torch.
  */
 export function scaledDotProductAttention<B extends Backend>(q: Tensor<B, 'float'>, k: Tensor<B, 'float'>, v: Tensor<B, 'float'>, options: AttentionOptions<B> = {}): Tensor<B, 'float'> {
+  for (const [name, t] of [['query', q], ['key', k], ['value', v]] as const) {
+    const given: unknown = t;
+    if (typeof given !== 'object' || given === null || !Array.isArray(Reflect.get(given, 'shape'))) throw new ArgumentError(`${name} must be a tensor`, { op: OP });
+  }
   for (const t of [q, k, v]) {
     if (!isFloat(t.dtype) || t.dtype !== q.dtype) throw new DTypeError('query, key and value must be float tensors of one dtype', { op: OP, dtypes: [q.dtype, k.dtype, v.dtype] });
   }

@@ -637,6 +637,10 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** This tensor's gradient in `grads`, or undefined when backward did not reach it. */
   grad<A extends AutodiffBackend>(this: Tensor<A, 'float'>, grads: Gradients): Tensor<A, 'float'> | undefined {
+    // Untyped callers: what backward() returned, not a missing argument (a TypeError otherwise).
+    if (typeof grads !== 'object' || grads === null || typeof Reflect.get(grads, 'get') !== 'function') {
+      throw new ArgumentError(`grads must be the Gradients that backward() returned, got ${show(grads)}`, { op: 'grad', hint: 'const grads = loss.backward(); x.grad(grads)' });
+    }
     return grads.get(this);
   }
   /** A view of this tensor that no graph tracks (on other backends: a plain view). */

@@ -11,6 +11,16 @@ import { WgpuDevice } from '../../src/devices/wgpu.js';
 import { ArgumentError, DTypeError, DeviceError, KernelError, ShapeError, SwitchyardError } from '../../src/errors.js';
 import { arange, fromData, full, ones, random, zeros } from '../../src/tensor/creation.js';
 import { Tensor } from '../../src/tensor/tensor.js';
+import { Autodiff } from '../../src/autodiff/autodiff.js';
+import { isGradEnabled, noGrad } from '../../src/autodiff/grad-mode.js';
+import { Wgpu } from '../../src/backends/wgpu/backend.js';
+import { Fusion } from '../../src/fusion/fusion.js';
+import { memory } from '../../src/memory/info.js';
+import { keep, tidy } from '../../src/memory/tidy.js';
+import { recordToSafetensors, saveModule } from '../../src/record/module.js';
+import { saveTorchStateDict, torchEntries } from '../../src/record/torch.js';
+import { Runtime } from '../../src/runtime/runtime.js';
+import { scaledDotProductAttention } from '../../src/tensor/attention.js';
 
 const cpu = new Cpu({ threads: 0 });
 afterAll(() => cpu.close());
@@ -203,6 +213,34 @@ describe('untyped callers get Switchyard errors', () => {
     expectError(() => untyped(scalar, 'sum', new Date(0)), ArgumentError, /dims must be a dim or a list of dims/);
     expectError(() => untyped(scalar, 'sum', [0, -1]), ShapeError, /appears more than once/);
     expectError(() => untyped(scalar, 'sum', [1]), ShapeError, /out of range/);
+  });
+
+  it('entry points called with the wrong kind of argument: ArgumentErrors naming them, not TypeErrors', async () => {
+    const call = (f: unknown, ...args: unknown[]): unknown => {
+      if (typeof f !== 'function') throw new Error('not a function');
+      return Reflect.apply(f, undefined, args);
+    };
+    const make = (C: unknown, ...args: unknown[]): unknown => {
+      if (typeof C !== 'function') throw new Error('not a class');
+      return Reflect.construct(C, args);
+    };
+    expectError(() => make(Cpu, null), ArgumentError, /Cpu: options must be an object, got null/);
+    expectError(() => make(Wgpu, null), ArgumentError, /Wgpu: options must be an object, got null/);
+    expectError(() => make(Runtime, null), ArgumentError, /Runtime: options must be an object/);
+    expectError(() => make(Autodiff, undefined), ArgumentError, /Autodiff: the first argument must be a backend/);
+    expectError(() => make(Fusion, {}), ArgumentError, /Fusion: the first argument must be a backend/);
+    expectError(() => call(tidy, cpu), ArgumentError, /tidy\(\) takes a function, got object/);
+    expectError(() => call(tidy, () => 1, {}), ArgumentError, /the runtime must be a Runtime/);
+    expectError(() => call(noGrad, undefined), ArgumentError, /noGrad\(\) takes a function, got undefined/);
+    expectError(() => call(keep, null), ArgumentError, /keep\(\) takes a tensor/);
+    expectError(() => call(isGradEnabled, null), ArgumentError, /must be a Runtime/);
+    expectError(() => call(memory, undefined), ArgumentError, /memory\(\) takes a device tag/);
+    expectError(() => call(recordToSafetensors, undefined), ArgumentError, /recordToSafetensors: the record must be/);
+    expectError(() => call(torchEntries, {}), ArgumentError, /torchEntries: a module is needed/);
+    expectError(() => call(scaledDotProductAttention, x4(), undefined, x4()), ArgumentError, /key must be a tensor/);
+    expectError(() => untyped(x4(), 'grad', undefined), ArgumentError, /grad: grads must be the Gradients that backward\(\) returned/);
+    await expect(call(saveModule, 'model')).rejects.toThrow(/saveModule takes a module/);
+    await expect(call(saveTorchStateDict, null)).rejects.toThrow(/saveTorchStateDict: a module is needed, got null/);
   });
 
   it('an error at creation leaves no tensor behind whose finalizer could end the process', async () => {

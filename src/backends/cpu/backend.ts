@@ -64,7 +64,8 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
   readonly relaxedSimd: boolean;
 
   constructor(options: CpuOptions = {}) {
-    super(options.runtime);
+    // `?.`: an untyped null gets checkOptions' ArgumentError below, not a TypeError here.
+    super(options?.runtime);
     checkOptions('Cpu', options);
     if (options.device !== undefined && !(CpuDevice.is(options.device) && typeof options.device.key === 'string')) {
       throw new ArgumentError(`device must be a CPU device tag (CpuDevice.Cpu, CpuDevice.named('cpu:1')), got ${show(options.device)}`, { op: 'Cpu' });

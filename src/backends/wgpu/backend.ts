@@ -75,7 +75,8 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
   private readonly autotune: boolean | { readonly file?: string | null } | undefined;
 
   constructor(options: WgpuOptions = {}) {
-    super(options.runtime);
+    // `?.`: an untyped null gets checkOptions' ArgumentError below, not a TypeError here.
+    super(options?.runtime);
     checkOptions('Wgpu', options);
     if (options.device !== undefined && !WgpuDevice.is(options.device)) {
       throw new ArgumentError(`device must be a WgpuDevice tag (WgpuDevice.Default, DiscreteGpu(i), ...), got ${show(options.device)}`, { op: 'Wgpu' });
