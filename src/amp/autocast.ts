@@ -4,6 +4,8 @@
  * return float32, so float32 weights stay the master copy and the rest of the model is
  * unchanged. Gradients flow back through the casts: float32 weights get float32 gradients.
  */
+import { ArgumentError } from '../errors.js';
+import { checkOptions } from '../ir/validate.js';
 import { Runtime } from '../runtime/runtime.js';
 import { syncScope } from '../runtime/scope.js';
 
@@ -13,11 +15,13 @@ export interface AutocastOptions {
 }
 
 export function isAutocastEnabled(runtime: Runtime = Runtime.default): boolean {
+  if (!(runtime instanceof Runtime)) throw new ArgumentError('the runtime must be a Runtime (backend.runtime)', { op: 'isAutocastEnabled' });
   return runtime.autocastDepth > 0;
 }
 
 /** Runs `fn` with float16 matmuls. Synchronous only, as `noGrad`: ops after an await would run outside it. */
 export function autocast<T>(fn: () => T, options: AutocastOptions = {}): T {
+  checkOptions('autocast', options);
   const runtime = options.runtime ?? Runtime.default;
   return syncScope(
     'autocast',

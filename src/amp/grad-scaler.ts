@@ -3,6 +3,7 @@
  * scale before backward, so small gradients survive float16; `step` divides the gradients by
  * it, skips the optimizer step when any gradient is inf or NaN, and moves the scale (loss-scale.ts).
  */
+import { checkOptions } from '../ir/validate.js';
 import type { Backend } from '../backends/backend.js';
 import type { Module } from '../nn/module.js';
 import type { LrScheduler } from '../optim/lr-scheduler.js';
@@ -21,6 +22,7 @@ export class GradScaler {
   readonly enabled: boolean;
 
   constructor(options: GradScalerOptions = {}) {
+    checkOptions('GradScaler', options);
     this.rule = new LossScale(options);
     this.enabled = options.enabled ?? true;
   }

@@ -3,6 +3,7 @@
  * step by step: a step whose gradients overflowed (inf or NaN) is skipped and halves the scale;
  * after `growthInterval` good steps in a row the scale doubles.
  */
+import { checkOptions } from '../ir/validate.js';
 import { ArgumentError } from '../errors.js';
 
 export interface LossScaleOptions {
@@ -34,6 +35,7 @@ export class LossScale {
   private readonly interval: number;
 
   constructor(options: LossScaleOptions = {}) {
+    checkOptions('LossScale', options);
     this.current = check('initScale', options.initScale ?? 2 ** 16, (v) => Number.isFinite(v) && v > 0, 'a finite number > 0');
     this.growth = check('growthFactor', options.growthFactor ?? 2, (v) => Number.isFinite(v) && v >= 1, 'a finite number >= 1');
     this.backoff = check('backoffFactor', options.backoffFactor ?? 0.5, (v) => v > 0 && v < 1, 'a number in (0, 1)');

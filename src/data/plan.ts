@@ -1,4 +1,5 @@
 /** Which samples go in which batch, per epoch: the shared plan of both loaders. */
+import { checkOptions } from '../ir/validate.js';
 import { ArgumentError } from '../errors.js';
 import { epochSeed, seededPermutation } from './shuffle.js';
 
@@ -14,6 +15,7 @@ export interface PlanOptions {
 }
 
 export function checkPlan(op: string, o: PlanOptions): void {
+  checkOptions(op, o);
   const b = o.batchSize ?? 1;
   if (!Number.isInteger(b) || b < 1) throw new ArgumentError(`batchSize must be a positive integer, got ${b}`, { op });
 }

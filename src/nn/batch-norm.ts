@@ -7,11 +7,13 @@
 import { noGrad } from '../autodiff/grad-mode.js';
 import type { Backend } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
-import { ShapeError } from '../errors.js';
+import { ArgumentError, ShapeError } from '../errors.js';
+import { show } from '../ir/validate.js';
 import { tidy } from '../memory/tidy.js';
 import { ones, zeros } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { batchNorm, meanExcept } from './functional/normalization.js';
+import { checkEps, checkLayer, checkSize } from './check.js';
 import { Module, type TorchKey } from './module.js';
 import { Buffer, Param } from './param.js';
 
@@ -41,9 +43,16 @@ abstract class BatchNorm<B extends Backend> extends Module<B> {
 
   constructor(backend: B, readonly numFeatures: number, options: BatchNormOptions = {}) {
     super();
+    checkLayer(new.target.name, backend, options);
+    checkSize(new.target.name, 'numFeatures', numFeatures);
     const device = options.device ?? backend.defaultDevice();
-    this.eps = options.eps ?? 1e-5;
-    this.momentum = options.momentum === undefined ? 0.1 : options.momentum;
+    this.eps = checkEps(new.target.name, options.eps ?? 1e-5);
+    const momentum: unknown = options.momentum === undefined ? 0.1 : options.momentum;
+    // null: a cumulative average (torch's momentum=None).
+    if (momentum !== null && !(typeof momentum === 'number' && momentum >= 0 && momentum <= 1)) {
+      throw new ArgumentError(`momentum must be a number in [0, 1] or null, got ${show(momentum)}`, { op: new.target.name });
+    }
+    this.momentum = momentum;
     if (options.affine !== false) {
       this.weight = new Param(ones(backend, [numFeatures], { device }));
       this.bias = new Param(zeros(backend, [numFeatures], { device }));

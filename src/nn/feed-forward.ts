@@ -9,6 +9,8 @@ import type { Tensor } from '../tensor/tensor.js';
 import { Gelu } from './activation.js';
 import { Dropout } from './dropout.js';
 import { Linear } from './linear.js';
+import { ArgumentError } from '../errors.js';
+import { checkLayer } from './check.js';
 import { Module } from './module.js';
 
 export interface PositionWiseFeedForwardConfig {
@@ -26,6 +28,8 @@ export class PositionWiseFeedForward<B extends Backend = Backend> extends Module
 
   constructor(backend: B, config: PositionWiseFeedForwardConfig) {
     super();
+    checkLayer('PositionWiseFeedForward', backend, config);
+    if (config === undefined) throw new ArgumentError('a config { dModel, dFF, dropout? } is needed', { op: 'PositionWiseFeedForward' });
     const device = config.device ?? backend.defaultDevice();
     this.linearInner = new Linear(backend, config.dModel, config.dFF, { device });
     this.linearOuter = new Linear(backend, config.dFF, config.dModel, { device });

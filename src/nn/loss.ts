@@ -8,6 +8,7 @@ import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import { tidy } from '../memory/tidy.js';
 import { ones } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
+import { checkOptions } from '../ir/validate.js';
 import { checkTensors } from './check.js';
 import { reduce, type Reduction } from './reduction.js';
 
@@ -75,6 +76,7 @@ function finish<B extends Backend>(op: string, losses: F<B>, weights: F<B>, redu
 /** torch.nn.functional.nll_loss: log-probabilities [N, C, d...] (or [C]) and class indices [N, d...]. */
 export function nllLoss<B extends Backend>(logProbs: F<B>, target: I<B>, options: ClassLossOptions<B> = {}): F<B> {
   checkTensors('nllLoss', { input: logProbs, target: target });
+  checkOptions('nllLoss', options);
   const op = 'nllLoss';
   if (target.dtype !== 'int32') throw new DTypeError('targets must be int32 class indices', { op, dtypes: [target.dtype] });
   checkIndexTargets(op, logProbs, target);
@@ -94,6 +96,7 @@ export function nllLoss<B extends Backend>(logProbs: F<B>, target: I<B>, options
  */
 export function crossEntropy<B extends Backend>(logits: F<B>, target: I<B> | F<B>, options: CrossEntropyOptions<B> = {}): F<B> {
   checkTensors('crossEntropy', { logits: logits, target: target });
+  checkOptions('crossEntropy', options);
   const op = 'crossEntropy';
   const s = options.labelSmoothing ?? 0;
   if (!(s >= 0 && s <= 1)) throw new ArgumentError(`labelSmoothing must be in [0, 1], got ${s}`, { op });
@@ -145,6 +148,7 @@ function checkSame<B extends Backend>(op: string, x: F<B>, y: F<B>): void {
 /** torch.nn.functional.binary_cross_entropy: probabilities in [0, 1]; each log is clamped at -100, as PyTorch. */
 export function binaryCrossEntropy<B extends Backend>(probs: F<B>, target: F<B>, options: BinaryLossOptions<B> = {}): F<B> {
   checkTensors('binaryCrossEntropy', { input: probs, target: target });
+  checkOptions('binaryCrossEntropy', options);
   const op = 'binaryCrossEntropy';
   checkSame(op, probs, target);
   return tidy(() => {
@@ -167,6 +171,7 @@ export function binaryCrossEntropy<B extends Backend>(probs: F<B>, target: F<B>,
  */
 export function binaryCrossEntropyWithLogits<B extends Backend>(logits: F<B>, target: F<B>, options: BinaryLossOptions<B> & { posWeight?: F<B> | undefined } = {}): F<B> {
   checkTensors('binaryCrossEntropyWithLogits', { logits: logits, target: target });
+  checkOptions('binaryCrossEntropyWithLogits', options);
   const op = 'binaryCrossEntropyWithLogits';
   checkSame(op, logits, target);
   return tidy(() => {

@@ -3,6 +3,7 @@ import type { Backend } from '../backends/backend.js';
 import { ArgumentError, ShapeError } from '../errors.js';
 import { tidy } from '../memory/tidy.js';
 import type { Tensor } from '../tensor/tensor.js';
+import { checkOptions } from '../ir/validate.js';
 import { checkTensors } from './check.js';
 import { reduce, type Reduction } from './reduction.js';
 
@@ -16,18 +17,21 @@ function diff<B extends Backend>(op: string, x: F<B>, y: F<B>): F<B> {
 /** Mean squared error. */
 export function mseLoss<B extends Backend>(prediction: F<B>, target: F<B>, options: { reduction?: Reduction } = {}): F<B> {
   checkTensors('mseLoss', { prediction, target });
+  checkOptions('mseLoss', options);
   return tidy(() => reduce('mseLoss', diff('mseLoss', prediction, target).square(), options.reduction));
 }
 
 /** Mean absolute error. */
 export function l1Loss<B extends Backend>(prediction: F<B>, target: F<B>, options: { reduction?: Reduction } = {}): F<B> {
   checkTensors('l1Loss', { prediction, target });
+  checkOptions('l1Loss', options);
   return tidy(() => reduce('l1Loss', diff('l1Loss', prediction, target).abs(), options.reduction));
 }
 
 /** 0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (beta default 1; beta 0 is the L1 loss). */
 export function smoothL1Loss<B extends Backend>(prediction: F<B>, target: F<B>, options: { beta?: number; reduction?: Reduction } = {}): F<B> {
   checkTensors('smoothL1Loss', { prediction, target });
+  checkOptions('smoothL1Loss', options);
   const beta = options.beta ?? 1;
   if (!(beta >= 0)) throw new ArgumentError(`beta must be >= 0, got ${beta}`, { op: 'smoothL1Loss' });
   return tidy(() => {
@@ -40,6 +44,7 @@ export function smoothL1Loss<B extends Backend>(prediction: F<B>, target: F<B>, 
 /** 0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta) (delta default 1): delta times smoothL1Loss with beta = delta. */
 export function huberLoss<B extends Backend>(prediction: F<B>, target: F<B>, options: { delta?: number; reduction?: Reduction } = {}): F<B> {
   checkTensors('huberLoss', { prediction, target });
+  checkOptions('huberLoss', options);
   const delta = options.delta ?? 1;
   if (!(delta > 0)) throw new ArgumentError(`delta must be > 0, got ${delta}`, { op: 'huberLoss' });
   return tidy(() => {
@@ -56,6 +61,7 @@ export function huberLoss<B extends Backend>(prediction: F<B>, target: F<B>, opt
  */
 export function klDiv<B extends Backend>(input: F<B>, target: F<B>, options: { reduction?: Reduction | 'batchmean'; logTarget?: boolean } = {}): F<B> {
   checkTensors('klDiv', { input, target });
+  checkOptions('klDiv', options);
   const op = 'klDiv';
   diff(op, input, target).dispose();
   return tidy(() => {

@@ -4,6 +4,7 @@ import type { Device } from '../devices/device.js';
 import { ones } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { rmsNorm } from './functional/normalization.js';
+import { checkEps, checkLayer, checkSize } from './check.js';
 import { Module } from './module.js';
 import { Param } from './param.js';
 
@@ -14,7 +15,11 @@ export class RMSNorm<B extends Backend = Backend> extends Module<B> {
   /** `eps` defaults to float32's machine epsilon (PyTorch's eps=None). */
   constructor(backend: B, normalizedShape: number | readonly number[], readonly options: { eps?: number; elementwiseAffine?: boolean; device?: Device } = {}) {
     super();
-    this.normalizedShape = typeof normalizedShape === 'number' ? [normalizedShape] : [...normalizedShape];
+    checkLayer('RMSNorm', backend, options);
+    const shape: unknown = normalizedShape;
+    const dims: readonly unknown[] = typeof shape === 'number' ? [shape] : Array.isArray(shape) ? shape : [undefined];
+    this.normalizedShape = dims.map((d) => checkSize('RMSNorm', 'normalizedShape', d));
+    if (options.eps !== undefined) checkEps('RMSNorm', options.eps);
     if (options.elementwiseAffine !== false) this.weight = new Param(ones(backend, this.normalizedShape, { device: options.device ?? backend.defaultDevice() }));
   }
 

@@ -12,6 +12,7 @@ import { MultiheadAttention, type MultiheadAttentionCall } from './attention.js'
 import { Dropout } from './dropout.js';
 import { LayerNorm } from './layer-norm.js';
 import { Linear } from './linear.js';
+import { checkLayer } from './check.js';
 import { Module, type TorchKey } from './module.js';
 
 export interface TransformerEncoderLayerOptions {
@@ -42,6 +43,7 @@ export class TransformerEncoderLayer<B extends Backend = Backend> extends Module
 
   constructor(backend: B, readonly dModel: number, readonly nhead: number, options: TransformerEncoderLayerOptions = {}) {
     super();
+    checkLayer('TransformerEncoderLayer', backend, options);
     const device = options.device ?? backend.defaultDevice();
     const p = options.dropout ?? 0.1;
     const ff = options.dimFeedforward ?? 2048;

@@ -1,7 +1,7 @@
 /** Adagrad (torch.optim.Adagrad): steps scaled by the root of the summed squared gradients, with optional rate decay. */
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
+import { checkSetting, Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
 
 export interface AdagradOptions extends OptimizerOptions {
   /** Default 1e-2. */
@@ -23,11 +23,11 @@ export class Adagrad<B extends Backend = Backend> extends Optimizer<B> {
   readonly eps: number;
 
   constructor(options: AdagradOptions = {}) {
-    super(options.lr ?? 1e-2, options);
-    this.lrDecay = options.lrDecay ?? 0;
-    this.weightDecay = options.weightDecay ?? 0;
-    this.initialAccumulatorValue = options.initialAccumulatorValue ?? 0;
-    this.eps = options.eps ?? 1e-10;
+    super(options?.lr ?? 1e-2, options);
+    this.lrDecay = checkSetting('Adagrad', 'lrDecay', options.lrDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
+    this.weightDecay = checkSetting('Adagrad', 'weightDecay', options.weightDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
+    this.initialAccumulatorValue = checkSetting('Adagrad', 'initialAccumulatorValue', options.initialAccumulatorValue ?? 0, (v) => v >= 0, 'a finite number >= 0');
+    this.eps = checkSetting('Adagrad', 'eps', options.eps ?? 1e-10, (v) => v >= 0, 'a finite number >= 0');
   }
 
   protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'> {

@@ -1,4 +1,5 @@
 /** Gradient clipping by global norm (torch.nn.utils.clip_grad_norm_), without a sync with the device. */
+import { ArgumentError } from '../errors.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import type { Backend } from '../backends/backend.js';
 import { tidy } from '../memory/tidy.js';
@@ -13,6 +14,10 @@ type DeviceOf<B extends Backend> = ReturnType<B['defaultDevice']>;
  * them together; returns that norm as a rank-0 tensor (on the first gradient's device).
  */
 export function clipGradNorm<B extends Backend>(grads: ParamGrads<B>, maxNorm: number): Tensor<B, 'float'> | undefined {
+  const given: unknown = grads;
+  if (typeof given !== 'object' || given === null || typeof Reflect.get(given, 'entries') !== 'function') {
+    throw new ArgumentError('clipGradNorm takes ParamGrads (ParamGrads.from(loss.backward(), model))', { op: 'clipGradNorm' });
+  }
   const entries = grads.entries();
   const first = entries[0]?.[1];
   if (!first) return undefined;

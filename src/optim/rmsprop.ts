@@ -1,7 +1,8 @@
 /** RMSprop (torch.optim.RMSprop): a running mean of squared gradients scales each step; optional momentum and centring. */
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
+import { ArgumentError } from '../errors.js';
+import { checkSetting, Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
 
 export interface RMSpropOptions extends OptimizerOptions {
   /** Default 1e-2. */
@@ -25,12 +26,14 @@ export class RMSprop<B extends Backend = Backend> extends Optimizer<B> {
   readonly centered: boolean;
 
   constructor(options: RMSpropOptions = {}) {
-    super(options.lr ?? 1e-2, options);
-    this.alpha = options.alpha ?? 0.99;
-    this.eps = options.eps ?? 1e-8;
-    this.weightDecay = options.weightDecay ?? 0;
-    this.momentum = options.momentum ?? 0;
-    this.centered = options.centered ?? false;
+    super(options?.lr ?? 1e-2, options);
+    this.alpha = checkSetting('RMSprop', 'alpha', options.alpha ?? 0.99, (v) => v >= 0, 'a finite number >= 0');
+    this.eps = checkSetting('RMSprop', 'eps', options.eps ?? 1e-8, (v) => v >= 0, 'a finite number >= 0');
+    this.weightDecay = checkSetting('RMSprop', 'weightDecay', options.weightDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
+    this.momentum = checkSetting('RMSprop', 'momentum', options.momentum ?? 0, (v) => v >= 0, 'a finite number >= 0');
+    const centered: unknown = options.centered ?? false;
+    if (typeof centered !== 'boolean') throw new ArgumentError(`centered must be true or false, got ${String(centered)}`, { op: 'RMSprop' });
+    this.centered = centered;
   }
 
   protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'> {

@@ -16,6 +16,8 @@ const KIND = 'switchyard.optimizer';
 
 /** An optimizer's state as safetensors bytes. */
 export async function saveOptimizerState<B extends Backend>(optimizer: Optimizer<B>): Promise<Uint8Array> {
+  const given: unknown = optimizer;
+  if (typeof given !== 'object' || given === null || typeof Reflect.get(given, 'state') !== 'function') throw new ArgumentError('saveOptimizerState takes an optimizer', { op: 'saveOptimizerState' });
   const rec = await optimizer.state();
   const tensors: Record<string, SafeTensor> = {};
   const steps: Record<string, number> = {};
@@ -65,6 +67,7 @@ export class Checkpoint<B extends Backend = Backend, M extends Module<B> = Modul
   readonly written: string[] = [];
 
   constructor(readonly options: CheckpointOptions) {
+    if (typeof options !== 'object' || options === null) throw new ArgumentError('Checkpoint takes options { dir, every?, ... }', { op: 'Checkpoint' });
     const every = options.every ?? 1;
     if (!Number.isInteger(every) || every < 1) throw new ArgumentError(`every must be a positive integer, got ${every}`, { op: 'Checkpoint' });
     if (!options.dir && !options.save) throw new ArgumentError('a checkpoint needs a dir or a save function', { op: 'Checkpoint' });

@@ -2,6 +2,7 @@
  * Stops fit() when a logged value stops improving (Keras' / Lightning's EarlyStopping), and
  * optionally puts back the parameters of the best epoch.
  */
+import { checkOptions } from '../ir/validate.js';
 import type { Backend } from '../backends/backend.js';
 import { ArgumentError } from '../errors.js';
 import type { Module } from '../nn/module.js';
@@ -32,6 +33,7 @@ export class EarlyStopping<B extends Backend = Backend, M extends Module<B> = Mo
   private snapshot: ModuleRecord | undefined;
 
   constructor(readonly options: EarlyStoppingOptions = {}) {
+    checkOptions('EarlyStopping', options);
     this.monitor = options.monitor ?? 'valid.loss';
     this.mode = options.mode ?? (this.monitor.endsWith('accuracy') ? 'max' : 'min');
   }

@@ -105,6 +105,7 @@ export interface EvaluateOptions<B extends AutodiffBackend, M extends Module<B>,
 
 /** One pass in eval mode without gradients (Lightning's validate): the mean loss and the metrics. The model is left in training mode. */
 export async function evaluate<B extends AutodiffBackend, M extends Module<B>, Batch>(options: EvaluateOptions<B, M, Batch>): Promise<PhaseLogs> {
+  if (typeof options !== 'object' || options === null || typeof Reflect.get(Object(options.model), 'params') !== 'function') throw new ArgumentError('evaluate() takes { model, data, loss, ... }', { op: 'evaluate', hint: "see the README's training loop section" });
   const first = options.model.params()[0];
   if (!first) throw new ArgumentError('the model has no parameters', { op: 'evaluate' });
   const metrics: Array<Metric<B>> = [new MeanLoss<B>(), ...(options.metrics ?? []).map((m) => m.fresh())];
@@ -117,6 +118,7 @@ export async function evaluate<B extends AutodiffBackend, M extends Module<B>, B
 }
 
 export async function fit<B extends AutodiffBackend, M extends Module<B>, Batch>(options: FitOptions<B, M, Batch>): Promise<FitResult> {
+  if (typeof options !== 'object' || options === null) throw new ArgumentError('fit() takes { model, optimizer, epochs, train, loss, ... }', { op: 'fit', hint: "see the README's training loop section" });
   const { model, optimizer, epochs } = options;
   if (!Number.isInteger(epochs) || epochs < 1) throw new ArgumentError(`epochs must be a positive integer, got ${epochs}`, { op: 'fit' });
   const first = model.params()[0];

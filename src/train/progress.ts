@@ -2,6 +2,7 @@
  * A progress bar: on a terminal one line per epoch redrawn each batch (bar, batch count, running
  * metrics, seconds); elsewhere (logs, CI) one line per finished epoch.
  */
+import { checkOptions } from '../ir/validate.js';
 import type { Backend } from '../backends/backend.js';
 import type { Module } from '../nn/module.js';
 import type { BatchLogs, Callback, EpochLogs, FitContext, PhaseLogs } from './callback.js';
@@ -27,6 +28,7 @@ export class ProgressBar<B extends Backend = Backend, M extends Module<B> = Modu
   private readonly width: number;
 
   constructor(options: ProgressOptions = {}) {
+    checkOptions('ProgressBar', options);
     const stdout = typeof process === 'undefined' ? undefined : process.stdout;
     this.write = options.write ?? ((t) => (stdout ? stdout.write(t) : console.log(t)));
     this.tty = options.tty ?? Boolean(stdout?.isTTY);

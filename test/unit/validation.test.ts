@@ -12,6 +12,7 @@ import { ArgumentError, DTypeError, DeviceError, KernelError, ShapeError, Switch
 import { arange, fromData, full, ones, random, zeros } from '../../src/tensor/creation.js';
 import { Tensor } from '../../src/tensor/tensor.js';
 import { Autodiff } from '../../src/autodiff/autodiff.js';
+import { amp, data, nn, optim, train } from '../../src/index.js';
 import { isGradEnabled, noGrad } from '../../src/autodiff/grad-mode.js';
 import { Wgpu } from '../../src/backends/wgpu/backend.js';
 import { Fusion } from '../../src/fusion/fusion.js';
@@ -241,6 +242,47 @@ describe('untyped callers get Switchyard errors', () => {
     expectError(() => untyped(x4(), 'grad', undefined), ArgumentError, /grad: grads must be the Gradients that backward\(\) returned/);
     await expect(call(saveModule, 'model')).rejects.toThrow(/saveModule takes a module/);
     await expect(call(saveTorchStateDict, null)).rejects.toThrow(/saveTorchStateDict: a module is needed, got null/);
+  });
+
+  it('layers, losses, optimizers and the training helpers called untyped: ArgumentErrors naming them', async () => {
+    const make = (C: unknown, ...args: unknown[]): unknown => {
+      if (typeof C !== 'function') throw new Error('not a class');
+      return Reflect.construct(C, args);
+    };
+    const call = (f: unknown, ...args: unknown[]): unknown => {
+      if (typeof f !== 'function') throw new Error('not a function');
+      return Reflect.apply(f, undefined, args);
+    };
+    expectError(() => make(nn.LayerNorm, undefined, 4), ArgumentError, /LayerNorm: the first argument must be a backend/);
+    expectError(() => make(nn.LayerNorm, cpu, 0), ArgumentError, /LayerNorm: dim must be an integer >= 1, got 0/);
+    expectError(() => make(nn.LayerNorm, cpu, 4, Number.NaN), ArgumentError, /LayerNorm: eps must be a finite number >= 0/);
+    expectError(() => make(nn.BatchNorm2d, cpu, 3, null), ArgumentError, /BatchNorm2d: options must be an object, got null/);
+    expectError(() => make(nn.BatchNorm1d, cpu, 3, { momentum: 2 }), ArgumentError, /BatchNorm1d: momentum must be a number in \[0, 1\] or null/);
+    expectError(() => make(nn.RMSNorm, cpu, undefined), ArgumentError, /RMSNorm: normalizedShape must be an integer >= 1/);
+    expectError(() => make(nn.PositionWiseFeedForward, cpu, undefined), ArgumentError, /PositionWiseFeedForward: a config/);
+    expectError(() => make(nn.TransformerEncoderLayer, undefined, 8, 2), ArgumentError, /TransformerEncoderLayer: the first argument must be a backend/);
+    const p = fromData(cpu, [1, 2]);
+    for (const loss of ['mseLoss', 'l1Loss', 'smoothL1Loss', 'huberLoss', 'klDiv', 'binaryCrossEntropy', 'binaryCrossEntropyWithLogits'] as const) {
+      expectError(() => call(nn[loss], p, p, null), ArgumentError, new RegExp(`${loss}: options must be an object, got null`));
+    }
+    expectError(() => call(nn.crossEntropy, fromData(cpu, [[1, 2]]), fromData(cpu, new Int32Array([1])), null), ArgumentError, /crossEntropy: options must be an object/);
+    expectError(() => make(optim.RMSprop, null), ArgumentError, /RMSprop: options must be an object, got null/);
+    expectError(() => make(optim.RMSprop, { alpha: -1 }), ArgumentError, /RMSprop: alpha must be/);
+    expectError(() => make(optim.Adagrad, { eps: Number.NaN }), ArgumentError, /Adagrad: eps must be/);
+    expectError(() => make(optim.Adamax, { betas: [0.9, 1] }), ArgumentError, /Adamax: betas\[1\] must be a number in \[0, 1\)/);
+    expectError(() => call(optim.clipGradNorm, undefined, 1), ArgumentError, /clipGradNorm takes ParamGrads/);
+    expectError(() => make(amp.GradScaler, null), ArgumentError, /GradScaler: options must be an object/);
+    expectError(() => call(amp.autocast, () => 1, null), ArgumentError, /autocast: options must be an object/);
+    expectError(() => make(train.EarlyStopping, null), ArgumentError, /EarlyStopping: options must be an object/);
+    expectError(() => make(train.Checkpoint, undefined), ArgumentError, /Checkpoint takes options/);
+    await expect(call(train.fit, undefined)).rejects.toThrow(/fit\(\) takes \{ model, optimizer, epochs/);
+    await expect(call(train.evaluate, {})).rejects.toThrow(/evaluate\(\) takes \{ model, data, loss/);
+    await expect(call(train.saveOptimizerState, {})).rejects.toThrow(/saveOptimizerState takes an optimizer/);
+    expectError(() => make(data.DataLoader, [1, 2], null), ArgumentError, /DataLoader: options must be an object/);
+    expectError(() => make(data.TensorDataset, undefined), ArgumentError, /TensorDataset takes named host tensors/);
+    expectError(() => make(data.TensorDataset, { x: [1, 2] }), ArgumentError, /'x' must be a host tensor/);
+    expectError(() => call(data.hostTensor, new Float64Array(2)), ArgumentError, /hostTensor takes a Float32Array, Int32Array or Uint8Array/);
+    expectError(() => call(data.randomSplit, undefined, [1]), ArgumentError, /randomSplit takes a dataset/);
   });
 
   it('an error at creation leaves no tensor behind whose finalizer could end the process', async () => {
