@@ -134,8 +134,8 @@ function poolOut(size: number, k: number, s: number, p: number, d: number, ceil:
   return n;
 }
 
-/** Max (or average) over each window, visiting the window's cells one by one. */
-export function pool2dRef(x: Nd, kind: 'max' | 'avg', o: Pool2dRefOptions): Nd {
+/** A pooling window's sizes and the output size, with the options' defaults filled in. */
+function poolGeometry(x: Nd, o: Pool2dRefOptions): Record<'N' | 'C' | 'H' | 'W' | 'kh' | 'kw' | 'sh' | 'sw' | 'ph' | 'pw' | 'dh' | 'dw' | 'OH' | 'OW', number> {
   const [N, C, H, W] = x.shape as [number, number, number, number];
   const [kh, kw] = o.kernel;
   const [sh, sw] = o.stride ?? o.kernel;
@@ -143,6 +143,12 @@ export function pool2dRef(x: Nd, kind: 'max' | 'avg', o: Pool2dRefOptions): Nd {
   const [dh, dw] = o.dilation ?? [1, 1];
   const OH = poolOut(H, kh, sh, ph, dh, o.ceilMode ?? false);
   const OW = poolOut(W, kw, sw, pw, dw, o.ceilMode ?? false);
+  return { N, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW };
+}
+
+/** Max (or average) over each window, visiting the window's cells one by one. */
+export function pool2dRef(x: Nd, kind: 'max' | 'avg', o: Pool2dRefOptions): Nd {
+  const { N, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW } = poolGeometry(x, o);
   const out = new Float64Array(N * C * OH * OW);
   for (let nc = 0; nc < N * C; nc++)
     for (let oy = 0; oy < OH; oy++)
@@ -173,13 +179,7 @@ export function pool2dRef(x: Nd, kind: 'max' | 'avg', o: Pool2dRefOptions): Nd {
  * its first maximum in row-major order (a NaN counts as the maximum), as PyTorch routes it.
  */
 export function maxPool2dGradRef(x: Nd, dy: Nd, o: Pool2dRefOptions): Nd {
-  const [N, C, H, W] = x.shape as [number, number, number, number];
-  const [kh, kw] = o.kernel;
-  const [sh, sw] = o.stride ?? o.kernel;
-  const [ph, pw] = o.padding ?? [0, 0];
-  const [dh, dw] = o.dilation ?? [1, 1];
-  const OH = poolOut(H, kh, sh, ph, dh, o.ceilMode ?? false);
-  const OW = poolOut(W, kw, sw, pw, dw, o.ceilMode ?? false);
+  const { N, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW } = poolGeometry(x, o);
   const dx = new Float64Array(N * C * H * W);
   for (let nc = 0; nc < N * C; nc++)
     for (let oy = 0; oy < OH; oy++)
