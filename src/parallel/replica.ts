@@ -517,12 +517,10 @@ export class Replica {
     try {
       this.model?.dispose();
       this.optimizer?.clear();
-      if (this.failed && this.ctx && this.ctx.device.backend !== 'cpu') {
-        // A GPU backend is not closed right after a failed step (on the calling thread, that
-        // crashed Dawn natively in about 1 run in 10 on lavapipe): its queued work is waited for,
-        // and the device is released with the thread or process (on the calling thread, at exit).
-        await this.backend.runtime.scheduler.flush().catch(() => undefined);
-      } else await this.backend?.close();
+      // After a failed step, what it left queued is waited for first (a failure of its own
+      // changes nothing here: the step has failed already).
+      if (this.failed && this.ctx) await this.backend.runtime.scheduler.flush().catch(() => undefined);
+      await this.backend?.close();
     } finally {
       this.link.exit(0);
     }

@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 import { Wgpu } from '../../src/backends/wgpu/backend.js';
 import { defaultAdapterSource } from '../../src/backends/wgpu/adapter.js';
@@ -88,4 +90,18 @@ describeGpu('lazy initialisation', () => {
     expect(Array.from((await t.neg().toData()).values)).toEqual([-5, -6]);
     await w.close();
   });
+});
+
+describeGpu('closing and opening again', () => {
+  test('a backend closed, the next opened, the garbage collected while it works: the process lives and exits by itself', async () => {
+    // In a process of its own, with the collector at hand: before the Dawn instances were kept
+    // for the process, this died natively (segfault or std::system_error) at the first gc().
+    const script = fileURLToPath(new URL('../fixtures/wgpu-reopen-gc.ts', import.meta.url));
+    const result = await new Promise<{ code: number | null; signal: string | null; out: string }>((resolve) => {
+      const child = execFile(process.execPath, ['--expose-gc', '--import', 'tsx', script], { timeout: 120_000 }, (_err, stdout) => resolve({ code: child.exitCode, signal: child.signalCode, out: stdout }));
+    });
+    expect(result.signal).toBeNull();
+    expect(result.code).toBe(0);
+    expect(result.out.trim()).toBe('ok');
+  }, 150_000);
 });

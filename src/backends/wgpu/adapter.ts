@@ -12,7 +12,7 @@ export type RequestAdapter = (device: WgpuDevice) => Promise<GPUAdapter | null>;
 
 export interface AdapterSource {
   readonly requestAdapter: RequestAdapter;
-  /** Drops the WebGPU instances (Dawn keeps a Node process alive while one is referenced). */
+  /** Says this source is done with; the Dawn instances themselves stay for the process (see SharedInstances). */
   release(): void;
 }
 
@@ -64,7 +64,9 @@ function browserGpu(): GPU | undefined {
 /** Adapter names as Dawn lists them when asked for an adapter it does not have. */
 async function dawnAdapterNames(dawn: DawnModule): Promise<string[]> {
   try {
-    await dawn.create(['adapter=\u0001switchyard-list-adapters']).requestAdapter();
+    const lister = dawn.create(['adapter=\u0001switchyard-list-adapters']);
+    held.push(lister);
+    await lister.requestAdapter();
     return [];
   } catch (e) {
     const text = e instanceof Error ? e.message : String(e);
@@ -76,21 +78,23 @@ async function dawnAdapterNames(dawn: DawnModule): Promise<string[]> {
  * Dawn instances shared by every open Wgpu backend of the process. Dawn enumerates adapters,
  * and on some Vulkan drivers (lavapipe, some NVIDIA releases) prints two "artificially reduced"
  * limit notices from native code, once per instance: sharing keeps that to once per process.
- * Dropped when the last source is released (a referenced instance keeps Node alive).
+ * Kept for the life of the process, never dropped: when the garbage collector freed a released
+ * instance while another was in use, the process died natively (a segfault, std::system_error
+ * "Invalid argument", or a mutex assertion in lavapipe), as after closing one Wgpu and opening
+ * the next. A held instance whose devices are destroyed does not keep Node alive.
  */
 interface SharedInstances {
-  refs: number;
   base: Promise<GPU | undefined> | undefined;
   /** Instances per adapter name, made once; adapters are requested afresh each time (a device consumes its adapter). */
   named: Promise<GPU[]> | undefined;
 }
 let shared: SharedInstances | undefined;
+/** Every other instance made (the one that lists adapter names), held for the same reason. */
+const held: GPU[] = [];
 
 /** The default source: navigator.gpu in browsers, Dawn in Node. */
 export function defaultAdapterSource(): AdapterSource {
-  const instances = (shared ??= { refs: 0, base: undefined, named: undefined });
-  instances.refs++;
-  let released = false;
+  const instances = (shared ??= { base: undefined, named: undefined });
 
   const baseGpu = (): Promise<GPU | undefined> =>
     (instances.base ??= (async () => {
@@ -153,12 +157,7 @@ export function defaultAdapterSource(): AdapterSource {
   return {
     requestAdapter,
     release() {
-      if (released) return;
-      released = true;
-      if (--instances.refs > 0) return;
-      instances.base = undefined;
-      instances.named = undefined;
-      if (shared === instances) shared = undefined;
+      // Nothing to drop: the instances stay for the process (see SharedInstances).
     },
   };
 }
