@@ -3,6 +3,8 @@
  * that backend's own device tag. The key is the inner key, so events and errors read 'wgpu:0'
  * or 'cpu', and the tag stays plain data (structuredClone and JSON safe).
  */
+import { ArgumentError } from '../errors.js';
+import { checkDevice, show } from '../ir/validate.js';
 import type { Device } from './device.js';
 
 export interface MultiDevice<I extends number = number, D extends Device = Device> extends Device {
@@ -14,6 +16,9 @@ export interface MultiDevice<I extends number = number, D extends Device = Devic
 }
 
 function at<I extends number, D extends Device>(index: I, inner: D): MultiDevice<I, D> {
+  // Untyped callers: a named error, not a TypeError reading `key` of undefined.
+  if (!Number.isSafeInteger(index) || index < 0) throw new ArgumentError(`a router position must be an integer >= 0, got ${show(index)}`, { op: 'MultiDevice' });
+  checkDevice('MultiDevice', inner);
   return Object.freeze({ backend: 'router', key: inner.key, index, inner });
 }
 
@@ -30,11 +35,12 @@ export const MultiDevice = {
   /** Any position, for code that computes it (`router.device(i, d)` checks it against the tuple). */
   at,
   is(d: Device): d is MultiDevice {
+    if (typeof d !== 'object' || d === null) return false;
     const m = d as Partial<MultiDevice>;
     return d.backend === 'router' && typeof m.index === 'number' && typeof m.inner === 'object' && m.inner !== null;
   },
   /** 'B2(cpu)': how errors and hints name a MultiDevice. */
   describe(d: Device): string {
-    return MultiDevice.is(d) ? `B${d.index + 1}(${d.inner.key})` : d.key;
+    return MultiDevice.is(d) ? `B${d.index + 1}(${d.inner.key})` : checkDevice('MultiDevice.describe', d).key;
   },
 } as const;

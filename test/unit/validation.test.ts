@@ -12,7 +12,7 @@ import { ArgumentError, DTypeError, DeviceError, KernelError, ShapeError, Switch
 import { arange, fromData, full, ones, random, zeros } from '../../src/tensor/creation.js';
 import { Tensor } from '../../src/tensor/tensor.js';
 import { Autodiff } from '../../src/autodiff/autodiff.js';
-import { amp, data, nn, optim, train } from '../../src/index.js';
+import { amp, data, MultiDevice, nn, optim, train } from '../../src/index.js';
 import { isGradEnabled, noGrad } from '../../src/autodiff/grad-mode.js';
 import { Wgpu } from '../../src/backends/wgpu/backend.js';
 import { Fusion } from '../../src/fusion/fusion.js';
@@ -283,6 +283,9 @@ describe('untyped callers get Switchyard errors', () => {
     expectError(() => make(data.TensorDataset, { x: [1, 2] }), ArgumentError, /'x' must be a host tensor/);
     expectError(() => call(data.hostTensor, new Float64Array(2)), ArgumentError, /hostTensor takes a Float32Array, Int32Array or Uint8Array/);
     expectError(() => call(data.randomSplit, undefined, [1]), ArgumentError, /randomSplit takes a dataset/);
+    expectError(() => call(MultiDevice.B1, undefined), ArgumentError, /MultiDevice: device must be a device tag/);
+    expectError(() => call(MultiDevice.at, -1, CpuDevice.Cpu), ArgumentError, /a router position must be an integer >= 0, got -1/);
+    expect(call(MultiDevice.is, undefined)).toBe(false);
   });
 
   it('an error at creation leaves no tensor behind whose finalizer could end the process', async () => {
