@@ -7,14 +7,8 @@
 import { allocateShared, sharedViews } from '../src/parallel/flat.js';
 import { adamRange } from '../src/parallel/flat-optimizer.js';
 import { weightedSum } from '../src/parallel/reduce.js';
+import { intOption as option } from './args.js';
 
-function option(args: readonly string[], name: string, fallback: number): number {
-  const at = args.indexOf(name);
-  if (at < 0) return fallback;
-  const v = Number(args[at + 1]);
-  if (!Number.isInteger(v) || v < 1) throw new Error(`${name} takes a positive integer (got ${args[at + 1]})`);
-  return v;
-}
 
 function median(reps: number, fn: () => void): number {
   for (let i = 0; i < reps; i++) fn();

@@ -20,16 +20,10 @@ import { Adam } from '../src/optim/adam.js';
 import { ParamGrads } from '../src/optim/param-grads.js';
 import { fromData } from '../src/tensor/creation.js';
 import { mlp } from '../examples/data-parallel-task.js';
+import { intOption as option } from './args.js';
 
 const SIZES = [784, 512, 512, 10];
 
-function option(args: readonly string[], name: string, fallback: number): number {
-  const at = args.indexOf(name);
-  if (at < 0) return fallback;
-  const v = Number(args[at + 1]);
-  if (!Number.isInteger(v) || v < 1) throw new Error(`${name} takes a positive integer (got ${args[at + 1]})`);
-  return v;
-}
 
 function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
