@@ -56,6 +56,7 @@ function collateAny(samples: readonly unknown[]): unknown {
 }
 
 export function defaultCollate<T>(samples: readonly T[]): Collated<T> {
+  if (!Array.isArray(samples)) throw new ArgumentError('defaultCollate takes an array of samples', { op: 'defaultCollate' });
   if (samples.length === 0) throw new ArgumentError('cannot collate an empty batch', { op: 'defaultCollate' });
   return collateAny(samples) as Collated<T>;
 }

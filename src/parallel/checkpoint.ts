@@ -80,6 +80,10 @@ async function node(): Promise<{ fs: Fs; path: Path }> {
 export async function saveCheckpoint(dir: string, cp: Checkpoint): Promise<string> {
   const op = 'DataParallel.checkpoint';
   if (typeof dir !== 'string' || dir === '') throw new ArgumentError(`the checkpoint folder must be a path, got ${dir === '' ? "''" : typeof dir}`, { op });
+  const given: unknown = cp;
+  if (typeof given !== 'object' || given === null || typeof Reflect.get(given, 'model') !== 'object' || Reflect.get(given, 'model') === null) {
+    throw new ArgumentError('the checkpoint must be { model, optimizer, step, ... } (dp.checkpoint(dir) writes one)', { op });
+  }
   // safetensors sorts tensors by name: the module's parameter order is kept here. The trainer's
   // data is serialised first, so that what JSON cannot hold is refused before anything is written.
   const order = Object.keys(cp.model.params);

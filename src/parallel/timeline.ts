@@ -5,6 +5,7 @@
  * optimizer updates. `overlapOf` measures how much of that communication ran while some
  * replica's backward was still running; `renderTimeline` draws it as text.
  */
+import { ArgumentError } from '../errors.js';
 
 export interface Interval {
   readonly startAt: number;
@@ -84,7 +85,17 @@ export interface Overlap {
   readonly backwardMs: number;
 }
 
+/** A step's timeline, as StepResult.timeline gives it (untyped callers get a named error). */
+function checkTimeline(op: string, t: StepTimeline): StepTimeline {
+  const given: unknown = t;
+  if (typeof given !== 'object' || given === null || !Array.isArray(Reflect.get(given, 'replicas'))) {
+    throw new ArgumentError('the timeline must be a step result\'s timeline (await dp.step(batch)).timeline', { op });
+  }
+  return t;
+}
+
 export function overlapOf(t: StepTimeline): Overlap {
+  checkTimeline('overlapOf', t);
   const comm = union(t.replicas.flatMap((r) => r.buckets.flatMap((b) => [b.send, b.reduce, b.apply].filter((x): x is Interval => x !== undefined))));
   const backward = union(t.replicas.filter((r) => r.shard > 0).map((r) => ({ startAt: Math.max(r.backwardAt, r.forwardEndAt), endAt: r.computeEndAt })));
   const commMs = length(comm);
@@ -94,6 +105,7 @@ export function overlapOf(t: StepTimeline): Overlap {
 
 /** A text chart: per replica a compute row (f forward, b backward, from the device's op times) and a row per bucket (s hand-over, r reduce, o optimizer). */
 export function renderTimeline(t: StepTimeline, width = 64): string {
+  checkTimeline('renderTimeline', t);
   const span = Math.max(1e-9, t.endAt - t.startAt);
   const col = (at: number): number => Math.min(width - 1, Math.max(0, Math.floor(((at - t.startAt) / span) * width)));
   const paint = (row: string[], from: number, to: number, ch: string): void => {
@@ -141,6 +153,7 @@ export interface Phases {
 }
 
 export function phasesOf(t: StepTimeline): Phases {
+  checkTimeline('phasesOf', t);
   const reps = t.replicas.filter((r) => r.index >= 0 && r.shard > 0);
   if (reps.length === 0) return { dispatchMs: 0, reloadMs: 0, computeMs: 0, tailMs: t.endAt - t.startAt, wallMs: t.endAt - t.startAt };
   const lastStart = Math.max(...reps.map((r) => r.reloadAt));

@@ -12,7 +12,7 @@ import { ArgumentError, DTypeError, DeviceError, KernelError, ShapeError, Switch
 import { arange, fromData, full, ones, random, zeros } from '../../src/tensor/creation.js';
 import { Tensor } from '../../src/tensor/tensor.js';
 import { Autodiff } from '../../src/autodiff/autodiff.js';
-import { amp, data, MultiDevice, nn, optim, train } from '../../src/index.js';
+import { amp, data, MultiDevice, nn, optim, parallel, train } from '../../src/index.js';
 import { isGradEnabled, noGrad } from '../../src/autodiff/grad-mode.js';
 import { Wgpu } from '../../src/backends/wgpu/backend.js';
 import { Fusion } from '../../src/fusion/fusion.js';
@@ -286,6 +286,11 @@ describe('untyped callers get Switchyard errors', () => {
     expectError(() => call(MultiDevice.B1, undefined), ArgumentError, /MultiDevice: device must be a device tag/);
     expectError(() => call(MultiDevice.at, -1, CpuDevice.Cpu), ArgumentError, /a router position must be an integer >= 0, got -1/);
     expect(call(MultiDevice.is, undefined)).toBe(false);
+    for (const helper of ['overlapOf', 'phasesOf', 'renderTimeline'] as const) {
+      expectError(() => call(parallel[helper], undefined), ArgumentError, new RegExp(`${helper}: the timeline must be a step result's timeline`));
+    }
+    expectError(() => call(data.defaultCollate, undefined), ArgumentError, /defaultCollate takes an array of samples/);
+    await expect(call(parallel.saveCheckpoint, '/tmp/never-written', {})).rejects.toThrow(/the checkpoint must be \{ model, optimizer, step/);
   });
 
   it('an error at creation leaves no tensor behind whose finalizer could end the process', async () => {
