@@ -18,14 +18,15 @@ export interface HostTensor<D extends DType = DType> {
 }
 
 /** A host tensor, its dtype taken from the array type (Float32Array, Int32Array, Uint8Array for bool). */
-export function hostTensor<A extends Float32Array | Int32Array | Uint8Array>(data: A, shape: readonly number[] = [data.length]): HostTensor<A extends Float32Array ? 'float32' : A extends Int32Array ? 'int32' : 'bool'> {
+export function hostTensor<A extends Float32Array | Int32Array | Uint8Array>(data: A, shape?: readonly number[]): HostTensor<A extends Float32Array ? 'float32' : A extends Int32Array ? 'int32' : 'bool'> {
   const given: unknown = data;
   if (!(given instanceof Float32Array || given instanceof Int32Array || given instanceof Uint8Array)) throw new ArgumentError('hostTensor takes a Float32Array, Int32Array or Uint8Array', { op: 'hostTensor' });
-  if (!Array.isArray(shape) || shape.some((d) => !Number.isSafeInteger(d) || d < 0)) throw new ArgumentError('the shape must be an array of integers >= 0', { op: 'hostTensor' });
-  const n = shape.reduce((a, b) => a * b, 1);
-  if (n !== data.length) throw new ArgumentError(`${data.length} values do not fill shape [${shape.join(', ')}]`, { op: 'hostTensor' });
+  const dims: unknown = shape ?? [data.length];
+  if (!Array.isArray(dims) || dims.some((d) => !Number.isSafeInteger(d) || d < 0)) throw new ArgumentError('the shape must be an array of integers >= 0', { op: 'hostTensor' });
+  const n = dims.reduce((a, b) => a * b, 1);
+  if (n !== data.length) throw new ArgumentError(`${data.length} values do not fill shape [${dims.join(', ')}]`, { op: 'hostTensor' });
   const dtype = data instanceof Float32Array ? 'float32' : data instanceof Int32Array ? 'int32' : 'bool';
-  return { dtype, shape: [...shape], data } as never;
+  return { dtype, shape: [...dims], data } as never;
 }
 
 export function isHostTensor(v: unknown): v is HostTensor {
