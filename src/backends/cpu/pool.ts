@@ -43,6 +43,8 @@ export class CpuPool {
   readonly counters: Int32Array;
   /** Per-op count of finished chunks (same index): a blocked main thread waits on it. */
   readonly finished: Int32Array;
+  /** Workers whose module has loaded (see close()). */
+  private readonly loaded: Int32Array;
   private readonly freeSlots: number[] = Array.from({ length: SLOTS }, (_, i) => SLOTS - 1 - i);
   private piscina: Promise<PiscinaLike> | undefined;
   /** Set once started, so tasks are posted synchronously (a blocked main thread can then wait for them). */
@@ -51,7 +53,7 @@ export class CpuPool {
 
   constructor(
     size?: number,
-    private readonly setup: Omit<WorkerSetup, 'flags' | 'counters' | 'finished'> = { kernels: 'js' },
+    private readonly setup: Omit<WorkerSetup, 'flags' | 'counters' | 'finished' | 'loaded'> = { kernels: 'js' },
   ) {
     this.size = Math.max(0, size ?? cores);
     // Shared memory only when there are workers to share it with: without cross-origin
@@ -60,12 +62,13 @@ export class CpuPool {
     this.flags = words();
     this.counters = words();
     this.finished = words();
+    this.loaded = this.size > 0 ? new Int32Array(new SharedArrayBuffer(4)) : new Int32Array(1);
   }
 
   private start(): Promise<PiscinaLike> {
     if (!this.piscina) {
       this.piscina = Promise.all([importNodeModule<typeof import('piscina')>('piscina'), workerFile()]).then(([{ Piscina }, filename]) => {
-        const workerData: WorkerSetup = { ...this.setup, flags: this.flags, counters: this.counters, finished: this.finished };
+        const workerData: WorkerSetup = { ...this.setup, flags: this.flags, counters: this.counters, finished: this.finished, loaded: this.loaded };
         this.ready = new Piscina({ filename, minThreads: this.size, maxThreads: this.size, idleTimeout: 60_000, workerData }) as unknown as PiscinaLike;
         return this.ready;
       });
@@ -126,6 +129,13 @@ export class CpuPool {
     await Promise.allSettled([...this.running]);
     const p = this.piscina;
     this.piscina = undefined;
-    if (p) await (await p).destroy();
+    if (!p) return;
+    const pool = await p;
+    // A worker ended while it still loads its module aborts the whole process natively (Node's
+    // require(esm) asserts): a pool closed right after it started waits for its workers to load,
+    // 10 s at most (one that failed to load never counts).
+    const until = performance.now() + 10_000;
+    while (Atomics.load(this.loaded, 0) < pool.threads.length && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 5));
+    await pool.destroy();
   }
 }

@@ -36,6 +36,8 @@ export interface WorkerSetup {
   readonly flags: Int32Array;
   readonly counters: Int32Array;
   readonly finished: Int32Array;
+  /** Workers whose module has loaded (one word): the pool waits for them all before it ends them. */
+  readonly loaded: Int32Array;
   /** With wasm kernels: the backend's memory and its compiled kernel module. */
   readonly memory?: WebAssembly.Memory;
   readonly module?: WebAssembly.Module;
@@ -96,3 +98,7 @@ export default function runTask(task: PoolTask): number {
     Atomics.notify(flags, task.slot);
   }
 }
+
+// Loaded: from then on the pool may end this thread (ending one mid-load aborted the process).
+// Counted in a microtask, so after the synchronous require() that loads this module has returned.
+queueMicrotask(() => Atomics.add(setup.loaded, 0, 1));

@@ -7,7 +7,7 @@ import { MAX_PAGES, WasmRuntime } from './runtime.js';
 export interface WasmHeap {
   readonly allocator: WasmHeapAllocator;
   /** For the pool's workers: the same memory and the compiled module (no recompilation per thread). */
-  readonly workerSetup: Omit<WorkerSetup, 'flags' | 'counters' | 'finished'>;
+  readonly workerSetup: Omit<WorkerSetup, 'flags' | 'counters' | 'finished' | 'loaded'>;
 }
 
 export function createWasmHeap(): WasmHeap {
