@@ -1,4 +1,5 @@
 /** Datasets: anything with a length and a get(i) (PyTorch's map-style Dataset), and a few ready-made ones. */
+import { field } from '../ir/validate.js';
 import { ArgumentError } from '../errors.js';
 import type { HostTensor } from './host-tensor.js';
 import { seededPermutation } from './shuffle.js';
@@ -21,7 +22,7 @@ export class TensorDataset<T extends Readonly<Record<string, HostTensor>>> imple
     const given: unknown = tensors;
     if (typeof given !== 'object' || given === null) throw new ArgumentError('TensorDataset takes named host tensors: { x: hostTensor(...), y: hostTensor(...) }', { op: 'TensorDataset' });
     for (const [name, t] of Object.entries(tensors)) {
-      const shape: unknown = typeof t === 'object' && t !== null ? Reflect.get(t, 'shape') : undefined;
+      const shape: unknown = field(t, 'shape');
       if (!Array.isArray(shape)) throw new ArgumentError(`'${name}' must be a host tensor (hostTensor(data, shape))`, { op: 'TensorDataset' });
     }
     const lengths = Object.values(tensors).map((t) => t.shape[0] ?? 0);
@@ -80,7 +81,7 @@ export class Subset<T> implements Dataset<T> {
 /** Splits a dataset into disjoint random subsets of the given sizes, reproducibly with `seed`. */
 export function randomSplit<T, const S extends readonly number[]>(dataset: Dataset<T>, sizes: S, seed = 0): { -readonly [K in keyof S]: Subset<T> } {
   const ds: unknown = dataset;
-  if (typeof ds !== 'object' || ds === null || typeof Reflect.get(ds, 'length') !== 'number') throw new ArgumentError('randomSplit takes a dataset (with length and get)', { op: 'randomSplit' });
+  if (typeof field(ds, 'length') !== 'number') throw new ArgumentError('randomSplit takes a dataset (with length and get)', { op: 'randomSplit' });
   if (!Array.isArray(sizes)) throw new ArgumentError('sizes must be an array of sample counts', { op: 'randomSplit' });
   if (sizes.reduce((a, b) => a + b, 0) !== dataset.length || sizes.some((s) => !Number.isInteger(s) || s < 0)) {
     throw new ArgumentError(`sizes [${sizes.join(', ')}] must be non-negative integers adding up to ${dataset.length}`, { op: 'randomSplit' });

@@ -25,6 +25,11 @@ export function show(v: unknown): string {
   return typeof name === 'string' && name !== 'Object' ? `a ${name}` : 'an object';
 }
 
+/** `v[name]` when `v` is an object (untyped callers: a missing or primitive argument gives undefined). */
+export function field(v: unknown, name: string): unknown {
+  return typeof v === 'object' && v !== null ? Reflect.get(v, name) : undefined;
+}
+
 /** An integer in [min, max] (a safe integer: never NaN, a fraction or beyond 2^53). */
 export function checkInteger(op: string, name: string, v: unknown, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) {

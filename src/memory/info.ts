@@ -1,3 +1,4 @@
+import { field } from '../ir/validate.js';
 import { Runtime } from '../runtime/runtime.js';
 import { ArgumentError } from '../errors.js';
 
@@ -18,6 +19,6 @@ export interface MemoryReporter {
 
 /** Live tensors and bytes on a device (`memory(CpuDevice.Cpu)`), over every backend of the default runtime that uses it. */
 export function memory(device: { readonly key: string }): MemoryInfo {
-  if (typeof device !== 'object' || device === null || typeof Reflect.get(device, 'key') !== 'string') throw new ArgumentError('memory() takes a device tag (CpuDevice.Cpu, WgpuDevice.Default, ...)', { op: 'memory' });
+  if (typeof field(device, 'key') !== 'string') throw new ArgumentError('memory() takes a device tag (CpuDevice.Cpu, WgpuDevice.Default, ...)', { op: 'memory' });
   return Runtime.default.memory.report(device.key);
 }

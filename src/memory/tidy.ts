@@ -3,6 +3,7 @@
  * except those it returns (found anywhere in arrays, plain objects and Maps) and those passed
  * to `keep`. Scopes nest; kept tensors belong to the enclosing scope.
  */
+import { field } from '../ir/validate.js';
 import { ArgumentError } from '../errors.js';
 import { Runtime, type Disposable } from '../runtime/runtime.js';
 
@@ -18,7 +19,7 @@ export function track(t: Disposable, runtime: Runtime = Runtime.default): void {
 
 /** Exempts a tensor from the enclosing tidy scopes. */
 export function keep<T extends Disposable>(t: T, runtime: Runtime = Runtime.default): T {
-  if (typeof t !== 'object' || t === null || typeof Reflect.get(t, 'dispose') !== 'function') throw new ArgumentError('keep() takes a tensor (or anything with dispose())', { op: 'keep' });
+  if (typeof field(t, 'dispose') !== 'function') throw new ArgumentError('keep() takes a tensor (or anything with dispose())', { op: 'keep' });
   if (!(runtime instanceof Runtime)) throw new ArgumentError('the runtime must be a Runtime (backend.runtime)', { op: 'keep' });
   kept.add(t);
   for (const s of runtime.scopes) s.delete(t);

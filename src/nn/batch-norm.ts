@@ -8,12 +8,12 @@ import { noGrad } from '../autodiff/grad-mode.js';
 import type { Backend } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import { ArgumentError, ShapeError } from '../errors.js';
-import { show } from '../ir/validate.js';
+import { checkInteger, show } from '../ir/validate.js';
 import { tidy } from '../memory/tidy.js';
 import { ones, zeros } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { batchNorm, meanExcept } from './functional/normalization.js';
-import { checkEps, checkLayer, checkSize } from './check.js';
+import { checkEps, checkLayer } from './check.js';
 import { Module, type TorchKey } from './module.js';
 import { Buffer, Param } from './param.js';
 
@@ -44,7 +44,7 @@ abstract class BatchNorm<B extends Backend> extends Module<B> {
   constructor(backend: B, readonly numFeatures: number, options: BatchNormOptions = {}) {
     super();
     checkLayer(new.target.name, backend, options);
-    checkSize(new.target.name, 'numFeatures', numFeatures);
+    checkInteger(new.target.name, 'numFeatures', numFeatures, 1);
     const device = options.device ?? backend.defaultDevice();
     this.eps = checkEps(new.target.name, options.eps ?? 1e-5);
     const momentum: unknown = options.momentum === undefined ? 0.1 : options.momentum;

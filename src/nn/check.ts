@@ -17,12 +17,6 @@ export function checkLayer<B extends Backend>(op: string, backend: B, options: u
   checkOptions(op, options);
 }
 
-/** A layer size: an integer >= `min`. */
-export function checkSize(op: string, name: string, v: unknown, min = 1): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) throw new ArgumentError(`${name} must be an integer >= ${min}, got ${show(v)}`, { op });
-  return v;
-}
-
 /** An eps: a finite number >= 0. */
 export function checkEps(op: string, v: unknown): number {
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new ArgumentError(`eps must be a finite number >= 0, got ${show(v)}`, { op });

@@ -2,7 +2,7 @@
 import type { Backend } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import { ArgumentError, DTypeError } from '../errors.js';
-import { show } from '../ir/validate.js';
+import { checkInteger, show } from '../ir/validate.js';
 import { tidy } from '../memory/tidy.js';
 import { zeros } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
@@ -27,9 +27,8 @@ export class Embedding<B extends Backend = Backend> extends Module<B> {
 
   constructor(backend: B, readonly numEmbeddings: number, readonly dim: number, options: EmbeddingOptions = {}) {
     super();
-    for (const [name, v] of [['numEmbeddings', numEmbeddings], ['dim', dim]] as const) {
-      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new ArgumentError(`${name} must be an integer >= 0, got ${show(v)}`, { op: 'Embedding' });
-    }
+    checkInteger('Embedding', 'numEmbeddings', numEmbeddings, 0);
+    checkInteger('Embedding', 'dim', dim, 0);
     const pad = options.paddingIdx;
     if (pad !== undefined && !(typeof pad === 'number' && Number.isSafeInteger(pad) && pad >= -numEmbeddings && pad < numEmbeddings)) {
       throw new ArgumentError(`paddingIdx must be an integer in [${-numEmbeddings}, ${numEmbeddings}), got ${show(pad)}`, { op: 'Embedding', hint: 'a row of the table, negative from the end' });

@@ -5,8 +5,8 @@ import { tidy } from '../memory/tidy.js';
 import { ones, zeros } from '../tensor/creation.js';
 import { Tensor } from '../tensor/tensor.js';
 import { ArgumentError, ShapeError } from '../errors.js';
-import { show } from '../ir/validate.js';
-import { checkEps, checkLayer, checkSize } from './check.js';
+import { checkInteger, show } from '../ir/validate.js';
+import { checkEps, checkLayer } from './check.js';
 import { Module, type TorchKey } from './module.js';
 import { Param } from './param.js';
 
@@ -17,7 +17,7 @@ export class LayerNorm<B extends Backend = Backend> extends Module<B> {
   constructor(backend: B, readonly dim: number, readonly eps = 1e-5, options: { device?: Device } = {}) {
     super();
     checkLayer('LayerNorm', backend, options);
-    checkSize('LayerNorm', 'dim', dim);
+    checkInteger('LayerNorm', 'dim', dim, 1);
     checkEps('LayerNorm', eps);
     const device = options.device ?? backend.defaultDevice();
     this.gamma = new Param(ones(backend, [dim], { device }));

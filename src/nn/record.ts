@@ -2,6 +2,7 @@
  * Module records: plain data (names, ids, shapes, one ArrayBuffer per tensor) that survives
  * structuredClone and postMessage; `transferables(record)` lists the buffers to move, not copy.
  */
+import { field } from '../ir/validate.js';
 import { ArgumentError } from '../errors.js';
 import type { ParamId } from './param.js';
 
@@ -24,7 +25,7 @@ export interface ModuleRecord {
 /** The buffers of a record, for `postMessage(record, transferables(record))`. */
 export function transferables(record: { readonly params: Readonly<Record<string, TensorRecord>> }): ArrayBuffer[] {
   const given: unknown = record;
-  const params: unknown = typeof given === 'object' && given !== null ? Reflect.get(given, 'params') : undefined;
+  const params: unknown = field(given, 'params');
   if (typeof params !== 'object' || params === null) throw new ArgumentError('transferables takes a module record ({ params })', { op: 'transferables', hint: 'records come from await module.toRecord()' });
   return Object.values(record.params).map((p) => p.data.buffer as ArrayBuffer);
 }

@@ -1,10 +1,11 @@
 /** Root-mean-square normalisation (torch.nn.RMSNorm): x / sqrt(mean(x^2) + eps) over the last dims, times a learned scale (ones). */
+import { checkInteger } from '../ir/validate.js';
 import type { Backend } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import { ones } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { rmsNorm } from './functional/normalization.js';
-import { checkEps, checkLayer, checkSize } from './check.js';
+import { checkEps, checkLayer } from './check.js';
 import { Module } from './module.js';
 import { Param } from './param.js';
 
@@ -18,7 +19,7 @@ export class RMSNorm<B extends Backend = Backend> extends Module<B> {
     checkLayer('RMSNorm', backend, options);
     const shape: unknown = normalizedShape;
     const dims: readonly unknown[] = typeof shape === 'number' ? [shape] : Array.isArray(shape) ? shape : [undefined];
-    this.normalizedShape = dims.map((d) => checkSize('RMSNorm', 'normalizedShape', d));
+    this.normalizedShape = dims.map((d) => checkInteger('RMSNorm', 'normalizedShape', d, 1));
     if (options.eps !== undefined) checkEps('RMSNorm', options.eps);
     if (options.elementwiseAffine !== false) this.weight = new Param(ones(backend, this.normalizedShape, { device: options.device ?? backend.defaultDevice() }));
   }

@@ -6,6 +6,7 @@ import type { Backend } from '../backends/backend.js';
 import { full } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { ArgumentError } from '../errors.js';
+import { checkBoolean } from '../ir/validate.js';
 import { checkSetting, Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
 
 export interface AdamOptions extends OptimizerOptions {
@@ -49,8 +50,8 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
     this.beta2 = checkSetting(op, 'betas[1]', betas[1], (v) => v >= 0 && v < 1, 'a number in [0, 1)');
     this.eps = checkSetting(op, 'eps', options.eps ?? 1e-8, (v) => v >= 0, 'a finite number >= 0');
     this.weightDecay = checkSetting(op, 'weightDecay', options.weightDecay ?? defaultWeightDecay, (v) => v >= 0, 'a finite number >= 0');
-    this.capturable = flag(op, 'capturable', options.capturable);
-    this.amsgrad = flag(op, 'amsgrad', options.amsgrad);
+    this.capturable = options.capturable === undefined ? false : checkBoolean(op, 'capturable', options.capturable);
+    this.amsgrad = options.amsgrad === undefined ? false : checkBoolean(op, 'amsgrad', options.amsgrad);
   }
 
   protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'> {
@@ -89,13 +90,6 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
     const denom = second.div(1 - b2 ** t).sqrt().add(this.eps);
     return base.sub(mHat.div(denom).mul(lr));
   }
-}
-
-/** An optional boolean setting (untyped callers get an ArgumentError, not a truthy string). */
-function flag(op: string, name: string, v: unknown): boolean {
-  if (v === undefined) return false;
-  if (typeof v !== 'boolean') throw new ArgumentError(`${name} must be true or false, got ${String(v)}`, { op });
-  return v;
 }
 
 export class AdamW<B extends Backend = Backend> extends Adam<B> {

@@ -1,4 +1,5 @@
 /** Gradient clipping by global norm (torch.nn.utils.clip_grad_norm_), without a sync with the device. */
+import { field } from '../ir/validate.js';
 import { ArgumentError } from '../errors.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import type { Backend } from '../backends/backend.js';
@@ -15,7 +16,7 @@ type DeviceOf<B extends Backend> = ReturnType<B['defaultDevice']>;
  */
 export function clipGradNorm<B extends Backend>(grads: ParamGrads<B>, maxNorm: number): Tensor<B, 'float'> | undefined {
   const given: unknown = grads;
-  if (typeof given !== 'object' || given === null || typeof Reflect.get(given, 'entries') !== 'function') {
+  if (typeof field(given, 'entries') !== 'function') {
     throw new ArgumentError('clipGradNorm takes ParamGrads (ParamGrads.from(loss.backward(), model))', { op: 'clipGradNorm' });
   }
   const entries = grads.entries();

@@ -1,7 +1,7 @@
 /** RMSprop (torch.optim.RMSprop): a running mean of squared gradients scales each step; optional momentum and centring. */
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { ArgumentError } from '../errors.js';
+import { checkBoolean } from '../ir/validate.js';
 import { checkSetting, Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
 
 export interface RMSpropOptions extends OptimizerOptions {
@@ -31,9 +31,7 @@ export class RMSprop<B extends Backend = Backend> extends Optimizer<B> {
     this.eps = checkSetting('RMSprop', 'eps', options.eps ?? 1e-8, (v) => v >= 0, 'a finite number >= 0');
     this.weightDecay = checkSetting('RMSprop', 'weightDecay', options.weightDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
     this.momentum = checkSetting('RMSprop', 'momentum', options.momentum ?? 0, (v) => v >= 0, 'a finite number >= 0');
-    const centered: unknown = options.centered ?? false;
-    if (typeof centered !== 'boolean') throw new ArgumentError(`centered must be true or false, got ${String(centered)}`, { op: 'RMSprop' });
-    this.centered = centered;
+    this.centered = options.centered === undefined ? false : checkBoolean('RMSprop', 'centered', options.centered);
   }
 
   protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'> {

@@ -4,6 +4,7 @@
  * `latest` at it with an atomic rename, so a run killed mid-save still resumes from the previous
  * one. The two newest subfolders are kept.
  */
+import { field } from '../ir/validate.js';
 import { ArgumentError } from '../errors.js';
 import type { ModuleRecord } from '../nn/record.js';
 import type { OptimizerRecord } from '../optim/optimizer.js';
@@ -81,7 +82,7 @@ export async function saveCheckpoint(dir: string, cp: Checkpoint): Promise<strin
   const op = 'DataParallel.checkpoint';
   if (typeof dir !== 'string' || dir === '') throw new ArgumentError(`the checkpoint folder must be a path, got ${dir === '' ? "''" : typeof dir}`, { op });
   const given: unknown = cp;
-  if (typeof given !== 'object' || given === null || typeof Reflect.get(given, 'model') !== 'object' || Reflect.get(given, 'model') === null) {
+  if (typeof field(given, 'model') !== 'object' || field(given, 'model') === null) {
     throw new ArgumentError('the checkpoint must be { model, optimizer, step, ... } (dp.checkpoint(dir) writes one)', { op });
   }
   // safetensors sorts tensors by name: the module's parameter order is kept here. The trainer's

@@ -5,6 +5,7 @@
  * optimizer updates. `overlapOf` measures how much of that communication ran while some
  * replica's backward was still running; `renderTimeline` draws it as text.
  */
+import { field } from '../ir/validate.js';
 import { ArgumentError } from '../errors.js';
 
 export interface Interval {
@@ -88,7 +89,7 @@ export interface Overlap {
 /** A step's timeline, as StepResult.timeline gives it (untyped callers get a named error). */
 function checkTimeline(op: string, t: StepTimeline): StepTimeline {
   const given: unknown = t;
-  if (typeof given !== 'object' || given === null || !Array.isArray(Reflect.get(given, 'replicas'))) {
+  if (!Array.isArray(field(given, 'replicas'))) {
     throw new ArgumentError('the timeline must be a step result\'s timeline (await dp.step(batch)).timeline', { op });
   }
   return t;

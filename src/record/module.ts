@@ -7,7 +7,7 @@ import { ArgumentError } from '../errors.js';
 import type { Module } from '../nn/module.js';
 import { asParamId, newParamId } from '../nn/param.js';
 import type { ModuleRecord, ParamRecord } from '../nn/record.js';
-import { show } from '../ir/validate.js';
+import { field, show } from '../ir/validate.js';
 import { asBytes, decodeSafetensors, duplicateKey, encodeSafetensors, type SafeTensor } from './safetensors.js';
 
 const IDS_KEY = 'switchyard.param_ids';
@@ -15,7 +15,7 @@ const IDS_KEY = 'switchyard.param_ids';
 /** A module record as safetensors bytes. */
 export function recordToSafetensors(record: ModuleRecord, metadata: Readonly<Record<string, string>> = {}): Uint8Array {
   const given: unknown = record;
-  if (typeof given !== 'object' || given === null || typeof Reflect.get(given, 'params') !== 'object' || Reflect.get(given, 'params') === null) {
+  if (typeof field(given, 'params') !== 'object' || field(given, 'params') === null) {
     throw new ArgumentError(`the record must be { params: { name: { id, shape, dtype, data } } }, got ${show(record)}`, { op: 'recordToSafetensors', hint: 'records come from await module.toRecord()' });
   }
   if (metadata === null || typeof metadata !== 'object') throw new ArgumentError(`metadata must be an object of strings, got ${show(metadata)}`, { op: 'recordToSafetensors' });
@@ -68,7 +68,7 @@ export function safetensorsToRecord(bytes: Uint8Array | ArrayBuffer): ModuleReco
 
 export async function saveModule<B extends Backend>(module: Module<B>, metadata?: Readonly<Record<string, string>>): Promise<Uint8Array> {
   const target: unknown = module;
-  if (typeof target !== 'object' || target === null || typeof Reflect.get(target, 'toRecord') !== 'function') throw new ArgumentError(`saveModule takes a module, got ${show(module)}`, { op: 'saveModule' });
+  if (typeof field(target, 'toRecord') !== 'function') throw new ArgumentError(`saveModule takes a module, got ${show(module)}`, { op: 'saveModule' });
   return recordToSafetensors(await module.toRecord(), metadata);
 }
 

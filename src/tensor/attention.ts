@@ -4,6 +4,7 @@
  * the device's seedable random stream. Built from matmul, softmax and elementwise ops, so its
  * gradient is theirs.
  */
+import { field } from '../ir/validate.js';
 import type { Backend } from '../backends/backend.js';
 import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import { broadcastShapes } from '../ir/shape.js';
@@ -34,7 +35,7 @@ const OP = 'scaledDotProductAttention';
 export function scaledDotProductAttention<B extends Backend>(q: Tensor<B, 'float'>, k: Tensor<B, 'float'>, v: Tensor<B, 'float'>, options: AttentionOptions<B> = {}): Tensor<B, 'float'> {
   for (const [name, t] of [['query', q], ['key', k], ['value', v]] as const) {
     const given: unknown = t;
-    if (typeof given !== 'object' || given === null || !Array.isArray(Reflect.get(given, 'shape'))) throw new ArgumentError(`${name} must be a tensor`, { op: OP });
+    if (!Array.isArray(field(given, 'shape'))) throw new ArgumentError(`${name} must be a tensor`, { op: OP });
   }
   for (const t of [q, k, v]) {
     if (!isFloat(t.dtype) || t.dtype !== q.dtype) throw new DTypeError('query, key and value must be float tensors of one dtype', { op: OP, dtypes: [q.dtype, k.dtype, v.dtype] });

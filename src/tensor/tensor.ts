@@ -16,7 +16,7 @@ import { BINARY, isBinaryOp, isUnaryOp, type BinaryOp, type UnaryOp } from '../i
 import type { KindsOf } from '../ir/kinds.js';
 import { numel, type OpAttrs, type OpName, type ReduceOp } from '../ir/ops.js';
 import { broadcastShapes, checkSize, checkTargetShape, normDim, normDims, normSlices, resolveReshape, sameShape, type SliceSpec } from '../ir/shape.js';
-import { MAX_RANK, checkArray, checkBoolean, checkDType, checkDevice, checkInt32Value, checkInteger, checkIntegers, checkNumber, checkOptions, show } from '../ir/validate.js';
+import { checkArray, checkBoolean, checkDevice, checkDType, checkInt32Value, checkInteger, checkIntegers, checkNumber, checkOptions, field, MAX_RANK, show } from '../ir/validate.js';
 import { track } from '../memory/tidy.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import { formatSummary, summarize, type Summary } from './format.js';
@@ -638,7 +638,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   /** This tensor's gradient in `grads`, or undefined when backward did not reach it. */
   grad<A extends AutodiffBackend>(this: Tensor<A, 'float'>, grads: Gradients): Tensor<A, 'float'> | undefined {
     // Untyped callers: what backward() returned, not a missing argument (a TypeError otherwise).
-    if (typeof grads !== 'object' || grads === null || typeof Reflect.get(grads, 'get') !== 'function') {
+    if (typeof field(grads, 'get') !== 'function') {
       throw new ArgumentError(`grads must be the Gradients that backward() returned, got ${show(grads)}`, { op: 'grad', hint: 'const grads = loss.backward(); x.grad(grads)' });
     }
     return grads.get(this);

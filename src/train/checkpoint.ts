@@ -3,6 +3,7 @@
  * safetensors too (one tensor per parameter and state name, the step counts and the schedule in
  * the metadata), so training can resume with loadOptimizerState.
  */
+import { field } from '../ir/validate.js';
 import type { Backend } from '../backends/backend.js';
 import { ArgumentError } from '../errors.js';
 import type { Module } from '../nn/module.js';
@@ -17,7 +18,7 @@ const KIND = 'switchyard.optimizer';
 /** An optimizer's state as safetensors bytes. */
 export async function saveOptimizerState<B extends Backend>(optimizer: Optimizer<B>): Promise<Uint8Array> {
   const given: unknown = optimizer;
-  if (typeof given !== 'object' || given === null || typeof Reflect.get(given, 'state') !== 'function') throw new ArgumentError('saveOptimizerState takes an optimizer', { op: 'saveOptimizerState' });
+  if (typeof field(given, 'state') !== 'function') throw new ArgumentError('saveOptimizerState takes an optimizer', { op: 'saveOptimizerState' });
   const rec = await optimizer.state();
   const tensors: Record<string, SafeTensor> = {};
   const steps: Record<string, number> = {};
