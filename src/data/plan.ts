@@ -1,5 +1,5 @@
 /** Which samples go in which batch, per epoch: the shared plan of both loaders. */
-import { checkOptions } from '../ir/validate.js';
+import { checkOptions, show } from '../ir/validate.js';
 import { ArgumentError } from '../errors.js';
 import { epochSeed, seededPermutation } from './shuffle.js';
 
@@ -15,9 +15,8 @@ export interface PlanOptions {
 }
 
 export function checkPlan(op: string, o: PlanOptions): void {
-  checkOptions(op, o);
-  const b = o.batchSize ?? 1;
-  if (!Number.isInteger(b) || b < 1) throw new ArgumentError(`batchSize must be a positive integer, got ${b}`, { op });
+  const b = checkOptions(op, o)['batchSize'] ?? 1;
+  if (typeof b !== 'number' || !Number.isInteger(b) || b < 1) throw new ArgumentError(`batchSize must be a positive integer, got ${show(b)}`, { op });
 }
 
 export function batchCount(length: number, o: PlanOptions): number {

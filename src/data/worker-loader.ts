@@ -5,6 +5,7 @@
  * training loop. Batches cross as structured clones with their host tensors' buffers transferred.
  */
 import { ArgumentError } from '../errors.js';
+import { field, show } from '../ir/validate.js';
 import type { BatchSource } from './loader.js';
 import { batchCount, checkPlan, planBatches, type PlanOptions } from './plan.js';
 import type { FromWorker, ToWorker } from './worker-protocol.js';
@@ -60,6 +61,10 @@ export class WorkerDataLoader<Batch> implements BatchSource<Batch> {
   /** Starts the worker and waits for its dataset. */
   static async create<Batch>(options: WorkerDataLoaderOptions): Promise<WorkerDataLoader<Batch>> {
     checkPlan('WorkerDataLoader', options);
+    // Checked here: a worker started for a module that cannot be named would fail later and less clearly.
+    const module = field(options, 'module');
+    if (!(module instanceof URL) && (typeof module !== 'string' || module === ''))
+      throw new ArgumentError(`options.module must be the dataset module's URL or absolute path, got ${show(module)}`, { op: 'WorkerDataLoader', hint: "e.g. new URL('./dataset.js', import.meta.url); see the README's data loading section" });
     const [{ Worker }, { fileURLToPath, pathToFileURL }] = await Promise.all([import('node:worker_threads'), import('node:url')]);
     const fromSources = import.meta.url.endsWith('.ts');
     const url = new URL(fromSources ? './worker.ts' : './worker.js', import.meta.url);

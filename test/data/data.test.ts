@@ -120,4 +120,13 @@ describe('WorkerDataLoader', () => {
     }
     await expect(WorkerDataLoader.create({ module, export: 'nothing', batchSize: 2 })).rejects.toThrow(/exports no function 'nothing'/);
   });
+
+  it('refuses options without a module, or with a batch size that is not a number, before starting a worker', async () => {
+    const create = WorkerDataLoader.create as (o: unknown) => Promise<unknown>;
+    for (const bad of [undefined, {}, { module: 5 }, { module: '' }]) {
+      await expect(create(bad)).rejects.toThrow(ArgumentError);
+      await expect(create(bad)).rejects.toThrow(/WorkerDataLoader: options.module must be the dataset module's URL or absolute path/);
+    }
+    await expect(create({ module, batchSize: '4' })).rejects.toThrow(/WorkerDataLoader: batchSize must be a positive integer, got "4"/);
+  });
 });
