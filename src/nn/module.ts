@@ -162,12 +162,24 @@ export abstract class Module<B extends Backend = Backend> {
     return this;
   }
 
-  /** A structural copy whose parameters are `f(param)`; other fields are shared. */
+  /**
+   * A structural copy whose parameters are `f(param)`; other fields are shared. `f` runs once per
+   * parameter: one tied into several places is one parameter in the copy too.
+   */
   protected mapParams(f: (p: Param<B>) => Param<B>): this {
+    const made = new Map<Param<B>, Param<B>>();
+    return this.copyWith((p) => {
+      let q = made.get(p);
+      if (!q) made.set(p, (q = f(p)));
+      return q;
+    });
+  }
+
+  private copyWith(f: (p: Param<B>) => Param<B>): this {
     const copy = Object.create(Object.getPrototypeOf(this) as object) as this;
     const map = (value: unknown): unknown => {
       if (value instanceof Param) return f(value as Param<B>);
-      if (value instanceof Module) return (value as Module<B>).mapParams(f);
+      if (value instanceof Module) return (value as Module<B>).copyWith(f);
       if (Array.isArray(value)) return value.map(map);
       return value;
     };

@@ -16,6 +16,8 @@
  */
 import { ArgumentError, SwitchyardError } from '../errors.js';
 import type { Module } from '../nn/module.js';
+import type { ParamId } from '../nn/param.js';
+import { sameShape } from '../ir/shape.js';
 import { ownedFloat32, type ModuleRecord, type ParamRecord } from '../nn/record.js';
 import type { OptimizerRecord } from '../optim/optimizer.js';
 import { importNodeModule, isNode } from '../platform.js';
@@ -262,8 +264,8 @@ export class DataParallel {
       throw new ArgumentError(`module must be a Module or a module record ({ params }), got ${given === null ? 'null' : typeof given}`, { op: 'DataParallel', hint: 'pass the model itself, or `await model.toRecord()`' });
     }
     const record = isModule(options.module) ? await options.module.toRecord() : options.module;
-    const names = Object.keys(record.params);
-    if (names.length === 0) throw new ArgumentError('the module has no parameters', { op: 'DataParallel' });
+    if (Object.keys(record.params).length === 0) throw new ArgumentError('the module has no parameters', { op: 'DataParallel' });
+    const names = distinctParams(record);
     // CPU replicas join in shared memory, where a bucket costs a message, not a transfer: small
     // buckets let the join and update of the last layers run during the first layers' backward.
     const cpuOnly = devices.every((d) => d.kind !== 'wgpu');
@@ -871,9 +873,12 @@ export class DataParallel {
 
   private async snapshot(): Promise<ModuleRecord> {
     await this.freshWeights();
+    const byId = new Map(this.layout.params.map((p) => [p.id, p]));
     const params: Record<string, ParamRecord> = {};
-    for (const p of this.layout.params) {
-      params[p.name] = { id: p.id, shape: [...p.shape], dtype: 'float32', data: ownedFloat32(this.views.weights.subarray(p.offset, p.offset + p.size)) };
+    // Every name of the module given to create, a tied parameter under each of its names.
+    for (const [name, { id }] of Object.entries(this.frozen.params)) {
+      const p = byId.get(id)!;
+      params[name] = { id, shape: [...p.shape], dtype: 'float32', data: ownedFloat32(this.views.weights.subarray(p.offset, p.offset + p.size)) };
     }
     return { params };
   }
@@ -1035,4 +1040,20 @@ function checkNumbers(options: DataParallelOptions<unknown>): void {
 function bucketRows(events: Map<number, { send?: Interval; reduce?: Interval; apply?: Interval }> | undefined): BucketEvents[] {
   if (!events) return [];
   return [...events.entries()].sort(([a], [b]) => a - b).map(([bucket, e]) => ({ bucket, ...e }));
+}
+
+/**
+ * The record's parameter names, a tied parameter (several names, one ParamId) once under its first
+ * name: it has one gradient, one slot and one update, and counts once in a global norm.
+ */
+function distinctParams(record: ModuleRecord): string[] {
+  const first = new Map<ParamId, string>();
+  for (const [name, p] of Object.entries(record.params)) {
+    const seen = first.get(p.id);
+    if (seen === undefined) first.set(p.id, name);
+    else if (!sameShape(record.params[seen]!.shape, p.shape)) {
+      throw new ArgumentError(`parameters '${seen}' and '${name}' share ParamId ${p.id} but have shapes [${record.params[seen]!.shape.join(', ')}] and [${p.shape.join(', ')}]`, { op: 'DataParallel', shapes: [record.params[seen]!.shape, p.shape], hint: 'a tied parameter is one Param used in several places; records come from module.toRecord()' });
+    }
+  }
+  return [...first.values()];
 }

@@ -83,6 +83,21 @@ describe('a parameter in two places', () => {
     [0.9, 1.9, 2.9].forEach((v, i) => expect(got[i]!).toBeCloseTo(v, 6));
   });
 
+  test('stays one parameter in a clone and a fork (torch deepcopy keeps ties)', async () => {
+    const lin = new nn.Linear(ad, 2, 2);
+    const model = new nn.Sequential<typeof ad>(lin, new nn.Relu(), lin);
+    for (const copy of [model.clone(), model.fork(ad.defaultDevice())]) {
+      const named = copy.namedParams();
+      expect(named.map(([n]) => n)).toEqual(['layers.0.weight', 'layers.0.bias', 'layers.2.weight', 'layers.2.bias']);
+      expect(named[0]![1]).toBe(named[2]![1]);
+      expect(named[0]![1]).not.toBe(lin.weight);
+      expect(named[0]![1].id).toBe(lin.weight.id);
+      expect(copy.params()).toHaveLength(2);
+      copy.dispose();
+    }
+    model.dispose();
+  });
+
   test('a Linear used twice in a Sequential: one update with the summed gradient', async () => {
     const lin = new nn.Linear(ad, 2, 2);
     const model = new nn.Sequential<typeof ad>(lin, new nn.Relu(), lin);
