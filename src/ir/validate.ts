@@ -92,6 +92,20 @@ export function checkOptions(op: string, v: unknown): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
+/**
+ * Options objects of settings (optimizers, schedulers): a key the op does not know is refused,
+ * as PyTorch refuses an unknown keyword, instead of being ignored (`maximize`, `weight_decay`).
+ */
+export function checkKeys(op: string, v: unknown, known: readonly string[]): void {
+  if (typeof v !== 'object' || v === null) return;
+  for (const key of Object.keys(v)) {
+    if (known.includes(key)) continue;
+    const camel = key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+    const near = known.find((k) => k.toLowerCase() === camel.toLowerCase());
+    throw new ArgumentError(`unknown option '${key}'${near ? ` (did you mean '${near}'?)` : ''}`, { op, hint: `${op} takes ${known.map((k) => `'${k}'`).join(', ')}` });
+  }
+}
+
 /** An array (of anything): what a shape, a dim list or a tensor list must be. */
 export function checkArray(op: string, name: string, v: unknown): readonly unknown[] {
   if (!Array.isArray(v)) throw new ArgumentError(`${name} must be an array, got ${show(v)}`, { op });
