@@ -23,11 +23,15 @@ export class Adagrad<B extends Backend = Backend> extends Optimizer<B> {
   readonly eps: number;
 
   constructor(options: AdagradOptions = {}) {
-    super(options?.lr ?? 1e-2, options);
+    super(options?.lr ?? 1e-2, options, ['lrDecay', 'weightDecay', 'initialAccumulatorValue', 'eps']);
     this.lrDecay = checkSetting('Adagrad', 'lrDecay', options.lrDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
     this.weightDecay = checkSetting('Adagrad', 'weightDecay', options.weightDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
     this.initialAccumulatorValue = checkSetting('Adagrad', 'initialAccumulatorValue', options.initialAccumulatorValue ?? 0, (v) => v >= 0, 'a finite number >= 0');
     this.eps = checkSetting('Adagrad', 'eps', options.eps ?? 1e-10, (v) => v >= 0, 'a finite number >= 0');
+  }
+
+  protected override stateShape(name: string, param: readonly number[]): readonly number[] | undefined {
+    return name === 'sum' ? param : undefined;
   }
 
   protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'> {

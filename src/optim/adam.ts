@@ -42,7 +42,7 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
   protected readonly decoupled: boolean = false;
 
   constructor(options: AdamOptions = {}, defaultWeightDecay = 0) {
-    super(options?.lr ?? 1e-3, options);
+    super(options?.lr ?? 1e-3, options, ['betas', 'eps', 'weightDecay', 'capturable', 'amsgrad']);
     const op = new.target.name;
     const betas: unknown = options.betas ?? [0.9, 0.999];
     if (!Array.isArray(betas) || betas.length !== 2) throw new ArgumentError(`betas must be two numbers in [0, 1), got ${String(betas)}`, { op });
@@ -52,6 +52,11 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
     this.weightDecay = checkSetting(op, 'weightDecay', options.weightDecay ?? defaultWeightDecay, (v) => v >= 0, 'a finite number >= 0');
     this.capturable = options.capturable === undefined ? false : checkBoolean(op, 'capturable', options.capturable);
     this.amsgrad = options.amsgrad === undefined ? false : checkBoolean(op, 'amsgrad', options.amsgrad);
+  }
+
+  protected override stateShape(name: string, param: readonly number[]): readonly number[] | undefined {
+    if (name === 't') return [1];
+    return ['m', 'v', 'vMax'].includes(name) ? param : undefined;
   }
 
   protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'> {

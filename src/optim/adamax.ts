@@ -22,13 +22,17 @@ export class Adamax<B extends Backend = Backend> extends Optimizer<B> {
   readonly weightDecay: number;
 
   constructor(options: AdamaxOptions = {}) {
-    super(options?.lr ?? 2e-3, options);
+    super(options?.lr ?? 2e-3, options, ['betas', 'eps', 'weightDecay']);
     const betas: unknown = options.betas ?? [0.9, 0.999];
     if (!Array.isArray(betas) || betas.length !== 2) throw new ArgumentError(`betas must be two numbers in [0, 1), got ${String(betas)}`, { op: 'Adamax' });
     this.beta1 = checkSetting('Adamax', 'betas[0]', betas[0], (v) => v >= 0 && v < 1, 'a number in [0, 1)');
     this.beta2 = checkSetting('Adamax', 'betas[1]', betas[1], (v) => v >= 0 && v < 1, 'a number in [0, 1)');
     this.eps = checkSetting('Adamax', 'eps', options.eps ?? 1e-8, (v) => v >= 0, 'a finite number >= 0');
     this.weightDecay = checkSetting('Adamax', 'weightDecay', options.weightDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
+  }
+
+  protected override stateShape(name: string, param: readonly number[]): readonly number[] | undefined {
+    return name === 'm' || name === 'u' ? param : undefined;
   }
 
   protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'> {

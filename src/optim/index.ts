@@ -3,7 +3,7 @@ export { Optimizer, type OptimizerOptions, type OptimizerRecord, type ParamState
 export { SGD, type SGDOptions } from './sgd.js';
 export { Adam, AdamW, type AdamOptions } from './adam.js';
 export { ParamGrads, type ParamGradsRecord } from './param-grads.js';
-export { clipGradNorm } from './clip.js';
+export { clipGradNorm, clipGradValue, type ClipGradNormOptions } from './clip.js';
 export { RMSprop, type RMSpropOptions } from './rmsprop.js';
 export { Adagrad, type AdagradOptions } from './adagrad.js';
 export { Adamax, type AdamaxOptions } from './adamax.js';

@@ -6,7 +6,7 @@
 import { noGrad } from '../autodiff/grad-mode.js';
 import { ArgumentError, ShapeError } from '../errors.js';
 import { sameShape } from '../ir/shape.js';
-import { show } from '../ir/validate.js';
+import { checkBoolean, checkKeys, field, show } from '../ir/validate.js';
 import type { Backend } from '../backends/backend.js';
 import { keep, tidy } from '../memory/tidy.js';
 import type { Module } from '../nn/module.js';
@@ -36,22 +36,49 @@ export interface OptimizerOptions {
   clipNorm?: number;
   /** A schedule that gives each step its rate (with `lr` as the base), unless step() is given one. */
   scheduler?: LrScheduler;
+  /** Maximise the objective: step along the gradient instead of against it (torch's `maximize`). Default false. */
+  maximize?: boolean;
+}
+
+/** The options every optimizer takes, beside its own. */
+const COMMON_KEYS = ['lr', 'clipNorm', 'scheduler', 'maximize'] as const;
+
+/** What `step` takes as its rate: a schedule has `next`. */
+function isScheduler(v: unknown): v is LrScheduler {
+  return typeof field(v, 'next') === 'function' && typeof field(v, 'kind') === 'string';
 }
 
 export abstract class Optimizer<B extends Backend = Backend> {
   abstract readonly kind: string;
   private readonly states = new Map<ParamId, ParamState<B>>();
+  private rate: number;
+  /** Step along the gradient (see OptimizerOptions.maximize). */
+  readonly maximize: boolean;
 
+  /** `keys`: the subclass's own option names, beside lr, clipNorm, scheduler and maximize. */
   constructor(
-    /** The base learning rate: the rate of every step without a schedule, and a schedule's base. */
-    public lr: number,
+    lr: number,
     readonly options: OptimizerOptions = {},
+    keys: readonly string[] = [],
   ) {
     // Untyped callers and bad settings fail here, named, not as NaN weights steps later (torch raises too).
     const op = new.target.name;
     if (typeof options !== 'object' || options === null) throw new ArgumentError(`options must be an object, got ${show(options)}`, { op });
+    checkKeys(op, options, [...COMMON_KEYS, ...keys]);
     // A negative rate is allowed (gradient ascent); NaN and the infinities are not.
-    checkSetting(op, 'lr', lr, () => true, 'a finite number');
+    this.rate = checkSetting(op, 'lr', lr, () => true, 'a finite number');
+    if (options.clipNorm !== undefined) checkSetting(op, 'clipNorm', options.clipNorm, (v) => v >= 0, 'a finite number >= 0');
+    if (options.scheduler !== undefined && !isScheduler(options.scheduler)) throw new ArgumentError(`scheduler must be a learning-rate schedule (optim.StepLR, optim.CosineLR, ...), got ${show(options.scheduler)}`, { op });
+    this.maximize = options.maximize === undefined ? false : checkBoolean(op, 'maximize', options.maximize);
+  }
+
+  /** The base learning rate: the rate of every step without a schedule, and a schedule's base. */
+  get lr(): number {
+    return this.rate;
+  }
+
+  set lr(v: number) {
+    this.rate = checkSetting(this.constructor.name, 'lr', v, () => true, 'a finite number');
   }
 
   /** The new value of one parameter; `state` holds what earlier steps left (see setState). */
@@ -72,10 +99,16 @@ export abstract class Optimizer<B extends Backend = Backend> {
     const g: unknown = grads;
     if (typeof m !== 'object' || m === null || !('params' in m) || typeof m.params !== 'function') throw new ArgumentError(`the first argument must be the module to step, got ${show(m)}`, { op: 'Optimizer.step', hint: 'opt.step(model, ParamGrads.from(loss.backward(), model))' });
     if (typeof g !== 'object' || g === null || !('get' in g) || typeof g.get !== 'function') throw new ArgumentError(`the gradients must be a ParamGrads, got ${show(g)}`, { op: 'Optimizer.step', hint: 'ParamGrads.from(loss.backward(), model)' });
+    const given: unknown = rate;
+    if (given !== undefined && typeof given !== 'number' && !isScheduler(given)) throw new ArgumentError(`the rate must be a number or a learning-rate schedule, got ${show(given)}`, { op: 'Optimizer.step' });
+    const clip = field(options, 'clip');
+    if (clip !== undefined) checkBoolean('Optimizer.step', 'options.clip', clip);
     if (typeof rate === 'number') checkSetting('step', 'the learning rate', rate, () => true, 'a finite number');
     const lr = rate === undefined ? this.lr : typeof rate === 'number' ? rate : rate.next(this.lr);
+    // A schedule's rate is checked too: NaN would reach every weight.
+    if (typeof rate === 'object' && !Number.isFinite(lr)) throw new ArgumentError(`the schedule '${rate.kind}' gave the rate ${lr} at its step ${rate.stepCount - 1}`, { op: 'Optimizer.step', hint: "check the schedule's settings" });
     this.lastLr = lr;
-    if (this.options.clipNorm !== undefined && options.clip !== false) clipGradNorm(grads, this.options.clipNorm)?.dispose();
+    if (this.options.clipNorm !== undefined && clip !== false) clipGradNorm(grads, this.options.clipNorm)?.dispose();
     // params() lists a parameter that appears in several places (tied weights) once: stepped once.
     noGrad(() => {
       for (const p of module.params()) {
@@ -91,7 +124,8 @@ export abstract class Optimizer<B extends Backend = Backend> {
         const s = state;
         const next = tidy(() => {
           const here = g.device.key === p.value.device.key ? g : g.toDevice(p.value.device as DeviceOf<B>);
-          return this.update(p.value, here, s, lr);
+          // torch's maximize: every rule runs on the negated gradient.
+          return this.update(p.value, this.maximize ? here.neg() : here, s, lr);
         });
         p.set(next);
       }
@@ -132,8 +166,28 @@ export abstract class Optimizer<B extends Backend = Backend> {
     return { kind: this.kind, params };
   }
 
-  /** Restores saved state for the parameters of `module` (each on its parameter's device). */
+  /**
+   * The shape a state tensor named `name` has for a parameter of shape `param`, or undefined for
+   * a name this optimizer does not keep. Each optimizer lists its own; the default (an optimizer
+   * defined outside this library) accepts any name with the parameter's shape.
+   */
+  protected stateShape(name: string, param: readonly number[]): readonly number[] | undefined {
+    void name;
+    return param;
+  }
+
+  /**
+   * Restores saved state for the parameters of `module`, each tensor on its parameter's device
+   * and in its dtype (float16 parameters keep float16 state). Every tensor is checked against
+   * its parameter before anything changes.
+   */
   loadState(record: OptimizerRecord, module: Module<B>): void {
+    const r0: unknown = record;
+    const params: unknown = field(r0, 'params');
+    if (typeof field(r0, 'kind') !== 'string' || typeof params !== 'object' || params === null) {
+      throw new ArgumentError(`the state must be { kind, params } as opt.state() returns, got ${show(r0)}`, { op: 'loadState' });
+    }
+    if (typeof field(module, 'params') !== 'function') throw new ArgumentError(`the second argument must be the module the state belongs to, got ${show(module)}`, { op: 'loadState' });
     if (record.kind !== this.kind) throw new ArgumentError(`optimizer state of kind '${record.kind}' cannot load into ${this.kind}`, { op: 'loadState', hint: `load it into a ${record.kind} optimizer` });
     const stored = Object.keys(record.params).length;
     // State that belongs to no parameter here would load as nothing, and training would restart
@@ -141,16 +195,34 @@ export abstract class Optimizer<B extends Backend = Backend> {
     if (stored > 0 && !module.params().some((p) => record.params[p.id])) {
       throw new ArgumentError(`none of the ${stored} parameter states belongs to this module (no ParamId matches)`, { op: 'loadState', hint: "load the module from the record saved with this state (its ParamIds), e.g. model.fromRecord(...) before opt.loadState(...)" });
     }
+    for (const p of module.params()) {
+      const r: unknown = record.params[p.id];
+      if (r === undefined) continue;
+      const step = field(r, 'step');
+      const tensors = field(r, 'tensors');
+      if (typeof step !== 'number' || !Number.isSafeInteger(step) || step < 0 || typeof tensors !== 'object' || tensors === null) {
+        throw new ArgumentError(`the state of parameter ${p.id} must be { step, tensors } with a step count >= 0, got ${show(r)}`, { op: 'loadState' });
+      }
+      for (const [name, t] of Object.entries(tensors)) {
+        const want = this.stateShape(name, p.shape);
+        if (!want) throw new ArgumentError(`${this.kind} keeps no state named '${name}' (parameter ${p.id})`, { op: 'loadState', hint: 'load state saved by the same optimizer with the same options' });
+        const shape: unknown = field(t, 'shape');
+        const data: unknown = field(t, 'data');
+        if (!Array.isArray(shape) || !sameShape(shape, want) || !(data instanceof Float32Array) || data.length !== want.reduce((a, d) => a * d, 1)) {
+          throw new ShapeError(`state '${name}' of parameter ${p.id} must hold ${want.reduce((a, d) => a * d, 1)} float32 values of shape [${want.join(', ')}], got ${Array.isArray(shape) ? `shape [${shape.join(', ')}]` : show(shape)}`, { op: 'loadState', shapes: [want, Array.isArray(shape) ? shape.filter((d): d is number => typeof d === 'number') : []] });
+        }
+      }
+    }
     this.clear();
-    module.visit((p) => {
+    for (const p of module.params()) {
       const r = record.params[p.id];
-      if (!r) return;
+      if (!r) continue;
       const tensors = new Map<string, Tensor<B, 'float'>>();
       for (const [name, t] of Object.entries(r.tensors)) {
-        tensors.set(name, keep(fromData(p.value.backend, t.data, { shape: t.shape, device: p.value.device }) as Tensor<B, 'float'>));
+        tensors.set(name, keep(fromData(p.value.backend, t.data, { shape: t.shape, device: p.value.device, dtype: p.value.dtype })));
       }
       this.states.set(p.id, { step: r.step, tensors });
-    });
+    }
   }
 
   /** Drops all state. */

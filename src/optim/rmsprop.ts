@@ -26,12 +26,16 @@ export class RMSprop<B extends Backend = Backend> extends Optimizer<B> {
   readonly centered: boolean;
 
   constructor(options: RMSpropOptions = {}) {
-    super(options?.lr ?? 1e-2, options);
+    super(options?.lr ?? 1e-2, options, ['alpha', 'eps', 'weightDecay', 'momentum', 'centered']);
     this.alpha = checkSetting('RMSprop', 'alpha', options.alpha ?? 0.99, (v) => v >= 0, 'a finite number >= 0');
     this.eps = checkSetting('RMSprop', 'eps', options.eps ?? 1e-8, (v) => v >= 0, 'a finite number >= 0');
     this.weightDecay = checkSetting('RMSprop', 'weightDecay', options.weightDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
     this.momentum = checkSetting('RMSprop', 'momentum', options.momentum ?? 0, (v) => v >= 0, 'a finite number >= 0');
     this.centered = options.centered === undefined ? false : checkBoolean('RMSprop', 'centered', options.centered);
+  }
+
+  protected override stateShape(name: string, param: readonly number[]): readonly number[] | undefined {
+    return ['squareAvg', 'gradAvg', 'momentum'].includes(name) ? param : undefined;
   }
 
   protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'> {

@@ -20,13 +20,17 @@ export class SGD<B extends Backend = Backend> extends Optimizer<B> {
   readonly nesterov: boolean;
 
   constructor(options: SGDOptions) {
-    super(options?.lr, options);
+    super(options?.lr, options, ['momentum', 'dampening', 'weightDecay', 'nesterov']);
     this.momentum = checkSetting('SGD', 'momentum', options.momentum ?? 0, (v) => v >= 0, 'a finite number >= 0');
     this.dampening = checkSetting('SGD', 'dampening', options.dampening ?? 0, () => true, 'a finite number');
     this.weightDecay = checkSetting('SGD', 'weightDecay', options.weightDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
     this.nesterov = options.nesterov ?? false;
     if (typeof this.nesterov !== 'boolean') throw new ArgumentError(`nesterov must be true or false, got ${String(this.nesterov)}`, { op: 'SGD' });
     if (this.nesterov && (this.momentum <= 0 || this.dampening !== 0)) throw new ArgumentError('Nesterov momentum needs momentum > 0 and dampening 0', { op: 'SGD' });
+  }
+
+  protected override stateShape(name: string, param: readonly number[]): readonly number[] | undefined {
+    return name === 'momentum' ? param : undefined;
   }
 
   protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'> {

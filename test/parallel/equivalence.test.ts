@@ -58,7 +58,7 @@ async function initialRecord(seed: number, sizes: readonly number[]): Promise<Mo
 /** The same training on one Switchyard device (no DataParallel). */
 async function oneDevice(record: ModuleRecord, opts: MlpOptions, data: ReadonlyArray<{ x: Float32Array; y: Int32Array }>): Promise<ModuleRecord> {
   const model = mlp(host, host.defaultDevice(), opts.sizes).fromRecord(record);
-  const extra = opts.clipNorm !== undefined ? { clipNorm: opts.clipNorm } : {};
+  const extra = { ...(opts.clipNorm !== undefined ? { clipNorm: opts.clipNorm } : {}), maximize: opts.maximize ?? false };
   const opt: Optimizer<typeof host> = opts.optimizer === 'adam' ? new Adam({ lr: opts.lr, eps: opts.eps ?? 1e-8, amsgrad: opts.amsgrad ?? false, ...(opts.betas ? { betas: opts.betas } : {}), ...extra }) : new SGD({ lr: opts.lr, momentum: opts.momentum ?? 0, ...extra });
   for (const b of data) {
     tidy(() => {
@@ -131,6 +131,21 @@ describe('DataParallel gives the weights of one device', () => {
     expect(moved).toBe(true);
     for (const strategy of ['main', 'sharded'] as const) {
       const dp = await trainParallel(record, opts, data, { strategy, split: [1, 2] });
+      expect(dp.steps).toBe('owners');
+      expectClose(dp.record, one, 2e-6, 1e-5);
+    }
+  });
+
+  test("maximize (no flat rule: the replicas step with tensors), Adam and SGD, 'sharded', uneven shards", async () => {
+    for (const optimizer of ['adam', 'sgd'] as const) {
+      const opts: MlpOptions = { sizes: SIZES, optimizer, lr: 0.05, eps: 1e-6, momentum: 0.5, maximize: true };
+      const record = await initialRecord(9, SIZES);
+      const data = batches(3, 9 * 31, SIZES);
+      const one = await oneDevice(record, opts, data);
+      // Maximising ends elsewhere than minimising: the option is in effect.
+      const min = await oneDevice(record, { ...opts, maximize: false }, data);
+      expect(Object.entries(one.params).some(([name, p]) => p.data.some((v, i) => Math.abs(v - min.params[name]!.data[i]!) > 1e-3))).toBe(true);
+      const dp = await trainParallel(record, opts, data, { strategy: 'sharded', split: [2, 1] });
       expect(dp.steps).toBe('owners');
       expectClose(dp.record, one, 2e-6, 1e-5);
     }

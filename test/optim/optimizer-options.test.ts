@@ -1,0 +1,229 @@
+/**
+ * What every optimizer shares: unknown option keys refused, `maximize` (torch's), the rate checked
+ * wherever it comes from (lr, a schedule, step's argument), clipping by any p-norm and by value
+ * against float64 references, and state that loads only onto parameters it fits (and in their
+ * dtype).
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { Autodiff } from '../../src/autodiff/autodiff.js';
+import type { Backend } from '../../src/backends/backend.js';
+import { Cpu } from '../../src/backends/cpu/backend.js';
+import { ArgumentError, ShapeError } from '../../src/errors.js';
+import { Module } from '../../src/nn/module.js';
+import { Param } from '../../src/nn/param.js';
+import { Adagrad } from '../../src/optim/adagrad.js';
+import { Adam, AdamW } from '../../src/optim/adam.js';
+import { Adamax } from '../../src/optim/adamax.js';
+import { clipGradNorm, clipGradValue } from '../../src/optim/clip.js';
+import { LrScheduler } from '../../src/optim/lr-scheduler.js';
+import type { Optimizer } from '../../src/optim/optimizer.js';
+import { ParamGrads } from '../../src/optim/param-grads.js';
+import { RMSprop } from '../../src/optim/rmsprop.js';
+import { SGD } from '../../src/optim/sgd.js';
+import { fromData } from '../../src/tensor/creation.js';
+
+const ad = new Autodiff(new Cpu({ threads: 0 }));
+afterAll(() => ad.close());
+type AD = typeof ad;
+
+class Two<B extends Backend> extends Module<B> {
+  constructor(
+    readonly w: Param<B>,
+    readonly b: Param<B>,
+  ) {
+    super();
+  }
+}
+
+const W0 = [0.5, -1.25, 2, 0.1];
+const B0 = [0.3, -0.7];
+const GW = [[0.1, -0.2, 0.3, 0], [-0.4, 0.5, 0.05, 1], [0.2, 0.2, -0.6, -1]];
+const GB = [[1, -2], [0.5, 0.25], [-3, 0.125]];
+
+function model(dtype: 'float32' | 'float16' = 'float32'): Two<AD> {
+  return new Two(new Param(fromData(ad, W0, { dtype })), new Param(fromData(ad, B0, { dtype })));
+}
+
+function grads(m: Two<AD>, t: number, dtype: 'float32' | 'float16' = 'float32'): ParamGrads<AD> {
+  const g = new ParamGrads<AD>();
+  g.set(m.w.id, fromData(ad, GW[t]!, { dtype }));
+  g.set(m.b.id, fromData(ad, GB[t]!, { dtype }));
+  return g;
+}
+
+async function values(m: Two<AD>): Promise<number[]> {
+  return [...(await m.w.value.toData()).values, ...(await m.b.value.toData()).values];
+}
+
+const KINDS: Array<[string, (o: Record<string, unknown>) => Optimizer<AD>]> = [
+  ['SGD', (o) => new SGD<AD>({ lr: 0.1, ...o })],
+  ['Adam', (o) => new Adam<AD>(o)],
+  ['AdamW', (o) => new AdamW<AD>(o)],
+  ['RMSprop', (o) => new RMSprop<AD>(o)],
+  ['Adagrad', (o) => new Adagrad<AD>(o)],
+  ['Adamax', (o) => new Adamax<AD>(o)],
+];
+
+describe('options', () => {
+  it.each(KINDS)('%s refuses an unknown key, naming the one it meant', (name, make) => {
+    expect(() => make({ weight_decay: 0.1 })).toThrow(ArgumentError);
+    expect(() => make({ weight_decay: 0.1 })).toThrow(new RegExp(`^${name}: unknown option 'weight_decay' \\(did you mean 'weightDecay'\\?\\)`));
+    expect(() => make({ maximise: true })).toThrow(/unknown option 'maximise'; hint: .* takes 'lr', 'clipNorm', 'scheduler', 'maximize'/);
+    expect(() => make({ maximize: 'yes' })).toThrow(/maximize must be true or false, got "yes" \(a string\)/);
+    expect(() => make({ clipNorm: NaN })).toThrow(/clipNorm must be a finite number >= 0, got NaN/);
+    expect(() => make({ clipNorm: -1 })).toThrow(/clipNorm must be a finite number >= 0, got -1/);
+    expect(() => make({ scheduler: 0.1 })).toThrow(/scheduler must be a learning-rate schedule/);
+  });
+
+  it('lr set later is checked as lr given to the constructor', () => {
+    const opt = new SGD<AD>({ lr: 0.1 });
+    expect(() => (opt.lr = NaN)).toThrow(/SGD: lr must be a finite number, got NaN/);
+    expect(opt.lr).toBe(0.1);
+    opt.lr = -0.5;
+    expect(opt.lr).toBe(-0.5);
+  });
+
+  it("step's rate: a number or a schedule, and a schedule's rate must be finite", () => {
+    const m = model();
+    const opt = new SGD<AD>({ lr: 0.1 });
+    const step = opt.step.bind(opt) as (...a: unknown[]) => unknown;
+    expect(() => step(m, grads(m, 0), '0.1')).toThrow(/Optimizer.step: the rate must be a number or a learning-rate schedule, got "0.1" \(a string\)/);
+    expect(() => step(m, grads(m, 0), {})).toThrow(ArgumentError);
+    expect(() => step(m, grads(m, 0), undefined, null)).not.toThrow();
+    expect(() => step(m, grads(m, 0), undefined, { clip: 'no' })).toThrow(/options.clip must be true or false/);
+    class Broken extends LrScheduler {
+      readonly kind = 'broken';
+      rateAt(step: number): number {
+        return step < 1 ? 0.1 : NaN;
+      }
+    }
+    const s = new Broken();
+    opt.step(m, grads(m, 0), s);
+    expect(() => opt.step(m, grads(m, 1), s)).toThrow(/the schedule 'broken' gave the rate NaN at its step 1/);
+  });
+});
+
+describe('maximize', () => {
+  it('SGD with momentum and Adam step up the gradient, as float64 references of torch with maximize=True', async () => {
+    // torch: with maximize, g = -g before weight decay, momentum and the moments.
+    const sgdRef = (): number[] => {
+      const p = [...W0, ...B0];
+      const buf: number[] = [];
+      for (let t = 0; t < 3; t++) {
+        const g = [...GW[t]!, ...GB[t]!];
+        p.forEach((v, i) => {
+          const d = -g[i]! + 0.01 * v;
+          buf[i] = t === 0 ? d : 0.9 * buf[i]! + d;
+          p[i] = v - 0.1 * buf[i]!;
+        });
+      }
+      return p;
+    };
+    const adamRef = (): number[] => {
+      const p = [...W0, ...B0];
+      const m = p.map(() => 0);
+      const v = p.map(() => 0);
+      for (let t = 1; t <= 3; t++) {
+        const g = [...GW[t - 1]!, ...GB[t - 1]!];
+        p.forEach((x, i) => {
+          const d = -g[i]!;
+          m[i] = 0.9 * m[i]! + 0.1 * d;
+          v[i] = 0.999 * v[i]! + 0.001 * d * d;
+          p[i] = x - (0.01 * (m[i]! / (1 - 0.9 ** t))) / (Math.sqrt(v[i]! / (1 - 0.999 ** t)) + 1e-8);
+        });
+      }
+      return p;
+    };
+    for (const [opt, want] of [
+      [new SGD<AD>({ lr: 0.1, momentum: 0.9, weightDecay: 0.01, maximize: true }), sgdRef()],
+      [new Adam<AD>({ lr: 0.01, maximize: true }), adamRef()],
+    ] as const) {
+      const m = model();
+      for (let t = 0; t < 3; t++) opt.step(m, grads(m, t));
+      const got = await values(m);
+      want.forEach((v, i) => expect(Math.abs(got[i]! - v), `${opt.kind}[${i}]`).toBeLessThanOrEqual(1e-6 + 1e-5 * Math.abs(v)));
+    }
+  });
+
+  it.each(KINDS)('%s: maximising g takes the steps of minimising -g', async (_, make) => {
+    const up = model();
+    const down = model();
+    const a = make({ maximize: true });
+    const b = make({});
+    for (let t = 0; t < 3; t++) {
+      a.step(up, grads(up, t));
+      const g = grads(down, t);
+      for (const [id, x] of g.entries()) g.set(id, x.neg());
+      b.step(down, g);
+    }
+    expect(await values(up)).toEqual(await values(down));
+    expect(await values(up)).not.toEqual([...W0, ...B0]);
+  });
+});
+
+describe('clipping', () => {
+  const norm = (g: number[], p: number): number => (p === Infinity ? Math.max(...g.map(Math.abs)) : g.reduce((s, x) => s + Math.abs(x) ** p, 0) ** (1 / p));
+
+  it.each([1, 2, 3, Infinity])('clipGradNorm with normType %s: the p-norm over every gradient, each scaled by maxNorm / (norm + 1e-6)', async (p) => {
+    const m = model();
+    const g = grads(m, 0);
+    const all = [...GW[0]!, ...GB[0]!];
+    const want = norm(all, p);
+    const got = clipGradNorm(g, 0.5, { normType: p })!;
+    expect((await got.toData()).values[0]).toBeCloseTo(want, 5);
+    const scale = Math.min(1, 0.5 / (want + 1e-6));
+    const clipped = [...(await g.get(m.w.id)!.toData()).values, ...(await g.get(m.b.id)!.toData()).values];
+    all.forEach((v, i) => expect(clipped[i]!).toBeCloseTo(v * scale, 6));
+    got.dispose();
+  });
+
+  it('clipGradValue clamps each gradient to [-v, v]; bad limits are ArgumentErrors', async () => {
+    const m = model();
+    const g = grads(m, 2);
+    clipGradValue(g, 0.5);
+    expect(Array.from((await g.get(m.b.id)!.toData()).values)).toEqual([-0.5, 0.125]);
+    expect(Array.from((await g.get(m.w.id)!.toData()).values)).toEqual([0.2, 0.2, -0.5, -0.5].map(Math.fround));
+    expect(() => clipGradValue(g, -1)).toThrow(/clipGradValue: clipValue must be >= 0, got -1/);
+    expect(() => clipGradValue(g, NaN)).toThrow(ArgumentError);
+    expect(() => clipGradNorm(g, NaN)).toThrow(/clipGradNorm: maxNorm must be a finite number, got NaN/);
+    expect(() => clipGradNorm(g, 1, { normType: 0 })).toThrow(/normType must be a number > 0 or Infinity, got 0/);
+    expect(() => (clipGradValue as (...a: unknown[]) => void)(null, 1)).toThrow(/clipGradValue takes ParamGrads/);
+  });
+});
+
+describe('loadState', () => {
+  it('refuses state that does not fit, and keeps the state it had', async () => {
+    const m = model();
+    const opt = new Adam<AD>({ lr: 0.1 });
+    opt.step(m, grads(m, 0));
+    const saved = await opt.state();
+    const load = opt.loadState.bind(opt) as (...a: unknown[]) => void;
+    expect(() => load(null, m)).toThrow(/loadState: the state must be \{ kind, params \}/);
+    expect(() => load(saved, null)).toThrow(/the second argument must be the module/);
+    const wrongShape = { kind: 'adam', params: { ...saved.params, [m.b.id]: { step: 1, tensors: { ...saved.params[m.b.id]!.tensors, m: { shape: [3], dtype: 'float32', data: new Float32Array(3) } } } } };
+    expect(() => load(wrongShape, m)).toThrow(ShapeError);
+    expect(() => load(wrongShape, m)).toThrow(/state 'm' of parameter .* must hold 2 float32 values of shape \[2\], got shape \[3\]/);
+    const unknown = { kind: 'adam', params: { [m.b.id]: { step: 1, tensors: { momentum: { shape: [2], dtype: 'float32', data: new Float32Array(2) } } } } };
+    expect(() => load(unknown, m)).toThrow(/adam keeps no state named 'momentum'/);
+    expect(() => load({ kind: 'adam', params: { [m.b.id]: { step: -1, tensors: {} } } }, m)).toThrow(/a step count >= 0/);
+    // The failed loads changed nothing: the next step continues from the state saved.
+    const again = await opt.state();
+    expect(again.params[m.w.id]!.tensors['v']!.data).toEqual(saved.params[m.w.id]!.tensors['v']!.data);
+  });
+
+  it('float16 parameters get float16 state back, and the run continues as if never stopped', async () => {
+    for (const make of [() => new Adam<AD>({ lr: 0.1 }), () => new SGD<AD>({ lr: 0.1, momentum: 0.9 }), () => new Adam<AD>({ lr: 0.1, capturable: true })]) {
+      const through = model('float16');
+      const o1 = make();
+      for (let t = 0; t < 3; t++) o1.step(through, grads(through, t, 'float16'));
+      const stopped = model('float16');
+      const o2 = make();
+      o2.step(stopped, grads(stopped, 0, 'float16'));
+      const o3 = make();
+      o3.loadState(await o2.state(), stopped);
+      expect(o3.stateTensors().every((t) => t.dtype === 'float16')).toBe(true);
+      for (let t = 1; t < 3; t++) o3.step(stopped, grads(stopped, t, 'float16'));
+      expect(await values(stopped)).toEqual(await values(through));
+    }
+  });
+});
