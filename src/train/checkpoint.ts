@@ -3,11 +3,12 @@
  * safetensors too (one tensor per parameter and state name, the step counts and the schedule in
  * the metadata), so training can resume with loadOptimizerState.
  */
-import { field } from '../ir/validate.js';
+import { field, show } from '../ir/validate.js';
 import type { Backend } from '../backends/backend.js';
 import { ArgumentError } from '../errors.js';
 import type { Module } from '../nn/module.js';
 import type { TensorRecord } from '../nn/record.js';
+import type { LrSchedulerState } from '../optim/lr-scheduler.js';
 import type { Optimizer, OptimizerRecord } from '../optim/optimizer.js';
 import { saveModule } from '../record/module.js';
 import { decodeSafetensors, encodeSafetensors, type SafeTensor } from '../record/safetensors.js';
@@ -35,7 +36,9 @@ export function loadOptimizerState<B extends Backend>(optimizer: Optimizer<B>, m
   const { tensors, metadata } = decodeSafetensors(bytes, { float16: 'float32' });
   const kind = metadata[KIND];
   if (kind === undefined) throw new ArgumentError('these bytes hold no optimizer state', { op: 'loadOptimizerState', hint: 'pass a file written by saveOptimizerState' });
-  const steps = JSON.parse(metadata['switchyard.steps'] ?? '{}') as Record<string, number>;
+  // All the metadata is read before anything loads: a damaged entry changes nothing.
+  const steps = readSteps(metadata);
+  const sched = readScheduler(metadata);
   const params: Record<string, { step: number; tensors: Record<string, TensorRecord> }> = {};
   for (const [id, step] of Object.entries(steps)) params[id] = { step, tensors: {} };
   for (const [key, t] of Object.entries(tensors)) {
@@ -46,8 +49,63 @@ export function loadOptimizerState<B extends Backend>(optimizer: Optimizer<B>, m
   }
   const record: OptimizerRecord = { kind, params };
   optimizer.loadState(record, module);
-  const sched = metadata['switchyard.scheduler'];
-  if (sched && optimizer.options.scheduler) optimizer.options.scheduler.loadState(JSON.parse(sched));
+  if (sched && optimizer.options.scheduler) optimizer.options.scheduler.loadState(sched);
+}
+
+const DAMAGED = 'the file is damaged or was not written by saveOptimizerState: load an intact file that saveOptimizerState wrote';
+
+/** A metadata entry's JSON (undefined when absent); text that is not JSON is an ArgumentError naming the key. */
+function readJson(metadata: Readonly<Record<string, string>>, key: string): unknown {
+  const text = metadata[key];
+  if (text === undefined) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed;
+  } catch {
+    throw new ArgumentError(`the metadata '${key}' is not valid JSON, got ${show(text)}`, { op: 'loadOptimizerState', hint: DAMAGED });
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** 'switchyard.steps': each parameter's step count, { [ParamId]: integer >= 0 }. */
+function readSteps(metadata: Readonly<Record<string, string>>): Record<string, number> {
+  const key = 'switchyard.steps';
+  const v = readJson(metadata, key) ?? {};
+  if (!isRecord(v)) throw new ArgumentError(`the metadata '${key}' must be an object of step counts, got ${show(v)}`, { op: 'loadOptimizerState', hint: DAMAGED });
+  const steps: Record<string, number> = {};
+  for (const [id, step] of Object.entries(v)) {
+    if (typeof step !== 'number' || !Number.isSafeInteger(step) || step < 0) {
+      throw new ArgumentError(`the metadata '${key}' gives parameter '${id}' the step count ${show(step)} (an integer >= 0 expected)`, { op: 'loadOptimizerState', hint: DAMAGED });
+    }
+    steps[id] = step;
+  }
+  return steps;
+}
+
+/** 'switchyard.scheduler': the scheduler's state, or undefined when the file has none. */
+function readScheduler(metadata: Readonly<Record<string, string>>): LrSchedulerState | undefined {
+  const key = 'switchyard.scheduler';
+  const v = readJson(metadata, key);
+  if (v === undefined) return undefined;
+  const bad = (what: string): ArgumentError => new ArgumentError(`the metadata '${key}' ${what}`, { op: 'loadOptimizerState', hint: DAMAGED });
+  if (!isRecord(v)) throw bad(`must be an object { kind, stepCount, extra? }, got ${show(v)}`);
+  // Other fields (SequentialLR's schedulers) go through as they are: the scheduler's loadState checks them.
+  const { kind, stepCount, extra, ...rest } = v;
+  if (typeof kind !== 'string') throw bad(`has kind ${show(kind)} (a string expected)`);
+  if (typeof stepCount !== 'number' || !Number.isSafeInteger(stepCount) || stepCount < 0) throw bad(`has stepCount ${show(stepCount)} (an integer >= 0 expected)`);
+  if (extra === undefined) return { ...rest, kind, stepCount };
+  if (!isRecord(extra)) throw bad(`has extra ${show(extra)} (an object of numbers expected)`);
+  const values: Record<string, number> = {};
+  for (const [name, x] of Object.entries(extra)) {
+    // JSON writes Infinity (ReduceLROnPlateau's first best) as null: left out, the scheduler keeps its own.
+    if (x === null) continue;
+    if (typeof x !== 'number') throw bad(`has extra.${name} ${show(x)} (a number expected)`);
+    values[name] = x;
+  }
+  return { ...rest, kind, stepCount, extra: values };
 }
 
 export interface CheckpointOptions {

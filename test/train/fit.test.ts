@@ -10,12 +10,14 @@ import { Linear } from '../../src/nn/linear.js';
 import { crossEntropy } from '../../src/nn/loss.js';
 import { Adam } from '../../src/optim/adam.js';
 import { ReduceLROnPlateau } from '../../src/optim/lr-scheduler.js';
+import { ArgumentError } from '../../src/errors.js';
 import { ParamGrads } from '../../src/optim/param-grads.js';
 import { SGD } from '../../src/optim/sgd.js';
 import { loadModule } from '../../src/record/module.js';
+import { decodeSafetensors, encodeSafetensors } from '../../src/record/safetensors.js';
 import { fromData } from '../../src/tensor/creation.js';
 import type { Callback } from '../../src/train/callback.js';
-import { Checkpoint, loadOptimizerState } from '../../src/train/checkpoint.js';
+import { Checkpoint, loadOptimizerState, saveOptimizerState } from '../../src/train/checkpoint.js';
 import { EarlyStopping } from '../../src/train/early-stopping.js';
 import { evaluate, fit } from '../../src/train/fit.js';
 import { Accuracy } from '../../src/train/metrics.js';
@@ -208,5 +210,56 @@ describe('callbacks', () => {
     await fit({ model: freshModel(), optimizer: frozen, train: loader(), valid: new DataLoader(data, { batchSize: 30 }), epochs: 3, step: (m, b) => crossEntropy(m.forward(b.x).mul(0), b.y), ...quiet });
     expect(frozen.lastLr).toBeCloseTo(0.1, 12);
     expect(stuck.peek(0.2)).toBeCloseTo(0.05, 12);
+  });
+});
+
+describe('loadOptimizerState metadata', () => {
+  /** An SGD with momentum and a plateau schedule after two steps on `model`, and its saved state. */
+  async function saved(model: Linear<AD>) {
+    const opt = new SGD<AD>({ lr: 0.1, momentum: 0.9, scheduler: new ReduceLROnPlateau({ patience: 0 }) });
+    for (let i = 0; i < 2; i++) {
+      tidy(() => {
+        const loss = model.forward(fromData(ad, [[1, -1]])).sum();
+        opt.step(model, ParamGrads.from(loss.backward(), model));
+      });
+    }
+    return { opt, bytes: await saveOptimizerState(opt) };
+  }
+
+  /** The same file with one metadata entry replaced. */
+  function withMetadata(bytes: Uint8Array, key: string, text: string): Uint8Array {
+    const { tensors, metadata } = decodeSafetensors(bytes);
+    return encodeSafetensors(tensors, { ...metadata, [key]: text });
+  }
+
+  it('names the metadata entry that is not JSON or not what saveOptimizerState writes (a SyntaxError before), and loads nothing', async () => {
+    const model = freshModel();
+    const { opt, bytes } = await saved(model);
+    const fresh = (): SGD<AD> => new SGD<AD>({ lr: 0.1, momentum: 0.9, scheduler: new ReduceLROnPlateau({ patience: 0 }) });
+    const cases: Array<[string, string, RegExp]> = [
+      ['switchyard.steps', '{"a": 1', /^loadOptimizerState: the metadata 'switchyard.steps' is not valid JSON, got "\{\\"a\\": 1" \(a string\).*hint: the file is damaged or was not written by saveOptimizerState/],
+      ['switchyard.scheduler', 'ReduceLROnPlateau', /^loadOptimizerState: the metadata 'switchyard.scheduler' is not valid JSON/],
+      ['switchyard.steps', '[1, 2]', /the metadata 'switchyard.steps' must be an object of step counts, got an array of 2/],
+      ['switchyard.steps', '{"w": "2"}', /the metadata 'switchyard.steps' gives parameter 'w' the step count "2" \(a string\)/],
+      ['switchyard.steps', '{"w": -1}', /the metadata 'switchyard.steps' gives parameter 'w' the step count -1/],
+      ['switchyard.scheduler', '7', /the metadata 'switchyard.scheduler' must be an object/],
+      ['switchyard.scheduler', '{"kind": 3, "stepCount": 0}', /the metadata 'switchyard.scheduler' has kind 3/],
+      ['switchyard.scheduler', '{"kind": "ReduceLROnPlateau", "stepCount": 1.5}', /the metadata 'switchyard.scheduler' has stepCount 1.5/],
+      ['switchyard.scheduler', '{"kind": "ReduceLROnPlateau", "stepCount": 2, "extra": {"scale": "1"}}', /the metadata 'switchyard.scheduler' has extra.scale "1" \(a string\)/],
+    ];
+    for (const [key, text, message] of cases) {
+      const target = fresh();
+      const damaged = withMetadata(bytes, key, text);
+      expect(() => loadOptimizerState(target, model, damaged), text).toThrow(ArgumentError);
+      expect(() => loadOptimizerState(target, model, damaged), text).toThrow(message);
+      // Refused before anything loaded: no parameter state, the schedule at its start.
+      expect((await target.state()).params, text).toEqual({});
+      expect(target.options.scheduler!.stepCount, text).toBe(0);
+    }
+    // The intact file loads, ReduceLROnPlateau's best included (Infinity, written by JSON as null, keeps the scheduler's own).
+    const target = fresh();
+    loadOptimizerState(target, model, bytes);
+    expect(await target.state()).toEqual(await opt.state());
+    expect(target.options.scheduler!.state()).toEqual(opt.options.scheduler!.state());
   });
 });
