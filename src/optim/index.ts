@@ -7,4 +7,4 @@ export { clipGradNorm, clipGradValue, type ClipGradNormOptions } from './clip.js
 export { RMSprop, type RMSpropOptions } from './rmsprop.js';
 export { Adagrad, type AdagradOptions } from './adagrad.js';
 export { Adamax, type AdamaxOptions } from './adamax.js';
-export { LrScheduler, StepLR, ExponentialLR, LinearLR, CosineLR, OneCycleLR, ReduceLROnPlateau, type LrSchedulerState, type ReduceLROnPlateauOptions } from './lr-scheduler.js';
+export { LrScheduler, StepLR, MultiStepLR, ExponentialLR, ConstantLR, LinearLR, PolynomialLR, LambdaLR, CosineLR, CosineAnnealingWarmRestarts, OneCycleLR, ReduceLROnPlateau, SequentialLR, type LrSchedulerState, type ReduceLROnPlateauOptions } from './lr-scheduler.js';

@@ -2,13 +2,50 @@
  * Learning-rate schedules as objects the optimizer's step consumes: pass one as
  * `new Adam({ lr, scheduler })` or as `opt.step(model, grads, scheduler)`, and each optimizer step
  * takes the next rate (PyTorch's schedulers, counted in optimizer steps rather than epochs).
+ * Step k of a schedule is torch's closed form at last_epoch = k (after k calls of its step()).
  */
 import { ArgumentError } from '../errors.js';
+import { checkBoolean, checkInteger, checkKeys, checkNumber, checkOptions, field, show } from '../ir/validate.js';
+import { checkSetting } from './optimizer.js';
 
 export interface LrSchedulerState {
   readonly kind: string;
   readonly stepCount: number;
   readonly extra?: Readonly<Record<string, number>>;
+  /** SequentialLR: the states of its schedulers, in order. */
+  readonly schedulers?: readonly LrSchedulerState[];
+}
+
+/**
+ * A state as loadState takes it, checked and copied: untyped callers, and JSON from a checkpoint
+ * (where ReduceLROnPlateau's first best, ±Infinity, was written as null: such an entry is left
+ * out, and the scheduler keeps its own). `kind` undefined: any kind (the loading scheduler checks).
+ */
+function readState(op: string, state: unknown, kind?: string): LrSchedulerState {
+  if (typeof state !== 'object' || state === null || Array.isArray(state)) throw new ArgumentError(`the state must be an object as state() returns, got ${show(state)}`, { op, hint: 'pass what scheduler.state() returned' });
+  const k = field(state, 'kind');
+  if (typeof k !== 'string') throw new ArgumentError(`the state's kind must be a string, got ${show(k)}`, { op, hint: 'pass what scheduler.state() returned' });
+  if (kind !== undefined && k !== kind) throw new ArgumentError(`scheduler state of kind '${k}' cannot load into ${kind}`, { op });
+  const stepCount = checkInteger(op, 'the state\'s stepCount', field(state, 'stepCount'), 0);
+  const e = field(state, 'extra');
+  let extra: Record<string, number> | undefined;
+  if (e !== undefined) {
+    if (typeof e !== 'object' || e === null || Array.isArray(e)) throw new ArgumentError(`the state's extra must be an object of numbers, got ${show(e)}`, { op });
+    extra = {};
+    for (const [name, v] of Object.entries(e)) {
+      if (v === null) continue;
+      if (typeof v !== 'number' || Number.isNaN(v)) throw new ArgumentError(`the state's extra.${name} must be a number, got ${show(v)}`, { op });
+      extra[name] = v;
+    }
+  }
+  const ss = field(state, 'schedulers');
+  let schedulers: LrSchedulerState[] | undefined;
+  if (ss !== undefined) {
+    if (!Array.isArray(ss)) throw new ArgumentError(`the state's schedulers must be an array of states, got ${show(ss)}`, { op });
+    schedulers = [];
+    for (const inner of ss) schedulers.push(readState(op, inner));
+  }
+  return { kind: k, stepCount, ...(extra ? { extra } : {}), ...(schedulers ? { schedulers } : {}) };
 }
 
 export abstract class LrScheduler {
@@ -21,7 +58,10 @@ export abstract class LrScheduler {
 
   /** The rate for the next optimizer step; moves the schedule on by one step. */
   next(base: number): number {
-    return this.rateAt(this.stepCount++, base);
+    // Counted once the rate is known: a rate that throws (LambdaLR) does not move the schedule on.
+    const rate = this.rateAt(this.stepCount, base);
+    this.stepCount++;
+    return rate;
   }
 
   /** The rate the next step would use, without moving on. */
@@ -34,20 +74,34 @@ export abstract class LrScheduler {
     return { kind: this.kind, stepCount: this.stepCount };
   }
 
+  /** Restores what state() returned; a state of another kind, or not one, is an ArgumentError. */
   loadState(state: LrSchedulerState): void {
-    if (state.kind !== this.kind) throw new ArgumentError(`scheduler state of kind '${state.kind}' cannot load into ${this.kind}`, { op: 'LrScheduler.loadState' });
-    this.stepCount = state.stepCount;
+    this.stepCount = readState(`${this.constructor.name}.loadState`, state, this.kind).stepCount;
   }
 }
 
-/** Untyped callers: a scheduler's options object must be there. */
-function needOptions(op: string, options: unknown): void {
-  if (typeof options !== 'object' || options === null) throw new ArgumentError(`options must be an object, got ${options === null ? 'null' : typeof options}`, { op });
+/** An option as given, or its default when left out or given as undefined. */
+function given(o: Readonly<Record<string, unknown>>, name: string, dflt: unknown): unknown {
+  const v = o[name];
+  return v === undefined ? dflt : v;
 }
 
-function positive(op: string, name: string, v: number): void {
-  if (!Number.isInteger(v) || v < 1) throw new ArgumentError(`${name} must be a positive integer, got ${v}`, { op });
+function checkChoice<T extends string>(op: string, name: string, v: unknown, choices: readonly T[]): T {
+  const found = choices.find((c) => c === v);
+  if (found === undefined) throw new ArgumentError(`${name} must be ${choices.map((c) => `'${c}'`).join(' or ')}, got ${show(v)}`, { op });
+  return found;
 }
+
+/** The options object of a scheduler: an object (or undefined) with only the keys it knows. */
+function optionsOf(op: string, options: unknown, known: readonly string[]): Readonly<Record<string, unknown>> {
+  const o = checkOptions(op, options);
+  checkKeys(op, o, known);
+  return o;
+}
+
+const atLeast0 = (x: number): boolean => x >= 0;
+const above0 = (x: number): boolean => x > 0;
+const in01 = (x: number): boolean => x >= 0 && x <= 1;
 
 /** base * gamma^floor(step / stepSize) (torch StepLR). */
 export class StepLR extends LrScheduler {
@@ -56,13 +110,40 @@ export class StepLR extends LrScheduler {
   readonly gamma: number;
   constructor(options: { stepSize: number; gamma?: number }) {
     super();
-    needOptions('StepLR', options);
-    positive('StepLR', 'stepSize', options.stepSize);
-    this.stepSize = options.stepSize;
-    this.gamma = options.gamma ?? 0.1;
+    const op = 'StepLR';
+    const o = optionsOf(op, options, ['stepSize', 'gamma']);
+    this.stepSize = checkInteger(op, 'stepSize', o.stepSize, 1);
+    this.gamma = checkSetting(op, 'gamma', given(o, 'gamma', 0.1), atLeast0, 'a finite number >= 0');
   }
   rateAt(step: number, base: number): number {
     return base * this.gamma ** Math.floor(step / this.stepSize);
+  }
+}
+
+/**
+ * base * gamma^(the number of milestones <= step) (torch MultiStepLR; a milestone given twice
+ * counts twice, as torch's Counter does).
+ */
+export class MultiStepLR extends LrScheduler {
+  readonly kind = 'multiStep';
+  /** Sorted. */
+  readonly milestones: readonly number[];
+  readonly gamma: number;
+  constructor(options: { milestones: readonly number[]; gamma?: number }) {
+    super();
+    const op = 'MultiStepLR';
+    const o = optionsOf(op, options, ['milestones', 'gamma']);
+    const ms = o.milestones;
+    if (!Array.isArray(ms)) throw new ArgumentError(`milestones must be an array of step numbers, got ${show(ms)}`, { op });
+    const milestones: number[] = [];
+    for (const [i, m] of ms.entries()) milestones.push(checkInteger(op, `milestones[${i}]`, m, 0));
+    this.milestones = Object.freeze(milestones.sort((a, b) => a - b));
+    this.gamma = checkSetting(op, 'gamma', given(o, 'gamma', 0.1), atLeast0, 'a finite number >= 0');
+  }
+  rateAt(step: number, base: number): number {
+    let passed = 0;
+    for (const m of this.milestones) if (m <= step) passed++;
+    return base * this.gamma ** passed;
   }
 }
 
@@ -73,12 +154,30 @@ export class ExponentialLR extends LrScheduler {
   /** `new ExponentialLR(0.9)`, or `{ gamma: 0.9 }` as the other schedulers take their options. */
   constructor(gamma: number | { gamma: number }) {
     super();
+    const op = 'ExponentialLR';
     const g: unknown = typeof gamma === 'object' && gamma !== null ? gamma.gamma : gamma;
-    if (typeof g !== 'number' || !Number.isFinite(g) || g <= 0) throw new ArgumentError(`gamma must be a finite number > 0, got ${String(g)}`, { op: 'ExponentialLR' });
-    this.gamma = g;
+    if (typeof gamma === 'object') checkKeys(op, gamma, ['gamma']);
+    this.gamma = checkSetting(op, 'gamma', g, above0, 'a finite number > 0');
   }
   rateAt(step: number, base: number): number {
     return base * this.gamma ** step;
+  }
+}
+
+/** base * factor before step totalSteps, base from there (torch ConstantLR: defaults 1/3 and 5). */
+export class ConstantLR extends LrScheduler {
+  readonly kind = 'constant';
+  readonly factor: number;
+  readonly totalSteps: number;
+  constructor(options: { factor?: number; totalSteps?: number } = {}) {
+    super();
+    const op = 'ConstantLR';
+    const o = optionsOf(op, options, ['factor', 'totalSteps']);
+    this.factor = checkSetting(op, 'factor', given(o, 'factor', 1 / 3), in01, 'a number in [0, 1]');
+    this.totalSteps = checkInteger(op, 'totalSteps', given(o, 'totalSteps', 5), 0);
+  }
+  rateAt(step: number, base: number): number {
+    return step < this.totalSteps ? base * this.factor : base;
   }
 }
 
@@ -94,21 +193,55 @@ export class LinearLR extends LrScheduler {
   readonly totalSteps: number;
   constructor(options: { totalSteps?: number; startFactor?: number; endFactor?: number } = {}) {
     super();
-    needOptions('LinearLR', options);
-    const total = options.totalSteps ?? 5;
-    positive('LinearLR', 'totalSteps', total);
-    this.totalSteps = total;
-    const factor = (name: string, v: unknown, ok: (x: number) => boolean, range: string): number => {
-      if (typeof v !== 'number' || !ok(v)) throw new ArgumentError(`${name} must be a number in ${range}, got ${String(v)}`, { op: 'LinearLR', hint: 'the rate is the base rate times this factor' });
-      return v;
-    };
+    const op = 'LinearLR';
+    const o = optionsOf(op, options, ['totalSteps', 'startFactor', 'endFactor']);
+    this.totalSteps = checkInteger(op, 'totalSteps', given(o, 'totalSteps', 5), 1);
     // torch's ranges: a start of 0 would give a first step of rate 0.
-    this.startFactor = factor('startFactor', options.startFactor ?? 1 / 3, (x) => x > 0 && x <= 1, '(0, 1]');
-    this.endFactor = factor('endFactor', options.endFactor ?? 1, (x) => x >= 0 && x <= 1, '[0, 1]');
+    this.startFactor = checkSetting(op, 'startFactor', given(o, 'startFactor', 1 / 3), (x) => x > 0 && x <= 1, 'a number in (0, 1]');
+    this.endFactor = checkSetting(op, 'endFactor', given(o, 'endFactor', 1), in01, 'a number in [0, 1]');
   }
   rateAt(step: number, base: number): number {
     const t = Math.min(step, this.totalSteps) / this.totalSteps;
     return base * (this.startFactor + (this.endFactor - this.startFactor) * t);
+  }
+}
+
+/** base * (1 - min(step, totalSteps) / totalSteps)^power (torch PolynomialLR: defaults 5 and 1). */
+export class PolynomialLR extends LrScheduler {
+  readonly kind = 'polynomial';
+  readonly totalSteps: number;
+  readonly power: number;
+  constructor(options: { totalSteps?: number; power?: number } = {}) {
+    super();
+    const op = 'PolynomialLR';
+    const o = optionsOf(op, options, ['totalSteps', 'power']);
+    this.totalSteps = checkInteger(op, 'totalSteps', given(o, 'totalSteps', 5), 1);
+    // A negative power would make the last rate 0^-p, infinite.
+    this.power = checkSetting(op, 'power', given(o, 'power', 1), atLeast0, 'a finite number >= 0');
+  }
+  rateAt(step: number, base: number): number {
+    return base * (1 - Math.min(step, this.totalSteps) / this.totalSteps) ** this.power;
+  }
+}
+
+/** base * lrLambda(step) (torch LambdaLR); the function must return a finite number. */
+export class LambdaLR extends LrScheduler {
+  readonly kind = 'lambda';
+  readonly lrLambda: (step: number) => number;
+  constructor(options: { lrLambda: (step: number) => number }) {
+    super();
+    const op = 'LambdaLR';
+    const o = optionsOf(op, options, ['lrLambda']);
+    const f = o.lrLambda;
+    if (typeof f !== 'function') throw new ArgumentError(`lrLambda must be a function of the step giving the factor, got ${show(f)}`, { op });
+    this.lrLambda = (step) => {
+      const r: unknown = Reflect.apply(f, undefined, [step]);
+      if (typeof r !== 'number' || !Number.isFinite(r)) throw new ArgumentError(`lrLambda(${step}) must return a finite number, got ${show(r)}`, { op });
+      return r;
+    };
+  }
+  rateAt(step: number, base: number): number {
+    return base * this.lrLambda(step);
   }
 }
 
@@ -124,14 +257,11 @@ export class CosineLR extends LrScheduler {
   readonly minLr: number;
   constructor(options: { totalSteps: number; warmupSteps?: number; minLr?: number }) {
     super();
-    needOptions('CosineLR', options);
-    positive('CosineLR', 'totalSteps', options.totalSteps);
-    this.totalSteps = options.totalSteps;
-    this.warmupSteps = options.warmupSteps ?? 0;
-    this.minLr = options.minLr ?? 0;
-    if (!Number.isInteger(this.warmupSteps) || this.warmupSteps < 0 || this.warmupSteps >= this.totalSteps) {
-      throw new ArgumentError(`warmupSteps must be an integer in [0, totalSteps), got ${this.warmupSteps}`, { op: 'CosineLR' });
-    }
+    const op = 'CosineLR';
+    const o = optionsOf(op, options, ['totalSteps', 'warmupSteps', 'minLr']);
+    this.totalSteps = checkInteger(op, 'totalSteps', o.totalSteps, 1);
+    this.warmupSteps = checkInteger(op, 'warmupSteps', given(o, 'warmupSteps', 0), 0, this.totalSteps - 1);
+    this.minLr = checkSetting(op, 'minLr', given(o, 'minLr', 0), atLeast0, 'a finite number >= 0');
   }
   rateAt(step: number, base: number): number {
     if (step < this.warmupSteps) return (base * step) / this.warmupSteps;
@@ -141,9 +271,49 @@ export class CosineLR extends LrScheduler {
 }
 
 /**
- * The one-cycle policy (torch OneCycleLR, two phases): from maxLr / divFactor up to maxLr over
- * pctStart of the steps, then down to that / finalDivFactor, by cosine (or linear) annealing.
- * It sets the rate itself: the optimizer's lr is not used.
+ * torch CosineAnnealingWarmRestarts: minLr + (base - minLr)(1 + cos(pi tCur / tI)) / 2, where the
+ * cycle length tI starts at t0 and is multiplied by tMult at each restart, and tCur counts the
+ * steps since the last restart.
+ */
+export class CosineAnnealingWarmRestarts extends LrScheduler {
+  readonly kind = 'cosineWarmRestarts';
+  readonly t0: number;
+  readonly tMult: number;
+  readonly minLr: number;
+  constructor(options: { t0: number; tMult?: number; minLr?: number }) {
+    super();
+    const op = 'CosineAnnealingWarmRestarts';
+    const o = optionsOf(op, options, ['t0', 'tMult', 'minLr']);
+    this.t0 = checkInteger(op, 't0', o.t0, 1);
+    this.tMult = checkInteger(op, 'tMult', given(o, 'tMult', 1), 1);
+    this.minLr = checkSetting(op, 'minLr', given(o, 'minLr', 0), atLeast0, 'a finite number >= 0');
+  }
+  rateAt(step: number, base: number): number {
+    let tCur = step;
+    let tI = this.t0;
+    // Whole cycles in integers (torch's closed form takes a float log, which can land one cycle off).
+    if (this.tMult === 1) tCur = step % tI;
+    else {
+      while (tCur >= tI) {
+        tCur -= tI;
+        tI *= this.tMult;
+      }
+    }
+    return this.minLr + ((base - this.minLr) * (1 + Math.cos((Math.PI * tCur) / tI))) / 2;
+  }
+}
+
+interface OneCyclePhase {
+  readonly end: number;
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * The one-cycle policy (torch OneCycleLR): from maxLr / divFactor up to maxLr over pctStart of the
+ * steps, then down to that / finalDivFactor, by cosine (or linear) annealing; with threePhase,
+ * back down to maxLr / divFactor by 2 * pctStart first, then to the minimum. Held after the last
+ * step. It sets the rate itself: the optimizer's lr is not used.
  */
 export class OneCycleLR extends LrScheduler {
   readonly kind = 'oneCycle';
@@ -153,28 +323,55 @@ export class OneCycleLR extends LrScheduler {
   readonly initialLr: number;
   readonly minLr: number;
   readonly anneal: 'cos' | 'linear';
-  constructor(options: { maxLr: number; totalSteps: number; pctStart?: number; divFactor?: number; finalDivFactor?: number; anneal?: 'cos' | 'linear' }) {
+  readonly threePhase: boolean;
+  private readonly phases: readonly OneCyclePhase[];
+  constructor(options: { maxLr: number; totalSteps: number; pctStart?: number; divFactor?: number; finalDivFactor?: number; anneal?: 'cos' | 'linear'; threePhase?: boolean }) {
     super();
-    needOptions('OneCycleLR', options);
-    positive('OneCycleLR', 'totalSteps', options.totalSteps);
-    if (typeof options.maxLr !== 'number' || !Number.isFinite(options.maxLr) || options.maxLr <= 0) throw new ArgumentError(`maxLr must be a finite number > 0, got ${String(options.maxLr)}`, { op: 'OneCycleLR' });
-    this.maxLr = options.maxLr;
-    this.totalSteps = options.totalSteps;
-    this.pctStart = options.pctStart ?? 0.3;
-    if (!(this.pctStart > 0 && this.pctStart < 1)) throw new ArgumentError(`pctStart must be in (0, 1), got ${this.pctStart}`, { op: 'OneCycleLR' });
-    this.initialLr = this.maxLr / (options.divFactor ?? 25);
-    this.minLr = this.initialLr / (options.finalDivFactor ?? 1e4);
-    this.anneal = options.anneal ?? 'cos';
+    const op = 'OneCycleLR';
+    const o = optionsOf(op, options, ['maxLr', 'totalSteps', 'pctStart', 'divFactor', 'finalDivFactor', 'anneal', 'threePhase']);
+    this.totalSteps = checkInteger(op, 'totalSteps', o.totalSteps, 1);
+    this.maxLr = checkSetting(op, 'maxLr', o.maxLr, above0, 'a finite number > 0');
+    this.pctStart = checkSetting(op, 'pctStart', given(o, 'pctStart', 0.3), (x) => x > 0 && x < 1, 'a number in (0, 1)');
+    const divFactor = checkSetting(op, 'divFactor', given(o, 'divFactor', 25), above0, 'a finite number > 0');
+    const finalDivFactor = checkSetting(op, 'finalDivFactor', given(o, 'finalDivFactor', 1e4), above0, 'a finite number > 0');
+    this.anneal = checkChoice(op, 'anneal', given(o, 'anneal', 'cos'), ['cos', 'linear']);
+    this.threePhase = checkBoolean(op, 'threePhase', given(o, 'threePhase', false));
+    this.initialLr = this.maxLr / divFactor;
+    this.minLr = this.initialLr / finalDivFactor;
+    // torch's phase ends, computed as torch does.
+    const upEnd = this.pctStart * this.totalSteps - 1;
+    // Step 0 is the warm-up's start: its end must come after it, or the warm-up's pct is 0 / 0
+    // (torch's ZeroDivisionError) or step 0 is already past it.
+    if (!(upEnd > 0)) {
+      throw new ArgumentError(`pctStart * totalSteps - 1 (the warm-up's last step) must be > 0, got ${upEnd} from pctStart ${this.pctStart} and totalSteps ${this.totalSteps}`, {
+        op,
+        hint: 'the warm-up would have no step after step 0 (torch divides by zero there): raise pctStart or totalSteps',
+      });
+    }
+    const end = this.totalSteps - 1;
+    this.phases = this.threePhase
+      ? [
+          { end: upEnd, from: this.initialLr, to: this.maxLr },
+          { end: 2 * this.pctStart * this.totalSteps - 2, from: this.maxLr, to: this.initialLr },
+          { end, from: this.initialLr, to: this.minLr },
+        ]
+      : [
+          { end: upEnd, from: this.initialLr, to: this.maxLr },
+          { end, from: this.maxLr, to: this.minLr },
+        ];
   }
   private interpolate(start: number, end: number, pct: number): number {
     return this.anneal === 'cos' ? end + ((start - end) / 2) * (1 + Math.cos(Math.PI * pct)) : (end - start) * pct + start;
   }
   rateAt(step: number): number {
-    const upEnd = this.pctStart * this.totalSteps - 1;
-    const downEnd = this.totalSteps - 1;
-    const t = Math.min(step, downEnd);
-    if (t <= upEnd) return this.interpolate(this.initialLr, this.maxLr, t / upEnd);
-    return this.interpolate(this.maxLr, this.minLr, (t - upEnd) / (downEnd - upEnd));
+    const t = Math.min(step, this.totalSteps - 1);
+    let start = 0;
+    for (const [i, phase] of this.phases.entries()) {
+      // As torch: the first phase whose end is not passed, else the last one.
+      if (t <= phase.end || i === this.phases.length - 1) return this.interpolate(phase.from, phase.to, (t - start) / (phase.end - start));
+      start = phase.end;
+    }
+    throw new Error('unreachable: OneCycleLR has phases');
   }
 }
 
@@ -190,6 +387,7 @@ export interface ReduceLROnPlateauOptions {
   thresholdMode?: 'rel' | 'abs';
   /** Observations to wait after a reduction before counting again (default 0). */
   cooldown?: number;
+  /** A reduction goes no lower than this (default 0); a rate already below it stays. */
   minLr?: number;
   /** Reductions smaller than this are skipped (default 1e-8). */
   eps?: number;
@@ -207,18 +405,33 @@ export class ReduceLROnPlateau extends LrScheduler {
   private best: number;
   private bad = 0;
   private cooldownLeft = 0;
+  /** The base of the last rate given: observe reduces from that rate. */
   private lastBase: number | undefined;
 
   constructor(options: ReduceLROnPlateauOptions = {}) {
     super();
-    this.o = { mode: 'min', factor: 0.1, patience: 10, threshold: 1e-4, thresholdMode: 'rel', cooldown: 0, minLr: 0, eps: 1e-8, ...options };
-    if (!(this.o.factor < 1 && this.o.factor >= 0)) throw new ArgumentError(`factor must be in [0, 1), got ${this.o.factor}`, { op: 'ReduceLROnPlateau' });
-    this.best = this.o.mode === 'min' ? Infinity : -Infinity;
+    const op = 'ReduceLROnPlateau';
+    const o = optionsOf(op, options, ['mode', 'factor', 'patience', 'threshold', 'thresholdMode', 'cooldown', 'minLr', 'eps']);
+    this.o = {
+      mode: checkChoice(op, 'mode', given(o, 'mode', 'min'), ['min', 'max']),
+      factor: checkSetting(op, 'factor', given(o, 'factor', 0.1), (x) => x >= 0 && x < 1, 'a number in [0, 1)'),
+      patience: checkInteger(op, 'patience', given(o, 'patience', 10), 0),
+      threshold: checkSetting(op, 'threshold', given(o, 'threshold', 1e-4), atLeast0, 'a finite number >= 0'),
+      thresholdMode: checkChoice(op, 'thresholdMode', given(o, 'thresholdMode', 'rel'), ['rel', 'abs']),
+      cooldown: checkInteger(op, 'cooldown', given(o, 'cooldown', 0), 0),
+      minLr: checkSetting(op, 'minLr', given(o, 'minLr', 0), atLeast0, 'a finite number >= 0'),
+      eps: checkSetting(op, 'eps', given(o, 'eps', 1e-8), atLeast0, 'a finite number >= 0'),
+    };
+    this.best = this.worst();
+  }
+
+  private worst(): number {
+    return this.o.mode === 'min' ? Infinity : -Infinity;
   }
 
   rateAt(_step: number, base: number): number {
     this.lastBase = base;
-    return Math.max(base * this.scale, this.o.minLr);
+    return base * this.scale;
   }
 
   private improves(metric: number): boolean {
@@ -229,6 +442,8 @@ export class ReduceLROnPlateau extends LrScheduler {
 
   /** Reports a metric; returns true when this observation reduced the rate. */
   observe(metric: number): boolean {
+    // NaN is allowed as torch allows it: it never improves.
+    checkNumber('ReduceLROnPlateau.observe', 'metric', metric);
     if (this.improves(metric)) {
       this.best = metric;
       this.bad = 0;
@@ -238,26 +453,113 @@ export class ReduceLROnPlateau extends LrScheduler {
       this.bad = 0;
     }
     if (this.bad <= this.o.patience) return false;
-    const base = this.lastBase ?? 1;
-    const old = Math.max(base * this.scale, this.o.minLr);
-    const reduced = Math.max(old * this.o.factor, this.o.minLr);
     this.bad = 0;
     this.cooldownLeft = this.o.cooldown;
-    if (old - reduced <= this.o.eps) return false;
+    // torch's _reduce_lr: minLr bounds the reduction only, and a reduction of eps or less is skipped.
+    const base = this.lastBase ?? 1;
+    const old = base * this.scale;
+    const reduced = Math.max(old * this.o.factor, this.o.minLr);
+    if (!(old - reduced > this.o.eps)) return false;
     this.scale = reduced / base;
     return true;
   }
 
   override state(): LrSchedulerState {
-    return { kind: this.kind, stepCount: this.stepCount, extra: { scale: this.scale, best: this.best, bad: this.bad, cooldownLeft: this.cooldownLeft } };
+    const extra: Record<string, number> = { scale: this.scale, best: this.best, bad: this.bad, cooldownLeft: this.cooldownLeft };
+    if (this.lastBase !== undefined) extra.lastBase = this.lastBase;
+    return { kind: this.kind, stepCount: this.stepCount, extra };
   }
 
   override loadState(state: LrSchedulerState): void {
-    super.loadState(state);
-    const e = state.extra ?? {};
-    this.scale = e.scale ?? 1;
-    this.best = e.best ?? this.best;
-    this.bad = e.bad ?? 0;
-    this.cooldownLeft = e.cooldownLeft ?? 0;
+    const op = 'ReduceLROnPlateau.loadState';
+    const { stepCount, extra = {} } = readState(op, state, this.kind);
+    const finite = (name: string, dflt: number): number => checkSetting(op, `the state's extra.${name}`, extra[name] ?? dflt, () => true, 'a finite number');
+    const count = (name: string): number => checkInteger(op, `the state's extra.${name}`, extra[name] ?? 0, 0);
+    const scale = finite('scale', 1);
+    // best is ±Infinity until a metric improves on it; readState has refused NaN.
+    const best = extra.best ?? this.worst();
+    const bad = count('bad');
+    const cooldownLeft = count('cooldownLeft');
+    const lastBase = extra.lastBase === undefined ? undefined : finite('lastBase', 1);
+    this.stepCount = stepCount;
+    this.scale = scale;
+    this.best = best;
+    this.bad = bad;
+    this.cooldownLeft = cooldownLeft;
+    this.lastBase = lastBase;
+  }
+}
+
+/**
+ * torch SequentialLR: schedulers[0] until milestones[0], then schedulers[i] from milestones[i - 1],
+ * each started from its own step 0 at its milestone (torch calls step(0) on it there).
+ */
+export class SequentialLR extends LrScheduler {
+  readonly kind = 'sequential';
+  readonly schedulers: readonly LrScheduler[];
+  readonly milestones: readonly number[];
+  constructor(options: { schedulers: readonly LrScheduler[]; milestones: readonly number[] }) {
+    super();
+    const op = 'SequentialLR';
+    const o = optionsOf(op, options, ['schedulers', 'milestones']);
+    const ss = o.schedulers;
+    const ms = o.milestones;
+    if (!Array.isArray(ss) || ss.length === 0) throw new ArgumentError(`schedulers must be a non-empty array of schedulers, got ${show(ss)}`, { op });
+    const schedulers: LrScheduler[] = [];
+    for (const [i, s] of ss.entries()) {
+      if (!(s instanceof LrScheduler)) throw new ArgumentError(`schedulers[${i}] must be a scheduler (StepLR, LinearLR...), got ${show(s)}`, { op });
+      // Its rate follows observe(), not the step: it has no rate of a step to start from.
+      if (s instanceof ReduceLROnPlateau) throw new ArgumentError(`schedulers[${i}] is a ReduceLROnPlateau, which cannot be in a SequentialLR (as in torch)`, { op });
+      schedulers.push(s);
+    }
+    if (!Array.isArray(ms)) throw new ArgumentError(`milestones must be an array of step numbers, got ${show(ms)}`, { op });
+    if (ms.length !== schedulers.length - 1) throw new ArgumentError(`milestones must have one entry fewer than schedulers (${schedulers.length - 1}), got ${ms.length}`, { op, hint: 'milestones[i] is the step where schedulers[i + 1] takes over' });
+    const milestones: number[] = [];
+    for (const [i, m] of ms.entries()) milestones.push(checkInteger(op, `milestones[${i}]`, m, i === 0 ? 1 : (milestones[i - 1] ?? 0) + 1));
+    this.schedulers = Object.freeze(schedulers);
+    this.milestones = Object.freeze(milestones);
+  }
+
+  /** Which scheduler runs step `step`, and at which of its own steps. */
+  private locate(step: number): { scheduler: LrScheduler; local: number } {
+    let i = 0;
+    while (i < this.milestones.length && (this.milestones[i] ?? Infinity) <= step) i++;
+    const scheduler = this.schedulers[i];
+    if (!scheduler) throw new Error('unreachable: SequentialLR has a scheduler per interval');
+    return { scheduler, local: step - (i === 0 ? 0 : (this.milestones[i - 1] ?? 0)) };
+  }
+
+  rateAt(step: number, base: number): number {
+    const { scheduler, local } = this.locate(step);
+    return scheduler.rateAt(local, base);
+  }
+
+  /** Also moves the running scheduler's own count, so its state() says where it is (as torch's last_epoch). */
+  override next(base: number): number {
+    const { scheduler, local } = this.locate(this.stepCount);
+    const rate = super.next(base);
+    scheduler.stepCount = local + 1;
+    return rate;
+  }
+
+  override state(): LrSchedulerState {
+    return { kind: this.kind, stepCount: this.stepCount, schedulers: this.schedulers.map((s) => s.state()) };
+  }
+
+  override loadState(state: LrSchedulerState): void {
+    const op = 'SequentialLR.loadState';
+    const { stepCount, schedulers } = readState(op, state, this.kind);
+    if (!schedulers || schedulers.length !== this.schedulers.length) {
+      throw new ArgumentError(`the state must hold the states of ${this.schedulers.length} schedulers, got ${schedulers ? schedulers.length : 'none'}`, { op });
+    }
+    // All or nothing: a state an inner scheduler refuses puts back the ones already loaded.
+    const saved = this.schedulers.map((s) => s.state());
+    try {
+      for (const [i, st] of schedulers.entries()) this.schedulers[i]?.loadState(st);
+    } catch (e) {
+      for (const [i, st] of saved.entries()) this.schedulers[i]?.loadState(st);
+      throw e;
+    }
+    this.stepCount = stepCount;
   }
 }
