@@ -22,3 +22,10 @@ export function checkEps(op: string, v: unknown): number {
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new ArgumentError(`eps must be a finite number >= 0, got ${show(v)}`, { op });
   return v;
 }
+
+/** Each named value must be a tensor or undefined (optional tensors: bias, weight, masks). */
+export function checkOptionalTensors(op: string, args: Readonly<Record<string, unknown>>): void {
+  for (const [name, v] of Object.entries(args)) {
+    if (v !== undefined && !(v instanceof Tensor)) throw new ArgumentError(`${name} must be a tensor or undefined, got ${show(v)}`, { op, hint: 'make one with fromData(backend, values)' });
+  }
+}
