@@ -6,7 +6,7 @@
 import type { Backend } from '../backends/backend.js';
 import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import { tidy } from '../memory/tidy.js';
-import { ones } from '../tensor/creation.js';
+import { ones, zeros } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { checkOptions } from '../ir/validate.js';
 import { checkTensors } from './check.js';
@@ -145,7 +145,11 @@ function checkSame<B extends Backend>(op: string, x: F<B>, y: F<B>): void {
   if (x.rank !== y.rank || x.shape.some((d, i) => d !== y.shape[i])) throw new ShapeError('input and target must have one shape', { op, shapes: [x.shape, y.shape] });
 }
 
-/** torch.nn.functional.binary_cross_entropy: probabilities in [0, 1]; each log is clamped at -100, as PyTorch. */
+/**
+ * torch.nn.functional.binary_cross_entropy: probabilities in [0, 1]; each log is clamped at -100,
+ * as PyTorch. A probability outside [0, 1] or NaN makes that loss and its gradient NaN (torch
+ * raises, which needs a device sync; a loud NaN instead of a finite, wrong loss).
+ */
 export function binaryCrossEntropy<B extends Backend>(probs: F<B>, target: F<B>, options: BinaryLossOptions<B> = {}): F<B> {
   checkTensors('binaryCrossEntropy', { input: probs, target: target });
   checkOptions('binaryCrossEntropy', options);
@@ -160,6 +164,10 @@ export function binaryCrossEntropy<B extends Backend>(probs: F<B>, target: F<B>,
     const logP = probs.where(pos, 1).log().clampMin(-100).where(pos, -100);
     const log1mP = probs.where(belowOne, 0).neg().log1p().clampMin(-100).where(belowOne, -100);
     let losses = target.mul(logP).add(target.neg().add(1).mul(log1mP)).neg();
+    // p * (0 inside [0, 1], NaN elsewhere): NaN in value and gradient where p is invalid, + 0 elsewhere.
+    const valid = probs.greaterEqual(0).logicalAnd(probs.lowerEqual(1));
+    const poison = zeros(probs.backend, [], { device: probs.device }).where(valid, Number.NaN);
+    losses = losses.add(probs.mul(poison));
     if (options.weight) losses = losses.mul(options.weight);
     return reduce(op, losses, options.reduction);
   });

@@ -55,7 +55,8 @@ export function huberLoss<B extends Backend>(prediction: F<B>, target: F<B>, opt
 
 /**
  * torch.nn.functional.kl_div: `input` holds log-probabilities, `target` probabilities (or
- * log-probabilities with `logTarget`); pointwise target (log target - input), 0 where target is 0.
+ * log-probabilities with `logTarget`); pointwise xlogy(target, target) - target input as torch (0 log 0 = 0;
+ * a target of 0 at an input of -Infinity is NaN, as torch).
  * 'batchmean' divides the sum by the batch size (the KL divergence; PyTorch's 'mean' divides by
  * every element).
  */
@@ -68,10 +69,9 @@ export function klDiv<B extends Backend>(input: F<B>, target: F<B>, options: { r
     let losses: F<B>;
     if (options.logTarget) losses = target.exp().mul(target.sub(input));
     else {
-      // xlogy: 0 log 0 = 0 (the log of a zero target would make 0 * -inf = NaN).
-      const zero = target.equal(0);
-      const logT = target.maskFill(zero, 1).log();
-      losses = target.mul(logT.sub(input)).maskFill(zero, 0);
+      // torch's xlogy(t, t) - t * input: 0 log 0 = 0, but 0 * input stays NaN for an infinite input.
+      const logT = target.maskFill(target.equal(0), 1).log();
+      losses = target.mul(logT).sub(target.mul(input));
     }
     if (options.reduction === 'batchmean') return losses.sum().div(input.rank === 0 ? 1 : input.shape[0]!);
     return reduce(op, losses, options.reduction);
