@@ -9,7 +9,7 @@ import { tidy } from '../../memory/tidy.js';
 import { fromData } from '../../tensor/creation.js';
 import type { Tensor } from '../../tensor/tensor.js';
 import { checkFloat, checkRank, outLength, pair, type Pair } from './args.js';
-import { unfold, windowTable, type WindowSpec } from './windows.js';
+import { poolWindowTable, unfold, windowTable, type WindowSpec } from './windows.js';
 
 type F<B extends Backend> = Tensor<B, 'float'>;
 
@@ -72,8 +72,9 @@ function batchedRun<B extends Backend>(x: F<B>, batched: boolean, f: (x4: F<B>) 
 
 /**
  * torch.nn.functional.max_pool2d. NaN propagates. A window's gradient goes to its first maximum
- * in row-major order (the one PyTorch, TensorFlow and Burn route it to; a window of equal values,
- * as after a ReLU or on a constant image, is common).
+ * in row-major order among its in-bounds elements (the one PyTorch, TensorFlow and Burn route it
+ * to; a window of equal values, as after a ReLU or on a constant image, is common), never to the
+ * padding (so a window of -Infinity values credits its first in-bounds element, as torch).
  */
 export function maxPool2d<B extends Backend>(x: F<B>, kernelSize: Pair, options: MaxPool2dOptions = {}): F<B> {
   return maxPool('maxPool2d', x, kernelSize, options);
@@ -86,7 +87,7 @@ function maxPool<B extends Backend>(op: string, x: F<B>, kernelSize: Pair, optio
     tidy(() => {
       const [n, c] = x4.shape as [number, number];
       // [n, c, outH, outW, k] when the windows tile the input, else [n, c, k, outH * outW].
-      const windows = tiles(spec) ? tiled(x4, spec) : unfold(x4, windowTable(spec), k, -Infinity);
+      const windows = tiles(spec) ? tiled(x4, spec) : unfold(x4, poolWindowTable(spec), k, -Infinity);
       const axis = windows.rank === 5 ? 4 : 2;
       // Without a gradient to route, the plain maximum (the same values, one op).
       const pooled = x4.requiresGrad ? windows.maxWithIndices(axis).values : windows.max(axis);

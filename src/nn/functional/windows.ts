@@ -76,6 +76,31 @@ export function windowTable(s: WindowSpec): WindowTable {
 }
 
 /**
+ * The windows of a max pool: windowTable's, with each window's padding moved after its real
+ * elements (their row-major order kept). The first maximum then lies among the real elements, as
+ * in torch (whose index starts at the first in-bounds element): a window of -Infinity values never
+ * routes its gradient to a padding slot, where it would be lost.
+ */
+export function poolWindowTable(s: WindowSpec): WindowTable {
+  return cached(keyOf('pool', s), () => {
+    const plain = windowTable(s);
+    if (!plain.padded) return plain;
+    const k = s.kernel[0] * s.kernel[1];
+    const P = s.outH * s.outW;
+    const slot = s.inH * s.inW;
+    const index = new Int32Array(k * P).fill(slot);
+    for (let p = 0; p < P; p++) {
+      let next = 0;
+      for (let j = 0; j < k; j++) {
+        const at = plain.index[j * P + p]!;
+        if (at !== slot) index[next++ * P + p] = at;
+      }
+    }
+    return { index, padded: true };
+  });
+}
+
+/**
  * The windows of a transposed convolution: output (oy, ox) receives input (iy, ix) through offset
  * (ki, kj) when oy = iy*s - top + ki*d; every other pairing reads the pad slot (a zero).
  */

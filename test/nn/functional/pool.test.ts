@@ -161,6 +161,8 @@ const tieCases: Array<[string, Nd, Pool2dRefOptions]> = [
   ['equal negatives beside -Infinity padding', nd([1, 1, 3, 3], new Array<number>(9).fill(-1)), { kernel: [3, 3], stride: [1, 1], padding: [1, 1] }],
   ['a NaN takes the gradient from a larger value', nd([1, 1, 2, 2], [5, 1, NaN, 7]), { kernel: [2, 2] }],
   ['two NaNs: the first takes it', nd([1, 1, 2, 2], [0, NaN, NaN, 2]), { kernel: [2, 2] }],
+  ['a window of -Infinity beside -Infinity padding: its first in-bounds element, never the padding', nd([1, 1, 2, 2], [-Infinity, -Infinity, -Infinity, -Infinity]), { kernel: [2, 2], stride: [1, 1], padding: [1, 1] }],
+  ['-Infinity rows with padding and dilation', nd([1, 1, 3, 4], [-Infinity, -Infinity, 3, -Infinity, -Infinity, -Infinity, -Infinity, -Infinity, 1, -Infinity, -Infinity, -Infinity]), { kernel: [3, 3], stride: [1, 2], padding: [1, 1], dilation: [1, 2] }],
   ['ties after a ReLU, dilated', nd([1, 2, 5, 5], Array.from({ length: 50 }, (_, i) => Math.max(0, (i % 5) - 2))), { kernel: [2, 2], stride: [1, 2], dilation: [2, 1] }],
 ];
 
@@ -171,6 +173,15 @@ describe('maxPool2d gradients of tied maxima: all to the first, in row-major ord
       const shape = pool2dRef(x, 'max', o).shape;
       const dy = nd(shape, Array.from({ length: shape.reduce((a, d) => a * d, 1) }, (_, i) => (i % 5) - 2 + 0.5));
       expect(Array.from(await maxPoolGrad(b!, x, dy, o))).toEqual(Array.from(maxPool2dGradRef(x, dy, o).data));
+    });
+  }
+
+  for (const [name, b] of backends) {
+    it.runIf(b !== undefined)(`${name}: maxPool1d credits the first in-bounds element of a -Infinity window`, async () => {
+      // torch: windows [pad, a, b], [a, b, c], [b, c, pad] of -Infinity route to a, a, b.
+      const x = fromData(b!, [[[-Infinity, -Infinity, -Infinity]]]).requireGrad();
+      const grads = maxPool1d(x, 3, { stride: 1, padding: 1 }).sum().backward();
+      expect(Array.from((await x.grad(grads)!.toData()).values)).toEqual([2, 1, 0]);
     });
   }
 
@@ -198,7 +209,7 @@ describe('maxPool2d gradients of tied maxima: all to the first, in row-major ord
         const o: Pool2dRefOptions = { kernel: [g.kh, g.kw], stride: [g.sh, g.sw], padding: [g.padH ? g.kh >> 1 : 0, g.padW ? g.kw >> 1 : 0], dilation: [g.dh, g.dw], ceilMode: g.ceilMode };
         let state = g.seed;
         const next = (): number => (state = (state * 1103515245 + 12345) % 2147483648);
-        const x = nd([g.n, g.c, g.h, g.w], Array.from({ length: g.n * g.c * g.h * g.w }, () => (next() % 3) - 1));
+        const x = nd([g.n, g.c, g.h, g.w], Array.from({ length: g.n * g.c * g.h * g.w }, () => [-Infinity, -1, 0, 1][next() % 4]!));
         const shape = pool2dRef(x, 'max', o).shape;
         const dy = nd(shape, Array.from({ length: shape.reduce((a, d) => a * d, 1) }, () => (next() % 7) - 3));
         expect(Array.from(await maxPoolGrad(cpu, x, dy, o))).toEqual(Array.from(maxPool2dGradRef(x, dy, o).data));
