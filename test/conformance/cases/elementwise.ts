@@ -18,6 +18,10 @@ interface FloatBinarySpec {
 }
 
 const REM_TOL: Tol = { abs: 1e-5, rel: 1e-6 };
+/** A few float32 ulp, relative only: for the accuracy cases of the transcendental functions. */
+const ULPS: Tol = { abs: 0, rel: 5e-7 };
+/** As ULPS; near a root of sin or cos the result is only as good as the reduced argument (absolute). */
+const TRIG_ULPS: Tol = { abs: 1e-7, rel: 5e-7 };
 
 export const FLOAT_BINARY: Record<FloatBinary, FloatBinarySpec> = {
   add: { ref: (a, b) => a + b, call: (x, y) => x.add(y), a: (r) => r.float(-10, 10), b: (r) => r.float(-10, 10), tol: ARITH, scalars: [2.5, -0.75] },
@@ -141,6 +145,13 @@ function floatBinaryCases(out: Case[]): void {
     const a = f32([9], [5, -5, 5, Infinity, -Infinity, NaN, 0, -3.5, 3.5]);
     const b = f32([9], [Infinity, Infinity, 0, 3, 3, 2, -Infinity, -Infinity, -2]);
     out.push(value('remainder special values', 'remainder', EXACT, (be) => ft(be, a).remainder(ft(be, b)), () => ex(R.map([a, b], R.remainderF))));
+  }
+  {
+    // fmod is exact in float32 whatever the quotient: one past 2^24, one past the float range
+    // (a quotient computed in float32 is inexact or infinite there), a divisor of 2^-149.
+    const a = f32([10], [1, 1e10, 3.4e38, 1, 1e8, -1e10, 7.5, 3.3e38, -123456.789, 0.3]);
+    const b = f32([10], [0.1, -3, -3, 1e-45, 7, 3, -1e-3, 1.1e-30, 0.01, -0.1]);
+    out.push(value('remainder of large quotients (exact)', 'remainder', EXACT, (be) => ft(be, a).remainder(ft(be, b)), () => ex(R.map([a, b], R.remainderF))));
   }
 }
 
@@ -305,9 +316,18 @@ function unaryCases(out: Case[]): void {
     }
   }
   {
-    // log1p must be accurate for tiny arguments (log(1 + x) in float32 is not).
-    const a = f32([6], [1e-4, -1e-4, 3e-6, -7e-7, 1e-8, 2.5e-5]);
-    out.push(value('log1p tiny arguments', 'log1p', TRANS, (be) => ft(be, a).log1p(), () => ex(R.map([a], Math.log1p))));
+    // log1p must be accurate for tiny arguments (log(1 + x) in float32 is not): a relative
+    // tolerance of a few ulp, which a correction on (1 + x) - 1 folded away by a driver misses.
+    const a = f32([14], [1e-4, -1e-4, 3e-6, -7e-7, 1e-8, 2.5e-5, 1e-7, -3.3e-8, 6.7e-8, -0.29, 0.41, 0.42, -0.3, 1e-30]);
+    out.push(value('log1p tiny arguments', 'log1p', ULPS, (be) => ft(be, a).log1p(), () => ex(R.map([a], Math.log1p))));
+  }
+  {
+    // sin, cos and tan over the whole float range: the reduction by pi/2 must be exact far past
+    // where a float quotient is (a Cody-Waite reduction needs |x| below ~1e5, a driver's sin ~pi).
+    const a = f32([16], [9.4, 3339.5078125, 6433.9, 6434, -8000.25, 1e5, -123456.7, 16777216, 1e10, -1e10, 3.4e38, -3e30, 65504, 1e20, 1.5707964, -4.712389]);
+    for (const [op, ref] of [['sin', Math.sin], ['cos', Math.cos], ['tan', Math.tan]] as const) {
+      out.push(value(`${op} of large arguments`, op, TRIG_ULPS, (be) => (op === 'sin' ? ft(be, a).sin() : op === 'cos' ? ft(be, a).cos() : ft(be, a).tan()), () => ex(R.map([a], ref))));
+    }
   }
   {
     // erf on both sides of the split between its two approximations (0.927734375), tiny, large and

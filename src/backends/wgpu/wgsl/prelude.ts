@@ -89,14 +89,22 @@ fn sy_log(x0: f32) -> f32 {
   let dk = f32(k);
   return dk * 0.69313812256 - ((hfsq - (s * (hfsq + r) + dk * 9.0580006145e-06)) - f);
 }
-// log(1 + a) without the cancellation of forming 1 + a (Goldberg's correction).
+// log(1 + a). Near 0 (1 + a in [sqrt(1/2), sqrt(2))) logf's series runs on a itself, as fdlibm's
+// log1pf does: no 1 + a is formed. Corrections built on (1 + a) - 1 are not used, because drivers
+// may fold that expression to a (Mesa does). Elsewhere, 1 + a is exact or its rounding costs at
+// most about 1 ulp of the log.
 fn sy_log1p(a: f32) -> f32 {
   if (sy_nan_b(a) || a < -1.0) { return sy_nan(); }
   if (a == -1.0) { return -sy_inf(); }
   if (sy_inf_b(a)) { return a; }
-  let u = 1.0 + a;
-  if (u == 1.0) { return a; }
-  return sy_log(u) * (a / (u - 1.0));
+  if (a < -0.29289321 || a > 0.41421356) { return sy_log(1.0 + a); }
+  if (abs(a) < 1.0e-9) { return a; }
+  let s = a / (2.0 + a);
+  let z = s * s;
+  let w = z * z;
+  let r = z * (0.66666668653 + w * 0.28571429849) + w * (0.40000000596 + w * 0.22222198546);
+  let hfsq = 0.5 * a * a;
+  return a - (hfsq - s * (hfsq + r));
 }
 fn sy_sqrt(a: f32) -> f32 {
   if (a == 0.0 || sy_nan_b(a) || (sy_inf_b(a) && a > 0.0)) { return a; }
@@ -142,19 +150,56 @@ fn sy_pow(a: f32, b: f32) -> f32 {
   }
   return select(r, -r, a < 0.0 && odd);
 }
-// Python / torch.remainder: the exact fmod (fma of the truncated quotient), then the divisor's sign.
+// C's fmodf, exact, on the bits (musl's shift-and-subtract): a float quotient is not exact past
+// 2^24 and overflows past the float range, and fma is not fused on every driver.
+fn sy_fmod(a: f32, b: f32) -> f32 {
+  let ua = bitcast<u32>(a);
+  let ub = bitcast<u32>(b) & 0x7fffffffu;
+  let sx = ua & 0x80000000u;
+  var xi = ua & 0x7fffffffu;
+  if (xi <= ub) {
+    if (xi == ub) { return bitcast<f32>(sx); }
+    return a;
+  }
+  var ex = i32(xi >> 23u);
+  var ey = i32(ub >> 23u);
+  // Normalise both to an integer significand with its leading bit at 2^23.
+  if (ex == 0) {
+    var i = xi << 9u;
+    loop { if ((i >> 31u) != 0u) { break; } ex = ex - 1; i = i << 1u; }
+    xi = xi << u32(1 - ex);
+  } else { xi = (xi & 0x007fffffu) | 0x00800000u; }
+  var yi = ub;
+  if (ey == 0) {
+    var i = ub << 9u;
+    loop { if ((i >> 31u) != 0u) { break; } ey = ey - 1; i = i << 1u; }
+    yi = ub << u32(1 - ey);
+  } else { yi = (yi & 0x007fffffu) | 0x00800000u; }
+  loop {
+    if (ex <= ey) { break; }
+    if (xi >= yi) {
+      xi = xi - yi;
+      if (xi == 0u) { return bitcast<f32>(sx); }
+    }
+    xi = xi << 1u;
+    ex = ex - 1;
+  }
+  if (xi >= yi) {
+    xi = xi - yi;
+    if (xi == 0u) { return bitcast<f32>(sx); }
+  }
+  loop { if ((xi >> 23u) != 0u) { break; } xi = xi << 1u; ex = ex - 1; }
+  if (ex > 0) { xi = (xi - 0x00800000u) | (u32(ex) << 23u); } else { xi = xi >> u32(1 - ex); }
+  return bitcast<f32>(xi | sx);
+}
+// Python / torch.remainder: the exact fmod, moved into the divisor's sign (torch's rule: r + b).
 fn sy_rem(a: f32, b: f32) -> f32 {
   if (sy_nan_b(a) || sy_nan_b(b) || sy_inf_b(a) || b == 0.0) { return sy_nan(); }
   if (sy_inf_b(b)) {
     if (a == 0.0 || ((a < 0.0) == (b < 0.0))) { return a; }
     return b;
   }
-  let ab = abs(b);
-  let sa = select(1.0, -1.0, a < 0.0);
-  let q = trunc(a / b);
-  var r = fma(-q, b, a);
-  if (r != 0.0 && ((r < 0.0) != (a < 0.0))) { r = r + sa * ab; }
-  if (abs(r) >= ab) { r = r - sa * ab; }
+  var r = sy_fmod(a, b);
   if (r != 0.0 && ((r < 0.0) != (b < 0.0))) { r = r + b; }
   return r;
 }
@@ -173,14 +218,58 @@ fn sy_sincos_q(r: f32, q: u32) -> vec2<f32> {
     default: { return vec2<f32>(-c, s); }
   }
 }
-// Cody-Waite reduction by pi/2 in three parts (fma keeps each step exact for |x| < ~1e5).
+// 4/pi in 24-bit steps (ARM optimized-routines' __inv_pio4), for the large-argument reduction.
+fn sy_inv_pio4(i: u32) -> u32 {
+  switch (i) {
+    case 0u: { return 0xa2u; } case 1u: { return 0xa2f9u; } case 2u: { return 0xa2f983u; } case 3u: { return 0xa2f9836eu; }
+    case 4u: { return 0xf9836e4eu; } case 5u: { return 0x836e4e44u; } case 6u: { return 0x6e4e4415u; } case 7u: { return 0x4e441529u; }
+    case 8u: { return 0x441529fcu; } case 9u: { return 0x1529fc27u; } case 10u: { return 0x29fc2757u; } case 11u: { return 0xfc2757d1u; }
+    case 12u: { return 0x2757d1f5u; } case 13u: { return 0x57d1f534u; } case 14u: { return 0xd1f534ddu; } case 15u: { return 0xf534ddc0u; }
+    case 16u: { return 0x34ddc0dbu; } case 17u: { return 0xddc0db62u; } case 18u: { return 0xc0db6295u; } case 19u: { return 0xdb629599u; }
+    case 20u: { return 0x6295993cu; } case 21u: { return 0x95993c43u; } case 22u: { return 0x993c4390u; } default: { return 0x3c439041u; }
+  }
+}
+// a * b as 64 bits (lo, hi): WGSL has no 64-bit integers.
+fn sy_mul64(a: u32, b: u32) -> vec2<u32> {
+  let a0 = a & 0xffffu; let a1 = a >> 16u; let b0 = b & 0xffffu; let b1 = b >> 16u;
+  let p00 = a0 * b0; let p01 = a0 * b1; let p10 = a1 * b0;
+  let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+  return vec2<u32>((p00 & 0xffffu) | (mid << 16u), a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));
+}
+// Payne-Hanek for |x| >= 2 (ARM optimized-routines' reduce_large): |x| * 4/pi in 2.62-bit fixed
+// point from a 96-bit window of 4/pi, exact; returns (r, quadrant) with r in [-pi/4, pi/4].
+fn sy_reduce_large(xa: u32) -> vec2<f32> {
+  let k = (xa >> 26u) & 15u;
+  let xi = ((xa & 0x00ffffffu) | 0x00800000u) << ((xa >> 23u) & 7u);
+  let r0lo = xi * sy_inv_pio4(k);
+  let r1 = sy_mul64(xi, sy_inv_pio4(k + 4u));
+  let r2hi = sy_mul64(xi, sy_inv_pio4(k + 8u)).y;
+  // (r2hi | r0lo << 32) + r1, modulo 2^64.
+  let lo = r2hi + r1.x;
+  let hi = r0lo + r1.y + select(0u, 1u, lo < r2hi);
+  let n = (hi + 0x20000000u) >> 30u;
+  let shi = bitcast<i32>(hi - (n << 30u));
+  // The signed remainder (hi:lo) times pi/2 / 2^62.
+  let v = f32(shi) * 4294967296.0 + f32(lo);
+  return vec2<f32>(v * 3.4061215800865545e-19, f32(n));
+}
+// sin and cos. Below 6434 a Cody-Waite reduction by pi/2 whose products are exact without fma
+// (three 12-bit parts of pi/2, the quotient under 2^12); above, Payne-Hanek, exact to the float
+// range. Drivers' own sin loses all accuracy there (Vulkan asks 2^-11 absolute on [-pi, pi]).
 fn sy_sincos(x: f32) -> vec2<f32> {
   if (sy_nan_b(x) || sy_inf_b(x)) { return vec2<f32>(sy_nan(), sy_nan()); }
-  let q = round(x * 0.636619772367581);
-  var r = fma(-q, 1.5707963705062866, x);
-  r = fma(-q, -4.371139000186241e-8, r);
-  r = fma(-q, -1.7151245100059794e-15, r);
-  return sy_sincos_q(r, bitcast<u32>(i32(q)));
+  let ax = abs(x);
+  if (ax < 6434.0) {
+    let q = round(x * 0.636619772367581);
+    var r = x - q * 1.5703125;
+    r = r - q * 4.837512969970703e-4;
+    r = r - q * 7.549533620476723e-8;
+    r = r - q * 2.5633440682570896e-12;
+    return sy_sincos_q(r, bitcast<u32>(i32(q)));
+  }
+  let red = sy_reduce_large(bitcast<u32>(ax));
+  let sc = sy_sincos_q(red.x, u32(red.y));
+  return vec2<f32>(select(sc.x, -sc.x, x < 0.0), sc.y);
 }
 fn sy_sin(x: f32) -> f32 { return sy_sincos(x).x; }
 fn sy_cos(x: f32) -> f32 { return sy_sincos(x).y; }
