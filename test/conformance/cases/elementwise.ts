@@ -141,6 +141,12 @@ function floatBinaryCases(out: Case[]): void {
     out.push(value('pow special values (C99 pow)', 'pow', TRANS, (be) => ft(be, a).pow(ft(be, b)), () => ex(R.map([a, b], R.powF))));
   }
   {
+    // Subnormal bases: their logarithm is not the smallest normal's (a flushing log2 builtin's).
+    const a = f32([6], [1e-45, 1e-40, 3e-39, 1e-45, 1e-40, 3e-39]);
+    const b = f32([6], [0.5, 0.5, 0.5, 0.1, 0.1, 0.1]);
+    out.push(value('pow of subnormal bases', 'pow', TRANS, (be) => ft(be, a).pow(ft(be, b)), () => ex(R.map([a, b], R.powF))));
+  }
+  {
     // torch.remainder: fmod, then add the divisor when the signs differ (x % inf is x for x >= 0).
     const a = f32([9], [5, -5, 5, Infinity, -Infinity, NaN, 0, -3.5, 3.5]);
     const b = f32([9], [Infinity, Infinity, 0, 3, 3, 2, -Infinity, -Infinity, -2]);

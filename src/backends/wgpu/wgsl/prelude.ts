@@ -146,7 +146,8 @@ fn sy_pow(a: f32, b: f32) -> f32 {
     }
     if (b < 0.0) { r = 1.0 / r; }
   } else {
-    r = exp2(b * log2(ab));
+    // sy_log2: the builtin flushes a subnormal base to 0 or the smallest normal.
+    r = exp2(b * sy_log2(ab));
   }
   return select(r, -r, a < 0.0 && odd);
 }
