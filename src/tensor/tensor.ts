@@ -850,11 +850,17 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** The lower triangle of the last two dims (col - row <= diagonal), zeros above; batched over leading dims. */
   tril(diagonal = 0): Tensor<B, K> {
-    return this.un('tril', { diagonal: checkInteger('tril', 'diagonal', diagonal) });
+    return this.un('tril', { diagonal: this.diagonalIn('tril', diagonal) });
   }
   /** The upper triangle of the last two dims (col - row >= diagonal), zeros below. */
   triu(diagonal = 0): Tensor<B, K> {
-    return this.un('triu', { diagonal: checkInteger('triu', 'diagonal', diagonal) });
+    return this.un('triu', { diagonal: this.diagonalIn('triu', diagonal) });
+  }
+  /** A diagonal offset brought into [-rows, cols] (the same triangle): kernels take it as an i32. */
+  private diagonalIn(op: 'tril' | 'triu', diagonal: unknown): number {
+    const d = checkInteger(op, 'diagonal', diagonal);
+    if (this.rank < 2) return d;
+    return Math.min(Math.max(d, -this.shape[this.rank - 2]!), this.shape[this.rank - 1]!);
   }
   /** The int32 positions that sort each line along `dim` (stable; NaN last, or first when descending), as torch.argsort(stable=True). */
   argsort(dim = -1, descending = false): Tensor<B, 'int'> {

@@ -114,7 +114,8 @@ function triangles(out: Case[]): void {
       return (lower ? col - row <= k : col - row >= k) ? v : 0;
     }),
   });
-  for (const k of [0, 1, -2, 10, -10]) {
+  // Offsets past the int32 range are the same triangles as any past the matrix (kernels take an i32).
+  for (const k of [0, 1, -2, 10, -10, 2 ** 31, -(2 ** 31) - 1, 2 ** 32, -(2 ** 32)]) {
     out.push(value(`tril [4,5] diagonal ${k}`, 'tril', EXACT, (b) => ft(b, a).tril(k), () => ex(tri(a, k, true))));
     out.push(value(`triu [4,5] diagonal ${k}`, 'triu', EXACT, (b) => ft(b, a).triu(k), () => ex(tri(a, k, false))));
   }
