@@ -199,6 +199,9 @@ function softmaxCases(out: Case[]): void {
     const big = f32([3, 3], [1000, 1001, 1002, -1000, -1001, -1002, 1000, -1000, 0]);
     softmaxCase(out, log, big, -1, 'large magnitude (+-1000)');
     softmaxCase(out, log, big, 0, 'large magnitude (+-1000)');
+    // A max past ~1e16: log z must not be added to the max before subtracting (it would vanish).
+    const huge = f32([2, 3], [1e30, 1e30, 0, -3e20, -3e20, -3e20]);
+    softmaxCase(out, log, huge, -1, 'huge magnitude (1e30)');
     const inf = f32([2, 3], [0, -Infinity, 1, -Infinity, -Infinity, 5]);
     softmaxCase(out, log, inf, -1, 'with -inf entries');
     softmaxCase(out, log, f32([], [3.5]), undefined, 'rank-0');

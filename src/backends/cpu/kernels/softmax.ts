@@ -31,8 +31,9 @@ function runSoftmax(record: OpRecord<SoftmaxOp>, inputs: readonly View[], output
     let z = 0;
     for (let j = 0; j < n; j++) z += Math.exp(x.data[p + j * s]! - m);
     if (log) {
-      const lz = Math.log(z) + m;
-      for (let j = 0; j < n; j++) out[ob + j * inner] = x.data[p + j * s]! - lz;
+      // (x - m) - log z: with log z + m first, a max past ~1e16 swallows log z.
+      const lz = Math.log(z);
+      for (let j = 0; j < n; j++) out[ob + j * inner] = x.data[p + j * s]! - m - lz;
     } else {
       for (let j = 0; j < n; j++) out[ob + j * inner] = Math.exp(x.data[p + j * s]! - m) / z;
     }
