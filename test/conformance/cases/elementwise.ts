@@ -340,6 +340,9 @@ function unaryCases(out: Case[]): void {
     // huge arguments (where the inner polynomial would overflow), and the value 1 past |x| ~ 3.9.
     const a = f32([12], [0.927734375, 0.92773431, 0.92773443, -0.92773443, 1e-30, -1e-20, 3.9, -5.5, 9.99, 10.5, 1e10, -3e38]);
     out.push(value('erf across its range', 'erf', TRANS, (be) => ft(be, a).erf(), () => ex(R.map([a], R.erf))));
+    // Near the bottom of the normal range erf(x) ~ 1.128 x must not underflow on the way.
+    const tiny = f32([4], [1e-37, -3e-38, 2e-38, 1.5e-37]);
+    out.push(value('erf of tiny arguments', 'erf', ULPS, (be) => ft(be, tiny).erf(), () => ex(R.map([tiny], R.erf))));
   }
   {
     // Large |x|: sigmoid and tanh saturate without NaN; exp overflows to inf in float32.
