@@ -13,6 +13,7 @@ import { conv1d, conv2d, convTranspose1d, convTranspose2d } from './functional/c
 import { kaimingUniform, uniform } from './init.js';
 import { Module } from './module.js';
 import { Param } from './param.js';
+import { checkTensors } from './check.js';
 
 export interface ConvOptions {
   /** Default 1. */
@@ -83,6 +84,7 @@ export class Conv2d<B extends Backend = Backend> extends Module<B> {
 
   forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
     const { stride, padding, dilation, groups } = this.options;
+    checkTensors('Conv2d', { input: x });
     return conv2d(x, this.weight.value, { bias: this.bias?.value, stride, padding, dilation, groups });
   }
 }
@@ -102,6 +104,7 @@ export class Conv1d<B extends Backend = Backend> extends Module<B> {
 
   forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
     const { stride, padding, dilation, groups } = this.options;
+    checkTensors('Conv1d', { input: x });
     return conv1d(x, this.weight.value, { bias: this.bias?.value, stride, padding, dilation, groups });
   }
 }
@@ -123,6 +126,7 @@ export class ConvTranspose2d<B extends Backend = Backend> extends Module<B> {
 
   forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
     const { stride, padding, outputPadding, dilation, groups } = this.options;
+    checkTensors('ConvTranspose2d', { input: x });
     return convTranspose2d(x, this.weight.value, { bias: this.bias?.value, stride, padding, outputPadding, dilation, groups });
   }
 }
@@ -142,6 +146,7 @@ export class ConvTranspose1d<B extends Backend = Backend> extends Module<B> {
 
   forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
     const { stride, padding, outputPadding, dilation, groups } = this.options;
+    checkTensors('ConvTranspose1d', { input: x });
     return convTranspose1d(x, this.weight.value, { bias: this.bias?.value, stride, padding, outputPadding, dilation, groups });
   }
 }

@@ -3,6 +3,7 @@ import { ArgumentError, DTypeError, ShapeError } from '../../errors.js';
 import type { Backend } from '../../backends/backend.js';
 import type { Tensor } from '../../tensor/tensor.js';
 import { isFloat } from '../../ir/dtype.js';
+import { MAX_ELEMENTS, show } from '../../ir/validate.js';
 
 /** One number for both spatial dims, or [height, width]. */
 export type Pair = number | readonly [number, number];
@@ -15,14 +16,37 @@ export type Padding1d = number | 'same' | 'valid';
 export type Pads = readonly [number, number, number, number];
 
 export function pair(op: string, name: string, v: Pair, min: number): [number, number] {
+  const given: unknown = v;
+  if (!Array.isArray(given) && typeof given !== 'number') throw new ArgumentError(`${name} must be a number or a pair, got ${show(given)}`, { op });
+  // A list of another length is a mistake (a 3-D stride for a 2-D op), not the first two of it.
+  if (Array.isArray(given) && given.length !== 2) throw new ArgumentError(`${name} must be a number or a pair [h, w], got ${JSON.stringify(given)}`, { op });
   const p: [number, number] = typeof v === 'number' ? [v, v] : [v[0], v[1]];
-  if (!Array.isArray(v) && typeof v !== 'number') throw new ArgumentError(`${name} must be a number or a pair, got ${String(v)}`, { op });
   for (const x of p) {
     if (!Number.isInteger(x) || x < min) {
       throw new ArgumentError(`${name} must be ${min === 0 ? 'a non-negative' : 'a positive'} integer (or a pair of them), got ${JSON.stringify(v)}`, { op });
     }
   }
   return p;
+}
+
+/** A 1-D size: a number, or a list of one (torch takes (2,) too). */
+export function single(op: string, name: string, v: unknown, min: number): number {
+  const x: unknown = Array.isArray(v) && v.length === 1 ? v[0] : v;
+  if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < min) {
+    throw new ArgumentError(`${name} must be ${min === 0 ? 'a non-negative' : 'a positive'} integer, got ${Array.isArray(v) ? JSON.stringify(v) : show(v)}`, { op });
+  }
+  return x;
+}
+
+/**
+ * The element count of a result or an intermediate (a window table, the gathered windows) must
+ * fit MAX_ELEMENTS: else a ShapeError now, not a RangeError from a host table or an allocation.
+ */
+export function checkElements(op: string, what: string, dims: readonly number[], shapes: ReadonlyArray<readonly number[]>): void {
+  const n = dims.reduce((a, d) => a * d, 1);
+  if (n > MAX_ELEMENTS) {
+    throw new ShapeError(`${what} [${dims.join(', ')}] would hold ${n} elements, more than ${MAX_ELEMENTS}`, { op, shapes, hint: 'use a smaller size, stride, padding or dilation' });
+  }
 }
 
 /**

@@ -7,7 +7,9 @@ import type { Backend } from '../../backends/backend.js';
 import { ArgumentError, ShapeError } from '../../errors.js';
 import { tidy } from '../../memory/tidy.js';
 import type { Tensor } from '../../tensor/tensor.js';
-import { checkFloat, checkRank, outLength, pads, pair, type Padding1d, type Padding2d, type Pair, type Pads } from './args.js';
+import { checkOptions, field } from '../../ir/validate.js';
+import { checkOptionalTensors, checkTensors } from '../check.js';
+import { checkElements, checkFloat, checkRank, outLength, pads, pair, single, type Padding1d, type Padding2d, type Pair, type Pads } from './args.js';
 import { transposedWindowTable, unfold, windowTable, type WindowSpec } from './windows.js';
 
 type F<B extends Backend> = Tensor<B, 'float'>;
@@ -67,6 +69,25 @@ function checkBias<B extends Backend>(op: string, bias: F<B> | undefined, out: n
   }
 }
 
+/** A kernel dim of 0 has no window to slide (torch refuses it too). */
+function checkKernel(op: string, kh: number, kw: number, shapes: ReadonlyArray<readonly number[]>): void {
+  if (kh < 1 || kw < 1) throw new ShapeError(`the weight's kernel dims must be >= 1, got ${kh}x${kw}`, { op, shapes, hint: HINT });
+}
+
+/** The window table [K, P], the gathered windows [N, C, K, P] and the output [N, O, P] must fit MAX_ELEMENTS. */
+function checkSizes(op: string, n: number, c: number, o: number, k: number, outH: number, outW: number, shapes: ReadonlyArray<readonly number[]>): void {
+  checkElements(op, 'the window table', [k, outH, outW], shapes);
+  checkElements(op, 'the gathered windows', [n, c, k, outH, outW], shapes);
+  checkElements(op, 'the output', [n, o, outH, outW], shapes);
+}
+
+/** The tensors and options every convolution takes, for untyped callers. */
+function checkArgs(op: string, x: unknown, weight: unknown, options: unknown): void {
+  checkTensors(op, { input: x, weight });
+  checkOptions(op, options);
+  checkOptionalTensors(op, { bias: field(options, 'bias') });
+}
+
 function addBias<B extends Backend>(y: F<B>, bias: F<B> | undefined): F<B> {
   return bias ? y.add(bias.reshape([bias.shape[0]!, 1, 1])) : y;
 }
@@ -83,6 +104,7 @@ function contract<B extends Backend>(cols: F<B>, weight: F<B>, groups: number, o
 function conv2dCore<B extends Backend>(op: string, x: F<B>, weight: F<B>, stride: [number, number], pd: Pads, dilation: [number, number], groups: number, bias: F<B> | undefined, shapes: () => Array<readonly number[]>): F<B> {
   const [n, c, h, w] = x.shape as [number, number, number, number];
   const [o, cg, kh, kw] = weight.shape as [number, number, number, number];
+  checkKernel(op, kh, kw, shapes());
   checkGroups(op, groups, c, o, shapes());
   if (cg * groups !== c) {
     throw new ShapeError(`the input has ${c} channels, the weight expects ${cg * groups} (${cg} per group, ${groups} group${groups === 1 ? '' : 's'})`, { op, shapes: shapes(), hint: HINT });
@@ -96,6 +118,7 @@ function conv2dCore<B extends Backend>(op: string, x: F<B>, weight: F<B>, stride
       { op, shapes: shapes(), hint: 'pad the input, or use a smaller kernel or dilation' },
     );
   }
+  checkSizes(op, n, c, o, kh * kw, outH, outW, shapes());
   const spec: WindowSpec = { inH: h, inW: w, kernel: [kh, kw], stride, dilation, pads: pd, outH, outW };
   return tidy(() => {
     const cols = unfold(x, windowTable(spec), kh * kw, 0);
@@ -107,6 +130,7 @@ function conv2dCore<B extends Backend>(op: string, x: F<B>, weight: F<B>, stride
 /** torch.nn.functional.conv2d: x [N, C, H, W] (or [C, H, W]), weight [O, C / groups, kh, kw] -> [N, O, H', W']. */
 export function conv2d<B extends Backend>(x: F<B>, weight: F<B>, options: Conv2dOptions<B> = {}): F<B> {
   const op = 'conv2d';
+  checkArgs(op, x, weight, options);
   checkFloat(op, x, weight, options.bias);
   checkRank(op, 'the input', x, [3, 4], '[N, C, H, W] or [C, H, W]', [weight.shape]);
   checkRank(op, 'the weight', weight, [4], '[out, in / groups, kh, kw]', [x.shape]);
@@ -124,13 +148,14 @@ export function conv2d<B extends Backend>(x: F<B>, weight: F<B>, options: Conv2d
 /** torch.nn.functional.conv1d: x [N, C, L] (or [C, L]), weight [O, C / groups, k] -> [N, O, L']. */
 export function conv1d<B extends Backend>(x: F<B>, weight: F<B>, options: Conv1dOptions<B> = {}): F<B> {
   const op = 'conv1d';
+  checkArgs(op, x, weight, options);
   checkFloat(op, x, weight, options.bias);
   checkRank(op, 'the input', x, [2, 3], '[N, C, L] or [C, L]', [weight.shape]);
   checkRank(op, 'the weight', weight, [3], '[out, in / groups, k]', [x.shape]);
-  const stride = pair(op, 'stride', [1, options.stride ?? 1], 1);
-  const dilation = pair(op, 'dilation', [1, options.dilation ?? 1], 1);
+  const stride: [number, number] = [1, single(op, 'stride', options.stride ?? 1, 1)];
+  const dilation: [number, number] = [1, single(op, 'dilation', options.dilation ?? 1, 1)];
   const padding = options.padding ?? 0;
-  const pd = pads(op, typeof padding === 'number' ? [0, padding] : padding, [1, weight.shape[2]!], stride, dilation);
+  const pd = pads(op, typeof padding === 'string' ? padding : [0, single(op, 'padding', padding, 0)], [1, weight.shape[2]!], stride, dilation);
   const shapes = () => [x.shape, weight.shape];
   return tidy(() => {
     const x4 = x.rank === 2 ? x.unsqueeze(0).unsqueeze(2) : x.unsqueeze(2);
@@ -147,6 +172,7 @@ function transposedCore<B extends Backend>(op: string, x: F<B>, weight: F<B>, o:
   const groups = o.groups ?? 1;
   const [n, c, h, w] = x.shape as [number, number, number, number];
   const [ci, og, kh, kw] = weight.shape as [number, number, number, number];
+  checkKernel(op, kh, kw, shapes());
   const out = og * groups;
   if (ci !== c) throw new ShapeError(`the input has ${c} channels, the weight [in, out / groups, kh, kw] expects ${ci}`, { op, shapes: shapes(), hint: HINT });
   checkGroups(op, groups, c, out, shapes());
@@ -161,6 +187,7 @@ function transposedCore<B extends Backend>(op: string, x: F<B>, weight: F<B>, o:
   if (outH < 1 || outW < 1) {
     throw new ShapeError(`the output would be ${outH}x${outW}: the padding [${ph}, ${pw}] removes more than the transposed convolution makes`, { op, shapes: shapes(), hint: 'use a smaller padding' });
   }
+  checkSizes(op, n, c, out, kh * kw, outH, outW, shapes());
   const spec: WindowSpec = { inH: h, inW: w, kernel: [kh, kw], stride, dilation, pads: [ph, ph, pw, pw], outH, outW };
   return tidy(() => {
     const cols = unfold(x, transposedWindowTable(spec), kh * kw, 0);
@@ -174,6 +201,7 @@ function transposedCore<B extends Backend>(op: string, x: F<B>, weight: F<B>, o:
 /** torch.nn.functional.conv_transpose2d: x [N, C, H, W] (or [C, H, W]), weight [C, O / groups, kh, kw] -> [N, O, H', W']. */
 export function convTranspose2d<B extends Backend>(x: F<B>, weight: F<B>, options: ConvTranspose2dOptions<B> = {}): F<B> {
   const op = 'convTranspose2d';
+  checkArgs(op, x, weight, options);
   checkFloat(op, x, weight, options.bias);
   checkRank(op, 'the input', x, [3, 4], '[N, C, H, W] or [C, H, W]', [weight.shape]);
   checkRank(op, 'the weight', weight, [4], '[in, out / groups, kh, kw]', [x.shape]);
@@ -185,16 +213,17 @@ export function convTranspose2d<B extends Backend>(x: F<B>, weight: F<B>, option
 /** torch.nn.functional.conv_transpose1d: x [N, C, L] (or [C, L]), weight [C, O / groups, k] -> [N, O, L']. */
 export function convTranspose1d<B extends Backend>(x: F<B>, weight: F<B>, options: ConvTranspose1dOptions<B> = {}): F<B> {
   const op = 'convTranspose1d';
+  checkArgs(op, x, weight, options);
   checkFloat(op, x, weight, options.bias);
   checkRank(op, 'the input', x, [2, 3], '[N, C, L] or [C, L]', [weight.shape]);
   checkRank(op, 'the weight', weight, [3], '[in, out / groups, k]', [x.shape]);
   const shapes = () => [x.shape, weight.shape];
   const o2: ConvTranspose2dOptions<B> = {
     bias: options.bias,
-    stride: [1, options.stride ?? 1],
-    padding: [0, options.padding ?? 0],
-    outputPadding: [0, options.outputPadding ?? 0],
-    dilation: [1, options.dilation ?? 1],
+    stride: [1, single(op, 'stride', options.stride ?? 1, 1)],
+    padding: [0, single(op, 'padding', options.padding ?? 0, 0)],
+    outputPadding: [0, single(op, 'outputPadding', options.outputPadding ?? 0, 0)],
+    dilation: [1, single(op, 'dilation', options.dilation ?? 1, 1)],
     groups: options.groups ?? 1,
   };
   return tidy(() => {
