@@ -1,6 +1,7 @@
 /** nn.functional: layers as functions of tensors (PyTorch's torch.nn.functional). */
 export { conv1d, conv2d, convTranspose1d, convTranspose2d, type Conv1dOptions, type Conv2dOptions, type ConvTranspose1dOptions, type ConvTranspose2dOptions } from './conv.js';
-export { maxPool1d, maxPool2d, avgPool1d, avgPool2d, adaptiveAvgPool2d, type MaxPool2dOptions, type AvgPool2dOptions, type Pool1dOptions } from './pool.js';
+export { maxPool1d, maxPool2d, avgPool1d, avgPool2d, type MaxPool2dOptions, type AvgPool2dOptions, type Pool1dOptions } from './pool.js';
+export { adaptiveAvgPool1d, adaptiveAvgPool2d, adaptiveMaxPool1d, adaptiveMaxPool2d, type AdaptiveSize2d } from './adaptive-pool.js';
 export { batchNorm, groupNorm, layerNorm, rmsNorm, type BatchNormOptions } from './normalization.js';
 export { silu, leakyRelu, softplus } from './activation.js';
 export { dropout } from './dropout.js';

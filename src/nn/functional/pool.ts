@@ -1,14 +1,15 @@
 /**
- * Pooling (torch.nn.functional.max_pool2d / avg_pool2d / adaptive_avg_pool2d and the 1-D forms):
- * windows gathered by one `indexSelect` (windows.ts) and reduced; adaptive average pooling is
- * two matmuls with averaging matrices (its windows are separable).
+ * Pooling (torch.nn.functional.max_pool2d / avg_pool2d and the 1-D forms): windows gathered by
+ * one `indexSelect` (windows.ts) and reduced. Adaptive pooling is in adaptive-pool.ts.
  */
 import type { Backend } from '../../backends/backend.js';
 import { ArgumentError, ShapeError } from '../../errors.js';
 import { tidy } from '../../memory/tidy.js';
 import { fromData } from '../../tensor/creation.js';
 import type { Tensor } from '../../tensor/tensor.js';
-import { checkFloat, checkRank, outLength, pair, type Pair } from './args.js';
+import { checkInteger, checkOptions } from '../../ir/validate.js';
+import { checkTensors } from '../check.js';
+import { checkElements, checkFloat, checkRank, outLength, pair, single, type Pair } from './args.js';
 import { poolWindowTable, unfold, windowTable, type WindowSpec } from './windows.js';
 
 type F<B extends Backend> = Tensor<B, 'float'>;
@@ -45,6 +46,12 @@ interface Geometry {
   readonly batched: boolean;
 }
 
+/** The input and options every pool takes, for untyped callers. */
+export function checkArgs(op: string, x: unknown, options: unknown): void {
+  checkTensors(op, { input: x });
+  checkOptions(op, options);
+}
+
 function geometry<B extends Backend>(op: string, x: F<B>, kernelSize: Pair, stride: Pair | undefined, padding: Pair, dilation: Pair, ceilMode: boolean): Geometry {
   checkFloat(op, x);
   checkRank(op, 'the input', x, [3, 4], '[N, C, H, W] or [C, H, W]');
@@ -61,6 +68,9 @@ function geometry<B extends Backend>(op: string, x: F<B>, kernelSize: Pair, stri
   if (outH < 1 || outW < 1) {
     throw new ShapeError(`the window ${kernel.join('x')} (dilation ${d.join('x')}) is larger than the padded input ${h + 2 * ph}x${w + 2 * pw}`, { op, shapes: [x.shape], hint: 'use a smaller kernel, or pad the input' });
   }
+  const planes = x.shape.slice(0, -2).reduce((a, v) => a * v, 1);
+  checkElements(op, 'the window table', [kernel[0] * kernel[1], outH, outW], [x.shape]);
+  checkElements(op, 'the gathered windows', [planes, kernel[0] * kernel[1], outH, outW], [x.shape]);
   return { spec: { inH: h, inW: w, kernel, stride: s, dilation: d, pads: [ph, ph, pw, pw], outH, outW }, batched: x.rank === 4 };
 }
 
@@ -77,6 +87,7 @@ function batchedRun<B extends Backend>(x: F<B>, batched: boolean, f: (x4: F<B>) 
  * padding (so a window of -Infinity values credits its first in-bounds element, as torch).
  */
 export function maxPool2d<B extends Backend>(x: F<B>, kernelSize: Pair, options: MaxPool2dOptions = {}): F<B> {
+  checkArgs('maxPool2d', x, options);
   return maxPool('maxPool2d', x, kernelSize, options);
 }
 
@@ -138,14 +149,15 @@ function divisors(spec: WindowSpec, countIncludePad: boolean): Float32Array {
 
 /** torch.nn.functional.avg_pool2d. */
 export function avgPool2d<B extends Backend>(x: F<B>, kernelSize: Pair, options: AvgPool2dOptions = {}): F<B> {
+  checkArgs('avgPool2d', x, options);
   return avgPool('avgPool2d', x, kernelSize, options);
 }
 
 function avgPool<B extends Backend>(op: string, x: F<B>, kernelSize: Pair, options: AvgPool2dOptions): F<B> {
   const { spec, batched } = geometry(op, x, kernelSize, options.stride, options.padding ?? 0, 1, options.ceilMode ?? false);
   const k = spec.kernel[0] * spec.kernel[1];
-  const override = options.divisorOverride;
-  if (override !== undefined && !(override > 0)) throw new ArgumentError(`divisorOverride must be positive, got ${override}`, { op });
+  // torch's divisor_override is an int > 0.
+  const override = options.divisorOverride === undefined ? undefined : checkInteger(op, 'divisorOverride', options.divisorOverride, 1);
   const div = override === undefined ? divisors(spec, options.countIncludePad ?? true) : undefined;
   const uniform = override ?? (div!.every((v) => v === div![0]) ? div![0]! : undefined);
   return batchedRun(x, batched, (x4) =>
@@ -159,55 +171,37 @@ function avgPool<B extends Backend>(op: string, x: F<B>, kernelSize: Pair, optio
   );
 }
 
-/** [out, size]: row i averages the window [floor(i size / out), ceil((i + 1) size / out)). */
-function averagingMatrix(size: number, out: number): Float32Array {
-  const m = new Float32Array(out * size);
-  for (let i = 0; i < out; i++) {
-    const start = Math.floor((i * size) / out);
-    const end = Math.ceil(((i + 1) * size) / out);
-    for (let j = start; j < end; j++) m[i * size + j] = 1 / (end - start);
-  }
-  return m;
-}
-
-/** torch.nn.functional.adaptive_avg_pool2d: any input size to `outputSize` (null keeps that dim). */
-export function adaptiveAvgPool2d<B extends Backend>(x: F<B>, outputSize: number | readonly [number | null, number | null]): F<B> {
-  const op = 'adaptiveAvgPool2d';
-  checkFloat(op, x);
-  checkRank(op, 'the input', x, [3, 4], '[N, C, H, W] or [C, H, W]');
-  const [h, w] = x.shape.slice(-2) as [number, number];
-  const size = typeof outputSize === 'number' ? [outputSize, outputSize] : [outputSize[0] ?? h, outputSize[1] ?? w];
-  const [oh, ow] = pair(op, 'outputSize', size as [number, number], 1);
-  if (h === 0 || w === 0) throw new ShapeError(`the input has an empty spatial dim (${h}x${w})`, { op, shapes: [x.shape] });
-  return tidy(() => {
-    const rows = fromData(x.backend, averagingMatrix(h, oh), { shape: [oh, h], device: x.device });
-    const cols = fromData(x.backend, averagingMatrix(w, ow), { shape: [ow, w], device: x.device });
-    return rows.matmul(x).matmul(cols.transpose());
-  });
-}
-
 /** torch.nn.functional.max_pool1d: x [N, C, L] or [C, L]. */
 export function maxPool1d<B extends Backend>(x: F<B>, kernelSize: number, options: Pool1dOptions & { dilation?: number } = {}): F<B> {
-  checkRank('maxPool1d', 'the input', x, [2, 3], '[N, C, L] or [C, L]');
+  const op = 'maxPool1d';
+  checkArgs(op, x, options);
+  checkRank(op, 'the input', x, [2, 3], '[N, C, L] or [C, L]');
+  const k = single(op, 'kernelSize', kernelSize, 1);
   return tidy(() =>
-    maxPool('maxPool1d', x.unsqueeze(-2), [1, kernelSize], {
-      stride: [1, options.stride ?? kernelSize],
-      padding: [0, options.padding ?? 0],
-      dilation: [1, options.dilation ?? 1],
+    maxPool(op, x.unsqueeze(-2), [1, k], {
+      stride: [1, single(op, 'stride', options.stride ?? k, 1)],
+      padding: [0, single(op, 'padding', options.padding ?? 0, 0)],
+      dilation: [1, single(op, 'dilation', options.dilation ?? 1, 1)],
       ceilMode: options.ceilMode ?? false,
     }).squeeze(-2),
   );
 }
 
 /** torch.nn.functional.avg_pool1d: x [N, C, L] or [C, L]. */
-export function avgPool1d<B extends Backend>(x: F<B>, kernelSize: number, options: Pool1dOptions & { countIncludePad?: boolean } = {}): F<B> {
-  checkRank('avgPool1d', 'the input', x, [2, 3], '[N, C, L] or [C, L]');
+export function avgPool1d<B extends Backend>(x: F<B>, kernelSize: number, options: Pool1dOptions & { countIncludePad?: boolean; divisorOverride?: number } = {}): F<B> {
+  const op = 'avgPool1d';
+  checkArgs(op, x, options);
+  checkRank(op, 'the input', x, [2, 3], '[N, C, L] or [C, L]');
+  const k = single(op, 'kernelSize', kernelSize, 1);
   return tidy(() =>
-    avgPool('avgPool1d', x.unsqueeze(-2), [1, kernelSize], {
-      stride: [1, options.stride ?? kernelSize],
-      padding: [0, options.padding ?? 0],
+    avgPool(op, x.unsqueeze(-2), [1, k], {
+      stride: [1, single(op, 'stride', options.stride ?? k, 1)],
+      padding: [0, single(op, 'padding', options.padding ?? 0, 0)],
       ceilMode: options.ceilMode ?? false,
       countIncludePad: options.countIncludePad ?? true,
+      ...(options.divisorOverride === undefined ? {} : { divisorOverride: options.divisorOverride }),
     }).squeeze(-2),
   );
 }
+
+export { adaptiveAvgPool1d, adaptiveAvgPool2d, adaptiveMaxPool1d, adaptiveMaxPool2d } from './adaptive-pool.js';

@@ -100,6 +100,46 @@ export function poolWindowTable(s: WindowSpec): WindowTable {
   });
 }
 
+/** Adaptive window i of `out` over `size`: [floor(i size / out), ceil((i + 1) size / out)). */
+function adaptiveRange(i: number, size: number, out: number): [number, number] {
+  return [Math.floor((i * size) / out), Math.ceil(((i + 1) * size) / out)];
+}
+
+/**
+ * The windows of adaptive max pooling: output (i, j) reads its row range times its column range,
+ * row-major, then the pad slot up to the largest window's size `k`.
+ */
+export function adaptiveWindowTable(inH: number, inW: number, outH: number, outW: number): WindowTable {
+  const k = adaptiveKernel(inH, inW, outH, outW);
+  return cached(`adaptive:${inH},${inW}:${outH},${outW}`, () => {
+    const P = outH * outW;
+    const slot = inH * inW;
+    const index = new Int32Array(k * P).fill(slot);
+    let padded = false;
+    for (let i = 0; i < outH; i++) {
+      const [r0, r1] = adaptiveRange(i, inH, outH);
+      for (let j = 0; j < outW; j++) {
+        const [c0, c1] = adaptiveRange(j, inW, outW);
+        const p = i * outW + j;
+        let next = 0;
+        for (let r = r0; r < r1; r++) for (let c = c0; c < c1; c++) index[next++ * P + p] = r * inW + c;
+        if (next < k) padded = true;
+      }
+    }
+    return { index, padded };
+  });
+}
+
+/** The largest adaptive window's element count (the table's kernel size). */
+export function adaptiveKernel(inH: number, inW: number, outH: number, outW: number): number {
+  const largest = (size: number, out: number): number => {
+    let m = 0;
+    for (let i = 0; i < out; i++) m = Math.max(m, adaptiveRange(i, size, out)[1] - adaptiveRange(i, size, out)[0]);
+    return m;
+  };
+  return largest(inH, outH) * largest(inW, outW);
+}
+
 /**
  * The windows of a transposed convolution: output (oy, ox) receives input (iy, ix) through offset
  * (ki, kj) when oy = iy*s - top + ki*d; every other pairing reads the pad slot (a zero).

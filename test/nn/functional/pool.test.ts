@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Autodiff } from '../../../src/autodiff/autodiff.js';
 import { Cpu } from '../../../src/backends/cpu/backend.js';
 import { ArgumentError, ShapeError } from '../../../src/errors.js';
-import { adaptiveAvgPool2d, avgPool1d, avgPool2d, maxPool1d, maxPool2d } from '../../../src/nn/functional/pool.js';
+import { adaptiveAvgPool1d, adaptiveAvgPool2d, adaptiveMaxPool1d, adaptiveMaxPool2d, avgPool1d, avgPool2d, maxPool1d, maxPool2d } from '../../../src/nn/functional/pool.js';
 import { fromData, zeros } from '../../../src/tensor/creation.js';
 import { makeWgpu } from '../../autodiff/backends.js';
 import { checkCase, type AD, type FnCase } from '../check.js';
@@ -20,6 +20,21 @@ afterAll(async () => {
 
 const as2d = (t: Nd): Nd => ({ shape: [t.shape[0]!, t.shape[1]!, 1, t.shape[2]!], data: t.data });
 const as1d = (t: Nd): Nd => ({ shape: [t.shape[0]!, t.shape[1]!, t.shape[3]!], data: t.data });
+
+/** torch's adaptive max pooling: output cell (i, j) is the maximum over rows [floor(i H / oh), ceil((i + 1) H / oh)) and likewise columns. */
+function adaptiveMaxPool2dRef(x: Nd, oh: number, ow: number): Nd {
+  const [N, C, H, W] = x.shape as [number, number, number, number];
+  const out = new Float64Array(N * C * oh * ow);
+  for (let nc = 0; nc < N * C; nc++)
+    for (let i = 0; i < oh; i++)
+      for (let j = 0; j < ow; j++) {
+        let m = -Infinity;
+        for (let y = Math.floor((i * H) / oh); y < Math.ceil(((i + 1) * H) / oh); y++)
+          for (let xx = Math.floor((j * W) / ow); xx < Math.ceil(((j + 1) * W) / ow); xx++) m = Math.max(m, x.data[(nc * H + y) * W + xx]!);
+        out[(nc * oh + i) * ow + j] = m;
+      }
+  return { shape: [N, C, oh, ow], data: out };
+}
 
 const CASES: FnCase[] = [
   {
@@ -122,6 +137,36 @@ const CASES: FnCase[] = [
     ref: ([x]) => as1d(pool2dRef(as2d(x!), 'max', { kernel: [1, 3], stride: [1, 2], padding: [0, 1] })),
   },
   {
+    name: 'adaptiveMaxPool2d 7x5 -> 3x2 (overlapping windows of two sizes)',
+    shapes: [[2, 2, 7, 5]],
+    run: ([x]) => adaptiveMaxPool2d(x!, [3, 2]),
+    ref: ([x]) => adaptiveMaxPool2dRef(x!, 3, 2),
+  },
+  {
+    name: 'adaptiveMaxPool2d unbatched, upwards 3x4 -> 5x[keep]',
+    shapes: [[2, 3, 4]],
+    run: ([x]) => adaptiveMaxPool2d(x!, [5, null]),
+    ref: ([x]) => {
+      const y = adaptiveMaxPool2dRef({ shape: [1, ...x!.shape], data: x!.data }, 5, 4);
+      return { shape: y.shape.slice(1), data: y.data };
+    },
+  },
+  {
+    name: 'adaptiveMaxPool1d 9 -> 4',
+    shapes: [[2, 3, 9]],
+    run: ([x]) => adaptiveMaxPool1d(x!, 4),
+    ref: ([x]) => as1d(adaptiveMaxPool2dRef(as2d(x!), 1, 4)),
+  },
+  {
+    name: 'adaptiveAvgPool1d 7 -> 3, unbatched',
+    shapes: [[3, 7]],
+    run: ([x]) => adaptiveAvgPool1d(x!, 3),
+    ref: ([x]) => {
+      const y = adaptiveAvgPool2dRef({ shape: [1, 3, 1, 7], data: x!.data }, 1, 3);
+      return { shape: [3, 3], data: y.data };
+    },
+  },
+  {
     name: 'avgPool1d kernel 2',
     shapes: [[2, 2, 7]],
     run: ([x]) => avgPool1d(x!, 2),
@@ -220,7 +265,7 @@ describe('maxPool2d gradients of tied maxima: all to the first, in row-major ord
 });
 
 describe.runIf(wgpu !== undefined)('pooling on autodiff<wgpu>', () => {
-  for (const i of [0, 1, 9, 12]) {
+  for (const i of [0, 1, 9, 12, 14, 16]) {
     it(CASES[i]!.name, async () => {
       await checkCase(wgpu!, CASES[i]!, 200 + i);
     });
