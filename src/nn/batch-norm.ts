@@ -13,7 +13,7 @@ import { tidy } from '../memory/tidy.js';
 import { ones, zeros } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { batchNorm, meanExcept } from './functional/normalization.js';
-import { checkEps, checkLayer } from './check.js';
+import { checkEps, checkLayer, checkTensors } from './check.js';
 import { Module, type TorchKey } from './module.js';
 import { Buffer, Param } from './param.js';
 
@@ -69,6 +69,7 @@ abstract class BatchNorm<B extends Backend> extends Module<B> {
   }
 
   forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    checkTensors(this.op, { input: x });
     if (!this.ranks.includes(x.rank) || x.shape[1] !== this.numFeatures) {
       throw new ShapeError(`expects [N, ${this.numFeatures}${this.ranks.includes(3) ? '' : ', H, W'}]${this.ranks.includes(3) ? ` or [N, ${this.numFeatures}, L]` : ''}`, { op: this.op, shapes: [x.shape] });
     }

@@ -7,6 +7,9 @@ import type { Backend } from '../../backends/backend.js';
 import { ArgumentError, ShapeError } from '../../errors.js';
 import { tidy } from '../../memory/tidy.js';
 import type { Tensor } from '../../tensor/tensor.js';
+import { checkArray, checkInteger, checkOptions, field } from '../../ir/validate.js';
+import { checkEps, checkOptionalTensors, checkTensors } from '../check.js';
+import { checkFloat } from './args.js';
 
 type F<B extends Backend> = Tensor<B, 'float'>;
 
@@ -41,8 +44,28 @@ export interface BatchNormOptions<B extends Backend> {
  * torch.nn.functional.batch_norm over channel dim 1 of [N, C, ...]. Returns the output only: the
  * running statistics are the BatchNorm layers' to update (see nn.BatchNorm2d).
  */
+/** The input, the optional tensors among the options and eps, for untyped callers. */
+function checkArgs(op: string, x: unknown, options: unknown, others: Readonly<Record<string, unknown>> = {}): number | undefined {
+  checkTensors(op, { input: x });
+  checkOptions(op, options);
+  checkOptionalTensors(op, { ...others, weight: field(options, 'weight'), bias: field(options, 'bias') });
+  const eps = field(options, 'eps');
+  return eps === undefined ? undefined : checkEps(op, eps);
+}
+
+/** weight / bias must have exactly `shape` (broadcasting would hide a wrong size, or blame mul). */
+function checkAffine<B extends Backend>(op: string, x: F<B>, shape: readonly number[], affine: Readonly<Record<string, F<B> | undefined>>): void {
+  for (const [name, t] of Object.entries(affine)) {
+    if (t && (t.rank !== shape.length || t.shape.some((d, i) => d !== shape[i]))) {
+      throw new ShapeError(`${name} must be [${shape.join(', ')}], got [${t.shape.join(', ')}]`, { op, shapes: [x.shape, t.shape] });
+    }
+  }
+}
+
 export function batchNorm<B extends Backend>(x: F<B>, runningMean: F<B> | undefined, runningVar: F<B> | undefined, options: BatchNormOptions<B> = {}): F<B> {
   const op = 'batchNorm';
+  checkArgs(op, x, options, { runningMean, runningVar });
+  checkFloat(op, x, runningMean, runningVar, options.weight, options.bias);
   if (x.rank < 2) throw new ShapeError('the input must be [N, C, ...]', { op, shapes: [x.shape] });
   const c = x.shape[1]!;
   for (const [name, t] of [['runningMean', runningMean], ['runningVar', runningVar], ['weight', options.weight], ['bias', options.bias]] as const) {
@@ -72,11 +95,13 @@ export function batchNorm<B extends Backend>(x: F<B>, runningMean: F<B> | undefi
 /** torch.nn.functional.group_norm: [N, C, ...] normalised over each group of C / groups channels (and all positions). */
 export function groupNorm<B extends Backend>(x: F<B>, groups: number, options: { weight?: F<B> | undefined; bias?: F<B> | undefined; eps?: number } = {}): F<B> {
   const op = 'groupNorm';
+  checkArgs(op, x, options);
+  checkFloat(op, x, options.weight, options.bias);
+  checkInteger(op, 'groups', groups, 1);
   if (x.rank < 2) throw new ShapeError('the input must be [N, C, ...]', { op, shapes: [x.shape] });
   const [n, c] = x.shape as [number, number];
-  if (!Number.isInteger(groups) || groups < 1 || c % groups !== 0) {
-    throw new ShapeError(`groups ${groups} must be a positive integer dividing the ${c} channels`, { op, shapes: [x.shape] });
-  }
+  if (c % groups !== 0) throw new ShapeError(`groups ${groups} must divide the ${c} channels`, { op, shapes: [x.shape] });
+  checkAffine(op, x, [c], { weight: options.weight, bias: options.bias });
   const eps = options.eps ?? 1e-5;
   return tidy(() => {
     const g = x.reshape([n, groups, -1]);
@@ -89,7 +114,10 @@ export function groupNorm<B extends Backend>(x: F<B>, groups: number, options: {
   });
 }
 
-function checkNormalized<B extends Backend>(op: string, x: F<B>, normalizedShape: readonly number[]): void {
+function checkNormalized<B extends Backend>(op: string, x: F<B>, normalizedShape: readonly number[], options: unknown): void {
+  checkArgs(op, x, options);
+  checkArray(op, 'normalizedShape', normalizedShape).forEach((d) => checkInteger(op, 'normalizedShape', d, 0));
+  checkFloat(op, x);
   const tail = x.shape.slice(x.rank - normalizedShape.length);
   if (normalizedShape.length === 0 || normalizedShape.length > x.rank || tail.some((d, i) => d !== normalizedShape[i])) {
     throw new ShapeError(`the input's last dims must be [${normalizedShape.join(', ')}]`, { op, shapes: [x.shape, normalizedShape] });
@@ -98,7 +126,9 @@ function checkNormalized<B extends Backend>(op: string, x: F<B>, normalizedShape
 
 /** torch.nn.functional.layer_norm over the last dims `normalizedShape`. */
 export function layerNorm<B extends Backend>(x: F<B>, normalizedShape: readonly number[], options: { weight?: F<B> | undefined; bias?: F<B> | undefined; eps?: number } = {}): F<B> {
-  checkNormalized('layerNorm', x, normalizedShape);
+  checkNormalized('layerNorm', x, normalizedShape, options);
+  checkFloat('layerNorm', options.weight, options.bias);
+  checkAffine('layerNorm', x, normalizedShape, { weight: options.weight, bias: options.bias });
   const eps = options.eps ?? 1e-5;
   return tidy(() => {
     const centred = x.sub(meanLast(x, normalizedShape.length));
@@ -111,7 +141,9 @@ export function layerNorm<B extends Backend>(x: F<B>, normalizedShape: readonly 
 
 /** torch.nn.functional.rms_norm: x / sqrt(mean(x^2) + eps) over the last dims (eps default: float32's epsilon, as PyTorch). */
 export function rmsNorm<B extends Backend>(x: F<B>, normalizedShape: readonly number[], options: { weight?: F<B> | undefined; eps?: number } = {}): F<B> {
-  checkNormalized('rmsNorm', x, normalizedShape);
+  checkNormalized('rmsNorm', x, normalizedShape, options);
+  checkFloat('rmsNorm', options.weight);
+  checkAffine('rmsNorm', x, normalizedShape, { weight: options.weight });
   const eps = options.eps ?? 2 ** -23;
   return tidy(() => {
     const y = x.mul(meanLast(x.square(), normalizedShape.length).add(eps).rsqrt());
