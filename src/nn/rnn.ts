@@ -8,10 +8,12 @@
 import type { Backend } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import { ArgumentError, ShapeError } from '../errors.js';
+import { checkOptions } from '../ir/validate.js';
 import { tidy } from '../memory/tidy.js';
 import { zeros } from '../tensor/creation.js';
 import { Tensor } from '../tensor/tensor.js';
-import { dropout } from './functional/dropout.js';
+import { checkDropout, dropout } from './functional/dropout.js';
+import { checkOptionalTensors, checkTensors } from './check.js';
 import { uniform } from './init.js';
 import { Module, type TorchKey } from './module.js';
 import { Param } from './param.js';
@@ -58,7 +60,7 @@ abstract class Recurrent<B extends Backend> extends Module<B> {
     for (const [name, v] of [['inputSize', inputSize], ['hiddenSize', hiddenSize], ['numLayers', this.numLayers]] as const) {
       if (!Number.isInteger(v) || v < 1) throw new ArgumentError(`${name} must be a positive integer, got ${v}`, { op });
     }
-    if (!(this.dropout >= 0 && this.dropout < 1)) throw new ArgumentError(`dropout must be in [0, 1), got ${this.dropout}`, { op });
+    checkDropout(op, this.dropout, 'dropout');
     const device = options.device ?? backend.defaultDevice();
     const bound = 1 / Math.sqrt(hiddenSize);
     const init = (shape: number[]) => new Param(uniform(backend, shape, -bound, bound, { device }));
@@ -146,6 +148,9 @@ export class LSTM<B extends Backend = Backend> extends Recurrent<B> {
 
   /** `state` defaults to zeros; returns the output and the final h and c. */
   forward(x: F<B>, state: { h?: F<B>; c?: F<B> } = {}): RnnOutput<B> & { readonly c: F<B> } {
+    checkTensors(this.op, { input: x });
+    checkOptions(this.op, state);
+    checkOptionalTensors(this.op, { h: state.h, c: state.c });
     const n = x.shape[this.batchFirst ? 0 : 1]!;
     this.checkState('h', state.h, n);
     this.checkState('c', state.c, n);
@@ -167,6 +172,8 @@ export class GRU<B extends Backend = Backend> extends Recurrent<B> {
 
   /** `h` defaults to zeros; returns the output and the final h. */
   forward(x: F<B>, h?: F<B>): RnnOutput<B> {
+    checkTensors(this.op, { input: x });
+    checkOptionalTensors(this.op, { h });
     this.checkState('h', h, x.shape[this.batchFirst ? 0 : 1]!);
     const { output, finals } = this.run(x, [h]);
     return { output, h: finals[0]! };

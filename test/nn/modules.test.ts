@@ -288,7 +288,7 @@ describe('layers', () => {
     expect(Math.abs(zeros - 5000)).toBeLessThan(400);
     d.eval();
     expect(d.forward(x)).toBe(x);
-    expect(() => new Dropout(1)).toThrow(ArgumentError);
+    expect(() => new Dropout(1.5)).toThrow(ArgumentError);
   });
 
   it('Gelu and Relu', async () => {
