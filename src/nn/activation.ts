@@ -3,9 +3,11 @@ import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { leakyRelu, silu, softplus } from './functional/activation.js';
 import { Module } from './module.js';
+import { checkTensors } from './check.js';
 
 export class Relu<B extends Backend = Backend> extends Module<B> {
   forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    checkTensors(this.constructor.name, { input: x });
     return x.relu();
   }
 }
@@ -13,18 +15,21 @@ export class Relu<B extends Backend = Backend> extends Module<B> {
 /** The exact (erf) GELU, as PyTorch's default. */
 export class Gelu<B extends Backend = Backend> extends Module<B> {
   forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    checkTensors(this.constructor.name, { input: x });
     return x.gelu();
   }
 }
 
 export class Tanh<B extends Backend = Backend> extends Module<B> {
   forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    checkTensors(this.constructor.name, { input: x });
     return x.tanh();
   }
 }
 
 export class Sigmoid<B extends Backend = Backend> extends Module<B> {
   forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    checkTensors(this.constructor.name, { input: x });
     return x.sigmoid();
   }
 }
@@ -62,6 +67,7 @@ export class Softmax<B extends Backend = Backend> extends Module<B> {
     super();
   }
   forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    checkTensors(this.constructor.name, { input: x });
     return x.softmax(this.dim);
   }
 }
@@ -71,6 +77,7 @@ export class LogSoftmax<B extends Backend = Backend> extends Module<B> {
     super();
   }
   forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    checkTensors(this.constructor.name, { input: x });
     return x.logSoftmax(this.dim);
   }
 }

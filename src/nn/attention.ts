@@ -5,7 +5,11 @@
  */
 import type { Backend } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
-import { ArgumentError, ShapeError } from '../errors.js';
+import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
+import { isFloat } from '../ir/dtype.js';
+import { checkInteger, checkOptions } from '../ir/validate.js';
+import { checkLayer, checkOptionalTensors, checkTensors } from './check.js';
+import { checkDropout } from './functional/dropout.js';
 import { tidy } from '../memory/tidy.js';
 import { zeros } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
@@ -42,9 +46,11 @@ export class MultiheadAttention<B extends Backend = Backend> extends Module<B> {
 
   constructor(backend: B, readonly embedDim: number, readonly numHeads: number, readonly options: MultiheadAttentionOptions = {}) {
     super();
-    if (!Number.isInteger(numHeads) || numHeads < 1 || embedDim % numHeads !== 0) {
-      throw new ArgumentError(`numHeads ${numHeads} must divide embedDim ${embedDim}`, { op: 'MultiheadAttention' });
-    }
+    checkLayer('MultiheadAttention', backend, options);
+    checkInteger('MultiheadAttention', 'embedDim', embedDim, 1);
+    checkInteger('MultiheadAttention', 'numHeads', numHeads, 1);
+    if (embedDim % numHeads !== 0) throw new ArgumentError(`numHeads ${numHeads} must divide embedDim ${embedDim}`, { op: 'MultiheadAttention' });
+    if (options.dropout !== undefined) checkDropout('MultiheadAttention', options.dropout, 'dropout');
     this.headDim = embedDim / numHeads;
     const device = options.device ?? backend.defaultDevice();
     this.inProjWeight = new Param(xavierUniform(backend, [embedDim, 3 * embedDim], { device, fanIn: embedDim, fanOut: 3 * embedDim }));
@@ -73,6 +79,9 @@ export class MultiheadAttention<B extends Backend = Backend> extends Module<B> {
 
   private attend(query: F<B>, key: F<B>, value: F<B>, call: MultiheadAttentionCall<B>, needWeights: boolean): { output: F<B>; weights: F<B> | undefined } {
     const op = 'MultiheadAttention';
+    checkTensors(op, { query, key, value });
+    checkOptions(op, call);
+    checkOptionalTensors(op, { attnMask: call.attnMask, keyPaddingMask: call.keyPaddingMask });
     const e = this.embedDim;
     if (query.rank !== 3 || key.rank !== 3 || value.rank !== 3 || query.shape[2] !== e || key.shape[2] !== e || value.shape[2] !== e || key.shape[1] !== value.shape[1] || key.shape[0] !== query.shape[0] || value.shape[0] !== query.shape[0]) {
       throw new ShapeError(`query, key and value must be [N, L, ${e}], [N, S, ${e}], [N, S, ${e}]`, { op, shapes: [query.shape, key.shape, value.shape], hint: 'inputs are batch-first' });
@@ -84,6 +93,11 @@ export class MultiheadAttention<B extends Backend = Backend> extends Module<B> {
     if (call.keyPaddingMask && (call.keyPaddingMask.rank !== 2 || call.keyPaddingMask.shape[0] !== n || call.keyPaddingMask.shape[1] !== s)) {
       throw new ShapeError(`keyPaddingMask must be [${n}, ${s}]`, { op, shapes: [call.keyPaddingMask.shape] });
     }
+    const mask = call.attnMask;
+    if (mask && !(mask.rank === 2 && mask.shape[0] === l && mask.shape[1] === s) && !(mask.rank === 3 && mask.shape[0] === n * h && mask.shape[1] === l && mask.shape[2] === s)) {
+      throw new ShapeError(`attnMask must be [${l}, ${s}] or [${n * h}, ${l}, ${s}] (batch * heads, L, S)`, { op, shapes: [query.shape, key.shape, mask.shape] });
+    }
+    if (mask && mask.dtype !== 'bool' && !isFloat(mask.dtype)) throw new DTypeError(`attnMask must be bool (true: blocked) or float (added), got ${mask.dtype}`, { op, dtypes: [mask.dtype] });
     return tidy(() => {
       const project = (x: F<B>, part: number): F<B> => {
         const w = this.inProjWeight.value.slice([null, [part * e, (part + 1) * e]]);
@@ -97,7 +111,6 @@ export class MultiheadAttention<B extends Backend = Backend> extends Module<B> {
       // One additive mask [N or 1, H or 1, L, S] from every source (true = blocked -> -Infinity).
       let blocked: Tensor<B, 'bool'> | undefined;
       let additive: F<B> | undefined;
-      const mask = call.attnMask;
       if (mask && call.isCausal) throw new ArgumentError('give either attnMask or isCausal, not both', { op });
       if (call.isCausal) blocked = causalMask(query.backend, l, s, query.device as ReturnType<B['defaultDevice']>).logicalNot();
       else if (mask?.dtype === 'bool') blocked = mask as Tensor<B, 'bool'>;

@@ -8,8 +8,9 @@ import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import { tidy } from '../memory/tidy.js';
 import { ones, zeros } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { checkOptions } from '../ir/validate.js';
-import { checkTensors } from './check.js';
+import { checkInteger, checkOptions } from '../ir/validate.js';
+import { checkOptionalTensors, checkTensors } from './check.js';
+import { checkFloat } from './functional/args.js';
 import { reduce, type Reduction } from './reduction.js';
 
 export { mseLoss, l1Loss, smoothL1Loss, huberLoss, klDiv } from './regression-loss.js';
@@ -49,6 +50,13 @@ function checkIndexTargets<B extends Backend>(op: string, x: F<B>, target: Tenso
   }
 }
 
+/** Float scores, an optional weight tensor and an integer ignoreIndex (torch's is an int). */
+function checkClassOptions<B extends Backend>(op: string, x: F<B>, options: ClassLossOptions<B>): void {
+  checkOptionalTensors(op, { weight: options.weight });
+  checkFloat(op, x, options.weight);
+  if (options.ignoreIndex !== undefined) checkInteger(op, 'ignoreIndex', options.ignoreIndex);
+}
+
 function checkWeight<B extends Backend>(op: string, weight: F<B> | undefined, c: number): void {
   if (weight && (weight.rank !== 1 || weight.shape[0] !== c)) throw new ShapeError(`weight must be [${c}] (one per class), got [${weight.shape.join(', ')}]`, { op, shapes: [weight.shape] });
 }
@@ -78,6 +86,7 @@ export function nllLoss<B extends Backend>(logProbs: F<B>, target: I<B>, options
   checkTensors('nllLoss', { input: logProbs, target: target });
   checkOptions('nllLoss', options);
   const op = 'nllLoss';
+  checkClassOptions(op, logProbs, options);
   if (target.dtype !== 'int32') throw new DTypeError('targets must be int32 class indices', { op, dtypes: [target.dtype] });
   checkIndexTargets(op, logProbs, target);
   const c = logProbs.shape[logProbs.rank === 1 ? 0 : 1]!;
@@ -98,6 +107,7 @@ export function crossEntropy<B extends Backend>(logits: F<B>, target: I<B> | F<B
   checkTensors('crossEntropy', { logits: logits, target: target });
   checkOptions('crossEntropy', options);
   const op = 'crossEntropy';
+  checkClassOptions(op, logits, options);
   const s = options.labelSmoothing ?? 0;
   if (!(s >= 0 && s <= 1)) throw new ArgumentError(`labelSmoothing must be in [0, 1], got ${s}`, { op });
   const c = logits.shape[logits.rank === 1 ? 0 : 1];

@@ -13,6 +13,7 @@ import { Dropout } from './dropout.js';
 import { LayerNorm } from './layer-norm.js';
 import { Linear } from './linear.js';
 import { checkLayer } from './check.js';
+import { checkInteger } from '../ir/validate.js';
 import { Module, type TorchKey } from './module.js';
 
 export interface TransformerEncoderLayerOptions {
@@ -44,6 +45,8 @@ export class TransformerEncoderLayer<B extends Backend = Backend> extends Module
   constructor(backend: B, readonly dModel: number, readonly nhead: number, options: TransformerEncoderLayerOptions = {}) {
     super();
     checkLayer('TransformerEncoderLayer', backend, options);
+    checkInteger('TransformerEncoderLayer', 'dModel', dModel, 1);
+    checkInteger('TransformerEncoderLayer', 'nhead', nhead, 1);
     const device = options.device ?? backend.defaultDevice();
     const p = options.dropout ?? 0.1;
     const ff = options.dimFeedforward ?? 2048;

@@ -1,10 +1,15 @@
 /** Scaled dot-product attention (torch.nn.functional.scaled_dot_product_attention), written with matmul and softmax. */
 import type { Backend } from '../../backends/backend.js';
-import { ArgumentError, ShapeError } from '../../errors.js';
+import { ArgumentError, DTypeError, ShapeError } from '../../errors.js';
 import { tidy } from '../../memory/tidy.js';
 import { fromData } from '../../tensor/creation.js';
-import type { Tensor } from '../../tensor/tensor.js';
-import { dropout } from './dropout.js';
+import { Tensor } from '../../tensor/tensor.js';
+import { isFloat } from '../../ir/dtype.js';
+import { broadcastShapes } from '../../ir/shape.js';
+import { checkOptions, field, show } from '../../ir/validate.js';
+import { checkOptionalTensors, checkTensors } from '../check.js';
+import { checkFloat } from './args.js';
+import { checkDropout, dropout } from './dropout.js';
 
 type F<B extends Backend> = Tensor<B, 'float'>;
 
@@ -29,9 +34,28 @@ export function causalMask<B extends Backend>(backend: B, l: number, s: number, 
   return fromData(backend, m, { shape: [l, s], device });
 }
 
+/** The tensors and options, for untyped callers: tensors, a bool or float mask, a finite scale > 0, dropoutP in [0, 1]. */
+function checkArgs(op: string, tensors: Readonly<Record<string, unknown>>, options: unknown): void {
+  checkTensors(op, tensors);
+  checkOptions(op, options);
+  const mask = field(options, 'attnMask');
+  checkOptionalTensors(op, { attnMask: mask });
+  if (mask instanceof Tensor && mask.dtype !== 'bool' && !isFloat(mask.dtype)) {
+    throw new DTypeError(`attnMask must be bool (true: may attend) or float (added to the scores), got ${mask.dtype}`, { op, dtypes: [mask.dtype] });
+  }
+  const scale = field(options, 'scale');
+  if (scale !== undefined && !(typeof scale === 'number' && Number.isFinite(scale) && scale > 0)) {
+    throw new ArgumentError(`scale must be a finite number > 0 or undefined (1 / sqrt(D)), got ${show(scale)}`, { op });
+  }
+  const p = field(options, 'dropoutP');
+  if (p !== undefined) checkDropout(op, p, 'dropoutP');
+}
+
 /** The attention weights softmax(q kᵀ scale + mask) for q [..., L, D], k [..., S, D]. */
 export function attentionWeights<B extends Backend>(q: F<B>, k: F<B>, options: AttentionOptions<B> = {}): F<B> {
   const op = 'scaledDotProductAttention';
+  checkArgs(op, { query: q, key: k }, options);
+  checkFloat(op, q, k);
   if (q.rank < 2 || k.rank < 2 || q.shape[q.rank - 1] !== k.shape[k.rank - 1]) {
     throw new ShapeError('query and key must be [..., L, D] and [..., S, D] with one D', { op, shapes: [q.shape, k.shape] });
   }
@@ -40,6 +64,13 @@ export function attentionWeights<B extends Backend>(q: F<B>, k: F<B>, options: A
   const mask = options.attnMask;
   if (mask && options.isCausal) throw new ArgumentError('give either attnMask or isCausal, not both', { op });
   const scale = options.scale ?? 1 / Math.sqrt(q.shape[q.rank - 1]!);
+  if (mask) {
+    const scores = [...broadcastShapes(op, q.shape.slice(0, -2), k.shape.slice(0, -2)), l, s];
+    const off = scores.length - mask.rank;
+    if (off < 0 || mask.shape.some((d, i) => d !== 1 && d !== scores[off + i])) {
+      throw new ShapeError(`attnMask must broadcast to the scores' shape [${scores.join(', ')}]`, { op, shapes: [q.shape, k.shape, mask.shape] });
+    }
+  }
   return tidy(() => {
     let scores = q.matmul(k.transpose()).mul(scale);
     const allowed = options.isCausal ? causalMask(q.backend, l, s, q.device as ReturnType<B['defaultDevice']>) : mask?.dtype === 'bool' ? (mask as Tensor<B, 'bool'>) : undefined;
@@ -51,6 +82,8 @@ export function attentionWeights<B extends Backend>(q: F<B>, k: F<B>, options: A
 
 /** softmax(q kᵀ / sqrt(D) + mask) v for q [..., L, D], k [..., S, D], v [..., S, Dv] -> [..., L, Dv]. */
 export function scaledDotProductAttention<B extends Backend>(q: F<B>, k: F<B>, v: F<B>, options: AttentionOptions<B> = {}): F<B> {
+  checkArgs('scaledDotProductAttention', { query: q, key: k, value: v }, options);
+  checkFloat('scaledDotProductAttention', v);
   if (v.rank < 2 || v.shape[v.rank - 2] !== k.shape[k.rank - 2]) {
     throw new ShapeError('value must be [..., S, Dv] with the key\'s S', { op: 'scaledDotProductAttention', shapes: [q.shape, k.shape, v.shape] });
   }
