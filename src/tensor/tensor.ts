@@ -346,6 +346,8 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   where(cond: Tensor<B, 'bool'>, other: Operand<B, K>): Tensor<B, K> {
     checkTensor('where', 'the condition', cond);
     if (typeof other !== 'number') return Tensor.run(this.backend, 'where', [cond, this, checkTensor('where', 'other', other)], {})[0] as Tensor<B, K>;
+    // torch.where promotes an int tensor with a fractional scalar to float; refused as int32 + 1.5 is.
+    if (this.dtype === 'int32' && Number.isFinite(other) && !Number.isInteger(other)) throw new DTypeError(`a non-integer scalar ${other} with an int32 tensor`, { op: 'where', dtypes: ['int32'], hint: 'cast the tensor with .cast("float32") first' });
     const o = this.scalarLike('where', checkScalar('where', other));
     try {
       return Tensor.run(this.backend, 'where', [cond, this, o], {})[0] as Tensor<B, K>;

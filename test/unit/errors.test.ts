@@ -63,6 +63,12 @@ describe('typed errors at the call site', () => {
     expect(() => ones(cpu, [2]).clamp(3, 1)).toThrow(/greater than max/);
   });
 
+  test('where with a fractional scalar on an int32 tensor is a DTypeError (torch would promote to float)', () => {
+    const i = fromData(cpu, [0, 1], { dtype: 'int32' });
+    expect(() => i.where(fromData(cpu, [true, false]), 1.5)).toThrow(DTypeError);
+    expect(() => i.where(fromData(cpu, [true, false]), 1.5)).toThrow(/where: a non-integer scalar 1.5 with an int32 tensor/);
+  });
+
   test('inputs on different devices: DeviceError naming both, hinting toDevice', () => {
     const a = zeros(cpu, [2]);
     const other: Device = { backend: 'cpu', key: 'cpu:other' };
