@@ -11,7 +11,7 @@ export { BatchNorm1d, BatchNorm2d, type BatchNormOptions } from './batch-norm.js
 export { GroupNorm } from './group-norm.js';
 export { RMSNorm } from './rms-norm.js';
 export { Dropout } from './dropout.js';
-export { Relu, Gelu, Tanh, Sigmoid, Silu, LeakyRelu, Softplus, Softmax, LogSoftmax, Identity } from './activation.js';
+export { Relu, Gelu, Tanh, Sigmoid, Silu, LeakyRelu, Softplus, Softmax, LogSoftmax, Identity, Hardtanh, Relu6, Hardsigmoid, Hardswish, Mish, Selu } from './activation.js';
 export { Flatten } from './flatten.js';
 export { Sequential } from './sequential.js';
 export { Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, type ConvOptions, type Conv1dLayerOptions, type Conv2dLayerOptions, type ConvTranspose1dLayerOptions, type ConvTranspose2dLayerOptions } from './conv.js';

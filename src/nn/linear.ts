@@ -11,6 +11,7 @@ import { checkTensors } from './check.js';
 import { kaimingUniform, uniform } from './init.js';
 import { Module, type TorchKey } from './module.js';
 import { Param } from './param.js';
+import { zeros } from '../tensor/creation.js';
 
 export interface LinearOptions {
   /** Default true. */
@@ -28,9 +29,10 @@ export class Linear<B extends Backend = Backend> extends Module<B> {
       if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new ArgumentError(`${name} must be an integer >= 0, got ${show(v)}`, { op: 'Linear' });
     }
     const device = options.device ?? backend.defaultDevice();
-    this.weight = new Param(kaimingUniform(backend, [inFeatures, outFeatures], inFeatures, { device }));
-    const bound = 1 / Math.sqrt(inFeatures);
-    this.bias = options.bias === false ? undefined : new Param(uniform(backend, [outFeatures], -bound, bound, { device }));
+    // With no inputs (fanIn 0) torch leaves the empty weight alone and draws the bias from U(0, 0): zeros.
+    this.weight = new Param(inFeatures === 0 ? zeros(backend, [0, outFeatures], { device }) : kaimingUniform(backend, [inFeatures, outFeatures], inFeatures, { device }));
+    const bound = inFeatures === 0 ? 0 : 1 / Math.sqrt(inFeatures);
+    this.bias = options.bias === false ? undefined : new Param(bound === 0 ? zeros(backend, [outFeatures], { device }) : uniform(backend, [outFeatures], -bound, bound, { device }));
   }
 
   override torchKeys(): Readonly<Record<string, TorchKey>> {
