@@ -252,4 +252,18 @@ describeGpu('Fusion<Wgpu>', () => {
     }
     expect(ctx.pipelineCount).toBe(compiled);
   });
+
+  test('a value used twice in one kernel keeps IEEE semantics: x - x and x + -x are NaN for inf and NaN (drivers fold them to 0)', async () => {
+    const data = [Infinity, -Infinity, NaN, 1.5, 0, -2];
+    const x = fromData(fusion, data);
+    await x.toData();
+    let outs: Array<Tensor<Fusion<Wgpu>, 'float'>> = [];
+    const m = await measure(async () => {
+      outs = [x.sub(x), x.add(x.neg()), x.sub(x).add(x.neg()), x.div(x), x.mul(x).sub(x.mul(x))];
+      await Promise.all(outs.map((t) => t.toData()));
+    });
+    expect(m.records.map((r) => r.op)).toEqual(['fused']);
+    const refs = [(v: number) => v - v, (v: number) => v + -v, (v: number) => v - v + -v, (v: number) => v / v, (v: number) => v * v - v * v];
+    for (const [k, t] of outs.entries()) expect(Array.from((await t.toData()).values), `output ${k}`).toEqual(data.map(refs[k]!));
+  });
 });

@@ -169,6 +169,7 @@ function dispatchProgram(ctx: GpuContext, attrs: FusedAttrs, exprs: readonly Wgs
       if (m === 's') params.us(p.strides[k]!);
     });
   }
+  params.u(0); // the zero word (wgsl/fused.ts sy_opq)
   const buffers: GPUBuffer[] = [];
   for (const s of inputs) buffers.push(s.buffer.gpu);
   for (const s of outputs) buffers.push(s.buffer.gpu);

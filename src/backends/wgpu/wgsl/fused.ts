@@ -12,7 +12,11 @@
  * load one element for all four lanes.
  *
  * Parameter words, in order: n; per input its offset (then div and mod for 'm' modes); each
- * step's parameters; the output shape (rank words) and each 's' input's strides when any.
+ * step's parameters; the output shape (rank words) and each 's' input's strides when any; a zero.
+ *
+ * A float value used a second time in the program is read through `sy_opq` (its bits xor a
+ * multiple of the zero word, another for each use): drivers compile without NaN and inf guarantees, and Mesa folds x - x to 0 and x + -x to 0
+ * when both sides are one value, where the unfused kernels (two bindings) give NaN for inf and NaN.
  */
 import type { DType } from '../../../ir/dtype.js';
 import { stepDType, type FusedAttrs } from '../../../ir/fused.js';
@@ -46,6 +50,8 @@ export interface FusedWords {
   readonly shape: number;
   /** Per input: its first stride word ('s' inputs), else -1. */
   readonly strides: readonly number[];
+  /** A word that is always 0, which the compiler cannot know (see sy_opq). */
+  readonly zero: number;
   readonly total: number;
 }
 
@@ -75,7 +81,7 @@ export function fusedWords(modes: readonly FusedMode[], exprs: readonly WgslExpr
     at += rank;
     return w;
   });
-  return { inputs, params, shape, strides, total: at };
+  return { inputs, params, shape, strides, zero: at, total: at + 1 };
 }
 
 function read(t: ScalarType, at: number): string {
@@ -91,17 +97,26 @@ function stepParams(spec: FusedSpec, words: FusedWords): Array<{ readonly name: 
 function stepFunction(spec: FusedSpec, words: FusedWords): string {
   const { steps, outputs } = spec.attrs;
   const lines: string[] = [];
+  const uses = new Map<string, number>();
   steps.forEach((st, s) => {
     const e = spec.exprs[s]!;
-    const binds = st.args.map((a, k) => `let ${VARS[k]} = ${'input' in a ? `v${a.input}` : `t${a.step}`};`);
+    const binds = st.args.map((a, k) => {
+      const name = 'input' in a ? `v${a.input}` : `t${a.step}`;
+      const float = wgslType('input' in a ? spec.inputs[a.input]! : steps[a.step]!.dtype) === 'f32';
+      const n = uses.get(name) ?? 0;
+      uses.set(name, n + 1);
+      // Each later use its own multiple of the zero word: two equal expressions would be one value again.
+      return `let ${VARS[k]} = ${n > 0 && float ? `sy_opq(${name}, zq * ${n}u)` : name};`;
+    });
     e.params.forEach((p, j) => binds.push(`let ${p.name} = q${s}_${j};`));
     // A float16 step rounds its value, as the unfused op would store it.
     const value = st.dtype === 'float16' ? `sy_round_half(${e.expr})` : e.expr;
     lines.push(`  var t${s}: ${wgslType(st.dtype)};`, `  { ${binds.join(' ')} t${s} = ${value}; }`);
   });
   const fields = outputs.map((s, j) => `o${j}: ${wgslType(steps[s]!.dtype)}`).join(', ');
-  const args = [...spec.inputs.map((d, k) => `v${k}: ${wgslType(d)}`), ...stepParams(spec, words).map((q) => `${q.name}: ${q.type}`)].join(', ');
+  const args = [...spec.inputs.map((d, k) => `v${k}: ${wgslType(d)}`), ...stepParams(spec, words).map((q) => `${q.name}: ${q.type}`), 'zq: u32'].join(', ');
   return `struct FzOut { ${fields} }
+fn sy_opq(x: f32, z: u32) -> f32 { return bitcast<f32>(bitcast<u32>(x) ^ z); }
 fn fz(${args}) -> FzOut {
 ${lines.join('\n')}
   return FzOut(${outputs.map((s) => `t${s}`).join(', ')});
@@ -111,7 +126,7 @@ ${lines.join('\n')}
 /** The parameter loads at the top of the entry point, and the names `fz` takes them by. */
 function paramLines(spec: FusedSpec, words: FusedWords): { loads: string[]; names: string[] } {
   const qs = stepParams(spec, words);
-  return { loads: qs.map((q) => `  let ${q.name} = ${q.load};`), names: qs.map((q) => q.name) };
+  return { loads: [...qs.map((q) => `  let ${q.name} = ${q.load};`), `  let zq = pu(${words.zero}u);`], names: [...qs.map((q) => q.name), 'zq'] };
 }
 
 /** Each step's WGSL expression, for inputs of these dtypes. */
