@@ -92,8 +92,12 @@ function checkChoice<T extends string>(op: string, name: string, v: unknown, cho
   return found;
 }
 
-/** The options object of a scheduler: an object (or undefined) with only the keys it knows. */
-function optionsOf(op: string, options: unknown, known: readonly string[]): Readonly<Record<string, unknown>> {
+/**
+ * The options object of a scheduler: an object with only the keys it knows; undefined only
+ * where every option has a default (`required`: some option has none).
+ */
+function optionsOf(op: string, options: unknown, known: readonly string[], required = false): Readonly<Record<string, unknown>> {
+  if (required && options === undefined) throw new ArgumentError(`options must be an object, got undefined`, { op, hint: `${op} takes ${known.map((k) => `'${k}'`).join(', ')}` });
   const o = checkOptions(op, options);
   checkKeys(op, o, known);
   return o;
@@ -111,7 +115,7 @@ export class StepLR extends LrScheduler {
   constructor(options: { stepSize: number; gamma?: number }) {
     super();
     const op = 'StepLR';
-    const o = optionsOf(op, options, ['stepSize', 'gamma']);
+    const o = optionsOf(op, options, ['stepSize', 'gamma'], true);
     this.stepSize = checkInteger(op, 'stepSize', o.stepSize, 1);
     this.gamma = checkSetting(op, 'gamma', given(o, 'gamma', 0.1), atLeast0, 'a finite number >= 0');
   }
@@ -132,7 +136,7 @@ export class MultiStepLR extends LrScheduler {
   constructor(options: { milestones: readonly number[]; gamma?: number }) {
     super();
     const op = 'MultiStepLR';
-    const o = optionsOf(op, options, ['milestones', 'gamma']);
+    const o = optionsOf(op, options, ['milestones', 'gamma'], true);
     const ms = o.milestones;
     if (!Array.isArray(ms)) throw new ArgumentError(`milestones must be an array of step numbers, got ${show(ms)}`, { op });
     const milestones: number[] = [];
@@ -231,7 +235,7 @@ export class LambdaLR extends LrScheduler {
   constructor(options: { lrLambda: (step: number) => number }) {
     super();
     const op = 'LambdaLR';
-    const o = optionsOf(op, options, ['lrLambda']);
+    const o = optionsOf(op, options, ['lrLambda'], true);
     const f = o.lrLambda;
     if (typeof f !== 'function') throw new ArgumentError(`lrLambda must be a function of the step giving the factor, got ${show(f)}`, { op });
     this.lrLambda = (step) => {
@@ -258,7 +262,7 @@ export class CosineLR extends LrScheduler {
   constructor(options: { totalSteps: number; warmupSteps?: number; minLr?: number }) {
     super();
     const op = 'CosineLR';
-    const o = optionsOf(op, options, ['totalSteps', 'warmupSteps', 'minLr']);
+    const o = optionsOf(op, options, ['totalSteps', 'warmupSteps', 'minLr'], true);
     this.totalSteps = checkInteger(op, 'totalSteps', o.totalSteps, 1);
     this.warmupSteps = checkInteger(op, 'warmupSteps', given(o, 'warmupSteps', 0), 0, this.totalSteps - 1);
     this.minLr = checkSetting(op, 'minLr', given(o, 'minLr', 0), atLeast0, 'a finite number >= 0');
@@ -283,7 +287,7 @@ export class CosineAnnealingWarmRestarts extends LrScheduler {
   constructor(options: { t0: number; tMult?: number; minLr?: number }) {
     super();
     const op = 'CosineAnnealingWarmRestarts';
-    const o = optionsOf(op, options, ['t0', 'tMult', 'minLr']);
+    const o = optionsOf(op, options, ['t0', 'tMult', 'minLr'], true);
     this.t0 = checkInteger(op, 't0', o.t0, 1);
     this.tMult = checkInteger(op, 'tMult', given(o, 'tMult', 1), 1);
     this.minLr = checkSetting(op, 'minLr', given(o, 'minLr', 0), atLeast0, 'a finite number >= 0');
@@ -328,7 +332,7 @@ export class OneCycleLR extends LrScheduler {
   constructor(options: { maxLr: number; totalSteps: number; pctStart?: number; divFactor?: number; finalDivFactor?: number; anneal?: 'cos' | 'linear'; threePhase?: boolean }) {
     super();
     const op = 'OneCycleLR';
-    const o = optionsOf(op, options, ['maxLr', 'totalSteps', 'pctStart', 'divFactor', 'finalDivFactor', 'anneal', 'threePhase']);
+    const o = optionsOf(op, options, ['maxLr', 'totalSteps', 'pctStart', 'divFactor', 'finalDivFactor', 'anneal', 'threePhase'], true);
     this.totalSteps = checkInteger(op, 'totalSteps', o.totalSteps, 1);
     this.maxLr = checkSetting(op, 'maxLr', o.maxLr, above0, 'a finite number > 0');
     this.pctStart = checkSetting(op, 'pctStart', given(o, 'pctStart', 0.3), (x) => x > 0 && x < 1, 'a number in (0, 1)');
@@ -501,7 +505,7 @@ export class SequentialLR extends LrScheduler {
   constructor(options: { schedulers: readonly LrScheduler[]; milestones: readonly number[] }) {
     super();
     const op = 'SequentialLR';
-    const o = optionsOf(op, options, ['schedulers', 'milestones']);
+    const o = optionsOf(op, options, ['schedulers', 'milestones'], true);
     const ss = o.schedulers;
     const ms = o.milestones;
     if (!Array.isArray(ss) || ss.length === 0) throw new ArgumentError(`schedulers must be a non-empty array of schedulers, got ${show(ss)}`, { op });

@@ -299,7 +299,7 @@ describe('options are checked at construction', () => {
     ['StepLR gamma < 0', () => new StepLR({ stepSize: 2, gamma: -0.1 }), /gamma must be a finite number >= 0, got -0\.1/],
     ['StepLR stepSize 0', () => new StepLR({ stepSize: 0 }), /StepLR: stepSize must be an integer >= 1, got 0/],
     ['StepLR stepSize 1.5', () => new StepLR({ stepSize: 1.5 }), /stepSize must be an integer >= 1, got 1\.5/],
-    ['StepLR no options', () => new StepLR(untyped<{ stepSize: number }>(undefined)), /StepLR: stepSize must be an integer >= 1, got undefined/],
+    ['StepLR no options', () => new StepLR(untyped<{ stepSize: number }>(undefined)), /StepLR: options must be an object, got undefined/],
     ['StepLR null options', () => new StepLR(untyped<{ stepSize: number }>(null)), /StepLR: options must be an object, got null/],
     ['StepLR unknown key', () => new StepLR(untyped<{ stepSize: number }>({ stepSize: 2, step_size: 3 })), /StepLR: unknown option 'step_size' \(did you mean 'stepSize'\?\)/],
     ['ExponentialLR gamma NaN', () => new ExponentialLR(Number.NaN), /ExponentialLR: gamma must be a finite number > 0, got NaN/],
