@@ -6,7 +6,7 @@ export * as init from './init.js';
 export { uniform, normal, kaimingUniform, type InitOptions } from './init.js';
 export { Linear, type LinearOptions } from './linear.js';
 export { Embedding, type EmbeddingOptions } from './embedding.js';
-export { LayerNorm } from './layer-norm.js';
+export { LayerNorm, type LayerNormOptions } from './layer-norm.js';
 export { BatchNorm1d, BatchNorm2d, type BatchNormOptions } from './batch-norm.js';
 export { GroupNorm } from './group-norm.js';
 export { RMSNorm } from './rms-norm.js';

@@ -156,6 +156,29 @@ function checkSame<B extends Backend>(op: string, x: F<B>, y: F<B>): void {
 }
 
 /**
+ * The broadcast of `shape` with the option tensor `t`'s shape, checked here so that a bad weight is
+ * a ShapeError naming the loss and the option (the mul inside would only say 'not broadcastable').
+ */
+function broadcastOption<B extends Backend>(op: string, name: string, t: F<B> | undefined, shape: readonly number[], what: string): readonly number[] {
+  if (!t) return shape;
+  const rank = Math.max(shape.length, t.rank);
+  const out: number[] = [];
+  for (let i = 0; i < rank; i++) {
+    const a = shape[shape.length - rank + i] ?? 1;
+    const b = t.shape[t.rank - rank + i] ?? 1;
+    if (a !== b && a !== 1 && b !== 1) {
+      throw new ShapeError(`${name} [${t.shape.join(', ')}] does not broadcast with the ${what} [${shape.join(', ')}] (dim ${i - rank}: ${b} vs ${a})`, {
+        op,
+        shapes: [shape, t.shape],
+        hint: `${name}'s dims must equal the ${what}'s or be 1, aligned from the right`,
+      });
+    }
+    out.push(a === 1 ? b : a);
+  }
+  return out;
+}
+
+/**
  * torch.nn.functional.binary_cross_entropy: probabilities in [0, 1]; each log is clamped at -100,
  * as PyTorch. A probability outside [0, 1] or NaN makes that loss and its gradient NaN (torch
  * raises, which needs a device sync; a loud NaN instead of a finite, wrong loss).
@@ -164,7 +187,10 @@ export function binaryCrossEntropy<B extends Backend>(probs: F<B>, target: F<B>,
   checkTensors('binaryCrossEntropy', { input: probs, target: target });
   checkOptions('binaryCrossEntropy', options);
   const op = 'binaryCrossEntropy';
+  checkOptionalTensors(op, { weight: options.weight });
+  checkFloat(op, options.weight);
   checkSame(op, probs, target);
+  broadcastOption(op, 'weight', options.weight, probs.shape, 'input');
   return tidy(() => {
     // log clamped at -100 as torch; at p = 0 or 1 exactly the clamped side is the constant -100
     // through `where`, whose other branch reads a safe value: the gradient stays finite there
@@ -191,7 +217,12 @@ export function binaryCrossEntropyWithLogits<B extends Backend>(logits: F<B>, ta
   checkTensors('binaryCrossEntropyWithLogits', { logits: logits, target: target });
   checkOptions('binaryCrossEntropyWithLogits', options);
   const op = 'binaryCrossEntropyWithLogits';
+  checkOptionalTensors(op, { weight: options.weight, posWeight: options.posWeight });
+  checkFloat(op, options.weight, options.posWeight);
   checkSame(op, logits, target);
+  // posWeight scales the target's term; weight then scales the losses, of the broadcast shape.
+  const lossShape = broadcastOption(op, 'posWeight', options.posWeight, target.shape, 'target');
+  broadcastOption(op, 'weight', options.weight, lossShape, lossShape.length === logits.rank && lossShape.every((d, i) => d === logits.shape[i]) ? 'input' : 'input broadcast with posWeight');
   return tidy(() => {
     // log(1 + exp(-x)) as softplus(-x): stable, and its gradient, -sigmoid(-x), is right at x = 0
     // (log1p(exp(-|x|)) + relu(-x) had abs' and relu's gradient 0 there).

@@ -275,7 +275,7 @@ describe('layers', () => {
     });
     expectClose(await vals(x.grad(grads)), numeric, 1e-3);
     // d/dbeta of sum(y * w) = column sums of w
-    expectClose(await vals(ln.beta.value.grad(grads)), [1.5, -0.75, 1.25]);
+    expectClose(await vals(ln.beta?.value.grad(grads)), [1.5, -0.75, 1.25]);
   });
 
   it('Dropout drops about p of the elements and scales the rest while training; eval is the identity', async () => {
