@@ -103,6 +103,11 @@ function optionsOf(op: string, options: unknown, known: readonly string[], requi
   return o;
 }
 
+/** From `start` at progress 0 to `end` at 1 along half a cosine (the annealing every cosine schedule shares). */
+function cosineFrom(start: number, end: number, progress: number): number {
+  return end + ((start - end) * (1 + Math.cos(Math.PI * progress))) / 2;
+}
+
 const atLeast0 = (x: number): boolean => x >= 0;
 const above0 = (x: number): boolean => x > 0;
 const in01 = (x: number): boolean => x >= 0 && x <= 1;
@@ -270,7 +275,7 @@ export class CosineLR extends LrScheduler {
   rateAt(step: number, base: number): number {
     if (step < this.warmupSteps) return (base * step) / this.warmupSteps;
     const progress = Math.min(1, (step - this.warmupSteps) / (this.totalSteps - this.warmupSteps));
-    return this.minLr + ((base - this.minLr) * (1 + Math.cos(Math.PI * progress))) / 2;
+    return cosineFrom(base, this.minLr, progress);
   }
 }
 
@@ -303,7 +308,7 @@ export class CosineAnnealingWarmRestarts extends LrScheduler {
         tI *= this.tMult;
       }
     }
-    return this.minLr + ((base - this.minLr) * (1 + Math.cos((Math.PI * tCur) / tI))) / 2;
+    return cosineFrom(base, this.minLr, tCur / tI);
   }
 }
 
@@ -365,7 +370,7 @@ export class OneCycleLR extends LrScheduler {
         ];
   }
   private interpolate(start: number, end: number, pct: number): number {
-    return this.anneal === 'cos' ? end + ((start - end) / 2) * (1 + Math.cos(Math.PI * pct)) : (end - start) * pct + start;
+    return this.anneal === 'cos' ? cosineFrom(start, end, pct) : (end - start) * pct + start;
   }
   rateAt(step: number): number {
     const t = Math.min(step, this.totalSteps - 1);
