@@ -34,8 +34,8 @@ export class Adagrad<B extends Backend = Backend> extends Optimizer<B> {
     return name === 'sum' ? param : undefined;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'> {
-    const grad = this.weightDecay !== 0 ? g.add(p.mul(this.weightDecay)) : g;
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number): Tensor<B, 'float'> {
+    const grad = weightDecay !== 0 ? g.add(p.mul(weightDecay)) : g;
     const s0 = state.tensors.get('sum');
     const sum = (s0 ?? grad.mul(0).add(this.initialAccumulatorValue)).add(grad.square());
     this.setState(state, 'sum', sum);

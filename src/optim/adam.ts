@@ -59,8 +59,8 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
     return ['m', 'v', 'vMax'].includes(name) ? param : undefined;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'> {
-    const { beta1: b1, beta2: b2, weightDecay: wd } = this;
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, wd: number): Tensor<B, 'float'> {
+    const { beta1: b1, beta2: b2 } = this;
     const t = state.step;
     let base = p;
     let grad = g;

@@ -35,8 +35,8 @@ export class Adamax<B extends Backend = Backend> extends Optimizer<B> {
     return name === 'm' || name === 'u' ? param : undefined;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'> {
-    const grad = this.weightDecay !== 0 ? g.add(p.mul(this.weightDecay)) : g;
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number): Tensor<B, 'float'> {
+    const grad = weightDecay !== 0 ? g.add(p.mul(weightDecay)) : g;
     const m0 = state.tensors.get('m');
     const u0 = state.tensors.get('u');
     const m = m0 ? m0.mul(this.beta1).add(grad.mul(1 - this.beta1)) : grad.mul(1 - this.beta1);

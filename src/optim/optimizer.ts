@@ -6,11 +6,11 @@
 import { noGrad } from '../autodiff/grad-mode.js';
 import { ArgumentError, ShapeError } from '../errors.js';
 import { sameShape } from '../ir/shape.js';
-import { checkBoolean, checkKeys, field, show } from '../ir/validate.js';
+import { checkArray, checkBoolean, checkKeys, field, show } from '../ir/validate.js';
 import type { Backend } from '../backends/backend.js';
 import { keep, tidy } from '../memory/tidy.js';
 import type { Module } from '../nn/module.js';
-import type { ParamId } from '../nn/param.js';
+import type { Param, ParamId } from '../nn/param.js';
 import { ownedFloat32, type TensorRecord } from '../nn/record.js';
 import { fromData } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
@@ -38,10 +38,44 @@ export interface OptimizerOptions {
   scheduler?: LrScheduler;
   /** Maximise the objective: step along the gradient instead of against it (torch's `maximize`). Default false. */
   maximize?: boolean;
+  /**
+   * Settings for some parameters (torch's parameter groups): the first group whose `params`
+   * accepts a parameter (by its dotted name in the module) gives it its weight decay and a
+   * factor on the step's rate; the rest use the optimizer's own. E.g. no decay for biases and norms:
+   * `groups: [{ params: (name) => name.endsWith('bias') || name.includes('norm'), weightDecay: 0 }]`.
+   */
+  groups?: readonly ParamGroup[];
+}
+
+export interface ParamGroup {
+  /** Which parameters the group holds, by dotted name (a tied one by the name it first appears under). */
+  params: (name: string, param: Param) => boolean;
+  /** This group's weight decay (default: the optimizer's). */
+  weightDecay?: number;
+  /** A factor on every step's rate for this group (default 1): torch's per-group lr, schedules included. */
+  lrScale?: number;
 }
 
 /** The options every optimizer takes, beside its own. */
-const COMMON_KEYS = ['lr', 'clipNorm', 'scheduler', 'maximize'] as const;
+const COMMON_KEYS = ['lr', 'clipNorm', 'scheduler', 'maximize', 'groups'] as const;
+
+/** Checks `groups` for untyped callers; returns them. */
+function checkGroups(op: string, v: unknown): readonly ParamGroup[] {
+  if (v === undefined) return [];
+  const list = checkArray(op, 'groups', v);
+  return list.map((g, i) => {
+    const params = field(g, 'params');
+    if (typeof params !== 'function') throw new ArgumentError(`groups[${i}].params must be a function (name, param) => boolean, got ${show(params)}`, { op });
+    checkKeys(`${op} groups[${i}]`, g, ['params', 'weightDecay', 'lrScale']);
+    const wd = field(g, 'weightDecay');
+    const scale = field(g, 'lrScale');
+    return {
+      params: (name: string, param: Param) => Boolean(Reflect.apply(params, g, [name, param])),
+      ...(wd !== undefined ? { weightDecay: checkSetting(op, `groups[${i}].weightDecay`, wd, (x) => x >= 0, 'a finite number >= 0') } : {}),
+      ...(scale !== undefined ? { lrScale: checkSetting(op, `groups[${i}].lrScale`, scale, (x) => x >= 0, 'a finite number >= 0') } : {}),
+    };
+  });
+}
 
 /** What `step` takes as its rate: a schedule has `next`. */
 function isScheduler(v: unknown): v is LrScheduler {
@@ -54,6 +88,9 @@ export abstract class Optimizer<B extends Backend = Backend> {
   private rate: number;
   /** Step along the gradient (see OptimizerOptions.maximize). */
   readonly maximize: boolean;
+  /** The optimizer's own weight decay (a group may set another). */
+  abstract readonly weightDecay: number;
+  readonly groups: readonly ParamGroup[];
 
   /** `keys`: the subclass's own option names, beside lr, clipNorm, scheduler and maximize. */
   constructor(
@@ -70,6 +107,7 @@ export abstract class Optimizer<B extends Backend = Backend> {
     if (options.clipNorm !== undefined) checkSetting(op, 'clipNorm', options.clipNorm, (v) => v >= 0, 'a finite number >= 0');
     if (options.scheduler !== undefined && !isScheduler(options.scheduler)) throw new ArgumentError(`scheduler must be a learning-rate schedule (optim.StepLR, optim.CosineLR, ...), got ${show(options.scheduler)}`, { op });
     this.maximize = options.maximize === undefined ? false : checkBoolean(op, 'maximize', options.maximize);
+    this.groups = checkGroups(op, options.groups);
   }
 
   /** The base learning rate: the rate of every step without a schedule, and a schedule's base. */
@@ -81,8 +119,8 @@ export abstract class Optimizer<B extends Backend = Backend> {
     this.rate = checkSetting(this.constructor.name, 'lr', v, () => true, 'a finite number');
   }
 
-  /** The new value of one parameter; `state` holds what earlier steps left (see setState). */
-  protected abstract update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'>;
+  /** The new value of one parameter at rate `lr` and weight decay `weightDecay` (its group's); `state` holds what earlier steps left (see setState). */
+  protected abstract update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number): Tensor<B, 'float'>;
 
   /** The rate the last step used. */
   lastLr: number | undefined;
@@ -110,6 +148,7 @@ export abstract class Optimizer<B extends Backend = Backend> {
     this.lastLr = lr;
     if (this.options.clipNorm !== undefined && clip !== false) clipGradNorm(grads, this.options.clipNorm)?.dispose();
     // params() lists a parameter that appears in several places (tied weights) once: stepped once.
+    const names = this.groups.length > 0 ? firstNames(module) : undefined;
     noGrad(() => {
       for (const p of module.params()) {
         const g = grads.get(p.id);
@@ -122,10 +161,13 @@ export abstract class Optimizer<B extends Backend = Backend> {
         if (!state) this.states.set(p.id, (state = { step: 0, tensors: new Map() }));
         state.step++;
         const s = state;
+        const group = names ? this.groups.find((gr) => gr.params(names.get(p)!, p)) : undefined;
+        const rate = group?.lrScale === undefined ? lr : lr * group.lrScale;
+        const decay = group?.weightDecay ?? this.weightDecay;
         const next = tidy(() => {
           const here = g.device.key === p.value.device.key ? g : g.toDevice(p.value.device as DeviceOf<B>);
           // torch's maximize: every rule runs on the negated gradient.
-          return this.update(p.value, this.maximize ? here.neg() : here, s, lr);
+          return this.update(p.value, this.maximize ? here.neg() : here, s, rate, decay);
         });
         p.set(next);
       }
@@ -236,4 +278,11 @@ export abstract class Optimizer<B extends Backend = Backend> {
 export function checkSetting(op: string, name: string, v: unknown, ok: (v: number) => boolean, what: string): number {
   if (typeof v !== 'number' || !Number.isFinite(v) || !ok(v)) throw new ArgumentError(`${name} must be ${what}, got ${show(v)}`, { op });
   return v;
+}
+
+/** Each parameter's dotted name, a tied one under the name it first appears under. */
+function firstNames<B extends Backend>(module: Module<B>): Map<Param<B>, string> {
+  const out = new Map<Param<B>, string>();
+  for (const [name, p] of module.namedParams()) if (!out.has(p)) out.set(p, name);
+  return out;
 }

@@ -38,9 +38,9 @@ export class RMSprop<B extends Backend = Backend> extends Optimizer<B> {
     return ['squareAvg', 'gradAvg', 'momentum'].includes(name) ? param : undefined;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'> {
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number): Tensor<B, 'float'> {
     const a = this.alpha;
-    const grad = this.weightDecay !== 0 ? g.add(p.mul(this.weightDecay)) : g;
+    const grad = weightDecay !== 0 ? g.add(p.mul(weightDecay)) : g;
     const v0 = state.tensors.get('squareAvg');
     const v = v0 ? v0.mul(a).add(grad.square().mul(1 - a)) : grad.square().mul(1 - a);
     this.setState(state, 'squareAvg', v);

@@ -33,8 +33,8 @@ export class SGD<B extends Backend = Backend> extends Optimizer<B> {
     return name === 'momentum' ? param : undefined;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'> {
-    let d = this.weightDecay !== 0 ? g.add(p.mul(this.weightDecay)) : g;
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number): Tensor<B, 'float'> {
+    let d = weightDecay !== 0 ? g.add(p.mul(weightDecay)) : g;
     if (this.momentum !== 0) {
       const prev = state.tensors.get('momentum');
       // The first step's buffer is the gradient itself (no dampening), as PyTorch.

@@ -24,8 +24,8 @@ export function stateNames(rule: FlatRule): readonly string[] {
 
 /** The flat rule of an optimizer, when there is one (Adam, AdamW without AMSGrad, SGD, without clipping or a schedule). */
 export function flatRule<B extends Backend>(opt: Optimizer<B>): FlatRule | undefined {
-  // Maximising negates every gradient: the tensor path does it (no flat loop for it).
-  if (opt.options.clipNorm !== undefined || opt.options.scheduler !== undefined || opt.maximize) return undefined;
+  // Maximising negates every gradient and groups set their own settings: the tensor path does both.
+  if (opt.options.clipNorm !== undefined || opt.options.scheduler !== undefined || opt.maximize || opt.groups.length > 0) return undefined;
   if (opt instanceof Adam) {
     // AMSGrad's running maximum has no flat loop: its replicas step with tensors.
     if (opt.amsgrad) return undefined;

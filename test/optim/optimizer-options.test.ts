@@ -161,6 +161,48 @@ describe('maximize', () => {
   });
 });
 
+describe('groups', () => {
+  it("AdamW without decay on 'b' and half the rate on 'w' (torch's parameter groups), against float64", async () => {
+    const m = model();
+    const opt = new AdamW<AD>({ lr: 0.01, weightDecay: 0.1, groups: [{ params: (name) => name === 'b', weightDecay: 0 }, { params: (name) => name === 'w', lrScale: 0.5 }] });
+    for (let t = 0; t < 3; t++) opt.step(m, grads(m, t));
+    const ref = (p0: number[], gs: number[][], lr: number, wd: number): number[] => {
+      const p = [...p0];
+      const mm = p.map(() => 0);
+      const v = p.map(() => 0);
+      for (let t = 1; t <= gs.length; t++) {
+        p.forEach((x, i) => {
+          const g = gs[t - 1]![i]!;
+          const y = x * (1 - lr * wd);
+          mm[i] = 0.9 * mm[i]! + 0.1 * g;
+          v[i] = 0.999 * v[i]! + 0.001 * g * g;
+          p[i] = y - (lr * (mm[i]! / (1 - 0.9 ** t))) / (Math.sqrt(v[i]! / (1 - 0.999 ** t)) + 1e-8);
+        });
+      }
+      return p;
+    };
+    const want = [...ref(W0, GW, 0.005, 0.1), ...ref(B0, GB, 0.01, 0)];
+    const got = await values(m);
+    want.forEach((v, i) => expect(Math.abs(got[i]! - v), `[${i}]`).toBeLessThanOrEqual(1e-6 + 1e-5 * Math.abs(v)));
+    // The groups changed something: without them both parameters decay at the full rate.
+    const plain = model();
+    const o2 = new AdamW<AD>({ lr: 0.01, weightDecay: 0.1 });
+    for (let t = 0; t < 3; t++) o2.step(plain, grads(plain, t));
+    expect(await values(plain)).not.toEqual(got);
+  });
+
+  it('checks its groups', () => {
+    expect(() => new SGD<AD>({ lr: 0.1, groups: [{ params: untyped('w') }] })).toThrow(/SGD: groups\[0\].params must be a function/);
+    expect(() => new SGD<AD>({ lr: 0.1, groups: [{ params: () => true, weightDecay: -1 }] })).toThrow(/groups\[0\].weightDecay must be a finite number >= 0, got -1/);
+    expect(() => new SGD<AD>({ lr: 0.1, groups: [{ params: () => true, lr: 0.5 } as never] })).toThrow(/unknown option 'lr'/);
+    expect(() => new SGD<AD>({ lr: 0.1, groups: untyped({}) })).toThrow(/groups must be an array/);
+  });
+});
+
+function untyped<T>(v: unknown): T {
+  return v as T;
+}
+
 describe('clipping', () => {
   const norm = (g: number[], p: number): number => (p === Infinity ? Math.max(...g.map(Math.abs)) : g.reduce((s, x) => s + Math.abs(x) ** p, 0) ** (1 / p));
 
