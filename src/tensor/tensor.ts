@@ -772,8 +772,13 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   /** Standard deviation: the square root of var() with the same options. */
   std(this: Tensor<B, 'float'>, dim?: Dims, options: VarOptions = {}): Tensor<B, 'float'> {
     const v = this.variance('std', dim, options);
-    const out = v.sqrt();
-    v.dispose();
+    // sqrt(v) where v != 0, else 0: the gradient of a zero std is 0 (torch's std_backward), not
+    // sqrt'(0) * 0 = NaN. NaN compares unequal to 0 and stays NaN.
+    const nonzero = v.notEqual(0);
+    const safe = v.where(nonzero, 1);
+    const root = safe.sqrt();
+    const out = root.where(nonzero, 0);
+    for (const t of [v, nonzero, safe, root]) t.dispose();
     return out;
   }
   /** log(sum(exp(x))) over `dim`, stable (the max is taken out first; all -inf gives -inf). */

@@ -18,6 +18,8 @@ interface Edge {
   readonly f: (xs: F[]) => F;
   /** d sum(f) / d input, per input, from torch's formulas. */
   readonly want: ReadonlyArray<readonly number[]>;
+  /** Compare relative to the value (huge or tiny gradients), not to 5 decimals. */
+  readonly relative?: boolean;
 }
 
 const E = Math.E;
@@ -37,6 +39,17 @@ const EDGES: readonly Edge[] = [
   { name: 'sort passes each gradient to its element, ties included', inputs: [[2, 1, 2]], f: ([x]) => x!.sort(0).values.mul(fromData(x!.backend, [1, 2, 3])), want: [[2, 1, 3]] },
   { name: 'cumprod with a zero: the zero gets the products around it, later elements 0', inputs: [[2, 0, 3]], f: ([x]) => x!.cumprod(0), want: [[1, 2 + 6, 0]] },
   { name: 'var of one element with correction 0 is 0', inputs: [[5]], f: ([x]) => x!.var(0, { correction: 0 }), want: [[0]] },
+  // torch's std_backward: 0 where the std is 0 (sqrt'(0) * 0 would be NaN and spread).
+  { name: 'std of a constant row is flat, the other row is not', inputs: [[3, 3, 1, 2]], f: ([x]) => x!.reshape([2, 2]).std(1), want: [[0, 0, -Math.SQRT1_2, Math.SQRT1_2]] },
+  { name: 'std of one element with correction 0 is flat', inputs: [[4]], f: ([x]) => x!.std(0, { correction: 0 }), want: [[0]] },
+  // Flat ops give zeros even where the incoming gradient is infinite (not inf * 0 = NaN).
+  { name: 'floor, round, sign and pow(x, 0) stay flat under an infinite incoming gradient', inputs: [[0.5, 0.2, 0, 2]], f: ([x]) => x!.floor().add(x!.round()).add(x!.sign().abs()).add(x!.pow(0).sub(1)).sqrt(), want: [[0, 0, 0, 0]] },
+  // torch: where(a == b, g / 2, g) masked where a loses; NaN compares false, so both keep g.
+  { name: 'maximum and minimum with NaN pass the whole gradient to both inputs', inputs: [[NaN, 1, NaN, 2], [1, NaN, NaN, 2]], f: ([a, b]) => a!.maximum(b!).add(a!.minimum(b!)), want: [[2, 2, 2, 1], [2, 2, 2, 1]] },
+  { name: 'maximum with a scalar at NaN passes the gradient', inputs: [[NaN, -1, 0]], f: ([x]) => x!.maximum(0), want: [[1, 0, 0.5]] },
+  { name: 'relu and elu at NaN pass the gradient (torch tests x <= 0)', inputs: [[NaN]], f: ([x]) => x!.relu().add(x!.elu()), want: [[2]] },
+  // -dy (a / b) / b: b^2 would overflow or underflow in float32 here.
+  { name: 'div with respect to a huge or tiny denominator', inputs: [[1e-20, 1e30], [1e-25, 1e25]], f: ([a, b]) => a!.div(b!), want: [[1e25, 1e-25], [-1e30, -1e-20]], relative: true },
 ];
 
 for (const tb of backends) {
@@ -49,7 +62,11 @@ for (const tb of backends) {
         const g = xs[k]!.grad(grads);
         expect(g, `gradient of input ${k}`).toBeDefined();
         const got = Array.from((await g!.toData()).values);
-        got.forEach((v, i) => expect(v, `input ${k} element ${i}`).toBeCloseTo(e.want[k]![i]!, 5));
+        got.forEach((v, i) => {
+          const want = e.want[k]![i]!;
+          if (e.relative) expect(Math.abs(v - want), `input ${k} element ${i}: ${v} vs ${want}`).toBeLessThanOrEqual(1e-6 * Math.abs(want));
+          else expect(v, `input ${k} element ${i}`).toBeCloseTo(want, 5);
+        });
       }
       grads.dispose();
     });

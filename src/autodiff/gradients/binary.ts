@@ -1,7 +1,7 @@
 /** Gradients of the broadcasting binary ops: each input's gradient is reduced to its shape. */
 import type { BinaryOp } from '../../ir/elementwise.js';
 import { reduceTo } from './broadcast.js';
-import { NONE, type FloatT, type GradContext, type GradEntry } from './rule.js';
+import { NONE, zeroGrad, type FloatT, type GradContext, type GradEntry } from './rule.js';
 
 type Ctx = GradContext<BinaryOp>;
 
@@ -10,15 +10,18 @@ function both(c: Ctx, da: () => FloatT, db: () => FloatT): Array<FloatT | undefi
   return [c.needs[0] ? reduceTo(da(), c.metas[0]!.shape) : undefined, c.needs[1] ? reduceTo(db(), c.metas[1]!.shape) : undefined];
 }
 
-/** maximum / minimum: the gradient goes to the winning input, split in half on ties (as PyTorch). */
+/**
+ * maximum / minimum: the losing input gets 0, each half on ties, and both the whole gradient
+ * where a NaN makes every comparison false (PyTorch: where(a == b, g / 2, g) masked where a loses).
+ */
 function pick(c: Ctx, aWins: (a: FloatT, b: FloatT) => ReturnType<FloatT['greater']>): Array<FloatT | undefined> {
   const a = c.input(0);
   const b = c.input(1);
   const half = c.dy.mul(0.5).where(a.equal(b), c.dy);
   return both(
     c,
-    () => half.where(aWins(a, b).logicalOr(a.equal(b)), 0),
-    () => half.where(aWins(b, a).logicalOr(a.equal(b)), 0),
+    () => half.where(aWins(b, a).logicalNot(), 0),
+    () => half.where(aWins(a, b).logicalNot(), 0),
   );
 }
 
@@ -28,7 +31,8 @@ export const BINARY_GRADS: { readonly [N in BinaryOp]: GradEntry<N> } = {
   mul: { saveInputs: [0, 1], backward: (c) => both(c, () => c.dy.mul(c.input(1)), () => c.dy.mul(c.input(0))) },
   div: {
     saveInputs: [0, 1],
-    backward: (c) => both(c, () => c.dy.div(c.input(1)), () => c.dy.mul(c.input(0)).div(c.input(1).square()).neg()),
+    // -dy (a / b) / b, as torch: dy a / b^2 overflows once |b| passes ~1.8e19 (or b^2 underflows).
+    backward: (c) => both(c, () => c.dy.div(c.input(1)), () => c.dy.mul(c.input(0).div(c.input(1)).div(c.input(1))).neg()),
   },
   pow: {
     saveInputs: [0, 1],
@@ -81,7 +85,7 @@ export const BINARY_GRADS: { readonly [N in BinaryOp]: GradEntry<N> } = {
     saveOutput: true,
     backward: (c) => {
       const a = c.input(0);
-      return both(c, () => c.dy.mul(c.output().div(a).where(a.notEqual(0), 0)), () => c.dy.mul(0));
+      return both(c, () => c.dy.mul(c.output().div(a).where(a.notEqual(0), 0)), () => zeroGrad(c));
     },
   },
   // d/da = exp(a) / (exp(a) + exp(b)) = sigmoid(a - b)

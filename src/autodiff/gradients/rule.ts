@@ -7,9 +7,18 @@
 import type { Backend, Handle } from '../../backends/backend.js';
 import type { Kind } from '../../ir/dtype.js';
 import type { OpAttrs, OpName } from '../../ir/ops.js';
+import { zeros } from '../../tensor/creation.js';
 import type { Tensor } from '../../tensor/tensor.js';
 
 export type FloatT = Tensor<Backend, 'float'>;
+
+/**
+ * The zero gradient of a piecewise-constant op (floor, sign, ...): zeros of dy's shape, not
+ * dy * 0, which is NaN where dy is inf or NaN (torch returns zeros_like there).
+ */
+export function zeroGrad(c: { readonly backend: Backend; readonly dy: FloatT }): FloatT {
+  return zeros(c.backend, c.dy.shape, { device: c.dy.device, dtype: c.dy.dtype });
+}
 
 export interface GradContext<N extends OpName> {
   readonly attrs: OpAttrs[N];

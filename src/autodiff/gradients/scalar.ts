@@ -1,6 +1,6 @@
 /** Gradients of the tensor-scalar ops (`x.mul(2)` and friends): only the tensor gets one. */
 import type { ScalarOp } from '../../ir/elementwise.js';
-import { NONE, type GradEntry } from './rule.js';
+import { NONE, zeroGrad, type GradEntry } from './rule.js';
 
 export const SCALAR_GRADS: { readonly [N in ScalarOp]: GradEntry<N> } = {
   addScalar: { backward: (c) => [c.dy] },
@@ -11,7 +11,7 @@ export const SCALAR_GRADS: { readonly [N in ScalarOp]: GradEntry<N> } = {
     saveInputs: [0],
     backward: (c) => {
       const s = c.attrs.scalar;
-      return [s === 0 ? c.dy.mul(0) : c.dy.mul(c.input(0).pow(s - 1).mul(s))];
+      return [s === 0 ? zeroGrad(c) : c.dy.mul(c.input(0).pow(s - 1).mul(s))];
     },
   },
   remainderScalar: { backward: (c) => [c.dy] },
@@ -20,7 +20,8 @@ export const SCALAR_GRADS: { readonly [N in ScalarOp]: GradEntry<N> } = {
     backward: (c) => {
       const x = c.input(0);
       const s = c.attrs.scalar;
-      return [c.dy.mul(0.5).where(x.equal(s), c.dy).where(x.greaterEqual(s), 0)];
+      // torch: the losing side gets 0, a tie half; NaN compares false and keeps the whole gradient.
+      return [c.dy.mul(0.5).where(x.equal(s), c.dy).where(x.lower(s).logicalNot(), 0)];
     },
   },
   minimumScalar: {
@@ -28,7 +29,7 @@ export const SCALAR_GRADS: { readonly [N in ScalarOp]: GradEntry<N> } = {
     backward: (c) => {
       const x = c.input(0);
       const s = c.attrs.scalar;
-      return [c.dy.mul(0.5).where(x.equal(s), c.dy).where(x.lowerEqual(s), 0)];
+      return [c.dy.mul(0.5).where(x.equal(s), c.dy).where(x.greater(s).logicalNot(), 0)];
     },
   },
   equalScalar: NONE,

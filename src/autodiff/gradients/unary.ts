@@ -1,6 +1,6 @@
 /** Gradients of the unary elementwise ops. */
 import type { ParamUnaryOp, UnaryOp } from '../../ir/elementwise.js';
-import { NONE, type FloatT, type GradContext, type GradEntry, type GradRule } from './rule.js';
+import { NONE, zeroGrad, type FloatT, type GradContext, type GradEntry, type GradRule } from './rule.js';
 
 const TWO_OVER_SQRT_PI = 2 / Math.sqrt(Math.PI);
 const INV_SQRT_2PI = 1 / Math.sqrt(2 * Math.PI);
@@ -29,8 +29,8 @@ export const UNARY_GRADS: { readonly [N in UnaryOp]: GradEntry<N> } = {
   tanh: ofOutput((dy, y) => dy.mul(y.square().neg().add(1))),
   erf: ofInput((dy, x) => dy.mul(x.square().neg().exp().mul(TWO_OVER_SQRT_PI))),
   sigmoid: ofOutput((dy, y) => dy.mul(y.mul(y.neg().add(1)))),
-  // PyTorch's convention: the gradient at 0 is 0.
-  relu: ofInput((dy, x) => dy.where(x.greater(0), 0)),
+  // PyTorch's convention: the gradient at 0 is 0; at NaN it passes (threshold_backward zeroes y <= 0 only).
+  relu: ofInput((dy, x) => dy.where(x.lowerEqual(0).logicalNot(), 0)),
   // d/dx x Phi(x) = Phi(x) + x phi(x)
   gelu: ofInput((dy, x) => {
     const cdf = x.mul(Math.SQRT1_2).erf().add(1).mul(0.5);
@@ -40,15 +40,15 @@ export const UNARY_GRADS: { readonly [N in UnaryOp]: GradEntry<N> } = {
   recip: ofOutput((dy, y) => dy.mul(y.square()).neg()),
   square: ofInput((dy, x) => dy.mul(x.mul(2))),
   // Piecewise constant: a zero gradient (as PyTorch), not a cut.
-  sign: { backward: (c) => [c.dy.mul(0)] },
+  sign: { backward: (c) => [zeroGrad(c)] },
   isNan: NONE,
   isInf: NONE,
   logicalNot: NONE,
   // Piecewise constant: zero gradients (torch), not cuts.
-  floor: { backward: (c) => [c.dy.mul(0)] },
-  ceil: { backward: (c) => [c.dy.mul(0)] },
-  round: { backward: (c) => [c.dy.mul(0)] },
-  trunc: { backward: (c) => [c.dy.mul(0)] },
+  floor: { backward: (c) => [zeroGrad(c)] },
+  ceil: { backward: (c) => [zeroGrad(c)] },
+  round: { backward: (c) => [zeroGrad(c)] },
+  trunc: { backward: (c) => [zeroGrad(c)] },
   frac: { backward: (c) => [c.dy] },
   tan: ofOutput((dy, y) => dy.mul(y.square().add(1))),
   asin: ofInput((dy, x) => dy.mul(x.square().neg().add(1).rsqrt())),
@@ -76,7 +76,8 @@ export const PARAM_UNARY_GRADS: { readonly [N in ParamUnaryOp]: GradEntry<N> } =
     saveInputs: [0],
     backward: (c) => {
       const x = c.input(0);
-      return [c.dy.where(x.greater(0), c.dy.mul(x.exp().mul(c.attrs.alpha)))];
+      // NaN takes the x > 0 branch, as torch's elu_backward (its test is x <= 0).
+      return [c.dy.mul(x.exp().mul(c.attrs.alpha)).where(x.lowerEqual(0), c.dy)];
     },
   },
   // Below the threshold: d/dx log1p(exp(beta x)) / beta = sigmoid(beta x).
