@@ -80,9 +80,9 @@ export class LayerNorm<B extends Backend = Backend> extends Module<B> {
   }
 }
 
-/** A size or a non-empty list of sizes, each an integer >= 1. */
+/** A size (the old form's `dim`, named so in errors) or a non-empty list of sizes, each an integer >= 1. */
 function checkShape(op: string, v: unknown): readonly number[] {
-  if (typeof v === 'number') return [checkInteger(op, 'normalizedShape', v, 1)];
+  if (typeof v === 'number') return [checkInteger(op, 'dim', v, 1)];
   if (!Array.isArray(v) || v.length === 0) {
     throw new ArgumentError(`normalizedShape must be a size or a non-empty list of sizes, got ${show(v)}`, { op, hint: 'the trailing dims to normalise over, e.g. 512 or [3, 4]' });
   }
