@@ -166,6 +166,8 @@ interface Run {
   readonly traffic: Array<{ messages: number; reloaded: number; buckets: number }>;
   readonly events: Map<number, Map<number, { send?: Interval; reduce?: Interval; apply?: Interval }>>;
   clipped: boolean;
+  /** The replica whose buffers every replica loads next (StepMessage.publish), if the model has buffers. */
+  readonly publisher: number | undefined;
   readonly resolve: (r: StepResult) => void;
   readonly reject: (e: unknown) => void;
   timer?: ReturnType<typeof setTimeout>;
@@ -190,6 +192,8 @@ export class DataParallel {
   private readonly version: number[];
   /** A replica holding newer weights than the shared buffer (after solo steps), if any. */
   private staleHolder: number | undefined;
+  /** Parameters (module indices) that do not train (buffers): no update touches them; one replica publishes them. */
+  private buffers: ReadonlySet<number> = new Set();
   private run: Run | undefined;
   /** Rejects the direct solo step in flight (see stepDirect). */
   private directStep: ((e: SwitchyardError) => void) | undefined;
@@ -340,6 +344,7 @@ export class DataParallel {
       this.replicas[i]!.describe = m.describe;
       if (m.clipNorm !== undefined) this.clipNorm = m.clipNorm;
     });
+    this.buffers = new Set(ready[0]?.frozen ?? []);
     // Flat mode when every replica shares memory and reports the same flat rule.
     const rule = ready[0]?.flat;
     if (rule && this.views.state.length > 0 && ready.every((m) => JSON.stringify(m.flat) === JSON.stringify(rule))) {
@@ -454,6 +459,9 @@ export class DataParallel {
     const contributors = active.filter((r) => plan.shards[r]! > 0);
     // A settled balancer with one replica taking everything reads no device times (see StepMessage.timed).
     const timed = !(solo && this.balancer.settled);
+    // Buffers (running statistics) come from one replica, the first that computes (DDP's rank 0):
+    // every replica loads them at the next step, and the record holds them.
+    const publisher = !solo && this.buffers.size > 0 ? contributors[0] : undefined;
     const run = await new Promise<StepResult>((resolve, reject) => {
       const nb = this.layout.buckets.length;
       const r: Run = {
@@ -473,6 +481,7 @@ export class DataParallel {
         traffic: this.replicas.map((rep) => ({ messages: published && rep.index === holder ? 1 : 0, reloaded: 0, buckets: 0 })),
         events: new Map(),
         clipped: false,
+        publisher,
         resolve,
         reject,
       };
@@ -503,7 +512,8 @@ export class DataParallel {
         const shared = rep.host.kind !== 'process';
         const weights = !shared && reload.length > 0 ? gatherParams(this.layout, this.views.weights, reload) : undefined;
         const mine = reductions?.get(i);
-        this.send(r, rep, { type: 'step', step, size: n, inputs, ...(lr !== undefined ? { lr } : {}), solo, timed, reload, ...(weights ? { weights } : {}), ...(mine ? { reductions: mine } : {}) });
+        const publish = i === publisher ? [...this.buffers] : undefined;
+        this.send(r, rep, { type: 'step', step, size: n, inputs, ...(lr !== undefined ? { lr } : {}), solo, timed, reload, ...(weights ? { weights } : {}), ...(mine ? { reductions: mine } : {}), ...(publish ? { publish } : {}) });
         r.traffic[i]!.reloaded += reload.length;
         for (const p of reload) rep.loaded[p] = this.version[p]!;
       }
@@ -638,6 +648,7 @@ export class DataParallel {
           return this.onApplied(run, rep, m);
         case 'computed':
           run.computed.set(rep.index, m);
+          if (run.publisher === rep.index) this.buffersPublished(rep, m);
           return this.maybeFinish(run);
         default:
           return;
@@ -736,8 +747,9 @@ export class DataParallel {
     if (--run.reducing[bucket]! > 0) return;
     run.reducedBuckets++;
     if (this.flat) {
-      // The reducers have updated the bucket's weights in place: every replica reloads them.
-      const params = this.layout.buckets[bucket]!.params;
+      // The reducers have updated the bucket's weights in place: every replica reloads them
+      // (buffers are not updated there: they come from the publisher).
+      const params = this.layout.buckets[bucket]!.params.filter((p) => !this.buffers.has(p));
       for (const p of params) this.version[p]!++;
       // The replicas take these weights at once: a replica computing on a pool thread while its
       // backward runs, one computing on its own thread once its backward is done, and the last
@@ -760,6 +772,13 @@ export class DataParallel {
     for (const b of this.layout.buckets) this.startApply(run, b.index, scale);
   }
 
+  /** The publisher's buffers are in the shared weights (or its message): every other replica loads them next step. */
+  private buffersPublished(rep: Replica, m: ComputedMessage): void {
+    const list = [...this.buffers];
+    if (m.buffers) scatterParams(this.layout, this.views.weights, list, m.buffers);
+    for (const p of list) rep.loaded[p] = ++this.version[p]!;
+  }
+
   /** Tells the active replicas in worker threads to load `params` from the shared weights now. */
   private reloadNow(run: Run, params: readonly number[]): void {
     for (const i of run.active) {
@@ -775,12 +794,19 @@ export class DataParallel {
     const b = this.layout.buckets[bucket]!;
     const byOwner = new Map<number, number[]>();
     for (const p of b.params) {
+      if (this.buffers.has(p)) continue;
       const o = this.owners[p]!;
       let list = byOwner.get(o);
       if (!list) byOwner.set(o, (list = []));
       list.push(p);
     }
     run.applying[bucket] = byOwner.size;
+    // A bucket of buffers alone has nothing to apply.
+    if (byOwner.size === 0) {
+      run.appliedBuckets++;
+      this.maybeFinish(run);
+      return;
+    }
     for (const [o, params] of byOwner) {
       const rep = this.replicas[o]!;
       const joined = rep.host.kind === 'process' ? gatherParams(this.layout, this.views.joined, params) : undefined;
@@ -790,7 +816,7 @@ export class DataParallel {
 
   private onApplied(run: Run, rep: Replica, m: Extract<FromReplica, { type: 'applied' }>): void {
     const b = this.layout.buckets[m.bucket]!;
-    const mine = b.params.filter((p) => this.owners[p] === rep.index);
+    const mine = b.params.filter((p) => this.owners[p] === rep.index && !this.buffers.has(p));
     if (m.data) scatterParams(this.layout, this.views.weights, mine, m.data);
     for (const p of mine) {
       this.version[p]!++;

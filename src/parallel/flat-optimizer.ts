@@ -48,8 +48,10 @@ export interface FlatBuffers {
  * one (Adam's bias correction; SGD's first momentum step copies the gradient). With `kernels`,
  * plain Adam and plain SGD run in wasm SIMD where the buffers are in their memory (same bits).
  */
-export function flatUpdate(rule: FlatRule, layout: Layout, buf: FlatBuffers, from: number, to: number, steps: readonly number[], lr: number, kernels?: FlatKernels): void {
+export function flatUpdate(rule: FlatRule, layout: Layout, buf: FlatBuffers, from: number, to: number, steps: readonly number[], lr: number, kernels?: FlatKernels, frozen?: ReadonlySet<number>): void {
   for (const slot of layout.params) {
+    // A buffer (running statistics) does not train: weight decay must not touch it either.
+    if (frozen?.has(slot.index)) continue;
     const lo = Math.max(from, slot.offset);
     const hi = Math.min(to, slot.offset + slot.size);
     if (lo >= hi) continue;

@@ -94,6 +94,12 @@ export interface StepMessage {
   readonly weights?: Float32Array;
   /** The reductions this replica runs during the step, each once its bucket is delivered (flat mode). */
   readonly reductions?: StepReductions;
+  /**
+   * The buffers (parameters that do not train: running statistics) this replica hands over after
+   * its forward pass, for every replica to load at the next step (PyTorch DDP's broadcast_buffers):
+   * into the shared weights, or (a process) in its 'computed' message.
+   */
+  readonly publish?: readonly number[];
 }
 
 /** A replica's part of a step's reductions, started by the `delivered` counters, not by messages. */
@@ -153,6 +159,8 @@ export interface ReadyMessage {
   readonly optimizerKind: string;
   /** The optimizer as a flat rule, when it has one and the replica shares memory with the coordinator. */
   readonly flat?: FlatRule;
+  /** Parameters (module indices) that do not train: buffers such as BatchNorm's running statistics. */
+  readonly frozen: readonly number[];
 }
 
 export interface ComputedMessage {
@@ -173,6 +181,8 @@ export interface ComputedMessage {
   readonly computeMs: number;
   /** Solo steps: when the local optimizer step finished. */
   readonly optimizerEndAt?: number;
+  /** A process replica's published buffers (StepMessage.publish), concatenated. */
+  readonly buffers?: Float32Array;
 }
 
 /** A replica's failure: its error's name, message and stack, and what it was doing. */

@@ -70,6 +70,8 @@ export class Replica {
   private layout!: Layout;
   private views: SharedViews | undefined;
   private flat: FlatRule | undefined;
+  /** Parameters (module indices) that do not train: no update touches them (see StepMessage.publish). */
+  private frozen: ReadonlySet<number> = new Set();
   private readonly scratch = new Float64Array(4096);
   /** Serialises the messages that change the model (steps, reloads, state). */
   private chain: Promise<void> = Promise.resolve();
@@ -165,7 +167,8 @@ export class Replica {
     }
     const clipNorm = this.optimizer.options.clipNorm;
     const flat = this.flat;
-    this.link.post({ type: 'ready', describe, ...(adapter ? { adapter } : {}), ...(clipNorm !== undefined ? { clipNorm } : {}), optimizerKind: this.optimizer.kind, ...(flat ? { flat } : {}) });
+    this.frozen = new Set(this.params.flatMap((p, i) => (p.trainable ? [] : [i])));
+    this.link.post({ type: 'ready', describe, ...(adapter ? { adapter } : {}), ...(clipNorm !== undefined ? { clipNorm } : {}), optimizerKind: this.optimizer.kind, ...(flat ? { flat } : {}), frozen: [...this.frozen] });
   }
 
   private async makeBackend(m: InitMessage): Promise<{
@@ -288,6 +291,7 @@ export class Replica {
       };
       let values: Promise<[number, number[]]>;
       let optimizerEndAt: number | undefined;
+      let buffers: Float32Array<ArrayBuffer> | undefined;
       if (m.solo) {
         this.optimizer.step(this.model, pg, m.lr ?? this.optimizer.lr);
         pg.dispose();
@@ -304,8 +308,10 @@ export class Replica {
       } else {
         // The loss and metrics are read while the gradients are handed over (one wait, not three).
         values = read();
+        const published = m.publish ? this.writeWeights(m.publish) : undefined;
         await this.sendBuckets(m.step, pg);
         pg.dispose();
+        buffers = await published;
       }
       const [lossValue, metricList] = await values;
       loss.dispose();
@@ -333,6 +339,7 @@ export class Replica {
         computeEndAt: Number.isFinite(last) ? last + originShift : (optimizerEndAt ?? absoluteNow()),
         computeMs: Number.isFinite(last) ? last - first : 0,
         ...(optimizerEndAt !== undefined ? { optimizerEndAt } : {}),
+        ...(buffers ? { buffers } : {}),
       };
     } finally {
       sub?.unsubscribe();
@@ -449,7 +456,7 @@ export class Replica {
       const b = Math.min(m.to, a + REDUCE_SLICE);
       if (a > m.from) await new Promise((resume) => setImmediate(resume));
       weightedSum(views.joined, inputs, a, b, this.scratch, views.kernels);
-      if (m.update && flat) flatUpdate(flat, this.layout, { weights: views.weights, grads: views.joined, state: views.state }, a, b, m.update.steps, m.update.lr, views.kernels);
+      if (m.update && flat) flatUpdate(flat, this.layout, { weights: views.weights, grads: views.joined, state: views.state }, a, b, m.update.steps, m.update.lr, views.kernels, this.frozen);
     }
     this.link.post({ type: 'reduced', step: m.step, bucket: m.bucket, startAt, endAt: absoluteNow() });
   }
