@@ -192,7 +192,9 @@ export class DataParallel {
   private readonly version: number[];
   /** A replica holding newer weights than the shared buffer (after solo steps), if any. */
   private staleHolder: number | undefined;
-  /** Parameters (module indices) that do not train (buffers): no update touches them; one replica publishes them. */
+  /** Parameters (module indices) that do not train (buffers, frozen weights): no update touches them. */
+  private untrained: ReadonlySet<number> = new Set();
+  /** Of those, the buffers, which forward passes change: one replica publishes them each step. */
   private buffers: ReadonlySet<number> = new Set();
   private run: Run | undefined;
   /** Rejects the direct solo step in flight (see stepDirect). */
@@ -344,7 +346,8 @@ export class DataParallel {
       this.replicas[i]!.describe = m.describe;
       if (m.clipNorm !== undefined) this.clipNorm = m.clipNorm;
     });
-    this.buffers = new Set(ready[0]?.frozen ?? []);
+    this.untrained = new Set(ready[0]?.frozen ?? []);
+    this.buffers = new Set(ready[0]?.buffers ?? []);
     // Flat mode when every replica shares memory and reports the same flat rule.
     const rule = ready[0]?.flat;
     if (rule && this.views.state.length > 0 && ready.every((m) => JSON.stringify(m.flat) === JSON.stringify(rule))) {
@@ -749,7 +752,7 @@ export class DataParallel {
     if (this.flat) {
       // The reducers have updated the bucket's weights in place: every replica reloads them
       // (buffers are not updated there: they come from the publisher).
-      const params = this.layout.buckets[bucket]!.params.filter((p) => !this.buffers.has(p));
+      const params = this.layout.buckets[bucket]!.params.filter((p) => !this.untrained.has(p));
       for (const p of params) this.version[p]!++;
       // The replicas take these weights at once: a replica computing on a pool thread while its
       // backward runs, one computing on its own thread once its backward is done, and the last
@@ -794,7 +797,7 @@ export class DataParallel {
     const b = this.layout.buckets[bucket]!;
     const byOwner = new Map<number, number[]>();
     for (const p of b.params) {
-      if (this.buffers.has(p)) continue;
+      if (this.untrained.has(p)) continue;
       const o = this.owners[p]!;
       let list = byOwner.get(o);
       if (!list) byOwner.set(o, (list = []));
@@ -816,7 +819,7 @@ export class DataParallel {
 
   private onApplied(run: Run, rep: Replica, m: Extract<FromReplica, { type: 'applied' }>): void {
     const b = this.layout.buckets[m.bucket]!;
-    const mine = b.params.filter((p) => this.owners[p] === rep.index && !this.buffers.has(p));
+    const mine = b.params.filter((p) => this.owners[p] === rep.index && !this.untrained.has(p));
     if (m.data) scatterParams(this.layout, this.views.weights, mine, m.data);
     for (const p of mine) {
       this.version[p]!++;

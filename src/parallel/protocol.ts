@@ -159,8 +159,10 @@ export interface ReadyMessage {
   readonly optimizerKind: string;
   /** The optimizer as a flat rule, when it has one and the replica shares memory with the coordinator. */
   readonly flat?: FlatRule;
-  /** Parameters (module indices) that do not train: buffers such as BatchNorm's running statistics. */
+  /** Parameters (module indices) that do not train: buffers and frozen weights. No update touches them. */
   readonly frozen: readonly number[];
+  /** Of those, the buffers (nn.Buffer: running statistics), which forward passes change: published each step. */
+  readonly buffers: readonly number[];
 }
 
 export interface ComputedMessage {

@@ -12,7 +12,7 @@ import { Cpu } from '../backends/cpu/backend.js';
 import { ArgumentError, DeviceError } from '../errors.js';
 import { tidy } from '../memory/tidy.js';
 import type { Module } from '../nn/module.js';
-import type { Param } from '../nn/param.js';
+import { Buffer, type Param } from '../nn/param.js';
 import type { Optimizer, OptimizerRecord } from '../optim/optimizer.js';
 import { ParamGrads } from '../optim/param-grads.js';
 import { Runtime } from '../runtime/runtime.js';
@@ -168,7 +168,8 @@ export class Replica {
     const clipNorm = this.optimizer.options.clipNorm;
     const flat = this.flat;
     this.frozen = new Set(this.params.flatMap((p, i) => (p.trainable ? [] : [i])));
-    this.link.post({ type: 'ready', describe, ...(adapter ? { adapter } : {}), ...(clipNorm !== undefined ? { clipNorm } : {}), optimizerKind: this.optimizer.kind, ...(flat ? { flat } : {}), frozen: [...this.frozen] });
+    const buffers = this.params.flatMap((p, i) => (p instanceof Buffer ? [i] : []));
+    this.link.post({ type: 'ready', describe, ...(adapter ? { adapter } : {}), ...(clipNorm !== undefined ? { clipNorm } : {}), optimizerKind: this.optimizer.kind, ...(flat ? { flat } : {}), frozen: [...this.frozen], buffers });
   }
 
   private async makeBackend(m: InitMessage): Promise<{

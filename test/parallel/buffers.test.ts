@@ -1,7 +1,7 @@
 /**
  * Buffers (BatchNorm's running statistics) under DataParallel: one replica publishes them after
  * its forward pass and every replica loads them at the next step (PyTorch DDP's
- * broadcast_buffers); no optimizer update touches them (weight decay included). Checked with a
+ * broadcast_buffers); no optimizer update touches them or a frozen weight (weight decay included). Checked with a
  * global batch made of one batch twice: each of two replicas then sees that batch, so weights,
  * running statistics and the batch count must be those of one device trained on it.
  */
@@ -67,8 +67,9 @@ async function check(devices: string, strategy: Strategy, options: NormOptions, 
       w.data.forEach((v, i) => expect(Math.abs(g[i]! - v), `${name}[${i}]: ${g[i]} vs one device ${v}`).toBeLessThanOrEqual(atol + rtol * Math.abs(v)));
     }
     expect(Array.from(got.params['bn.numBatchesTracked']!.data)).toEqual([batches.length]);
-    // The statistics moved (the comparison would hold trivially otherwise).
+    // The statistics moved (the comparison would hold trivially otherwise); the frozen weight did not.
     expect(want.params['bn.runningMean']!.data.some((v) => Math.abs(v) > 1e-3)).toBe(true);
+    expect(Array.from(got.params['scale']!.data)).toEqual([1.5, 0.5, 1, 2, 0.75, 1.25]);
   } finally {
     await dp.close();
   }
