@@ -309,7 +309,9 @@ export class Replica {
       } else {
         // The loss and metrics are read while the gradients are handed over (one wait, not three).
         values = read();
+        // Buffers after the forward pass that updated them; awaited below, marked handled now (as read()).
         const published = m.publish ? this.writeWeights(m.publish) : undefined;
+        published?.catch(() => undefined);
         await this.sendBuckets(m.step, pg);
         pg.dispose();
         buffers = await published;
