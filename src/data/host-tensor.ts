@@ -63,12 +63,45 @@ export function toTensors<T, B extends Backend>(backend: B, batch: T, device?: D
   return convert(batch) as Tensors<T, B>;
 }
 
-/** The buffers of every host tensor in `value`, for postMessage's transfer list. */
-export function hostBuffers(value: unknown, out: ArrayBuffer[] = []): ArrayBuffer[] {
-  if (isHostTensor(value)) {
-    const b = value.data.buffer;
-    if (b instanceof ArrayBuffer && !out.includes(b)) out.push(b);
-  } else if (Array.isArray(value)) for (const v of value) hostBuffers(v, out);
-  else if (value !== null && typeof value === 'object') for (const v of Object.values(value)) hostBuffers(v, out);
+/** Every buffer that typed arrays in `value` view (host tensors' data included). */
+export function viewedBuffers(value: unknown, out = new Set<ArrayBufferLike>(), seen = new Set<object>()): Set<ArrayBufferLike> {
+  if (ArrayBuffer.isView(value)) out.add(value.buffer);
+  else if (value !== null && typeof value === 'object' && !seen.has(value)) {
+    seen.add(value);
+    for (const v of Object.values(value)) viewedBuffers(v, out, seen);
+  }
   return out;
+}
+
+const isPlain = (v: object): boolean => {
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+};
+
+/**
+ * `batch` ready for postMessage, and its transfer list. A host tensor's buffer is transferred
+ * only when its data spans the whole buffer and no sample views it: a collate may return views of
+ * the dataset's memory (a pre-batched dataset), and transferring those would detach the dataset's
+ * arrays. Other host tensors get a copy of just their data (a clone would copy the whole buffer).
+ */
+export function forTransfer(batch: unknown, keep: ReadonlySet<ArrayBufferLike>): { batch: unknown; transfer: ArrayBuffer[] } {
+  const transfer: ArrayBuffer[] = [];
+  const walk = (v: unknown): unknown => {
+    if (isHostTensor(v)) {
+      const b = v.data.buffer;
+      const whole = b instanceof ArrayBuffer && v.data.byteOffset === 0 && v.data.byteLength === b.byteLength && !keep.has(b);
+      if (whole) {
+        if (!transfer.includes(b)) transfer.push(b);
+        return v;
+      }
+      const data = v.data.slice();
+      // slice() makes an ArrayBuffer of exactly the data's bytes.
+      if (data.buffer instanceof ArrayBuffer) transfer.push(data.buffer);
+      return { ...v, data };
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object' && isPlain(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return { batch: walk(batch), transfer };
 }

@@ -6,7 +6,7 @@
 import { parentPort } from 'node:worker_threads';
 import { defaultCollate } from './collate.js';
 import type { Dataset } from './dataset.js';
-import { hostBuffers } from './host-tensor.js';
+import { forTransfer, viewedBuffers } from './host-tensor.js';
 import type { FromWorker, ToWorker } from './worker-protocol.js';
 
 const port = parentPort!;
@@ -33,9 +33,10 @@ port.on('message', async (m: ToWorker) => {
     return;
   }
   try {
-    const batch = collate(Array.from(m.indices, (i) => dataset!.get(i)));
-    // Samples may view one big array: transfer only buffers the batch owns outright.
-    reply({ type: 'batch', id: m.id, batch }, hostBuffers(batch));
+    const samples = Array.from(m.indices, (i) => dataset!.get(i));
+    // Samples may view the dataset's memory, and a collate may pass such views on: never transfer those.
+    const { batch, transfer } = forTransfer(collate(samples), viewedBuffers(samples));
+    reply({ type: 'batch', id: m.id, batch }, transfer);
   } catch (e) {
     reply({ type: 'error', id: m.id, message: e instanceof Error ? e.message : String(e) });
   }
