@@ -1,8 +1,9 @@
 /** Datasets: anything with a length and a get(i) (PyTorch's map-style Dataset), and a few ready-made ones. */
-import { field } from '../ir/validate.js';
+import { checkInteger, field, show } from '../ir/validate.js';
+import { checkDataset } from './plan.js';
 import { ArgumentError } from '../errors.js';
 import type { HostTensor } from './host-tensor.js';
-import { seededPermutation } from './shuffle.js';
+import { seed32, seededPermutation } from './shuffle.js';
 
 export interface Dataset<T> {
   readonly length: number;
@@ -78,17 +79,34 @@ export class Subset<T> implements Dataset<T> {
   }
 }
 
-/** Splits a dataset into disjoint random subsets of the given sizes, reproducibly with `seed`. */
+/**
+ * Splits a dataset into disjoint random subsets, reproducibly with `seed` (a safe integer). `sizes`
+ * are sample counts adding up to the dataset's length, or fractions adding up to 1 (torch >= 1.13):
+ * each split gets floor(fraction * length) samples, and the remainder goes one by one to the first
+ * splits in turn.
+ */
 export function randomSplit<T, const S extends readonly number[]>(dataset: Dataset<T>, sizes: S, seed = 0): { -readonly [K in keyof S]: Subset<T> } {
-  const ds: unknown = dataset;
-  if (typeof field(ds, 'length') !== 'number') throw new ArgumentError('randomSplit takes a dataset (with length and get)', { op: 'randomSplit' });
-  if (!Array.isArray(sizes)) throw new ArgumentError('sizes must be an array of sample counts', { op: 'randomSplit' });
-  if (sizes.reduce((a, b) => a + b, 0) !== dataset.length || sizes.some((s) => !Number.isInteger(s) || s < 0)) {
-    throw new ArgumentError(`sizes [${sizes.join(', ')}] must be non-negative integers adding up to ${dataset.length}`, { op: 'randomSplit' });
+  checkDataset('randomSplit', dataset);
+  if (!Array.isArray(sizes) || sizes.some((s) => typeof s !== 'number')) throw new ArgumentError(`sizes must be an array of sample counts or fractions, got ${show(sizes)}`, { op: 'randomSplit' });
+  checkInteger('randomSplit', 'seed', seed);
+  const n = dataset.length;
+  const total = sizes.reduce((a, b) => a + b, 0);
+  // torch's test: the sum is close to 1 (and not above): fractions. A dataset of 1 sample reads the same either way.
+  const fractions = Math.abs(total - 1) <= 1e-9 && total <= 1 && sizes.every((s) => s >= 0 && s <= 1);
+  let counts: number[];
+  if (fractions) {
+    counts = sizes.map((f) => Math.floor(n * f));
+    const rest = n - counts.reduce((a, b) => a + b, 0);
+    for (let i = 0; i < rest; i++) counts[i % counts.length]! += 1;
+  } else {
+    if (total !== n || sizes.some((s) => !Number.isInteger(s) || s < 0)) {
+      throw new ArgumentError(`sizes [${sizes.join(', ')}] must be non-negative integers adding up to ${n}, or fractions adding up to 1`, { op: 'randomSplit' });
+    }
+    counts = [...sizes];
   }
-  const order = seededPermutation(dataset.length, seed);
+  const order = seededPermutation(n, seed32(seed));
   let at = 0;
-  const parts = sizes.map((s) => {
+  const parts = counts.map((s) => {
     const part = order.slice(at, at + s);
     at += s;
     return new Subset(dataset, part);

@@ -5,7 +5,9 @@
  */
 import { defaultCollate, type Collate, type Collated } from './collate.js';
 import type { Dataset } from './dataset.js';
-import { batchCount, checkPlan, planBatches, type PlanOptions } from './plan.js';
+import { ArgumentError } from '../errors.js';
+import { field, show } from '../ir/validate.js';
+import { batchCount, checkDataset, checkPlan, planBatches, type PlanOptions } from './plan.js';
 
 /** What `fit` trains on: an async iterable of batches (one pass = one epoch) whose length is its batch count. */
 export interface BatchSource<Batch> extends AsyncIterable<Batch> {
@@ -26,7 +28,10 @@ export class DataLoader<T, Batch = Collated<T>> implements BatchSource<Batch> {
     readonly dataset: Dataset<T>,
     readonly options: DataLoaderOptions<T, Batch> = {},
   ) {
-    checkPlan('DataLoader', options);
+    checkDataset('DataLoader', dataset);
+    checkPlan('DataLoader', options, ['collate']);
+    const collate = field(options, 'collate');
+    if (collate !== undefined && typeof collate !== 'function') throw new ArgumentError(`collate must be a function of the samples, got ${show(collate)}`, { op: 'DataLoader' });
     // Without a collate, Batch is its default, Collated<T>: what defaultCollate returns.
     this.collate = options.collate ?? (defaultCollate as Collate<T, Batch>);
   }

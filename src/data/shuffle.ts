@@ -24,6 +24,15 @@ export function seededPermutation(n: number, seed: number): Int32Array {
   return p;
 }
 
+/**
+ * The generator's 32-bit seed for a user's seed (a safe integer): its low 32 bits, xor-ed with its
+ * high part times an odd constant. Seeds in [0, 2^32) map to themselves; others (negative, or past
+ * 2^32) are not folded onto those, so 2^32 and 0, or -1 and 2^32 - 1, give different orders.
+ */
+export function seed32(seed: number): number {
+  return ((seed >>> 0) ^ Math.imul(Math.floor(seed / 4294967296), 0x9e3779b1)) >>> 0;
+}
+
 /** The seed of epoch `epoch` under a loader's `seed` (distinct epochs get unrelated orders). */
 export function epochSeed(seed: number, epoch: number): number {
   return (Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) + Math.imul(epoch + 1, 0xc2b2ae35)) >>> 0;

@@ -74,7 +74,9 @@ export class WorkerDataLoader<Batch> implements BatchSource<Batch> {
 
   /** Starts the worker and waits for its dataset. */
   static async create<Batch>(options: WorkerDataLoaderOptions): Promise<WorkerDataLoader<Batch>> {
-    checkPlan('WorkerDataLoader', options);
+    checkPlan('WorkerDataLoader', options, ['module', 'export', 'args', 'prefetch']);
+    const exportName = field(options, 'export');
+    if (exportName !== undefined && typeof exportName !== 'string') throw new ArgumentError(`export must be the factory's name, got ${show(exportName)}`, { op: 'WorkerDataLoader' });
     const prefetch = field(options, 'prefetch');
     if (prefetch !== undefined) checkInteger('WorkerDataLoader', 'prefetch', prefetch, 0);
     // Checked here: a worker started for a module that cannot be named would fail later and less clearly.
@@ -97,7 +99,12 @@ export class WorkerDataLoader<Batch> implements BatchSource<Batch> {
       });
       worker.on('error', reject);
       worker.on('exit', (code) => reject(new KernelError(`DataLoader worker (thread ${thread}) exited unexpectedly with exit code ${code} while building the dataset`, { op: 'WorkerDataLoader', hint: 'the dataset factory ended its thread (process.exit, an uncaught error)' })));
-      worker.postMessage({ type: 'init', module: spec, exportName: options.export ?? 'dataset', args: options.args });
+      try {
+        worker.postMessage({ type: 'init', module: spec, exportName: options.export ?? 'dataset', args: options.args });
+      } catch (e) {
+        // A DataCloneError: a function or class instance in args.
+        reject(new ArgumentError(`args must be structured-cloneable (plain data): ${e instanceof Error ? e.message : String(e)}`, { op: 'WorkerDataLoader', hint: 'pass plain data and build the rest in the factory' }));
+      }
     }).catch(async (e: unknown) => {
       await worker.terminate();
       throw e;

@@ -25,6 +25,7 @@ port.on('message', async (m: ToWorker) => {
       if (typeof make !== 'function') throw new Error(`the module exports no function '${m.exportName}'`);
       dataset = (await (make as (args: unknown) => unknown)(m.args)) as Dataset<unknown>;
       if (typeof dataset?.length !== 'number' || typeof dataset.get !== 'function') throw new Error(`'${m.exportName}' did not return a dataset (length and get)`);
+      if (!Number.isSafeInteger(dataset.length) || dataset.length < 0) throw new Error(`'${m.exportName}' returned a dataset whose length is not an integer >= 0: ${dataset.length}`);
       if (typeof mod.collate === 'function') collate = mod.collate as typeof collate;
       reply({ type: 'ready', length: dataset.length });
     } catch (e) {
