@@ -6,6 +6,7 @@ import type { Backend } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import { ArgumentError } from '../errors.js';
 import type { DType } from '../ir/dtype.js';
+import { checkKeys, checkOptions, show } from '../ir/validate.js';
 import { fromData } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
 
@@ -17,16 +18,36 @@ export interface HostTensor<D extends DType = DType> {
   readonly data: ArrayOf<D>;
 }
 
-/** A host tensor, its dtype taken from the array type (Float32Array, Int32Array, Uint8Array for bool). */
-export function hostTensor<A extends Float32Array | Int32Array | Uint8Array>(data: A, shape?: readonly number[]): HostTensor<A extends Float32Array ? 'float32' : A extends Int32Array ? 'int32' : 'bool'> {
-  const given: unknown = data;
+/**
+ * A host tensor, its dtype taken from the array type: float32 for a Float32Array, int32 for an
+ * Int32Array, and int32 values 0..255 for a Uint8Array (bytes such as pixels: there is no uint8
+ * dtype, and torch keeps them numbers, not booleans) unless `{ dtype: 'bool' }` asks for a bool
+ * mask (nonzero is true).
+ */
+export function hostTensor<A extends Float32Array | Int32Array | Uint8Array, D extends 'int32' | 'bool' = 'int32'>(data: A, shape?: readonly number[], options?: { dtype?: D }): HostTensorOf<A, D> {
+  // One function for every array type: its dtype follows the array (and `dtype`) as HostTensorOf says.
+  return makeHostTensor(data, shape, options) as HostTensorOf<A, D>;
+}
+
+/** What hostTensor makes of an array type (and a Uint8Array's asked dtype). */
+export type HostTensorOf<A, D extends 'int32' | 'bool' = 'int32'> = HostTensor<A extends Float32Array ? 'float32' : A extends Int32Array ? 'int32' : D>;
+
+function makeHostTensor(given: unknown, shape: unknown, options: unknown): HostTensor {
   if (!(given instanceof Float32Array || given instanceof Int32Array || given instanceof Uint8Array)) throw new ArgumentError('hostTensor takes a Float32Array, Int32Array or Uint8Array', { op: 'hostTensor' });
-  const dims: unknown = shape ?? [data.length];
+  const opts = checkOptions('hostTensor', options);
+  checkKeys('hostTensor', opts, ['dtype']);
+  const asked = opts['dtype'];
+  if (asked !== undefined && !(given instanceof Uint8Array && (asked === 'bool' || asked === 'int32'))) {
+    throw new ArgumentError(`dtype ${show(asked)} is not one a ${given.constructor.name} can take`, { op: 'hostTensor', hint: "only a Uint8Array takes a dtype: 'int32' (the default, values 0..255) or 'bool'" });
+  }
+  const dims: unknown = shape ?? [given.length];
   if (!Array.isArray(dims) || dims.some((d) => !Number.isSafeInteger(d) || d < 0)) throw new ArgumentError('the shape must be an array of integers >= 0', { op: 'hostTensor' });
   const n = dims.reduce((a, b) => a * b, 1);
-  if (n !== data.length) throw new ArgumentError(`${data.length} values do not fill shape [${dims.join(', ')}]`, { op: 'hostTensor' });
-  const dtype = data instanceof Float32Array ? 'float32' : data instanceof Int32Array ? 'int32' : 'bool';
-  return { dtype, shape: [...dims], data } as never;
+  if (n !== given.length) throw new ArgumentError(`${given.length} values do not fill shape [${dims.join(', ')}]`, { op: 'hostTensor' });
+  if (given instanceof Float32Array) return { dtype: 'float32', shape: [...dims], data: given };
+  if (given instanceof Int32Array) return { dtype: 'int32', shape: [...dims], data: given };
+  if (asked === 'bool') return { dtype: 'bool', shape: [...dims], data: given };
+  return { dtype: 'int32', shape: [...dims], data: Int32Array.from(given) };
 }
 
 export function isHostTensor(v: unknown): v is HostTensor {

@@ -28,8 +28,8 @@ export class DataLoader<T, Batch = Collated<T>> implements BatchSource<Batch> {
     readonly dataset: Dataset<T>,
     readonly options: DataLoaderOptions<T, Batch> = {},
   ) {
-    checkDataset('DataLoader', dataset);
     checkPlan('DataLoader', options, ['collate']);
+    checkDataset('DataLoader', dataset);
     const collate = field(options, 'collate');
     if (collate !== undefined && typeof collate !== 'function') throw new ArgumentError(`collate must be a function of the samples, got ${show(collate)}`, { op: 'DataLoader' });
     // Without a collate, Batch is its default, Collated<T>: what defaultCollate returns.

@@ -31,7 +31,7 @@ export function checkDataset(op: string, ds: unknown): void {
   const length: unknown = ds !== null && typeof ds === 'object' ? Reflect.get(ds, 'length') : undefined;
   const get: unknown = ds !== null && typeof ds === 'object' ? Reflect.get(ds, 'get') : undefined;
   if (typeof get !== 'function' || typeof length !== 'number') {
-    throw new ArgumentError(`the dataset must be an object with length and get(i), got ${show(ds)}`, { op, hint: 'e.g. { length: n, get: (i) => sample } or a data.TensorDataset' });
+    throw new ArgumentError(`${op} takes a dataset (an object with length and get(i)), got ${show(ds)}`, { op, hint: 'e.g. { length: n, get: (i) => sample } or a data.TensorDataset' });
   }
   if (!Number.isSafeInteger(length) || length < 0) throw new ArgumentError(`the dataset's length must be an integer >= 0, got ${show(length)}`, { op });
 }

@@ -25,7 +25,7 @@ describe('DataLoader options', () => {
   });
 
   it('refuses a dataset without length and get, or with a length that is not an integer >= 0', () => {
-    expect(() => loader({}, {})).toThrow(/DataLoader: the dataset must be an object with length and get/);
+    expect(() => loader({}, {})).toThrow(/DataLoader: DataLoader takes a dataset \(an object with length and get\(i\)\)/);
     expect(() => loader({ length: 3 }, {})).toThrow(ArgumentError);
     expect(() => loader(null, {})).toThrow(ArgumentError);
     for (const length of [NaN, 2.5, -1]) expect(() => loader({ length, get: () => 0 }, {})).toThrow(/DataLoader: the dataset's length must be an integer >= 0/);
@@ -55,7 +55,7 @@ describe('randomSplit', () => {
     const split = randomSplit as (ds: unknown, sizes: unknown, seed?: unknown) => unknown;
     expect(() => split(range(4), [2, 2], 'x')).toThrow(/randomSplit: seed must be an integer/);
     expect(() => split(range(4), [2, 2], 1.5)).toThrow(/randomSplit: seed must be an integer/);
-    expect(() => split({ length: 4 }, [2, 2])).toThrow(/randomSplit: the dataset must be an object with length and get/);
+    expect(() => split({ length: 4 }, [2, 2])).toThrow(/randomSplit: randomSplit takes a dataset/);
   });
 
   it('splits by fractions adding up to 1 as torch: floor each, the remainder one by one to the first splits', () => {
