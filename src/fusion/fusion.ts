@@ -18,7 +18,7 @@ import type { Device } from '../devices/device.js';
 import { ArgumentError, DisposedError, DeviceError } from '../errors.js';
 import type { TypedArray } from '../ir/dtype.js';
 import { isFusableRecord, type FusedArg } from '../ir/fused.js';
-import type { OpRecord } from '../ir/ops.js';
+import type { OpName, OpRecord, TensorMeta } from '../ir/ops.js';
 import { checkBoolean, checkInteger, checkOptions } from '../ir/validate.js';
 import type { MemoryInfo } from '../memory/info.js';
 import { Group, type FusableRecord } from './group.js';
@@ -33,6 +33,11 @@ export interface FusionOptions {
 }
 
 const OPTION_KEYS = ['maxOps', 'enabled'];
+
+/** Ops whose kernels check their indices when they run: their results may be failures. */
+const FALLIBLE_OPS: ReadonlySet<OpName> = new Set<OpName>(['gather', 'indexSelect', 'scatterAdd']);
+/** Fallible tensors remembered (the most recent). */
+const FALLIBLE_KEPT = 4096;
 
 interface Pending {
   readonly group: Group;
@@ -60,6 +65,12 @@ export class Fusion<B extends Backend> extends Decorator<B> {
    */
   private readonly constants = new Map<number, { readonly record: FullRecord; owners: number }>();
   private flushQueued = false;
+  /**
+   * Recent tensors that may fail at run time (from ops whose kernels check indices, and fused
+   * records that read them): groups keep the steps reading them apart (Group.build). Bounded:
+   * one forgotten only fuses as it would have before.
+   */
+  private readonly fallible = new Set<number>();
 
   constructor(inner: B, options: FusionOptions = {}) {
     super(inner);
@@ -88,6 +99,7 @@ export class Fusion<B extends Backend> extends Decorator<B> {
   }
 
   override submit(record: OpRecord): void {
+    if (FALLIBLE_OPS.has(record.op)) this.markFallible(record.outputs);
     if (this.enabled && record.op === 'full' && this.fuses(record.device)) {
       this.constants.set(record.outputs[0]!.id, { record, owners: 1 });
       return;
@@ -175,6 +187,11 @@ export class Fusion<B extends Backend> extends Decorator<B> {
   }
 
   // ---- internals ----------------------------------------------------------------------------
+
+  private markFallible(outputs: readonly TensorMeta[]): void {
+    for (const m of outputs) this.fallible.add(m.id);
+    while (this.fallible.size > FALLIBLE_KEPT) this.fallible.delete(this.fallible.values().next().value!);
+  }
 
   private buffer(record: FusableRecord): void {
     const out = record.outputs[0]!;
@@ -268,8 +285,10 @@ export class Fusion<B extends Backend> extends Decorator<B> {
     this.groups.delete(g.key);
     for (const m of g.tensors()) this.pending.delete(m.id);
     try {
-      const record = g.build(() => this.runtime.ids.op());
-      if (record) this.submitBuilt(g, record);
+      for (const { record, fallible } of g.build(() => this.runtime.ids.op(), (id) => this.fallible.has(id))) {
+        if (fallible) this.markFallible(record.outputs);
+        this.submitBuilt(g, record);
+      }
     } finally {
       for (const ref of g.refs) this.inner.release(ref);
     }
@@ -285,9 +304,9 @@ export class Fusion<B extends Backend> extends Decorator<B> {
       return;
     }
     // The inner backend gives each output one owner; the group may have counted more (retains).
-    for (let s = 0; s < g.size; s++) {
-      const owners = g.owners[s]!;
-      for (let k = 1; k < owners; k++) this.inner.retain({ id: g.output(s).id, device });
+    for (const m of record.outputs) {
+      const owners = g.owners[g.stepOfTensor(m.id)]!;
+      for (let k = 1; k < owners; k++) this.inner.retain({ id: m.id, device });
     }
   }
 }

@@ -2,8 +2,8 @@
  * A group of buffered elementwise records of one device and one output shape: the fused program
  * being built. Each record is a step; its inputs are earlier steps or the group's external
  * inputs (tensors that already exist below, broadcast to the group's shape). At flush the group
- * becomes one record: only the steps whose tensors still have owners are outputs, and only what
- * they need is computed.
+ * becomes one record per independent part: only the steps whose tensors still have owners are
+ * outputs, and only what they need is computed.
  */
 import type { TensorRef } from '../backends/backend.js';
 import { stepOf, type FusableOp, type FusedArg, type FusedStep } from '../ir/fused.js';
@@ -23,6 +23,8 @@ export class Group {
    */
   readonly records: Array<FusableRecord | undefined> = [];
   private readonly constants = new Map<number, number>();
+  /** The step of each tensor a record step computes. */
+  private readonly byTensor = new Map<number, number>();
   /** Owners of each step's tensor: the Tensor object, plus retains (an autodiff tape). */
   readonly owners: number[] = [];
 
@@ -53,6 +55,7 @@ export class Group {
     this.steps.push(stepOf(record, args));
     this.records.push(record);
     this.owners.push(1);
+    this.byTensor.set(record.outputs[0]!.id, this.steps.length - 1);
     return this.steps.length - 1;
   }
 
@@ -83,12 +86,20 @@ export class Group {
     return this.records[step]!.outputs[0]!;
   }
 
+  /** The step that computes tensor `id` (a step of a record). */
+  stepOfTensor(id: number): number {
+    return this.byTensor.get(id)!;
+  }
+
   /**
-   * What to submit at flush: nothing when no step's tensor has an owner; the original record
-   * when one op is left to compute; else one 'fused' record (id from `opId`) of the steps the
-   * owned ones need.
+   * What to submit at flush: nothing when no step's tensor has an owner; else the steps the
+   * owned ones need, as records: the original record where a record holds one op, else a 'fused'
+   * record (id from `opId`). Steps that depend on an input that may fail at run time (`fallible`:
+   * an index checked by its kernel) go in records of their own, one per independent part (parts
+   * joined by a step's result or a shared input), so that such a failure fails only the tensors
+   * computed from it, as the unfused ops would; all the other steps make one record.
    */
-  build(opId: () => number): OpRecord | undefined {
+  build(opId: () => number, fallible: (inputId: number) => boolean = () => false): Array<{ readonly record: OpRecord; readonly fallible: boolean }> {
     const n = this.steps.length;
     const needed = new Array<boolean>(n).fill(false);
     let live = 0;
@@ -98,14 +109,52 @@ export class Group {
         live++;
       }
     }
-    if (live === 0) return undefined;
-    let count = 0;
+    if (live === 0) return [];
     for (let s = n - 1; s >= 0; s--) {
       if (!needed[s]) continue;
-      count++;
       for (const a of this.steps[s]!.args) if ('step' in a) needed[a.step] = true;
     }
-    if (count === 1) return this.records[needed.indexOf(true)];
+    // Parts: steps joined through their arguments (copied-in constants, computed where used, join nothing).
+    const root = Array.from({ length: n }, (_, i) => i);
+    const find = (i: number): number => {
+      while (root[i] !== i) i = root[i] = root[root[i]!]!;
+      return i;
+    };
+    const byInput = new Map<number, number>();
+    for (let s = 0; s < n; s++) {
+      if (!needed[s] || !this.records[s]) continue;
+      for (const a of this.steps[s]!.args) {
+        const other = 'step' in a ? (this.records[a.step] ? a.step : undefined) : byInput.get(a.input);
+        if (!('step' in a) && other === undefined) byInput.set(a.input, s);
+        if (other !== undefined) root[find(s)] = find(other);
+      }
+    }
+    const risky = new Set<number>();
+    for (let s = 0; s < n; s++) {
+      if (!needed[s] || !this.records[s]) continue;
+      for (const a of this.steps[s]!.args) if (!('step' in a) && fallible(this.inputs[a.input]!.id)) risky.add(find(s));
+    }
+    // One part for every safe step (the fused kernel as before), one per risky component.
+    const SAFE = -1;
+    const parts = new Map<number, boolean[]>();
+    for (let s = 0; s < n; s++) {
+      if (!needed[s] || !this.records[s]) continue;
+      const r = find(s);
+      const key = risky.has(r) ? r : SAFE;
+      let part = parts.get(key);
+      if (!part) parts.set(key, (part = new Array<boolean>(n).fill(false)));
+      part[s] = true;
+      for (const a of this.steps[s]!.args) if ('step' in a && !this.records[a.step]) part[a.step] = true;
+    }
+    return [...parts].map(([key, part]) => ({ record: this.buildPart(part, opId), fallible: key !== SAFE }));
+  }
+
+  /** One record of the steps marked in `part` (in step order). */
+  private buildPart(part: readonly boolean[], opId: () => number): OpRecord {
+    const n = this.steps.length;
+    let count = 0;
+    for (let s = 0; s < n; s++) if (part[s]) count++;
+    if (count === 1) return this.records[part.indexOf(true)]!;
     const stepIndex = new Array<number>(n).fill(-1);
     const inputIndex = new Map<number, number>();
     const inputs: TensorMeta[] = [];
@@ -113,7 +162,7 @@ export class Group {
     const outputs: number[] = [];
     const metas: TensorMeta[] = [];
     for (let s = 0; s < n; s++) {
-      if (!needed[s]) continue;
+      if (!part[s]) continue;
       const st = this.steps[s]!;
       const args = st.args.map((a): FusedArg => {
         if ('step' in a) return { step: stepIndex[a.step]! };

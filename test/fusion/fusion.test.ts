@@ -333,4 +333,29 @@ describe('Fusion<Cpu>', () => {
     g.forEach((v, i) => expect(Math.abs(v - dgelu(X[i]!))).toBeLessThan(1e-5));
     expect(records.filter((r) => r.op === 'fused').length).toBeGreaterThan(0);
   });
+
+  it('an index that fails at run time fails only what is computed from it: independent ops of the same shape still give their values', async () => {
+    const x = fromData(fusion, [1, 2, 3]);
+    const idx = fromData(fusion, [0, 9, 1], { dtype: 'int32' });
+    const bad = x.gather(0, idx).add(1);
+    const good = x.mul(10);
+    const more = [1, 2, 3].map((k) => x.add(k));
+    await expect(bad.toData()).rejects.toThrow(/gather: index 9 is out of range/);
+    expect(Array.from((await good.toData()).values)).toEqual([10, 20, 30]);
+    for (const [k, t] of more.entries()) expect(Array.from((await t.toData()).values)).toEqual([1, 2, 3].map((v) => v + k + 1));
+    for (const t of [x, idx, bad, good, ...more]) t.dispose();
+  });
+
+  it('steps that read no fallible input still make one kernel together', async () => {
+    const a = fromData(fusion, [1, 2, 3]);
+    const b = fromData(fusion, [4, 5, 6]);
+    await Promise.all([a.toData(), b.toData()]);
+    let outs: Array<Tensor<Fusion<Cpu>, 'float'>> = [];
+    const records = await recorded(async () => {
+      outs = [a.mul(2).add(1), b.mul(3).sub(1)];
+      await Promise.all(outs.map((t) => t.toData()));
+    });
+    expect(records.map((r) => r.op)).toEqual(['fused']);
+    expect(Array.from((await outs[1]!.toData()).values)).toEqual([11, 14, 17]);
+  });
 });

@@ -20,8 +20,8 @@ function pick(c: Ctx, aWins: (a: FloatT, b: FloatT) => ReturnType<FloatT['greate
   const half = c.dy.mul(0.5).where(a.equal(b), c.dy);
   return both(
     c,
-    () => half.where(aWins(b, a).logicalNot(), 0),
-    () => half.where(aWins(a, b).logicalNot(), 0),
+    () => half.maskFill(aWins(b, a), 0),
+    () => half.maskFill(aWins(a, b), 0),
   );
 }
 

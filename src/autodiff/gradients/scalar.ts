@@ -21,7 +21,7 @@ export const SCALAR_GRADS: { readonly [N in ScalarOp]: GradEntry<N> } = {
       const x = c.input(0);
       const s = c.attrs.scalar;
       // torch: the losing side gets 0, a tie half; NaN compares false and keeps the whole gradient.
-      return [c.dy.mul(0.5).where(x.equal(s), c.dy).where(x.lower(s).logicalNot(), 0)];
+      return [c.dy.mul(0.5).where(x.equal(s), c.dy).maskFill(x.lower(s), 0)];
     },
   },
   minimumScalar: {
@@ -29,7 +29,7 @@ export const SCALAR_GRADS: { readonly [N in ScalarOp]: GradEntry<N> } = {
     backward: (c) => {
       const x = c.input(0);
       const s = c.attrs.scalar;
-      return [c.dy.mul(0.5).where(x.equal(s), c.dy).where(x.greater(s).logicalNot(), 0)];
+      return [c.dy.mul(0.5).where(x.equal(s), c.dy).maskFill(x.greater(s), 0)];
     },
   },
   equalScalar: NONE,
