@@ -6,11 +6,12 @@
 import { noGrad } from '../autodiff/grad-mode.js';
 import type { Backend } from '../backends/backend.js';
 import { ArgumentError, ShapeError } from '../errors.js';
+import { checkBoolean, checkKeys, checkOptions, show } from '../ir/validate.js';
 import { sameShape } from '../ir/shape.js';
 import { fromData } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { Buffer, Param } from './param.js';
-import { ownedFloat32, type ModuleRecord, type ParamRecord } from './record.js';
+import { checkParamRecord, ownedFloat32, type FromRecordOptions, type ModuleRecord, type ParamRecord } from './record.js';
 
 type DeviceOf<B extends Backend> = ReturnType<B['defaultDevice']>;
 
@@ -127,38 +128,63 @@ export abstract class Module<B extends Backend = Backend> {
     return { params: Object.fromEntries(entries) };
   }
 
-  /** Loads a record in place (each tensor on its parameter's current device); ids come from the record. */
-  fromRecord(record: ModuleRecord, options: { strict?: boolean } = {}): this {
+  /**
+   * Loads a record in place (each tensor on its parameter's current device, float16 parameters kept
+   * float16); ids come from the record. All or nothing: every entry (id, dtype, shape, data) is
+   * checked first. Strict (the default) refuses a record whose names differ, listing the missing and
+   * the unexpected ones together; `{ strict: false, report }` loads what matches and passes
+   * `{ loaded, missing, unexpected }` to `report` (torch's load_state_dict result).
+   */
+  fromRecord(record: ModuleRecord, options: FromRecordOptions = {}): this {
     if (typeof record !== 'object' || record === null || typeof record.params !== 'object' || record.params === null) {
       throw new ArgumentError(`the record must be { params: { name: { id, shape, dtype, data } } }, got ${record === null ? 'null' : typeof record}`, { op: 'fromRecord', hint: 'records come from module.toRecord() or safetensorsToRecord()' });
     }
-    const strict = options.strict ?? true;
+    const opts = checkOptions('fromRecord', options);
+    checkKeys('fromRecord', opts, ['strict', 'report']);
+    const strict = opts['strict'] === undefined ? true : checkBoolean('fromRecord', 'strict', opts['strict']);
+    const report = options.report;
+    if (report !== undefined && typeof report !== 'function') throw new ArgumentError(`report must be a function, got ${show(report)}`, { op: 'fromRecord' });
+    const params = record.params;
     // Everything is checked before anything is set: a record that does not fit leaves the module as it was.
-    const loads: Array<[Param<B>, ModuleRecord['params'][string]]> = [];
+    const loads: Array<[Param<B>, ParamRecord]> = [];
+    const loaded: string[] = [];
     const names = new Set<string>();
+    const missing: string[] = [];
+    const byId = new Map<string, [Param<B>, string]>();
     this.visit((p, name) => {
       names.add(name);
-      const r = record.params[name];
-      if (!r) {
-        if (strict) throw new ArgumentError(`the record has no parameter '${name}'`, { op: 'fromRecord', hint: 'pass { strict: false } to keep parameters the record lacks' });
+      // Own entries only: a parameter named 'constructor' must not find Object.prototype's.
+      if (!Object.hasOwn(params, name)) {
+        missing.push(name);
         return;
       }
+      const r = checkParamRecord(name, params[name]);
       if (!sameShape(r.shape, p.shape)) {
         throw new ShapeError(`parameter '${name}' has shape [${p.shape.join(', ')}], the record [${r.shape.join(', ')}]`, { op: 'fromRecord', shapes: [p.shape, r.shape] });
       }
-      const size = r.shape.reduce((a, d) => a * d, 1);
-      if (r.data?.length !== size) throw new ShapeError(`parameter '${name}' of shape [${r.shape.join(', ')}] holds ${String(r.data?.length)} values in the record`, { op: 'fromRecord', shapes: [r.shape] });
+      // One id for two parameters would merge their optimizer state (a tied parameter, met twice, is one).
+      const seen = byId.get(r.id);
+      if (seen && seen[0] !== p) {
+        throw new ArgumentError(`parameters '${seen[1]}' and '${name}' have the same id '${r.id}' in the record, but are different parameters of this module`, { op: 'fromRecord', hint: 'ids name one parameter each; records from toRecord() or saveModule keep them apart' });
+      }
+      byId.set(r.id, [p, name]);
       loads.push([p, r]);
+      loaded.push(name);
     });
-    const extra = Object.keys(record.params).filter((n) => !names.has(n));
-    if (strict && extra.length > 0) {
-      throw new ArgumentError(`the record has parameters this module lacks: ${extra.join(', ')}`, { op: 'fromRecord', hint: 'pass { strict: false } to ignore them' });
+    const unexpected = Object.keys(params).filter((n) => !names.has(n));
+    if (strict && (missing.length > 0 || unexpected.length > 0)) {
+      const parts = [];
+      if (missing.length > 0) parts.push(`the record has no parameter ${missing.map((n) => `'${n}'`).join(', ')}`);
+      if (unexpected.length > 0) parts.push(`the record has parameters this module lacks: ${unexpected.join(', ')}`);
+      throw new ArgumentError(parts.join('; '), { op: 'fromRecord', hint: 'pass { strict: false } to load the parameters that match (and { report } to see the rest)' });
     }
     for (const [p, r] of loads) {
       const v = p.value;
-      p.set(fromData(v.backend, r.data, { shape: r.shape, device: v.device }) as Tensor<B, 'float'>);
+      // A float16 parameter stays float16 (records hold float32 values).
+      p.set(fromData(v.backend, r.data, { shape: r.shape, device: v.device, dtype: v.dtype === 'float16' ? 'float16' : 'float32' }) as Tensor<B, 'float'>);
       p.id = r.id;
     }
+    report?.({ loaded, missing, unexpected });
     return this;
   }
 

@@ -6,7 +6,7 @@ import type { Backend } from '../backends/backend.js';
 import { ArgumentError } from '../errors.js';
 import type { Module } from '../nn/module.js';
 import { asParamId, newParamId } from '../nn/param.js';
-import type { ModuleRecord, ParamRecord } from '../nn/record.js';
+import type { FromRecordOptions, ModuleRecord, ParamRecord } from '../nn/record.js';
 import { field, show } from '../ir/validate.js';
 import { asBytes, decodeSafetensors, duplicateKey, encodeSafetensors, type SafeTensor } from './safetensors.js';
 
@@ -72,7 +72,7 @@ export async function saveModule<B extends Backend>(module: Module<B>, metadata?
   return recordToSafetensors(await module.toRecord(), metadata);
 }
 
-export function loadModule<B extends Backend, M extends Module<B>>(module: M, bytes: Uint8Array | ArrayBuffer, options?: { strict?: boolean }): M {
+export function loadModule<B extends Backend, M extends Module<B>>(module: M, bytes: Uint8Array | ArrayBuffer, options?: FromRecordOptions): M {
   // Untyped callers: the module is checked by what loading needs of it.
   const target: unknown = module;
   if (typeof target !== 'object' || target === null || !('fromRecord' in target) || typeof target.fromRecord !== 'function') {
