@@ -28,17 +28,29 @@ export async function saveOptimizerState<B extends Backend>(optimizer: Optimizer
     for (const [name, t] of Object.entries(p.tensors)) tensors[`${id}/${name}`] = { dtype: 'float32', shape: t.shape, data: t.data };
   }
   const scheduler = optimizer.options.scheduler?.state();
-  return encodeSafetensors(tensors, { [KIND]: rec.kind, 'switchyard.steps': JSON.stringify(steps), ...(scheduler ? { 'switchyard.scheduler': JSON.stringify(scheduler) } : {}) });
+  // The base rate as set now (opt.lr = ...), as torch saves param_groups' lr.
+  return encodeSafetensors(tensors, { [KIND]: rec.kind, 'switchyard.steps': JSON.stringify(steps), [LR]: JSON.stringify(optimizer.lr), ...(scheduler ? { 'switchyard.scheduler': JSON.stringify(scheduler) } : {}) });
 }
 
-/** Restores what saveOptimizerState wrote, for the parameters of `module` (and the optimizer's scheduler). */
+const LR = 'switchyard.lr';
+
+/**
+ * Restores what saveOptimizerState wrote, for the parameters of `module`: the state, the base rate
+ * `lr`, and the optimizer's scheduler. All or nothing: everything is checked before anything loads;
+ * a file with a scheduler's state for an optimizer without one is an ArgumentError (the schedule
+ * would restart silently).
+ */
 export function loadOptimizerState<B extends Backend>(optimizer: Optimizer<B>, module: Module<B>, bytes: Uint8Array): void {
+  const given: unknown = optimizer;
+  if (typeof field(given, 'loadState') !== 'function' || typeof field(given, 'options') !== 'object') throw new ArgumentError(`loadOptimizerState takes an optimizer, got ${show(given)}`, { op: 'loadOptimizerState' });
   const { tensors, metadata } = decodeSafetensors(bytes, { float16: 'float32' });
   const kind = metadata[KIND];
   if (kind === undefined) throw new ArgumentError('these bytes hold no optimizer state', { op: 'loadOptimizerState', hint: 'pass a file written by saveOptimizerState' });
   // All the metadata is read before anything loads: a damaged entry changes nothing.
   const steps = readSteps(metadata);
   const sched = readScheduler(metadata);
+  const lr = readJson(metadata, LR);
+  if (lr !== undefined && (typeof lr !== 'number' || !Number.isFinite(lr))) throw new ArgumentError(`the metadata '${LR}' must be a finite number, got ${show(lr)}`, { op: 'loadOptimizerState', hint: DAMAGED });
   const params: Record<string, { step: number; tensors: Record<string, TensorRecord> }> = {};
   for (const [id, step] of Object.entries(steps)) params[id] = { step, tensors: {} };
   for (const [key, t] of Object.entries(tensors)) {
@@ -47,9 +59,22 @@ export function loadOptimizerState<B extends Backend>(optimizer: Optimizer<B>, m
     if (cut < 0 || !p || !(t.data instanceof Float32Array)) throw new ArgumentError(`unexpected tensor '${key}' in the optimizer state`, { op: 'loadOptimizerState' });
     p.tensors[key.slice(cut + 1)] = { shape: t.shape, dtype: 'float32', data: t.data };
   }
+  const scheduler = optimizer.options.scheduler;
+  if (sched && !scheduler) {
+    throw new ArgumentError(`the file holds the state of a '${sched.kind}' scheduler, and this optimizer has none`, { op: 'loadOptimizerState', hint: 'build the optimizer with the scheduler it was saved with (options.scheduler)' });
+  }
   const record: OptimizerRecord = { kind, params };
-  optimizer.loadState(record, module);
-  if (sched && optimizer.options.scheduler) optimizer.options.scheduler.loadState(sched);
+  // The scheduler loads first (its loadState refuses another kind before changing anything); if the
+  // optimizer's state then does not fit, the scheduler gets its own state back.
+  const before = sched && scheduler ? scheduler.state() : undefined;
+  if (sched && scheduler) scheduler.loadState(sched);
+  try {
+    optimizer.loadState(record, module);
+  } catch (e) {
+    if (before && scheduler) scheduler.loadState(before);
+    throw e;
+  }
+  if (typeof lr === 'number') optimizer.lr = lr;
 }
 
 const DAMAGED = 'the file is damaged or was not written by saveOptimizerState: load an intact file that saveOptimizerState wrote';
@@ -111,7 +136,7 @@ function readScheduler(metadata: Readonly<Record<string, string>>): LrSchedulerS
 export interface CheckpointOptions {
   /** The folder (created if missing); files are epoch-<n>.model.safetensors and epoch-<n>.optim.safetensors. */
   dir?: string;
-  /** Every this many epochs (default 1); the last epoch is always saved. */
+  /** Every this many epochs (default 1); the last epoch is always saved, also after an early stop. */
   every?: number;
   /** Also save the optimizer state (default true). */
   optimizer?: boolean;
@@ -124,6 +149,8 @@ export interface CheckpointOptions {
 export class Checkpoint<B extends Backend = Backend, M extends Module<B> = Module<B>> implements Callback<B, M> {
   /** The files written so far. */
   readonly written: string[] = [];
+  /** The epoch last saved in this fit. */
+  private savedEpoch: number | undefined;
 
   constructor(readonly options: CheckpointOptions) {
     if (typeof options !== 'object' || options === null) throw new ArgumentError('Checkpoint takes options { dir, every?, ... }', { op: 'Checkpoint' });
@@ -142,13 +169,28 @@ export class Checkpoint<B extends Backend = Backend, M extends Module<B> = Modul
     this.written.push(name);
   }
 
+  onFitStart(): void {
+    this.savedEpoch = undefined;
+  }
+
   async onEpochEnd(ctx: FitContext<B, M>, logs: EpochLogs): Promise<void> {
     const every = this.options.every ?? 1;
     if (logs.epoch % every !== 0 && logs.epoch !== ctx.epochs) return;
+    await this.save(ctx, logs);
+  }
+
+  /** After an early stop the last epoch ran was not the planned last one: it is saved here. */
+  async onFitEnd(ctx: FitContext<B, M>): Promise<void> {
+    const last = ctx.history[ctx.history.length - 1];
+    if (last && last.epoch !== this.savedEpoch) await this.save(ctx, last);
+  }
+
+  private async save(ctx: FitContext<B, M>, logs: EpochLogs): Promise<void> {
     const values: Record<string, string> = { epoch: String(logs.epoch) };
     for (const [k, v] of Object.entries(logs.train)) values[`train.${k}`] = String(v);
     for (const [k, v] of Object.entries(logs.valid ?? {})) values[`valid.${k}`] = String(v);
     await this.put(`epoch-${logs.epoch}.model.safetensors`, await saveModule(ctx.model, { ...this.options.metadata, ...values }), logs.epoch);
     if (this.options.optimizer !== false) await this.put(`epoch-${logs.epoch}.optim.safetensors`, await saveOptimizerState(ctx.optimizer), logs.epoch);
+    this.savedEpoch = logs.epoch;
   }
 }
