@@ -93,6 +93,23 @@ describeGpu('lazy initialisation', () => {
 });
 
 describeGpu('closing and opening again', () => {
+  test('a read asked for before close() resolves with its values; ops after close() fail with a DeviceError', async () => {
+    const gpu = new Wgpu();
+    const x = fromData(gpu, [0, 1, 2]).exp();
+    const read = x.toData();
+    await gpu.close();
+    const got = Array.from((await read).values);
+    [1, Math.E, Math.E ** 2].forEach((v, i) => expect(got[i]!).toBeCloseTo(v, 5));
+    await expect(fromData(gpu, [1]).exp().toData()).rejects.toThrow(DeviceError);
+  });
+
+  test('a backend closed before its first op stays closed: later ops fail, no device opens', async () => {
+    const gpu = new Wgpu();
+    await gpu.close();
+    await expect(fromData(gpu, [1, 2]).exp().toData()).rejects.toThrow(/the WebGPU device .* was closed/);
+    expect(gpu.exec(gpu.defaultDevice()).context).toBeUndefined();
+  });
+
   test('a backend closed, the next opened, the garbage collected while it works: the process lives and exits by itself', async () => {
     // In a process of its own, with the collector at hand: before the Dawn instances were kept
     // for the process, this died natively (segfault or std::system_error) at the first gc().

@@ -65,6 +65,8 @@ export interface AdapterInfo {
 export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
   readonly name = 'wgpu';
   private readonly executors = new Map<string, WgpuExecutor>();
+  /** Set by close(): devices met afterwards start closed. */
+  private closed = false;
   private readonly source: AdapterSource | undefined;
   private readonly requestAdapter: RequestAdapter;
   private readonly defaultDev: WgpuDevice;
@@ -172,6 +174,8 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
       e = new WgpuExecutor(device, { requestAdapter: this.requestAdapter, batchSize: this.batchSize, matmul: { kind: this.matmulKind, tile: this.tile, precision: this.precision }, ...(this.autotune === undefined ? {} : { autotune: this.autotune }) });
       this.executors.set(device.key, e);
       this.runtime.memory.register(device.key, e);
+      // A device first met after close(): closed too, so its ops fail instead of opening a GPU no close() would release.
+      if (this.closed) e.close();
     }
     return e;
   }
@@ -202,9 +206,16 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
     return this.exec(device).memory();
   }
 
-  /** Waits for queued work, then releases every device, so a Node process can exit by itself. */
+  /**
+   * Waits for queued work and the reads already asked for, then releases every device, so a Node
+   * process can exit by itself. Later calls fail with a DeviceError (the device was closed).
+   */
   async close(): Promise<void> {
+    this.closed = true;
     await this.flush();
+    // The reads of ops that just finished start in the callbacks that follow: let them begin.
+    await new Promise((resume) => setTimeout(resume, 0));
+    await Promise.all([...this.executors.values()].map((e) => e.drain()));
     for (const e of this.executors.values()) {
       e.close();
       this.runtime.memory.unregister(e.deviceKey, e);

@@ -659,7 +659,8 @@ export class GpuContext {
       await stage.mapAsync(MapMode.READ, 0, bytes);
     } catch (e) {
       stage.destroy();
-      throw this.lost ?? new KernelError(`reading a GPU buffer failed: ${e instanceof Error ? e.message : String(e)}`, { op: 'toData', cause: e });
+      const why = e instanceof Error ? e.message || e.name : String(e);
+      throw this.lost ?? new KernelError(`reading a GPU buffer failed: ${why}`, { op: 'toData', cause: e, hint: 'an AbortError means the device was destroyed while the read was pending' });
     }
     // The mapped range is detached by unmap: copy first.
     const copy = stage.getMappedRange(0, bytes).slice(0);
