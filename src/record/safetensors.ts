@@ -3,7 +3,8 @@
  * little-endian header length N, N bytes of JSON (name -> dtype, shape, data_offsets; optional
  * "__metadata__" of strings), then the raw little-endian data. We write F32, F16, I32 and BOOL;
  * we read those (F16 as float16 tensors, bit for bit, or as float32 on request), and BF16 and F64
- * (as float32) and I64 (as int32, when every value fits).
+ * (as float32: F64 values past float32's range become +-Infinity, tiny ones 0) and I64 (as int32,
+ * when every value fits).
  */
 import { ArgumentError } from '../errors.js';
 import type { DType, TypedArray } from '../ir/dtype.js';
@@ -25,7 +26,8 @@ export interface SafetensorsFile {
 const MAX_HEADER = 100 * 1024 * 1024;
 
 const WRITE_NAMES: Record<DType, string> = { float32: 'F32', float16: 'F16', int32: 'I32', bool: 'BOOL' };
-const READ_SIZES: Record<string, number> = { F32: 4, I32: 4, BOOL: 1, F16: 2, BF16: 2, F64: 8, I64: 8 };
+// A Map: a header's dtype string must not find Object.prototype's 'constructor' or '__proto__'.
+const READ_SIZES: ReadonlyMap<string, number> = new Map([['F32', 4], ['I32', 4], ['BOOL', 1], ['F16', 2], ['BF16', 2], ['F64', 8], ['I64', 8]]);
 
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
@@ -187,7 +189,7 @@ function parseHeader(bytes: Uint8Array): { entries: Entry[]; metadata: Record<st
     const info = value as { dtype?: unknown; shape?: unknown; data_offsets?: unknown };
     const { dtype, shape, data_offsets: offsets } = info ?? {};
     if (typeof dtype !== 'string') throw fail(`tensor '${name}' has no dtype`);
-    const width = READ_SIZES[dtype];
+    const width = READ_SIZES.get(dtype);
     if (width === undefined) throw fail(`tensor '${name}' has dtype ${dtype}, which Switchyard cannot read`, 'supported: F32, I32, BOOL, F16, BF16, F64, I64');
     const isInts = (v: unknown): v is number[] => Array.isArray(v) && v.every((d) => Number.isSafeInteger(d) && (d as number) >= 0);
     if (!isInts(shape)) throw fail(`tensor '${name}' has a bad shape`);
