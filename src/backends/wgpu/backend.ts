@@ -4,6 +4,8 @@
  * `await Wgpu.create()` initialises the default device at once, so a missing adapter fails
  * there with a DeviceError that says what to install.
  */
+import type { TensorRef } from '../backend.js';
+import type { TypedArray } from '../../ir/dtype.js';
 import type { Device } from '../../devices/device.js';
 import { WgpuDevice } from '../../devices/wgpu.js';
 import { ArgumentError } from '../../errors.js';
@@ -67,6 +69,8 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
   private readonly executors = new Map<string, WgpuExecutor>();
   /** Set by close(): devices met afterwards start closed. */
   private closed = false;
+  /** Reads asked for and not settled: close() lets them finish before it destroys the devices. */
+  private readonly reading = new Set<Promise<TypedArray>>();
   private readonly source: AdapterSource | undefined;
   private readonly requestAdapter: RequestAdapter;
   private readonly defaultDev: WgpuDevice;
@@ -180,6 +184,16 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
     return e;
   }
 
+  override read(t: TensorRef): Promise<TypedArray> {
+    const p = super.read(t);
+    this.reading.add(p);
+    const done = (): void => {
+      this.reading.delete(p);
+    };
+    p.then(done, done);
+    return p;
+  }
+
   /** A float16 op on a device without 'shader-f16' fails here, at the call, once the device is up (before, at its first op). */
   override submit(record: OpRecord): void {
     const device = this.deviceOf(record.device);
@@ -213,9 +227,8 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
   async close(): Promise<void> {
     this.closed = true;
     await this.flush();
-    // The reads of ops that just finished start in the callbacks that follow: let them begin.
-    await new Promise((resume) => setTimeout(resume, 0));
-    await Promise.all([...this.executors.values()].map((e) => e.drain()));
+    // Counted from the call (the read itself starts once its op has run): no timer involved.
+    while (this.reading.size > 0) await Promise.allSettled([...this.reading]);
     for (const e of this.executors.values()) {
       e.close();
       this.runtime.memory.unregister(e.deviceKey, e);

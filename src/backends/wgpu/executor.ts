@@ -209,25 +209,7 @@ export class WgpuExecutor implements Executor<GpuStorage> {
     return kernel.run(ctx, record, inputs);
   }
 
-  /** Reads in flight: close() lets them finish before it destroys the device. */
-  private readonly reading = new Set<Promise<TypedArray>>();
-
-  read(storage: GpuStorage): Promise<TypedArray> {
-    const p = this.readNow(storage);
-    this.reading.add(p);
-    const done = (): void => {
-      this.reading.delete(p);
-    };
-    p.then(done, done);
-    return p;
-  }
-
-  /** Resolves when no read is in flight (reads that start meanwhile are waited for too). */
-  async drain(): Promise<void> {
-    while (this.reading.size > 0) await Promise.allSettled([...this.reading]);
-  }
-
-  private async readNow(storage: GpuStorage): Promise<TypedArray> {
+  async read(storage: GpuStorage): Promise<TypedArray> {
     const ctx = await this.ready();
     const n = numel(storage.shape);
     if (n === 0) {
