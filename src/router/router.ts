@@ -12,6 +12,7 @@ import { MultiDevice } from '../devices/multi-device.js';
 import type { TypedArray } from '../ir/dtype.js';
 import type { OpAttrs, OpName, OpRecord } from '../ir/ops.js';
 import type { MemoryInfo } from '../memory/info.js';
+import { checkDevice, checkKeys, checkOptions, field, show } from '../ir/validate.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Explanation } from '../placement/explain.js';
 import { Placement, type PlacementMode, type PlacementOptions } from '../placement/placement.js';
@@ -19,8 +20,11 @@ import { parseInnerDevice } from './parse.js';
 import type { Backends, DeviceOf, IndexOf, RouterDevice } from './types.js';
 
 export interface RouterOptions {
-  /** The device of creation ops that name none (default: the first backend's default device). */
-  defaultDevice?: Device;
+  /**
+   * The device of creation ops that name none (default: the first backend's default device): a
+   * MultiDevice, or a device string as `parseDevice` takes ('cpu', 'wgpu:0').
+   */
+  defaultDevice?: Device | string;
   /**
    * 'explicit' (default): ops run where their inputs live, and inputs on two devices are an error.
    * 'auto': each op runs where it is predicted to finish first, transfers included.
@@ -52,6 +56,18 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
 
   constructor(backends: Bs, options: RouterOptions = {}, shared?: RouterState) {
     if (!Array.isArray(backends) || backends.length < 2) throw new ArgumentError(`a Router needs at least two backends, got ${Array.isArray(backends) ? backends.length : 0}`, { op: 'Router' });
+    // Untyped callers: each entry is read (name, runtime, defaultDevice) below, a TypeError on junk.
+    backends.forEach((b: unknown, i) => {
+      if (typeof field(b, 'submit') !== 'function' || typeof field(b, 'defaultDevice') !== 'function' || typeof field(b, 'owns') !== 'function') {
+        throw new ArgumentError(`backend ${i + 1} of the list is not a backend, got ${show(b)}`, { op: 'Router', hint: 'pass backends such as new Cpu(), await Wgpu.create(), new Autodiff(...), or another Router' });
+      }
+    });
+    checkOptions('Router', options);
+    checkKeys('Router', options, ['defaultDevice', 'placement', 'placer']);
+    const placer: unknown = options.placer;
+    if (placer !== undefined && (typeof placer !== 'object' || placer === null || Array.isArray(placer))) {
+      throw new ArgumentError(`placer must be an object of placement options, got ${show(placer)}`, { op: 'Router', hint: "e.g. { placement: 'auto', placer: { drift: 0.2 } }; see the README, section Placement modes" });
+    }
     this.backends = backends;
     this.name = `router<${backends.map((b) => b.name).join(', ')}>`;
     this.runtime = backends[0].runtime;
@@ -74,7 +90,10 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
       });
     }
     this.identity = shared ?? { known: this.known };
-    this.fallback = options.defaultDevice ? this.check('Router', options.defaultDevice) : this.known.get(backends[0].defaultDevice().key)!;
+    const fallback = options.defaultDevice;
+    // A device string is parsed as on a command line (an unknown one is an ArgumentError listing the valid ones).
+    this.fallback =
+      fallback === undefined ? this.known.get(backends[0].defaultDevice().key)! : typeof fallback === 'string' ? this.parse('Router', fallback) : this.check('Router', fallback);
     const mode = options.placement ?? 'explicit';
     if (mode !== 'explicit' && mode !== 'auto' && mode !== 'trace') throw new ArgumentError(`placement must be 'explicit', 'auto' or 'trace', got ${JSON.stringify(mode)}`, { op: 'Router' });
     if (!shared && mode !== 'explicit') {
@@ -121,15 +140,19 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
 
   /** A device from a command-line string: an inner key such as 'wgpu:0', 'wgpu:cpu', 'cpu', 'cpu:1'. */
   parseDevice(text: string): RouterDevice<Bs> {
+    return this.parse('parseDevice', text);
+  }
+
+  private parse(op: string, text: string): RouterDevice<Bs> {
     const s = String(text).trim().toLowerCase();
     const hit = this.known.get(s);
     if (hit) return hit as RouterDevice<Bs>;
     for (let i = 0; i < this.backends.length; i++) {
       const b = this.backends[i]!;
       const d = b.deviceOf(s) ?? parseInnerDevice(b.defaultDevice().backend, s);
-      if (d && b.owns(d)) return this.check('parseDevice', MultiDevice.at(i, d)) as RouterDevice<Bs>;
+      if (d && b.owns(d)) return this.check(op, MultiDevice.at(i, d)) as RouterDevice<Bs>;
     }
-    throw new ArgumentError(`unknown device '${text}' for ${this.name}`, { op: 'parseDevice', hint: `valid devices: ${this.deviceStrings().join(', ')}` });
+    throw new ArgumentError(`unknown device '${text}' for ${this.name}`, { op, hint: `valid devices: ${this.deviceStrings().join(', ')}` });
   }
 
   /** Device strings this router accepts now (every inner default device, plus devices already used). */
@@ -230,7 +253,7 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
   }
 
   seed(seed: number, device?: RouterDevice<Bs>): void {
-    if (device) {
+    if (device !== undefined) {
       const d = this.check('seed', device);
       this.backends[d.index]!.seed(seed, d.inner);
     } else for (const b of this.backends) b.seed(seed);
@@ -269,6 +292,7 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
 
   /** A MultiDevice of this router, or a DeviceError saying what is wrong with `d`. */
   private check(op: string, d: Device): MultiDevice {
+    checkDevice(op, d);
     if (!MultiDevice.is(d)) {
       throw new DeviceError(`device ${d.key} is not a device of ${this.name}`, {
         op,
