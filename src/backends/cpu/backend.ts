@@ -5,13 +5,13 @@
  * starts its worker threads in the background at once (under Node), so ops never wait for them.
  */
 import { CpuDevice } from '../../devices/cpu.js';
-import { ArgumentError } from '../../errors.js';
+import { ArgumentError, DeviceError } from '../../errors.js';
 import { checkOptions, show } from '../../ir/validate.js';
 import { isNode } from '../../platform.js';
 import type { Device } from '../../devices/device.js';
 import type { MemoryInfo } from '../../memory/info.js';
 import type { Runtime } from '../../runtime/runtime.js';
-import type { Executor } from '../../scheduler/executor.js';
+import type { ExecResult, Executor } from '../../scheduler/executor.js';
 import { LocalBackend } from '../local.js';
 import { PlainAllocator, SharedPoolAllocator, type Allocator } from './allocator.js';
 import { CpuExecutor } from './executor.js';
@@ -62,6 +62,8 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
   readonly kernels: KernelChoice;
   /** Whether the wasm kernels use relaxed SIMD (fused multiply-add); false with the JS kernels. */
   readonly relaxedSimd: boolean;
+  /** Takes the ops submitted once close() has finished (see close()). */
+  private closedExec: Executor<CpuStorage> | undefined;
 
   constructor(options: CpuOptions = {}) {
     // `?.`: an untyped null gets checkOptions' ArgumentError below, not a TypeError here.
@@ -106,7 +108,7 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
   }
 
   protected executor(): Executor<CpuStorage> {
-    return this.exec;
+    return this.closedExec ?? this.exec;
   }
 
   owns(device: Device): device is CpuDevice {
@@ -130,10 +132,32 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
     return this.exec.memory();
   }
 
-  /** Waits for queued work, then stops the worker threads. */
+  /**
+   * Waits for queued work, then stops the worker threads. Ops submitted afterwards fail when they
+   * run with a DeviceError, as on a closed Wgpu (small ones would otherwise still run inline and
+   * large ones fail on the stopped pool); tensors computed before stay readable (host memory).
+   */
   async close(): Promise<void> {
+    // Ops submitted while close() waits still run (as on Wgpu): close() waits for queued work.
+    await this.flush();
+    this.closedExec ??= closedExecutor(this.exec, this.device.key);
+    // Ops submitted during the first wait may still be pending on the open executor: the pool must outlive them.
     await this.flush();
     this.runtime.memory.unregister(this.device.key, this.exec);
     await this.pool.close();
   }
+}
+
+/** The executor of a closed Cpu: every op fails; storages made before the close read and free as before. */
+function closedExecutor(exec: CpuExecutor, deviceKey: string): Executor<CpuStorage> {
+  return {
+    deviceKey,
+    host: true,
+    execute(record): ExecResult<CpuStorage> {
+      throw new DeviceError(`the CPU backend ${deviceKey} was closed`, { op: record.op, devices: [deviceKey], hint: 'create a new one (new Cpu()) for further ops; tensors computed before close() can still be read' });
+    },
+    read: (storage) => exec.read(storage),
+    readInto: (storage, target, at) => exec.readInto(storage, target, at),
+    release: (storage) => exec.release(storage),
+  };
 }
