@@ -14,6 +14,7 @@ import type { Gradients } from './gradients.js';
 import { Tape } from './tape.js';
 import type { AutodiffBackend, BackwardOptions } from './types.js';
 import { isFloat } from '../ir/dtype.js';
+import { checkBoolean, checkKeys, checkOptions, field } from '../ir/validate.js';
 
 export class Autodiff<B extends Backend> extends Decorator<B> implements AutodiffBackend<DeviceOf<B>> {
   readonly name: string;
@@ -84,6 +85,11 @@ export class Autodiff<B extends Backend> extends Decorator<B> implements Autodif
   }
 
   backward(h: Handle, options?: BackwardOptions): Gradients {
+    // Untyped callers: a typo ({ retain_graph: true }) would silently free the graph.
+    checkOptions('backward', options);
+    checkKeys('backward', options, ['retainGraph']);
+    const retain = field(options, 'retainGraph');
+    if (retain !== undefined) checkBoolean('backward', 'retainGraph', retain);
     return backward(this.tape, this.inner, this, h, options);
   }
 }

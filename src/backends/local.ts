@@ -3,7 +3,7 @@
  * scheduler (one lane per device). Cpu and Wgpu are local backends.
  */
 import { ArgumentError, DeviceError } from '../errors.js';
-import { show } from '../ir/validate.js';
+import { checkDevice, field, show } from '../ir/validate.js';
 import type { Device } from '../devices/device.js';
 import type { TypedArray } from '../ir/dtype.js';
 import type { OpRecord } from '../ir/ops.js';
@@ -20,6 +20,8 @@ export abstract class LocalBackend<D extends Device, S> implements Backend<D> {
   private defaultSeed = (Math.random() * 2 ** 32) >>> 0;
 
   constructor(runtime: Runtime = Runtime.default) {
+    // Untyped callers: a stand-in object would fail later with a bare TypeError (runtime.memory...).
+    if (!(runtime instanceof Runtime)) throw new ArgumentError(`runtime must be a Runtime (new Runtime()), got ${show(runtime)}`, { op: new.target.name, hint: "omit it to use this thread's default runtime" });
     this.runtime = runtime;
   }
 
@@ -43,6 +45,7 @@ export abstract class LocalBackend<D extends Device, S> implements Backend<D> {
   }
 
   submit(record: OpRecord): void {
+    checkRecord(record);
     const device = this.deviceOf(record.device);
     if (!device) throw foreignDevice(record.op, this, { backend: '?', key: record.device });
     this.runtime.scheduler.submit(record, this.executor(device));
@@ -54,25 +57,32 @@ export abstract class LocalBackend<D extends Device, S> implements Backend<D> {
   }
 
   read(t: TensorRef): Promise<TypedArray> {
+    checkRef('read', t);
     return this.runtime.scheduler.use(t.id, 'toData', (storage, ex) => ex.read(storage));
   }
 
   release(t: TensorRef): void {
+    checkRef('release', t);
     this.runtime.scheduler.release(t.id);
   }
 
   retain(t: TensorRef): void {
+    checkRef('retain', t);
     this.runtime.scheduler.retain(t.id);
   }
 
   isLive(t: TensorRef): boolean {
+    checkRef('isLive', t);
     return this.runtime.scheduler.has(t.id);
   }
 
   seed(seed: number, device?: D): void {
     const s = seed32(seed);
-    if (device) this.streams.set(device.key, { seed: s, counter: 0 });
-    else {
+    if (device !== undefined) {
+      // A device of another backend (or no device at all) would get a stream nothing ever draws from.
+      this.checkDevice('seed', checkDevice('seed', device));
+      this.streams.set(device.key, { seed: s, counter: 0 });
+    } else {
       this.streams.clear();
       this.defaultSeed = s;
     }
@@ -88,6 +98,18 @@ export abstract class LocalBackend<D extends Device, S> implements Backend<D> {
     // Normal draws use two stream positions per element.
     s.counter = (s.counter + 2 * count) % 2 ** 32;
     return out;
+  }
+}
+
+/** A tensor reference ({ id, device }) from an untyped caller: a typed error instead of a TypeError on `.id`. */
+function checkRef(op: string, t: unknown): void {
+  if (typeof field(t, 'id') !== 'number') throw new ArgumentError(`expected a tensor reference { id, device }, got ${show(t)}`, { op, hint: 'use the tensor API (t.dispose(), t.toData()); backends take what it passes' });
+}
+
+/** An op record from an untyped caller: it must at least name its op and device. */
+function checkRecord(record: unknown): void {
+  if (typeof field(record, 'op') !== 'string' || typeof field(record, 'device') !== 'string') {
+    throw new ArgumentError(`expected an op record { op, device, inputs, outputs, attrs }, got ${show(record)}`, { op: 'submit', hint: 'build records through the tensor API (fromData, t.add, ...), not by hand' });
   }
 }
 

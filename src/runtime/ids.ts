@@ -4,6 +4,7 @@
  * several worker threads can be merged without collisions. Ids stay below 2^53 (plain numbers).
  */
 import { ArgumentError } from '../errors.js';
+import { show } from '../ir/validate.js';
 
 const SPAN = 2 ** 32;
 /** Prefixes keep ids below 2^53. */
@@ -16,7 +17,7 @@ export class IdSource {
 
   constructor(readonly prefix: number) {
     if (!Number.isInteger(prefix) || prefix < 0 || prefix > MAX_PREFIX) {
-      throw new ArgumentError(`a runtime id prefix must be an integer in [0, ${MAX_PREFIX}], got ${prefix}`, { op: 'Runtime' });
+      throw new ArgumentError(`a runtime id prefix must be an integer in [0, ${MAX_PREFIX}], got ${show(prefix)}`, { op: 'Runtime' });
     }
     this.base = prefix * SPAN;
   }

@@ -5,8 +5,7 @@
  * and their ids differ by prefix.
  */
 import type { LaneInfo } from '../scheduler/lane.js';
-import { checkOptions } from '../ir/validate.js';
-import { Scheduler, type SchedulerOptions } from '../scheduler/scheduler.js';
+import { Scheduler, SCHEDULER_KEYS, checkSchedulerOptions, type SchedulerOptions } from '../scheduler/scheduler.js';
 import { BlobStore } from './blobs.js';
 import { IdSource, threadPrefix } from './ids.js';
 import { MemoryRegistry } from './memory.js';
@@ -35,9 +34,10 @@ export class Runtime {
   autocastDepth = 0;
 
   constructor(options: RuntimeOptions = {}) {
-    checkOptions('Runtime', options);
+    checkSchedulerOptions('Runtime', options, [...SCHEDULER_KEYS, 'prefix']);
     this.ids = new IdSource(options.prefix ?? threadPrefix());
-    this.scheduler = new Scheduler(this.blobs, options);
+    const { prefix: _, ...scheduling } = options;
+    this.scheduler = new Scheduler(this.blobs, scheduling);
   }
 
   get prefix(): number {

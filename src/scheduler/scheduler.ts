@@ -9,8 +9,9 @@
  * that enqueues without reading stays bounded.
  */
 import { Subject, type Observable } from 'rxjs';
-import { DisposedError, KernelError, SwitchyardError } from '../errors.js';
+import { ArgumentError, DisposedError, KernelError, SwitchyardError } from '../errors.js';
 import type { TypedArray } from '../ir/dtype.js';
+import { checkInteger, checkKeys, checkOptions, field, show } from '../ir/validate.js';
 import { bytesPerElement } from '../ir/dtype.js';
 import { numel, type OpRecord, type TensorMeta } from '../ir/ops.js';
 import type { BlobStore } from '../runtime/blobs.js';
@@ -69,6 +70,22 @@ export interface SchedulerOptions {
   channel?: Channel;
 }
 
+/** The option keys of a Scheduler. */
+export const SCHEDULER_KEYS: readonly string[] = ['highWaterMark', 'channel'];
+
+/**
+ * Scheduler options, also checked by Runtime (with its own keys): a highWaterMark of NaN, a
+ * string or a fraction made backpressure never (or always) start, silently.
+ */
+export function checkSchedulerOptions(op: string, options: unknown, keys: readonly string[]): void {
+  checkOptions(op, options);
+  checkKeys(op, options, keys);
+  const hwm = field(options, 'highWaterMark');
+  if (hwm !== undefined) checkInteger(op, 'highWaterMark', hwm, 1);
+  const channel = field(options, 'channel');
+  if (channel !== undefined && typeof field(channel, 'send') !== 'function') throw new ArgumentError(`channel must be a Channel (an object with send(data)), got ${show(channel)}`, { op });
+}
+
 /** The four option sets an executor can get, made once (an object per op adds up). */
 const EXEC_OPTIONS: readonly ExecOptions[] = [
   { sync: false, timing: false },
@@ -104,6 +121,7 @@ export class Scheduler {
   readonly events$: Observable<OpEvent> = this.eventsSubject.asObservable();
 
   constructor(blobs?: Pick<BlobStore, 'take' | 'recycle'>, options: SchedulerOptions = {}) {
+    checkSchedulerOptions('Scheduler', options, SCHEDULER_KEYS);
     this.blobs = blobs ?? noBlobs;
     this.highWaterMark = options.highWaterMark ?? 4096;
     this.channel = options.channel;
@@ -111,6 +129,8 @@ export class Scheduler {
 
   /** A device's lane: queue depth and predicted free time. */
   lane(device: string): LaneInfo {
+    // Untyped callers: any other key would create a lane no op ever uses (and list it in laneInfos()).
+    if (typeof device !== 'string' || device === '') throw new ArgumentError(`the device must be a device key such as 'cpu' or 'wgpu:discrete:0', got ${show(device)}`, { op: 'lane', hint: 'pass t.device.key' });
     return this.laneOf(device);
   }
 
