@@ -8,6 +8,7 @@ import { ArgumentError } from '../../src/errors.js';
 import { Linear } from '../../src/nn/linear.js';
 import { loadModule, recordToSafetensors, safetensorsToRecord } from '../../src/record/module.js';
 import { decodeSafetensors, duplicateKey, encodeSafetensors } from '../../src/record/safetensors.js';
+import { thrown } from '../thrown.js';
 
 const cpu = new Cpu({ threads: 0 });
 afterAll(() => cpu.close());
@@ -27,15 +28,6 @@ function file(header: string, data: number[] = []): Uint8Array {
 /** One F32 tensor 'w' of shape [1] holding 1.0, plus metadata. */
 function withIds(ids: string): Uint8Array {
   return file(`{"__metadata__":{"switchyard.param_ids":${JSON.stringify(ids)}},"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`, [0, 0, 0x80, 0x3f]);
-}
-
-function thrown(f: () => unknown): unknown {
-  try {
-    f();
-  } catch (e) {
-    return e;
-  }
-  return undefined;
 }
 
 describe('switchyard.param_ids', () => {

@@ -5,6 +5,7 @@ import { CpuDevice } from '../../src/devices/cpu.js';
 import { ArgumentError } from '../../src/errors.js';
 import { Router } from '../../src/router/router.js';
 import { CPU1 } from './helpers.js';
+import { thrown } from '../thrown.js';
 
 const cpu = new Cpu({ threads: 0 });
 const cpu1 = new Cpu({ threads: 0, device: CPU1 });
@@ -12,15 +13,6 @@ afterAll(async () => {
   await cpu.close();
   await cpu1.close();
 });
-
-function thrown(f: () => unknown): unknown {
-  try {
-    f();
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('Router constructor arguments', () => {
   test('an entry that is not a backend is an ArgumentError naming its position', () => {

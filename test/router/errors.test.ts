@@ -7,6 +7,7 @@ import { ArgumentError, DeviceError, DisposedError, ShapeError } from '../../src
 import { Router } from '../../src/router/router.js';
 import { fromData, zeros } from '../../src/tensor/creation.js';
 import { CPU1, CPU2, cpuRouter } from './helpers.js';
+import { thrown } from '../thrown.js';
 
 const router = cpuRouter();
 const plain = new Cpu({ threads: 0, device: CPU2 });
@@ -16,15 +17,6 @@ afterAll(async () => {
 });
 const D0 = MultiDevice.B1(CpuDevice.Cpu);
 const D1 = MultiDevice.B2(CPU1);
-
-function thrown(f: () => unknown): unknown {
-  try {
-    f();
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('router errors', () => {
   test('inputs on two devices: DeviceError naming both and suggesting toDevice; nothing runs', () => {

@@ -8,18 +8,10 @@ import { Runtime } from '../../src/runtime/runtime.js';
 import { Scheduler } from '../../src/scheduler/scheduler.js';
 import { fromData, random } from '../../src/tensor/creation.js';
 import { Distribution } from '../../src/index.js';
+import { thrown } from '../thrown.js';
 
 const cpu = new Cpu({ threads: 0 });
 afterAll(() => cpu.close());
-
-function thrown(f: () => unknown): unknown {
-  try {
-    f();
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('Runtime and Scheduler options', () => {
   test('highWaterMark must be an integer >= 1', () => {

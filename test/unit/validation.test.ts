@@ -22,18 +22,10 @@ import { recordToSafetensors, saveModule } from '../../src/record/module.js';
 import { saveTorchStateDict, torchEntries } from '../../src/record/torch.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { scaledDotProductAttention } from '../../src/tensor/attention.js';
+import { thrown } from '../thrown.js';
 
 const cpu = new Cpu({ threads: 0 });
 afterAll(() => cpu.close());
-
-function thrown(f: () => unknown): unknown {
-  try {
-    f();
-  } catch (e) {
-    return e;
-  }
-  return undefined;
-}
 
 /** Calls a method the way plain JavaScript can: any arguments, any receiver kind. */
 function untyped(target: object, method: string, ...args: unknown[]): unknown {
