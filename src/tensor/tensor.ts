@@ -4,7 +4,7 @@
  * at once (throwing typed errors), returns a tensor whose shape is known, and leaves the
  * computing to the scheduler; `await t.toData()` is the sync point.
  */
-import { ArgumentError, DTypeError, DisposedError, ShapeError } from '../errors.js';
+import { ArgumentError, DTypeError, DeviceError, DisposedError, ShapeError } from '../errors.js';
 import type { Gradients } from '../autodiff/gradients.js';
 import { isAutodiff, type AutodiffBackend, type BackwardOptions } from '../autodiff/types.js';
 import { sameBackend, type Backend, type Handle } from '../backends/backend.js';
@@ -131,7 +131,8 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
       const t = inputs[i]!;
       handles[i] = t.live(op);
       if (t.backend !== backend && !sameBackend(t.backend, backend)) {
-        throw new ArgumentError(`inputs come from different backends (${backend.name} and ${t.backend.name})`, { op, hint: 'build every input through one backend (a Router spans several devices)' });
+        // A DeviceError as for inputs on two devices (the README's table; torch: "expected all tensors on the same device").
+        throw new DeviceError(`inputs come from different backends (${backend.name} and ${t.backend.name})`, { op, devices: [handles[0]!.device.key, handles[i]!.device.key], hint: 'build every input through one backend (a Router spans several devices), or move the tensor with toDevice on a Router' });
       }
     }
     const placed = backend.place?.(op, handles, attrs);

@@ -70,6 +70,8 @@ describe('router errors', () => {
     const x = zeros(router, [2]);
     const inner = zeros(router.backends[0], [2]);
     expect(() => x.add(inner as never)).toThrow(/different backends \(router<cpu, cpu> and cpu\)/);
+    // As inputs on two devices: a DeviceError (the README's error table).
+    expect(() => x.add(inner as never)).toThrow(DeviceError);
   });
 
   test('a plain backend cannot transfer; a disposed tensor cannot move', () => {
