@@ -81,3 +81,9 @@ describe('backward options', () => {
     g.dispose();
   });
 });
+
+test('Cpu refuses an unknown option key, naming the one it meant', () => {
+  expect(thrown(() => new Cpu({ inline_threshold: 0 } as never))).toBeInstanceOf(ArgumentError);
+  expect(String(thrown(() => new Cpu({ inline_threshold: 0 } as never)))).toMatch(/Cpu: unknown option 'inline_threshold' \(did you mean 'inlineThreshold'\?\)/);
+  expect(String(thrown(() => new Cpu({ workers: 2 } as never)))).toMatch(/Cpu: unknown option 'workers'; hint: Cpu takes 'threads'/);
+});

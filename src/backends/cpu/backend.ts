@@ -6,7 +6,7 @@
  */
 import { CpuDevice } from '../../devices/cpu.js';
 import { ArgumentError, DeviceError } from '../../errors.js';
-import { checkOptions, show } from '../../ir/validate.js';
+import { checkKeys, checkOptions, show } from '../../ir/validate.js';
 import { isNode } from '../../platform.js';
 import type { Device } from '../../devices/device.js';
 import type { MemoryInfo } from '../../memory/info.js';
@@ -69,6 +69,7 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
     // `?.`: an untyped null gets checkOptions' ArgumentError below, not a TypeError here.
     super(options?.runtime);
     checkOptions('Cpu', options);
+    checkKeys('Cpu', options, ['threads', 'inlineThreshold', 'allocator', 'device', 'runtime', 'kernels', 'offload']);
     if (options.device !== undefined && !(CpuDevice.is(options.device) && typeof options.device.key === 'string')) {
       throw new ArgumentError(`device must be a CPU device tag (CpuDevice.Cpu, CpuDevice.named('cpu:1')), got ${show(options.device)}`, { op: 'Cpu' });
     }
