@@ -2,6 +2,7 @@
 import { afterAll, describe, expect, test } from 'vitest';
 import { Autodiff } from '../../src/autodiff/autodiff.js';
 import { Cpu } from '../../src/backends/cpu/backend.js';
+import { Wgpu } from '../../src/backends/wgpu/backend.js';
 import { CpuDevice } from '../../src/devices/cpu.js';
 import { ArgumentError, DeviceError } from '../../src/errors.js';
 import { Runtime } from '../../src/runtime/runtime.js';
@@ -86,4 +87,8 @@ test('Cpu refuses an unknown option key, naming the one it meant', () => {
   expect(thrown(() => new Cpu({ inline_threshold: 0 } as never))).toBeInstanceOf(ArgumentError);
   expect(String(thrown(() => new Cpu({ inline_threshold: 0 } as never)))).toMatch(/Cpu: unknown option 'inline_threshold' \(did you mean 'inlineThreshold'\?\)/);
   expect(String(thrown(() => new Cpu({ workers: 2 } as never)))).toMatch(/Cpu: unknown option 'workers'; hint: Cpu takes 'threads'/);
+});
+
+test('Wgpu refuses an unknown option key before it looks for a GPU', () => {
+  expect(String(thrown(() => new Wgpu({ batch_size: 8 } as never)))).toMatch(/Wgpu: unknown option 'batch_size' \(did you mean 'batchSize'\?\)/);
 });

@@ -9,7 +9,7 @@ import type { TypedArray } from '../../ir/dtype.js';
 import type { Device } from '../../devices/device.js';
 import { WgpuDevice } from '../../devices/wgpu.js';
 import { ArgumentError } from '../../errors.js';
-import { checkInteger, checkOptions, show } from '../../ir/validate.js';
+import { checkInteger, checkKeys, checkOptions, show } from '../../ir/validate.js';
 import type { MemoryInfo } from '../../memory/info.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { Executor } from '../../scheduler/executor.js';
@@ -84,6 +84,7 @@ export class Wgpu extends LocalBackend<WgpuDevice, unknown> {
     // `?.`: an untyped null gets checkOptions' ArgumentError below, not a TypeError here.
     super(options?.runtime);
     checkOptions('Wgpu', options);
+    checkKeys('Wgpu', options, ['device', 'requestAdapter', 'batchSize', 'matmul', 'matmulTile', 'matmulPrecision', 'autotune', 'runtime']);
     if (options.device !== undefined && !WgpuDevice.is(options.device)) {
       throw new ArgumentError(`device must be a WgpuDevice tag (WgpuDevice.Default, DiscreteGpu(i), ...), got ${show(options.device)}`, { op: 'Wgpu' });
     }
