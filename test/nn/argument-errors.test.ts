@@ -10,25 +10,12 @@ import { ArgumentError, ShapeError } from '../../src/errors.js';
 import * as nn from '../../src/nn/index.js';
 import { fromData } from '../../src/tensor/creation.js';
 import { mismatch } from './conv-ref.js';
+import { untyped } from '../untyped.js';
+import { thrown } from '../thrown.js';
 
 const ad = new Autodiff(new Cpu({ threads: 0 }));
 afterAll(() => ad.close());
 
-/** An untyped JavaScript value: it goes through an untyped call on purpose. */
-const identity: (...args: unknown[]) => unknown = (x) => x;
-function untyped<V>(v: unknown): V {
-  const through: Function = identity;
-  return Reflect.apply(through, undefined, [v]);
-}
-
-function caught(f: () => unknown): unknown {
-  try {
-    f();
-  } catch (e) {
-    return e;
-  }
-  return undefined;
-}
 
 async function host(t: { toData(): Promise<{ values: ArrayLike<number> }> }): Promise<number[]> {
   return Array.from((await t.toData()).values);
@@ -44,7 +31,7 @@ describe('Sequential', () => {
       [() => new nn.Sequential(untyped<nn.Layer>([lin])), /Sequential: argument 1 \(layer 0\) must be a module, got an array of 1; hint: pass the layers as separate arguments: new Sequential\(\.\.\.layers\)/],
     ];
     for (const [f, message] of cases) {
-      const err = caught(f);
+      const err = thrown(f);
       expect(err).toBeInstanceOf(ArgumentError);
       expect(String(err).replace(/^ArgumentError: /, '')).toMatch(message);
     }
@@ -73,7 +60,7 @@ describe('binary cross-entropy weights that do not broadcast', () => {
       ],
     ];
     for (const [f, message, shapes] of cases) {
-      const err = caught(f);
+      const err = thrown(f);
       expect(err).toBeInstanceOf(ShapeError);
       expect(String(err).replace(/^ShapeError: /, '')).toMatch(message);
       expect(String(err)).not.toMatch(/\bmul\b/);

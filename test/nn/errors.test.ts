@@ -9,17 +9,12 @@ import { Cpu } from '../../src/backends/cpu/backend.js';
 import { ArgumentError, DTypeError, ShapeError } from '../../src/errors.js';
 import * as nn from '../../src/nn/index.js';
 import { fromData, ones } from '../../src/tensor/creation.js';
+import { untyped } from '../untyped.js';
 
 const ad = new Autodiff(new Cpu({ threads: 0 }));
 afterAll(() => ad.close());
 const F = nn.functional;
 type T = ReturnType<typeof ones<typeof ad>>;
-/** An untyped JavaScript value (null for a tensor, a string for a number...): it goes through an untyped call on purpose. */
-const identity: (...args: unknown[]) => unknown = (x) => x;
-function untyped<V>(v: unknown): V {
-  const through: Function = identity;
-  return Reflect.apply(through, undefined, [v]);
-}
 const missing = (v: null | undefined | number): T => untyped<T>(v);
 
 const x4 = ones(ad, [1, 2, 5, 5]);

@@ -11,16 +11,11 @@ import * as nn from '../../src/nn/index.js';
 import { torchEntries } from '../../src/record/torch.js';
 import { fromData } from '../../src/tensor/creation.js';
 import { mismatch, randn, rng, type Nd } from './conv-ref.js';
+import { untyped } from '../untyped.js';
 
 const ad = new Autodiff(new Cpu({ threads: 0 }));
 afterAll(() => ad.close());
 
-/** An untyped JavaScript value: it goes through an untyped call on purpose. */
-const identity: (...args: unknown[]) => unknown = (x) => x;
-function untyped<V>(v: unknown): V {
-  const through: Function = identity;
-  return Reflect.apply(through, undefined, [v]);
-}
 
 function need<T>(v: T | undefined, what: string): T {
   if (v === undefined) throw new Error(`${what} is missing`);

@@ -21,6 +21,7 @@ import { ParamGrads } from '../../src/optim/param-grads.js';
 import { RMSprop } from '../../src/optim/rmsprop.js';
 import { SGD } from '../../src/optim/sgd.js';
 import { fromData } from '../../src/tensor/creation.js';
+import { untyped } from '../untyped.js';
 
 const ad = new Autodiff(new Cpu({ threads: 0 }));
 afterAll(() => ad.close());
@@ -198,10 +199,6 @@ describe('groups', () => {
     expect(() => new SGD<AD>({ lr: 0.1, groups: untyped({}) })).toThrow(/groups must be an array/);
   });
 });
-
-function untyped<T>(v: unknown): T {
-  return v as T;
-}
 
 describe('clipping', () => {
   const norm = (g: number[], p: number): number => (p === Infinity ? Math.max(...g.map(Math.abs)) : g.reduce((s, x) => s + Math.abs(x) ** p, 0) ** (1 / p));
