@@ -10,7 +10,8 @@
  * A group flushes at the end of the JavaScript turn (a microtask), when an op outside it uses
  * one of its tensors (a matmul, a reduction, a view, a transfer), at a read, and past `maxOps`
  * steps. At flush, only tensors that still have an owner (not disposed, e.g. by `tidy`) are
- * written; steps nobody needs are not computed at all.
+ * written; steps nobody needs are not computed at all. Steps that read a tensor which may fail at
+ * run time (an indexing op's result) go in records of their own (Group.build).
  */
 import type { Backend, TensorRef } from '../backends/backend.js';
 import { Decorator, type DeviceOf } from '../backends/decorator.js';
