@@ -2,8 +2,8 @@
  * A group of buffered elementwise records of one device and one output shape: the fused program
  * being built. Each record is a step; its inputs are earlier steps or the group's external
  * inputs (tensors that already exist below, broadcast to the group's shape). At flush the group
- * becomes one record per independent part: only the steps whose tensors still have owners are
- * outputs, and only what they need is computed.
+ * becomes one record (a few where some steps read a result that may fail at run time: build):
+ * only the steps whose tensors still have owners are outputs, and only what they need is computed.
  */
 import type { TensorRef } from '../backends/backend.js';
 import { stepOf, type FusableOp, type FusedArg, type FusedStep } from '../ir/fused.js';
@@ -114,6 +114,8 @@ export class Group {
       if (!needed[s]) continue;
       for (const a of this.steps[s]!.args) if ('step' in a) needed[a.step] = true;
     }
+    // The common case (no fallible input): one record, without working out the parts.
+    if (!this.inputs.some((m) => fallible(m.id))) return [{ record: this.buildPart(needed, opId), fallible: false }];
     // Parts: steps joined through their arguments (copied-in constants, computed where used, join nothing).
     const root = Array.from({ length: n }, (_, i) => i);
     const find = (i: number): number => {
