@@ -69,6 +69,13 @@ export function checkInt32Value(op: string, v: number): number {
   return v;
 }
 
+/** One of a few strings (a mode, a kind): a typo is refused, never read as the other choice. */
+export function checkChoice<T extends string>(op: string, name: string, v: unknown, choices: readonly T[]): T {
+  const found = choices.find((c) => c === v);
+  if (found === undefined) throw new ArgumentError(`${name} must be ${choices.map((c) => `'${c}'`).join(' or ')}, got ${show(v)}`, { op });
+  return found;
+}
+
 export function checkBoolean(op: string, name: string, v: unknown): boolean {
   if (typeof v !== 'boolean') throw new ArgumentError(`${name} must be true or false, got ${show(v)}`, { op });
   return v;

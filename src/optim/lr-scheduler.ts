@@ -5,7 +5,7 @@
  * Step k of a schedule is torch's closed form at last_epoch = k (after k calls of its step()).
  */
 import { ArgumentError } from '../errors.js';
-import { checkBoolean, checkInteger, checkKeys, checkNumber, checkOptions, field, show } from '../ir/validate.js';
+import { checkBoolean, checkChoice, checkInteger, checkKeys, checkNumber, checkOptions, field, show } from '../ir/validate.js';
 import { checkSetting } from './optimizer.js';
 
 export interface LrSchedulerState {
@@ -86,11 +86,6 @@ function given(o: Readonly<Record<string, unknown>>, name: string, dflt: unknown
   return v === undefined ? dflt : v;
 }
 
-function checkChoice<T extends string>(op: string, name: string, v: unknown, choices: readonly T[]): T {
-  const found = choices.find((c) => c === v);
-  if (found === undefined) throw new ArgumentError(`${name} must be ${choices.map((c) => `'${c}'`).join(' or ')}, got ${show(v)}`, { op });
-  return found;
-}
 
 /**
  * The options object of a scheduler: an object with only the keys it knows; undefined only
