@@ -22,7 +22,7 @@ import { ownedFloat32, type ModuleRecord, type ParamRecord } from '../nn/record.
 import type { OptimizerRecord } from '../optim/optimizer.js';
 import { importNodeModule, isNode } from '../platform.js';
 import { saveCheckpoint } from './checkpoint.js';
-import { Balancer, type BalancerOptions, type Decision, type Split } from './balancer.js';
+import { Balancer, type BalancerOptions, type Decision, type Plan, type Split } from './balancer.js';
 import { parseDevices, type ReplicaDevice } from './devices.js';
 import { ReplicaError } from './errors.js';
 import { gpuInventory, withoutSelection } from './gpus.js';
@@ -443,7 +443,8 @@ export class DataParallel {
     return next;
   }
 
-  private async runStep(batch: Batch, size: number, lr: number | undefined): Promise<StepResult> {
+  /** Not async: a direct solo step's promise goes back to the caller as it is (each hop is host time the GPU waits through). */
+  private runStep(batch: Batch, size: number, lr: number | undefined): Promise<StepResult> {
     const plan = this.balancer.plan(size);
     // Owners take part even with an empty shard: they step the optimizer.
     const active = this.replicas.filter((r) => plan.shards[r.index]! > 0 || this.balancer.owners.includes(r.index)).map((r) => r.index);
@@ -451,6 +452,11 @@ export class DataParallel {
     const solo = !this.flat && active.length === 1 && this.layout.params.every((_, i) => this.owners[i] === active[0]);
     const direct = solo && this.balancer.settled ? this.directSolo(active[0]!) : undefined;
     if (direct) return this.stepDirect(direct, batch, size, plan.shards, lr);
+    return this.runMessaged(batch, plan, active, solo, lr);
+  }
+
+  /** A step through messages: shards sent, gradients joined (or a solo step that reports device times). */
+  private async runMessaged(batch: Batch, plan: Plan, active: number[], solo: boolean, lr: number | undefined): Promise<StepResult> {
     // Replicas that will reload parameters need the shared buffer to hold the newest weights.
     const reloads = new Map(active.map((r) => [r, this.layout.params.filter((p) => this.replicas[r]!.loaded[p.index]! < this.version[p.index]!).map((p) => p.index)]));
     // Reading the newest weights back from the replica that holds them (after solo steps) is part of this step's traffic.
@@ -545,27 +551,41 @@ export class DataParallel {
    * (same replica code, same result), without the Run's bookkeeping, the two messages and the
    * hops between them: where a caller waits for each step, the GPU idles through all of that.
    */
-  private async stepDirect({ rep, direct }: { rep: Replica; direct: NonNullable<ReplicaHost['direct']> }, batch: Batch, size: number, shards: number[], lr: number | undefined): Promise<StepResult> {
+  private stepDirect({ rep, direct }: { rep: Replica; direct: NonNullable<ReplicaHost['direct']> }, batch: Batch, size: number, shards: number[], lr: number | undefined): Promise<StepResult> {
     const step = ++this.stepCount;
     const startAt = absoluteNow();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let c: ComputedMessage;
-    try {
-      c = await new Promise<ComputedMessage>((resolve, reject) => {
-        // fail() and stopAll() reject the step in flight (a timeout, a close()).
-        this.directStep = reject;
-        const ms = this.options.timeoutMs;
-        if (ms !== undefined) timer = setTimeout(() => this.fail(new ReplicaError(`did not finish step ${step} within ${ms} ms`, rep.index, rep.device.key)), ms);
-        direct.stepNow({ type: 'step', step, size, inputs: batch, ...(lr !== undefined ? { lr } : {}), solo: true, timed: false, reload: [] }).then(resolve, (e: unknown) => {
+    const ms = this.options.timeoutMs;
+    // Not async, and one handler between the replica's result and the caller's: each promise hop
+    // is host time that a caller awaiting every step adds to it.
+    return new Promise<StepResult>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      // fail() and stopAll() reject the step in flight (a timeout, a close()); it then counts as not stepped.
+      const settle = (e: SwitchyardError): void => {
+        clearTimeout(timer);
+        this.directStep = undefined;
+        reject(e);
+      };
+      this.directStep = settle;
+      if (ms !== undefined) timer = setTimeout(() => this.fail(new ReplicaError(`did not finish step ${step} within ${ms} ms`, rep.index, rep.device.key)), ms);
+      direct.stepNow({ type: 'step', step, size, inputs: batch, ...(lr !== undefined ? { lr } : {}), solo: true, timed: false, reload: [] }).then(
+        (c) => {
+          if (this.directStep !== settle) return;
+          clearTimeout(timer);
+          this.directStep = undefined;
+          resolve(this.directResult(rep, step, startAt, size, shards, c));
+        },
+        (e: unknown) => {
+          if (this.directStep !== settle) return;
           const err = this.replicaFailure(rep, errorMessage(e, 'step'));
+          settle(err);
           this.fail(err);
-          reject(err);
-        });
-      });
-    } finally {
-      clearTimeout(timer);
-      this.directStep = undefined;
-    }
+        },
+      );
+    });
+  }
+
+  /** The result of a direct solo step (see stepDirect); the replica now holds the newest weights. */
+  private directResult(rep: Replica, step: number, startAt: number, size: number, shards: number[], c: ComputedMessage): StepResult {
     this.soloStepped(rep.index);
     const endAt = absoluteNow();
     let timeline: StepTimeline | undefined;
