@@ -1,7 +1,7 @@
 /**
  * One GPUDevice and everything that feeds it: pipelines cached by generated source, dispatches
- * batched into one command encoder (one compute pass) and submitted at flush points (a read,
- * the batch size, the end of the current JS turn), a uniform arena for the dispatches'
+ * batched into one command encoder (one compute pass) and submitted at flush points (the batch
+ * size, the end of the current JS turn, which reads wait for), a uniform arena for the dispatches'
  * parameters, error scopes per batch, index-check flags, buffer pools and readback.
  */
 import { DeviceError, KernelError, type SwitchyardError } from '../../errors.js';
@@ -137,6 +137,8 @@ export class GpuContext {
   private batchFault: Fault | undefined;
   private dispatches = 0;
   private flushQueued = false;
+  /** Reads whose copies are in the open batch, waiting for its submit to map their staging buffers. */
+  private submitWaiters: Array<() => void> = [];
   private opFaults: Fault[] = [];
   /** Set while kernels are being timed (startKernelProfile). */
   private profiler: KernelProfiler | undefined;
@@ -257,14 +259,25 @@ export class GpuContext {
     if (this.dispatches >= size) {
       if (this.heavyInBatch) this.heavyLimit *= 2;
       this.flush();
-    } else if (this.encoder && !this.flushQueued) {
-      this.flushQueued = true;
-      queueMicrotask(() => {
-        this.flushQueued = false;
-        this.flush();
-      });
-    }
+    } else this.flushSoon();
     return faults;
+  }
+
+  /** Queues a flush of the open batch at the end of the current JS turn. */
+  private flushSoon(): void {
+    if (!this.encoder || this.flushQueued) return;
+    this.flushQueued = true;
+    queueMicrotask(() => {
+      this.flushQueued = false;
+      this.flush();
+    });
+  }
+
+  /** Resolves once the open batch (if any) is submitted. */
+  private submitted(): Promise<void> {
+    if (!this.encoder) return Promise.resolve();
+    this.flushSoon();
+    return new Promise((resolve) => this.submitWaiters.push(resolve));
   }
 
   private computePass(): GPUComputePassEncoder {
@@ -515,6 +528,19 @@ export class GpuContext {
 
   /** Submits the open batch; its verdict (error scopes, index flags) settles asynchronously. */
   flush(): void {
+    try {
+      this.submitBatch();
+    } finally {
+      // Also when the submit failed: the reads waiting for it then fail at their map, not hang.
+      const waiters = this.submitWaiters;
+      if (waiters.length > 0) {
+        this.submitWaiters = [];
+        for (const w of waiters) w();
+      }
+    }
+  }
+
+  private submitBatch(): void {
     const enc = this.encoder;
     if (!enc) return;
     if (this.pass) {
@@ -654,7 +680,9 @@ export class GpuContext {
     this.recorder?.refuse('it reads a tensor back to the host (toData, item, ...) while it runs');
     const stage = this.staging.acquire(bytes);
     this.commands().copyBufferToBuffer(buffer, byteOffset, stage, 0, bytes);
-    this.flush();
+    // The copy is ordered now; the submit comes at the end of this JS turn, so the reads asked for
+    // together (a loss, a metric and a weight after a step) share one submit instead of one each.
+    await this.submitted();
     try {
       await stage.mapAsync(MapMode.READ, 0, bytes);
     } catch (e) {

@@ -210,7 +210,9 @@ export class WgpuExecutor implements Executor<GpuStorage> {
   }
 
   async read(storage: GpuStorage): Promise<TypedArray> {
-    const ctx = await this.ready();
+    // With the device open, the copy is encoded within the call: into the batch of the ops just
+    // recorded, which then goes to the GPU once, at the end of the turn, with the read in it.
+    const ctx = this.ctx ?? (await this.ready());
     const n = numel(storage.shape);
     if (n === 0) {
       await checkFaults(storage.faults);
