@@ -567,7 +567,11 @@ export class DataParallel {
       };
       this.directStep = settle;
       if (ms !== undefined) timer = setTimeout(() => this.fail(new ReplicaError(`did not finish step ${step} within ${ms} ms`, rep.index, rep.device.key)), ms);
-      direct.stepNow({ type: 'step', step, size, inputs: batch, ...(lr !== undefined ? { lr } : {}), solo: true, timed: false, reload: [] }).then(
+      const computed = direct.stepNow({ type: 'step', step, size, inputs: batch, ...(lr !== undefined ? { lr } : {}), solo: true, timed: false, reload: [] });
+      // The step's ops are recorded and on their way: the bookkeeping that needs no value of the
+      // step runs while the GPU does (a failed step fails DataParallel, so the versions may move now).
+      this.soloStepped(rep.index);
+      computed.then(
         (c) => {
           if (this.directStep !== settle) return;
           clearTimeout(timer);
@@ -586,7 +590,6 @@ export class DataParallel {
 
   /** The result of a direct solo step (see stepDirect); the replica now holds the newest weights. */
   private directResult(rep: Replica, step: number, startAt: number, size: number, shards: number[], c: ComputedMessage): StepResult {
-    this.soloStepped(rep.index);
     const endAt = absoluteNow();
     let timeline: StepTimeline | undefined;
     const build = (): StepTimeline => ({
