@@ -283,15 +283,14 @@ export class Replica {
       shard.dispose();
       const pg = ParamGrads.from(grads, this.model);
       grads.dispose();
-      // The loss first, then the metrics: one wait for all of them.
-      const read = (): Promise<number[]> => {
-        const p = Promise.all([loss, ...metrics.map(([, t]) => t)].map((t) => t.item()));
+      const read = (): Promise<[number, number[]]> => {
+        const p = Promise.all([loss.item(), Promise.all(metrics.map(([, t]) => t.item()))]);
         // Awaited below; marked handled now so that a failure of the wait before it (a lost
         // device) fails the step alone instead of also rejecting unobserved.
         p.catch(() => undefined);
         return p;
       };
-      let values: Promise<number[]>;
+      let values: Promise<[number, number[]]>;
       let optimizerEndAt: number | undefined;
       let buffers: Float32Array<ArrayBuffer> | undefined;
       if (m.solo) {
@@ -317,7 +316,7 @@ export class Replica {
         pg.dispose();
         buffers = await published;
       }
-      const [lossValue, ...metricList] = await values;
+      const [lossValue, metricList] = await values;
       loss.dispose();
       const untuned = this.untuned;
       if (untuned) {
@@ -333,7 +332,7 @@ export class Replica {
       return {
         type: 'computed',
         step: m.step,
-        loss: lossValue!,
+        loss: lossValue,
         metrics: metricValues,
         reloadAt,
         forwardAt,
