@@ -5,6 +5,8 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { Wgpu } from '../../src/backends/wgpu/backend.js';
 import type { GpuContext } from '../../src/backends/wgpu/context.js';
+import { BufferUsage } from '../../src/backends/wgpu/flags.js';
+import { KernelError } from '../../src/errors.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { fromData } from '../../src/tensor/creation.js';
 import { describeGpu } from './gpu.js';
@@ -58,5 +60,58 @@ describeGpu('reads and submits', () => {
     expect(Array.from((await x.add(2).toData()).values)).toEqual([7, 8]);
     expect(ctx.submitCount - before).toBe(2);
     x.dispose();
+  });
+
+  test('a submit that throws fails the reads of its batch with a KernelError (no stale bytes, no uncaught throw), and the next batch works', async () => {
+    const x = fromData(wgpu, [1, 2, 3, 4], { shape: [4] });
+    // A staging buffer of this size now holds other values.
+    const junk = fromData(wgpu, [-9, -9, -9, -9], { shape: [4] });
+    await x.toData();
+    await junk.toData();
+    const queue = ctx.device.queue;
+    const submit = queue.submit;
+    let armed = true;
+    queue.submit = (buffers: Iterable<GPUCommandBuffer>): undefined => {
+      if (armed) {
+        armed = false;
+        throw new Error('simulated submit failure');
+      }
+      return submit.call(queue, buffers);
+    };
+    try {
+      const failed = await x.toData().then(
+        (d) => `resolved ${Array.from(d.values).join(',')}`,
+        (e: unknown) => e,
+      );
+      expect(failed).toBeInstanceOf(KernelError);
+      expect(failed).toMatchObject({ message: expect.stringContaining('simulated submit failure') });
+    } finally {
+      queue.submit = submit;
+    }
+    expect(Array.from((await x.add(1).toData()).values)).toEqual([2, 3, 4, 5]);
+    expect(Array.from((await x.toData()).values)).toEqual([1, 2, 3, 4]);
+    for (const t of [x, junk]) t.dispose();
+  });
+
+  test('a validation error in the batch voids the copy too: a read whose copy was in it rejects with that error, not stale bytes', async () => {
+    const x = fromData(wgpu, [7, 8], { shape: [2] });
+    const junk = fromData(wgpu, [-9, -9], { shape: [2] });
+    await x.toData();
+    await junk.toData();
+    const a = ctx.device.createBuffer({ size: 16, usage: BufferUsage.COPY_SRC | BufferUsage.COPY_DST });
+    const b = ctx.device.createBuffer({ size: 16, usage: BufferUsage.COPY_SRC | BufferUsage.COPY_DST });
+    const read = x.toData().then(
+      () => 'resolved',
+      (e: unknown) => e,
+    );
+    // Into the same open batch: a copy past the buffers' ends, which fails validation.
+    ctx.commands().copyBufferToBuffer(a, 0, b, 0, 1024);
+    const out = await read;
+    expect(out).toBeInstanceOf(KernelError);
+    expect(out).toMatchObject({ message: expect.stringContaining('GPU error in a batch of kernels') });
+    a.destroy();
+    b.destroy();
+    expect(Array.from((await x.toData()).values)).toEqual([7, 8]);
+    for (const t of [x, junk]) t.dispose();
   });
 });

@@ -531,7 +531,7 @@ export class GpuContext {
     try {
       this.submitBatch();
     } finally {
-      // Also when the submit failed: the reads waiting for it then fail at their map, not hang.
+      // Also when the submit failed: the reads waiting for it then fail with its batch, not hang.
       const waiters = this.submitWaiters;
       if (waiters.length > 0) {
         this.submitWaiters = [];
@@ -555,9 +555,17 @@ export class GpuContext {
       enc.copyBufferToBuffer(this.flags, 0, flagStage, 0, checks.length * 8);
     }
     const timings = this.profiler?.resolve(enc);
-    if (this.slot > 0) this.device.queue.writeBuffer(this.arena, 0, this.arenaData.buffer, 0, this.slot * PARAM_BYTES);
-    this.device.queue.submit([enc.finish()]);
-    timings?.();
+    // A submit that throws fails this batch's fault (its ops' outputs and its reads carry it) and
+    // leaves the context ready for the next batch: it may run in a microtask, where a throw would
+    // end the process.
+    let submitError: unknown;
+    try {
+      if (this.slot > 0) this.device.queue.writeBuffer(this.arena, 0, this.arenaData.buffer, 0, this.slot * PARAM_BYTES);
+      this.device.queue.submit([enc.finish()]);
+      timings?.();
+    } catch (e) {
+      submitError = e ?? new Error('submit failed');
+    }
     this.submitCount++;
     const waiting = this.batchDone;
     this.batchDone = undefined;
@@ -567,6 +575,10 @@ export class GpuContext {
       this.device.queue.onSubmittedWorkDone().then(() => waiting.resolve(submittedAt), waiting.reject);
     }
     const fault = this.batchFault!;
+    if (submitError !== undefined) {
+      const why = submitError instanceof Error ? submitError.message || submitError.name : String(submitError);
+      fault.fail(this.lost ?? new KernelError(`submitting a batch of kernels failed: ${why}`, { op: 'dispatch', cause: submitError, hint: 'a bug in the WebGPU backend or the driver: please report it with the op' }));
+    }
     this.encoder = undefined;
     this.batchFault = undefined;
     this.flagFaults = [];
@@ -680,6 +692,7 @@ export class GpuContext {
     this.recorder?.refuse('it reads a tensor back to the host (toData, item, ...) while it runs');
     const stage = this.staging.acquire(bytes);
     this.commands().copyBufferToBuffer(buffer, byteOffset, stage, 0, bytes);
+    const batch = this.batchFault;
     // The copy is ordered now; the submit comes at the end of this JS turn, so the reads asked for
     // together (a loss, a metric and a weight after a step) share one submit instead of one each.
     await this.submitted();
@@ -694,6 +707,12 @@ export class GpuContext {
     const copy = stage.getMappedRange(0, bytes).slice(0);
     stage.unmap();
     this.staging.release(stage);
+    // A batch that failed as a whole (a submit that threw, a validation error, which voids every
+    // command in it) did not run the copy either: the staging bytes are not the tensor's.
+    if (batch) {
+      await batch.done;
+      if (batch.error) throw batch.error;
+    }
     return copy;
   }
 
