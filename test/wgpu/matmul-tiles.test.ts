@@ -10,6 +10,7 @@ import { Wgpu } from '../../src/backends/wgpu/backend.js';
 import { F32_TILES, chooseTile, SMALL_TILE, LARGE_TILE, VEC4_LARGE_TILE, VEC4_WIDE_TILE } from '../../src/backends/wgpu/kernels/matmul.js';
 import { DEFAULT_TILE, type MatmulTile } from '../../src/backends/wgpu/wgsl/matmul.js';
 import { Runtime } from '../../src/runtime/runtime.js';
+import { ArgumentError } from '../../src/errors.js';
 import { fromData } from '../../src/tensor/creation.js';
 import { describeGpu } from './gpu.js';
 
@@ -63,6 +64,25 @@ test('a fixed tile with a field that is not a positive integer is an ArgumentErr
   // Untyped JavaScript callers: the values go through `unknown` on purpose.
   for (const [tile, message] of bad) expect(() => new Wgpu({ matmulTile: tile as MatmulTile })).toThrow(message);
   expect(() => new Wgpu({ matmulTile: { ...VEC4_WIDE_TILE, splitK: 4 } })).not.toThrow();
+});
+
+describeGpu('a fixed tile the device cannot run', () => {
+  test('is an ArgumentError naming the tile and the limit, at the matmul; the backend goes on working', async () => {
+    const wgpu = new Wgpu({ runtime: new Runtime(), autotune: false, matmulTile: { wx: 64, wy: 64, tm: 4, tn: 4, bk: 16 } });
+    try {
+      const m = fromData(wgpu, Array.from({ length: 64 }, (_, i) => i % 5), { shape: [8, 8] });
+      const out = await m.matmul(m).toData().then(
+        () => 'resolved',
+        (e: unknown) => e,
+      );
+      expect(out).toBeInstanceOf(ArgumentError);
+      expect(out).toMatchObject({ message: expect.stringMatching(/matmulTile 64x64 makes workgroups of 4096 invocations; this device runs at most \d+/) });
+      expect(Array.from((await m.add(1).toData()).values).slice(0, 3)).toEqual([1, 2, 3]);
+      m.dispose();
+    } finally {
+      await wgpu.close();
+    }
+  });
 });
 
 describeGpu('every f32 matmul tile', () => {

@@ -1,5 +1,5 @@
 /** Batched matmul with broadcast batch dims: the tiled program (vec4 and aligned variants where possible) or the naive baseline. */
-import { KernelError } from '../../../errors.js';
+import { ArgumentError, KernelError } from '../../../errors.js';
 import { numel, type OpRecord } from '../../../ir/ops.js';
 import { HEAVY_FLOPS, type GpuContext } from '../context.js';
 import { grid, Params, type Program } from '../wgsl/common.js';
@@ -76,6 +76,17 @@ export function chooseTile(M: number, N: number, batches: number, vec4 = false):
 }
 
 
+/** A fixed tile (the `matmulTile` option) the device cannot run: named here, not as a GPU validation error of its batch. */
+function checkTileFits(ctx: GpuContext, tile: MatmulTile): void {
+  const limits = ctx.device.limits;
+  const invocations = tile.wx * tile.wy;
+  if (invocations <= limits.maxComputeInvocationsPerWorkgroup && tile.wx <= limits.maxComputeWorkgroupSizeX && tile.wy <= limits.maxComputeWorkgroupSizeY) return;
+  throw new ArgumentError(
+    `matmulTile ${tile.wx}x${tile.wy} makes workgroups of ${invocations} invocations; this device runs at most ${limits.maxComputeInvocationsPerWorkgroup} (and ${limits.maxComputeWorkgroupSizeX} x ${limits.maxComputeWorkgroupSizeY})`,
+    { op: 'matmul', devices: [ctx.deviceKey], hint: 'pick a tile with wx * wy within the limit, or leave matmulTile out to let the autotuner choose' },
+  );
+}
+
 export function encodeMatmul(ctx: GpuContext, config: MatmulConfig, a: RawStorage, b: RawStorage, out: RawStorage): void {
   const problem = matmulProblem(a, b, out);
   const { M, N, K, batchShape, batches, sam, sak, sbk, sbn } = problem;
@@ -85,6 +96,7 @@ export function encodeMatmul(ctx: GpuContext, config: MatmulConfig, a: RawStorag
     encodeTcMatmul(ctx, tensorCores, a, b, out);
     return;
   }
+  if (config.kind === 'tiled' && config.tile) checkTileFits(ctx, config.tile);
   const { vecA, vecB } = vectorLoads(problem, 4);
   const vec4 = (tile: MatmulTile): boolean => config.kind === 'tiled' && tile.program === 'vec4' && vecA && vecB && vec4TileFits(tile);
   const limit = ctx.maxWorkgroupsPerDim;
