@@ -7,17 +7,14 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { Wgpu } from '../../src/backends/wgpu/backend.js';
 import type { GpuContext } from '../../src/backends/wgpu/context.js';
 import { HEAVY_FLOPS } from '../../src/backends/wgpu/context.js';
-import { Runtime } from '../../src/runtime/runtime.js';
 import { fromData } from '../../src/tensor/creation.js';
-import { describeGpu } from './gpu.js';
+import { describeGpu, openGpu } from './gpu.js';
 
 describeGpu('submits of heavy and light batches', () => {
   let wgpu: Wgpu;
   let ctx: GpuContext;
   beforeAll(async () => {
-    wgpu = new Wgpu({ runtime: new Runtime(), autotune: false });
-    await wgpu.init(wgpu.defaultDevice());
-    ctx = wgpu.exec(wgpu.defaultDevice()).context!;
+    ({ wgpu, ctx } = await openGpu());
   });
   afterAll(() => wgpu.close());
 

@@ -7,17 +7,14 @@ import { Wgpu } from '../../src/backends/wgpu/backend.js';
 import type { GpuContext } from '../../src/backends/wgpu/context.js';
 import { BufferUsage } from '../../src/backends/wgpu/flags.js';
 import { KernelError } from '../../src/errors.js';
-import { Runtime } from '../../src/runtime/runtime.js';
 import { fromData } from '../../src/tensor/creation.js';
-import { describeGpu } from './gpu.js';
+import { describeGpu, openGpu } from './gpu.js';
 
 describeGpu('reads and submits', () => {
   let wgpu: Wgpu;
   let ctx: GpuContext;
   beforeAll(async () => {
-    wgpu = new Wgpu({ runtime: new Runtime(), autotune: false });
-    await wgpu.init(wgpu.defaultDevice());
-    ctx = wgpu.exec(wgpu.defaultDevice()).context!;
+    ({ wgpu, ctx } = await openGpu());
   });
   afterAll(() => wgpu.close());
 
