@@ -52,6 +52,13 @@ export interface Backend<D extends Device = Device> {
    * its SIMD wasm kernels says no: its fused loop is JS, slower than the wasm passes it replaces.
    */
   fusesElementwise?(device: string): boolean;
+  /**
+   * Whether this backend fuses elementwise chains itself on this device (the Fusion decorator,
+   * enabled): a caller that could build a 'fused' record hands it the ops one by one instead, so
+   * that chains join across callers (an optimizer's updates of same-shape parameters in one
+   * kernel, with the gradient ops before them). No hook means no.
+   */
+  buffersElementwise?(device: string): boolean;
   /** Runs (or queues) one op. Throws synchronously for records it cannot take (wrong device, closed). */
   submit(record: OpRecord): void;
   /** Contiguous host values of a tensor; rejects with the error of the op that failed to produce it. */

@@ -42,6 +42,9 @@ export abstract class Decorator<B extends Backend> implements Backend<DeviceOf<B
   fusesElementwise(device: string): boolean {
     return this.inner.fusesElementwise?.(device) ?? true;
   }
+  buffersElementwise(device: string): boolean {
+    return this.inner.buffersElementwise?.(device) ?? false;
+  }
   submit(record: OpRecord): void {
     this.inner.submit(record);
   }

@@ -233,6 +233,11 @@ export class Fusion<B extends Backend> extends Decorator<B> {
     }
   }
 
+  /** Whether records of this device are buffered and fused here (then callers hand over ops one by one). */
+  override buffersElementwise(device: string): boolean {
+    return (this.enabled && this.fuses(device)) || (this.inner.buffersElementwise?.(device) ?? false);
+  }
+
   /** Whether the inner backend runs fused chains faster on this device (asked once per device). */
   private fuses(key: string): boolean {
     let f = this.fusing.get(key);

@@ -35,11 +35,14 @@ export class Adagrad<B extends Backend = Backend> extends Optimizer<B> {
   }
 
   protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number): Tensor<B, 'float'> {
-    const grad = weightDecay !== 0 ? g.add(p.mul(weightDecay)) : g;
-    const s0 = state.tensors.get('sum');
-    const sum = (s0 ?? grad.mul(0).add(this.initialAccumulatorValue)).add(grad.square());
-    this.setState(state, 'sum', sum);
+    const { initialAccumulatorValue: init, eps } = this;
     const rate = lr / (1 + (state.step - 1) * this.lrDecay);
-    return p.sub(grad.div(sum.sqrt().add(this.eps)).mul(rate));
+    return this.elementwiseUpdate(p, g, state, (v) => {
+      const grad = weightDecay !== 0 ? v.g.add(v.p.mul(weightDecay)) : v.g;
+      const s0 = v.state('sum');
+      const sum = (s0 ?? grad.mul(0).add(init)).add(grad.square());
+      v.setState('sum', sum);
+      return v.p.sub(grad.div(sum.sqrt().add(eps)).mul(rate));
+    });
   }
 }

@@ -60,8 +60,36 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
   }
 
   protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, wd: number): Tensor<B, 'float'> {
-    const { beta1: b1, beta2: b2 } = this;
+    if (this.capturable) return this.capturableUpdate(p, g, state, lr, wd);
+    const { beta1: b1, beta2: b2, eps, amsgrad, decoupled } = this;
     const t = state.step;
+    return this.elementwiseUpdate(p, g, state, (v) => {
+      let base = v.p;
+      let grad = v.g;
+      if (wd !== 0 && decoupled) base = v.p.mul(1 - lr * wd);
+      else if (wd !== 0) grad = v.g.add(v.p.mul(wd));
+      const m0 = v.state('m');
+      const v0 = v.state('v');
+      const m = m0 ? m0.mul(b1).add(grad.mul(1 - b1)) : grad.mul(1 - b1);
+      const sq = v0 ? v0.mul(b2).add(grad.square().mul(1 - b2)) : grad.square().mul(1 - b2);
+      v.setState('m', m);
+      v.setState('v', sq);
+      let second = sq;
+      if (amsgrad) {
+        const max0 = v.state('vMax');
+        second = max0 ? max0.maximum(sq) : sq;
+        v.setState('vMax', second);
+      }
+      // p - lr * m_hat / (sqrt(v_hat) + eps), with the bias corrections folded into scalars
+      const mHat = m.div(1 - b1 ** t);
+      const denom = second.div(1 - b2 ** t).sqrt().add(eps);
+      return base.sub(mHat.div(denom).mul(lr));
+    });
+  }
+
+  /** The update with the step count on the device (see AdamOptions.capturable), op by op. */
+  private capturableUpdate(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, wd: number): Tensor<B, 'float'> {
+    const { beta1: b1, beta2: b2 } = this;
     let base = p;
     let grad = g;
     if (wd !== 0 && this.decoupled) base = p.mul(1 - lr * wd);
@@ -79,21 +107,15 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
       second = max0 ? max0.maximum(v) : v.mul(1);
       this.setState(state, 'vMax', second);
     }
-    if (this.capturable) {
-      // The count as a [1] tensor; 1 - beta^t as 1 - exp(t ln beta), broadcast over the parameter.
-      const t0 = state.tensors.get('t');
-      const count = t0 ? t0.add(1) : full(p.backend, [1], 1, { device: p.device, dtype: p.dtype });
-      this.setState(state, 't', count);
-      const bc1 = count.mul(Math.log(b1)).exp().neg().add(1);
-      const bc2 = count.mul(Math.log(b2)).exp().neg().add(1);
-      const next = base.sub(m.div(bc1).div(second.div(bc2).sqrt().add(this.eps)).mul(lr));
-      // The [1] count broadcasts a rank-0 parameter to [1]: its own shape back (a view).
-      return next.rank === p.rank ? next : next.reshape([...p.shape]);
-    }
-    // p - lr * m_hat / (sqrt(v_hat) + eps), with the bias corrections folded into scalars
-    const mHat = m.div(1 - b1 ** t);
-    const denom = second.div(1 - b2 ** t).sqrt().add(this.eps);
-    return base.sub(mHat.div(denom).mul(lr));
+    // The count as a [1] tensor; 1 - beta^t as 1 - exp(t ln beta), broadcast over the parameter.
+    const t0 = state.tensors.get('t');
+    const count = t0 ? t0.add(1) : full(p.backend, [1], 1, { device: p.device, dtype: p.dtype });
+    this.setState(state, 't', count);
+    const bc1 = count.mul(Math.log(b1)).exp().neg().add(1);
+    const bc2 = count.mul(Math.log(b2)).exp().neg().add(1);
+    const next = base.sub(m.div(bc1).div(second.div(bc2).sqrt().add(this.eps)).mul(lr));
+    // The [1] count broadcasts a rank-0 parameter to [1]: its own shape back (a view).
+    return next.rank === p.rank ? next : next.reshape([...p.shape]);
   }
 }
 

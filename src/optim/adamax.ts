@@ -36,14 +36,18 @@ export class Adamax<B extends Backend = Backend> extends Optimizer<B> {
   }
 
   protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number): Tensor<B, 'float'> {
-    const grad = weightDecay !== 0 ? g.add(p.mul(weightDecay)) : g;
-    const m0 = state.tensors.get('m');
-    const u0 = state.tensors.get('u');
-    const m = m0 ? m0.mul(this.beta1).add(grad.mul(1 - this.beta1)) : grad.mul(1 - this.beta1);
-    const absG = grad.abs().add(this.eps);
-    const u = u0 ? u0.mul(this.beta2).maximum(absG) : absG;
-    this.setState(state, 'm', m);
-    this.setState(state, 'u', u);
-    return p.sub(m.div(u).mul(lr / (1 - this.beta1 ** state.step)));
+    const { beta1, beta2, eps } = this;
+    const rate = lr / (1 - beta1 ** state.step);
+    return this.elementwiseUpdate(p, g, state, (v) => {
+      const grad = weightDecay !== 0 ? v.g.add(v.p.mul(weightDecay)) : v.g;
+      const m0 = v.state('m');
+      const u0 = v.state('u');
+      const m = m0 ? m0.mul(beta1).add(grad.mul(1 - beta1)) : grad.mul(1 - beta1);
+      const absG = grad.abs().add(eps);
+      const u = u0 ? u0.mul(beta2).maximum(absG) : absG;
+      v.setState('m', m);
+      v.setState('u', u);
+      return v.p.sub(m.div(u).mul(rate));
+    });
   }
 }

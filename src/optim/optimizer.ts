@@ -14,6 +14,8 @@ import type { Param, ParamId } from '../nn/param.js';
 import { ownedFloat32, type TensorRecord } from '../nn/record.js';
 import { fromData } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
+import { ElementwiseProgram, type ProgramValue } from '../tensor/elementwise-program.js';
+import { isFloat, type Kind } from '../ir/dtype.js';
 import { clipGradNorm } from './clip.js';
 import type { LrScheduler } from './lr-scheduler.js';
 import type { ParamGrads } from './param-grads.js';
@@ -45,6 +47,15 @@ export interface OptimizerOptions {
    * `groups: [{ params: (name) => name.endsWith('bias') || name.includes('norm'), weightDecay: 0 }]`.
    */
   groups?: readonly ParamGroup[];
+  /**
+   * Run each parameter's update as one fused elementwise record (one kernel on WebGPU: torch's
+   * `fused=True`) instead of one record per op. Default: where the backend fuses elementwise
+   * chains on the parameter's device (WebGPU does; the CPU does not: its wasm kernels, op by op,
+   * beat its fused JS loop), except under a Fusion decorator, which gets the ops one by one and
+   * fuses them itself (with same-shape parameters' updates in one kernel). The values are the same
+   * either way, to float rounding.
+   */
+  fused?: boolean;
 }
 
 export interface ParamGroup {
@@ -57,7 +68,7 @@ export interface ParamGroup {
 }
 
 /** The options every optimizer takes, beside its own. */
-const COMMON_KEYS = ['lr', 'clipNorm', 'scheduler', 'maximize', 'groups'] as const;
+const COMMON_KEYS = ['lr', 'clipNorm', 'scheduler', 'maximize', 'groups', 'fused'] as const;
 
 /** Checks `groups` for untyped callers; returns them. */
 function checkGroups(op: string, v: unknown): readonly ParamGroup[] {
@@ -108,7 +119,11 @@ export abstract class Optimizer<B extends Backend = Backend> {
     if (options.scheduler !== undefined && !isScheduler(options.scheduler)) throw new ArgumentError(`scheduler must be a learning-rate schedule (optim.StepLR, optim.CosineLR, ...), got ${show(options.scheduler)}`, { op });
     this.maximize = options.maximize === undefined ? false : checkBoolean(op, 'maximize', options.maximize);
     this.groups = checkGroups(op, options.groups);
+    this.fused = options.fused === undefined ? undefined : checkBoolean(op, 'fused', options.fused);
   }
+
+  /** The `fused` option: undefined means the backend decides per device. */
+  readonly fused: boolean | undefined;
 
   /** The base learning rate: the rate of every step without a schedule, and a schedule's base. */
   get lr(): number {
@@ -173,6 +188,34 @@ export abstract class Optimizer<B extends Backend = Backend> {
       }
     });
     return module;
+  }
+
+  /**
+   * An update written once over program values (see UpdateValues), run as one fused record per
+   * parameter or op by op (the `fused` option); the state it sets is stored as setState does.
+   */
+  protected elementwiseUpdate(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, rule: (v: UpdateValues) => ProgramValue): Tensor<B, 'float'> {
+    const program = new ElementwiseProgram<B>(p);
+    const sets = new Map<string, ProgramValue>();
+    const next = rule({
+      p: program.input(p),
+      g: program.input(g),
+      state: (name) => {
+        const t = state.tensors.get(name);
+        return t === undefined ? undefined : program.input(t);
+      },
+      setState: (name, v) => void sets.set(name, v),
+    });
+    // Each output its own step: an input or a value listed twice is copied.
+    const outputs: ProgramValue[] = [];
+    for (const v of [next, ...sets.values()]) outputs.push('input' in v.arg || outputs.includes(v) ? v.clone() : v);
+    // By default fused where the device runs fused chains faster, unless a Fusion decorator
+    // buffers them (it joins same-shape parameters' updates and the gradient ops before them).
+    const key = p.device.key;
+    const fuse = this.fused ?? (!(p.backend.buffersElementwise?.(key) ?? false) && (p.backend.fusesElementwise?.(key) ?? true));
+    const [nextT, ...stateT] = program.run(outputs, fuse).map(floatTensor);
+    [...sets.keys()].forEach((name, i) => this.setState(state, name, stateT[i]!));
+    return nextT!;
   }
 
   /** Replaces a named state tensor (kept beyond the step's tidy scope). */
@@ -272,6 +315,28 @@ export abstract class Optimizer<B extends Backend = Backend> {
     for (const s of this.states.values()) for (const t of s.tensors.values()) t.dispose();
     this.states.clear();
   }
+}
+
+/** What an update rule reads and writes, as values of one elementwise program. */
+export interface UpdateValues {
+  /** The parameter. */
+  readonly p: ProgramValue;
+  /** Its gradient (negated under `maximize`). */
+  readonly g: ProgramValue;
+  /** A state tensor that earlier steps set, or undefined (the first step). */
+  state(name: string): ProgramValue | undefined;
+  /** The state tensor's value after this step. */
+  setState(name: string, v: ProgramValue): void;
+}
+
+function isFloatTensor<B extends Backend>(t: Tensor<B, Kind>): t is Tensor<B, 'float'> {
+  return isFloat(t.dtype);
+}
+
+/** A program output of a float rule (its steps keep the parameter's float dtype). */
+function floatTensor<B extends Backend>(t: Tensor<B, Kind>): Tensor<B, 'float'> {
+  if (!isFloatTensor(t)) throw new ArgumentError(`an update rule gave a ${t.dtype} value`, { op: 'Optimizer.step', hint: 'a rule keeps to float arithmetic' });
+  return t;
 }
 
 /** A numeric optimizer setting: a finite number that `ok` accepts, else an ArgumentError naming it. */

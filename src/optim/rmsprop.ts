@@ -39,24 +39,26 @@ export class RMSprop<B extends Backend = Backend> extends Optimizer<B> {
   }
 
   protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number): Tensor<B, 'float'> {
-    const a = this.alpha;
-    const grad = weightDecay !== 0 ? g.add(p.mul(weightDecay)) : g;
-    const v0 = state.tensors.get('squareAvg');
-    const v = v0 ? v0.mul(a).add(grad.square().mul(1 - a)) : grad.square().mul(1 - a);
-    this.setState(state, 'squareAvg', v);
-    let avg: Tensor<B, 'float'>;
-    if (this.centered) {
-      const m0 = state.tensors.get('gradAvg');
-      const m = m0 ? m0.mul(a).add(grad.mul(1 - a)) : grad.mul(1 - a);
-      this.setState(state, 'gradAvg', m);
-      avg = v.sub(m.square()).sqrt().add(this.eps);
-    } else avg = v.sqrt().add(this.eps);
-    if (this.momentum > 0) {
-      const b0 = state.tensors.get('momentum');
-      const buf = b0 ? b0.mul(this.momentum).add(grad.div(avg)) : grad.div(avg);
-      this.setState(state, 'momentum', buf);
-      return p.sub(buf.mul(lr));
-    }
-    return p.sub(grad.div(avg).mul(lr));
+    const { alpha: a, centered, momentum, eps } = this;
+    return this.elementwiseUpdate(p, g, state, (v) => {
+      const grad = weightDecay !== 0 ? v.g.add(v.p.mul(weightDecay)) : v.g;
+      const v0 = v.state('squareAvg');
+      const sq = v0 ? v0.mul(a).add(grad.square().mul(1 - a)) : grad.square().mul(1 - a);
+      v.setState('squareAvg', sq);
+      let avg;
+      if (centered) {
+        const m0 = v.state('gradAvg');
+        const m = m0 ? m0.mul(a).add(grad.mul(1 - a)) : grad.mul(1 - a);
+        v.setState('gradAvg', m);
+        avg = sq.sub(m.square()).sqrt().add(eps);
+      } else avg = sq.sqrt().add(eps);
+      if (momentum > 0) {
+        const b0 = v.state('momentum');
+        const buf = b0 ? b0.mul(momentum).add(grad.div(avg)) : grad.div(avg);
+        v.setState('momentum', buf);
+        return v.p.sub(buf.mul(lr));
+      }
+      return v.p.sub(grad.div(avg).mul(lr));
+    });
   }
 }

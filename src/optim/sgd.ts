@@ -34,14 +34,17 @@ export class SGD<B extends Backend = Backend> extends Optimizer<B> {
   }
 
   protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number): Tensor<B, 'float'> {
-    let d = weightDecay !== 0 ? g.add(p.mul(weightDecay)) : g;
-    if (this.momentum !== 0) {
-      const prev = state.tensors.get('momentum');
-      // The first step's buffer is the gradient itself (no dampening), as PyTorch.
-      const buf = prev ? prev.mul(this.momentum).add(d.mul(1 - this.dampening)) : d.clone();
-      this.setState(state, 'momentum', buf);
-      d = this.nesterov ? d.add(buf.mul(this.momentum)) : buf;
-    }
-    return p.sub(d.mul(lr));
+    const { momentum, dampening, nesterov } = this;
+    return this.elementwiseUpdate(p, g, state, (v) => {
+      let d = weightDecay !== 0 ? v.g.add(v.p.mul(weightDecay)) : v.g;
+      if (momentum !== 0) {
+        const prev = v.state('momentum');
+        // The first step's buffer is the gradient itself (no dampening), as PyTorch.
+        const buf = prev ? prev.mul(momentum).add(d.mul(1 - dampening)) : d.clone();
+        v.setState('momentum', buf);
+        d = nesterov ? d.add(buf.mul(momentum)) : buf;
+      }
+      return v.p.sub(d.mul(lr));
+    });
   }
 }

@@ -206,6 +206,11 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
     return d === undefined || (this.backends[d.index]!.fusesElementwise?.(device) ?? true);
   }
 
+  buffersElementwise(device: string): boolean {
+    const d = this.lookup(device);
+    return d !== undefined && (this.backends[d.index]!.buffersElementwise?.(device) ?? false);
+  }
+
   submit(record: OpRecord): void {
     const d = this.lookup(record.device);
     if (!d) {

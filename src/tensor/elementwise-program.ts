@@ -1,0 +1,195 @@
+/**
+ * A chain of elementwise ops over tensors of one shape, written with tensor-like methods on
+ * `ProgramValue`s and run either as one 'fused' record (one kernel on WebGPU) or op by op, with
+ * the very records the tensor methods make. Optimizers write each parameter's update this way
+ * (torch's `fused=True`): Adam's fourteen ops per parameter become one dispatch where the backend
+ * fuses elementwise chains, and stay the CPU's wasm passes where it does not.
+ */
+import type { Backend } from '../backends/backend.js';
+import { ArgumentError, ShapeError } from '../errors.js';
+import { coerce, type DType, type Kind } from '../ir/dtype.js';
+import type { BinaryOp, ScalarOp, UnaryOp } from '../ir/elementwise.js';
+import type { FusableCall, FusedArg, FusedStep } from '../ir/fused.js';
+import { inferOutputs } from '../ir/infer.js';
+import { sameShape } from '../ir/shape.js';
+import { Tensor } from './tensor.js';
+
+/** The arithmetic a value offers: the scalar form for a number, the binary op for a value. */
+const SCALAR_OF = { add: 'addScalar', sub: 'subScalar', mul: 'mulScalar', div: 'divScalar', maximum: 'maximumScalar', minimum: 'minimumScalar' } as const satisfies Partial<Record<BinaryOp, ScalarOp>>;
+type Arith = keyof typeof SCALAR_OF;
+
+/** One value of a program: an input or a step. Combine values of one program only. */
+export class ProgramValue {
+  /** @internal */
+  constructor(
+    /** @internal */
+    readonly program: ProgramSteps,
+    /** @internal */
+    readonly arg: FusedArg,
+    readonly dtype: DType,
+  ) {}
+
+  add(other: ProgramValue | number): ProgramValue {
+    return this.arith('add', other);
+  }
+  sub(other: ProgramValue | number): ProgramValue {
+    return this.arith('sub', other);
+  }
+  mul(other: ProgramValue | number): ProgramValue {
+    return this.arith('mul', other);
+  }
+  div(other: ProgramValue | number): ProgramValue {
+    return this.arith('div', other);
+  }
+  maximum(other: ProgramValue | number): ProgramValue {
+    return this.arith('maximum', other);
+  }
+  minimum(other: ProgramValue | number): ProgramValue {
+    return this.arith('minimum', other);
+  }
+  neg(): ProgramValue {
+    return this.unary('neg');
+  }
+  abs(): ProgramValue {
+    return this.unary('abs');
+  }
+  square(): ProgramValue {
+    return this.unary('square');
+  }
+  sqrt(): ProgramValue {
+    return this.unary('sqrt');
+  }
+  /** A copy (a value of its own, as Tensor.clone). */
+  clone(): ProgramValue {
+    return this.program.add({ op: 'copy', attrs: {} }, [this]);
+  }
+
+  private unary(op: Extract<UnaryOp, 'neg' | 'abs' | 'square' | 'sqrt'>): ProgramValue {
+    return this.program.add({ op, attrs: {} }, [this]);
+  }
+
+  private arith(op: Arith, other: ProgramValue | number): ProgramValue {
+    // A number takes this value's dtype, as the tensor methods' scalars do.
+    if (typeof other === 'number') return this.program.add({ op: SCALAR_OF[op], attrs: { scalar: coerce(this.dtype, other) } }, [this]);
+    return this.program.add({ op, attrs: {} }, [this, other]);
+  }
+}
+
+/** What values add their steps to. */
+interface ProgramSteps {
+  add(call: FusableCall, args: readonly ProgramValue[]): ProgramValue;
+}
+
+/**
+ * A program over tensors of `shape` on one device of one backend. `input` adds a tensor, the
+ * values' methods add steps (each checked as its tensor method would be), and `run` computes the
+ * outputs asked for: fused into one record, or op by op.
+ */
+export class ElementwiseProgram<B extends Backend> {
+  private readonly inputs: Array<Tensor<B, Kind>> = [];
+  private readonly steps: FusedStep[] = [];
+  private readonly values: ProgramValue[] = [];
+  private readonly shape: readonly number[];
+  private readonly backend: B;
+
+  constructor(first: Tensor<B, Kind>) {
+    this.backend = first.backend;
+    this.shape = first.shape;
+  }
+
+  input(t: Tensor<B, Kind>): ProgramValue {
+    if (!sameShape(t.shape, this.shape)) throw new ShapeError(`an input of shape [${t.shape.join(', ')}] in a program over [${this.shape.join(', ')}]`, { op: 'fused', shapes: [this.shape, t.shape] });
+    const at = this.inputs.indexOf(t);
+    if (at >= 0) return this.values[at]!;
+    this.inputs.push(t);
+    const v = new ProgramValue(this, { input: this.inputs.length - 1 }, t.dtype);
+    this.values.push(v);
+    return v;
+  }
+
+  /** @internal */
+  add(call: FusableCall, args: readonly ProgramValue[]): ProgramValue {
+    const metas = args.map((a) => {
+      if (!this.owns(a)) throw new ArgumentError('a value of another program', { op: call.op, hint: 'combine values of one ElementwiseProgram only' });
+      return { shape: this.shape, dtype: a.dtype };
+    });
+    // The op's own rule: dtypes it refuses throw here, as its tensor method would.
+    const [out] = inferOutputs(call, metas);
+    if (!out || !sameShape(out.shape, this.shape)) throw new ShapeError(`${call.op} does not keep the program's shape`, { op: call.op, shapes: [this.shape] });
+    this.steps.push({ ...call, args: args.map((a) => a.arg), dtype: out.dtype });
+    return new ProgramValue(this, { step: this.steps.length - 1 }, out.dtype);
+  }
+
+  /**
+   * The tensors of `outputs` (steps of this program, each once): one 'fused' record when `fuse`,
+   * else one record per step (intermediates freed). Steps no output needs are not computed.
+   */
+  run(outputs: readonly ProgramValue[], fuse: boolean): Array<Tensor<B, Kind>> {
+    const wanted = outputs.map((v) => {
+      if (!this.owns(v) || !('step' in v.arg)) throw new ArgumentError('an output must be a step of this program (not an input)', { op: 'fused', hint: 'use v.clone() to output an input as it is' });
+      return v.arg.step;
+    });
+    if (new Set(wanted).size !== wanted.length) throw new ArgumentError('the same step is listed twice as an output', { op: 'fused', hint: 'clone() it for a second tensor' });
+    const live = this.liveSteps(wanted);
+    return fuse ? this.runFused(wanted, live) : this.runEach(wanted, live);
+  }
+
+  private owns(v: ProgramValue): boolean {
+    return v.program === this;
+  }
+
+  /** Whether each step is needed by an output. */
+  private liveSteps(wanted: readonly number[]): boolean[] {
+    const live = new Array<boolean>(this.steps.length).fill(false);
+    for (const s of wanted) live[s] = true;
+    for (let s = this.steps.length - 1; s >= 0; s--) {
+      if (!live[s]) continue;
+      for (const a of this.steps[s]!.args) if ('step' in a) live[a.step] = true;
+    }
+    return live;
+  }
+
+  private runFused(wanted: readonly number[], live: readonly boolean[]): Array<Tensor<B, Kind>> {
+    // Renumber the live steps; inputs no live step reads are dropped.
+    const stepAt = new Map<number, number>();
+    const inputAt = new Map<number, number>();
+    const inputs: Array<Tensor<B, Kind>> = [];
+    const steps: FusedStep[] = [];
+    this.steps.forEach((st, s) => {
+      if (!live[s]) return;
+      const args = st.args.map((a): FusedArg => {
+        if ('step' in a) return { step: stepAt.get(a.step)! };
+        let j = inputAt.get(a.input);
+        if (j === undefined) {
+          j = inputs.length;
+          inputs.push(this.inputs[a.input]!);
+          inputAt.set(a.input, j);
+        }
+        return { input: j };
+      });
+      stepAt.set(s, steps.length);
+      steps.push({ ...st, args });
+    });
+    return Tensor.run(this.backend, 'fused', inputs, { steps, outputs: wanted.map((s) => stepAt.get(s)!) });
+  }
+
+  private runEach(wanted: readonly number[], live: readonly boolean[]): Array<Tensor<B, Kind>> {
+    const made: Array<Tensor<B, Kind> | undefined> = new Array<Tensor<B, Kind> | undefined>(this.steps.length);
+    let done = false;
+    try {
+      this.steps.forEach((st, s) => {
+        if (!live[s]) return;
+        const args = st.args.map((a) => ('step' in a ? made[a.step]! : this.inputs[a.input]!));
+        made[s] = Tensor.run(this.backend, st.op, args, st.attrs)[0];
+      });
+      done = true;
+      return wanted.map((s) => made[s]!);
+    } finally {
+      // Intermediates now; everything made if a step threw.
+      const keep = new Set(done ? wanted : []);
+      made.forEach((t, s) => {
+        if (t && !keep.has(s)) t.dispose();
+      });
+    }
+  }
+}

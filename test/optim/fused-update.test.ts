@@ -1,0 +1,302 @@
+/**
+ * Optimizer updates as one fused record per parameter (the `fused` option; by default where the
+ * backend fuses elementwise chains and no Fusion decorator does it): the same values as float64
+ * re-implementations of PyTorch's rules, fused or op by op, on the CPU, WebGPU and Fusion; and
+ * how many records a step makes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Autodiff } from '../../src/autodiff/autodiff.js';
+import type { Backend } from '../../src/backends/backend.js';
+import { Cpu } from '../../src/backends/cpu/backend.js';
+import { Wgpu } from '../../src/backends/wgpu/backend.js';
+import { ArgumentError, DTypeError, ShapeError } from '../../src/errors.js';
+import { Fusion } from '../../src/fusion/fusion.js';
+import type { OpRecord } from '../../src/ir/ops.js';
+import { Module } from '../../src/nn/module.js';
+import { Param } from '../../src/nn/param.js';
+import { Adagrad } from '../../src/optim/adagrad.js';
+import { Adam, AdamW, type AdamOptions } from '../../src/optim/adam.js';
+import { Adamax } from '../../src/optim/adamax.js';
+import type { Optimizer } from '../../src/optim/optimizer.js';
+import { ParamGrads } from '../../src/optim/param-grads.js';
+import { RMSprop } from '../../src/optim/rmsprop.js';
+import { SGD } from '../../src/optim/sgd.js';
+import { Runtime } from '../../src/runtime/runtime.js';
+import { fromData } from '../../src/tensor/creation.js';
+import { ElementwiseProgram } from '../../src/tensor/elementwise-program.js';
+import { describeGpu } from '../wgpu/gpu.js';
+
+// ---- float64 references (torch.optim's documented rules) ------------------------------------
+
+type Rule = (p: number, g: number, s: Record<string, number>, t: number) => number;
+
+const adam = (lr: number, b1: number, b2: number, eps: number, wd: number, decoupled: boolean, amsgrad: boolean): Rule => (p0, g0, s, t) => {
+  const p = decoupled ? p0 * (1 - lr * wd) : p0;
+  const g = decoupled ? g0 : g0 + wd * p0;
+  s.m = b1 * (s.m ?? 0) + (1 - b1) * g;
+  s.v = b2 * (s.v ?? 0) + (1 - b2) * g * g;
+  const second = amsgrad ? (s.vMax = Math.max(s.vMax ?? 0, s.v)) : s.v;
+  return p - (lr * (s.m / (1 - b1 ** t))) / (Math.sqrt(second / (1 - b2 ** t)) + eps);
+};
+const sgd = (lr: number, momentum: number, dampening: number, wd: number, nesterov: boolean): Rule => (p, g0, s) => {
+  let d = g0 + wd * p;
+  if (momentum !== 0) {
+    s.buf = s.buf === undefined ? d : momentum * s.buf + (1 - dampening) * d;
+    d = nesterov ? d + momentum * s.buf : s.buf;
+  }
+  return p - lr * d;
+};
+const rmsprop = (lr: number, alpha: number, eps: number, wd: number, momentum: number, centered: boolean): Rule => (p, g0, s) => {
+  const g = g0 + wd * p;
+  s.v = alpha * (s.v ?? 0) + (1 - alpha) * g * g;
+  let avg = Math.sqrt(s.v) + eps;
+  if (centered) {
+    s.ga = alpha * (s.ga ?? 0) + (1 - alpha) * g;
+    avg = Math.sqrt(s.v - s.ga * s.ga) + eps;
+  }
+  if (momentum > 0) {
+    s.buf = momentum * (s.buf ?? 0) + g / avg;
+    return p - lr * s.buf;
+  }
+  return p - (lr * g) / avg;
+};
+const adagrad = (lr: number, lrDecay: number, wd: number, init: number, eps: number): Rule => (p, g0, s, t) => {
+  const g = g0 + wd * p;
+  s.sum = (s.sum ?? init) + g * g;
+  return p - ((lr / (1 + (t - 1) * lrDecay)) * g) / (Math.sqrt(s.sum) + eps);
+};
+const adamax = (lr: number, b1: number, b2: number, eps: number, wd: number): Rule => (p, g0, s, t) => {
+  const g = g0 + wd * p;
+  s.m = b1 * (s.m ?? 0) + (1 - b1) * g;
+  s.u = Math.max(b2 * (s.u ?? 0), Math.abs(g) + eps);
+  return p - (lr / (1 - b1 ** t)) * (s.m / s.u);
+};
+
+interface Case {
+  readonly name: string;
+  readonly make: (fused: boolean | undefined) => Optimizer<Backend>;
+  readonly rule: Rule;
+}
+
+const adamCase = (name: string, o: AdamOptions, w: boolean, rule: Rule): Case => ({ name, make: (fused) => (w ? new AdamW({ ...o, ...(fused === undefined ? {} : { fused }) }) : new Adam({ ...o, ...(fused === undefined ? {} : { fused }) })), rule });
+const opt = <O extends object>(o: O, fused: boolean | undefined): O => (fused === undefined ? o : { ...o, fused });
+
+const CASES: readonly Case[] = [
+  adamCase('Adam', { lr: 0.01 }, false, adam(0.01, 0.9, 0.999, 1e-8, 0, false, false)),
+  adamCase('Adam, L2 decay, amsgrad', { lr: 0.02, weightDecay: 0.1, amsgrad: true, betas: [0.8, 0.99] }, false, adam(0.02, 0.8, 0.99, 1e-8, 0.1, false, true)),
+  adamCase('AdamW', { lr: 0.01, weightDecay: 0.05, eps: 1e-6 }, true, adam(0.01, 0.9, 0.999, 1e-6, 0.05, true, false)),
+  { name: 'SGD', make: (f) => new SGD(opt({ lr: 0.1 }, f)), rule: sgd(0.1, 0, 0, 0, false) },
+  { name: 'SGD, momentum, nesterov, decay', make: (f) => new SGD(opt({ lr: 0.05, momentum: 0.9, nesterov: true, weightDecay: 0.01 }, f)), rule: sgd(0.05, 0.9, 0, 0.01, true) },
+  { name: 'SGD, momentum, dampening', make: (f) => new SGD(opt({ lr: 0.05, momentum: 0.8, dampening: 0.3 }, f)), rule: sgd(0.05, 0.8, 0.3, 0, false) },
+  { name: 'RMSprop, centered, momentum', make: (f) => new RMSprop(opt({ lr: 0.01, centered: true, momentum: 0.5, weightDecay: 0.01 }, f)), rule: rmsprop(0.01, 0.99, 1e-8, 0.01, 0.5, true) },
+  { name: 'RMSprop', make: (f) => new RMSprop(opt({ lr: 0.01 }, f)), rule: rmsprop(0.01, 0.99, 1e-8, 0, 0, false) },
+  { name: 'Adagrad', make: (f) => new Adagrad(opt({ lr: 0.1, lrDecay: 0.01, initialAccumulatorValue: 0.1 }, f)), rule: adagrad(0.1, 0.01, 0, 0.1, 1e-10) },
+  { name: 'Adamax', make: (f) => new Adamax(opt({ lr: 0.02, weightDecay: 0.01 }, f)), rule: adamax(0.02, 0.9, 0.999, 1e-8, 0.01) },
+];
+
+// ---- data -------------------------------------------------------------------------------------
+
+const STEPS = 4;
+const SHAPES: ReadonlyArray<readonly number[]> = [[3, 5], [7], []];
+
+/** Deterministic values in [-1, 1) away from 0 (a tiny gradient would make Adam's step sign-sensitive). */
+function values(n: number, seed: number): number[] {
+  let s = seed >>> 0;
+  return Array.from({ length: n }, () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    const u = s / 2 ** 32;
+    return Math.fround((u < 0.5 ? -1 : 1) * (0.1 + Math.abs(u - 0.5) * 1.8));
+  });
+}
+
+const size = (shape: readonly number[]): number => shape.reduce((a, d) => a * d, 1);
+
+class Params<B extends Backend> extends Module<B> {
+  constructor(readonly ps: Array<Param<B>>) {
+    super();
+  }
+}
+
+function expected(rule: Rule): number[][] {
+  return SHAPES.map((shape, k) => {
+    const p = values(size(shape), 100 + k);
+    const states = p.map(() => ({}) as Record<string, number>);
+    for (let t = 1; t <= STEPS; t++) {
+      const g = values(p.length, 1000 * t + k);
+      p.forEach((v, i) => (p[i] = rule(v, g[i]!, states[i]!, t)));
+    }
+    return p;
+  });
+}
+
+/** Steps a module of SHAPES' parameters on `backend`; counts the records that reach `inner` during the steps. */
+async function train<B extends Backend>(backend: B, optimizer: Optimizer<B>, counted?: { submit(r: OpRecord): void }, twice = false): Promise<{ values: number[][]; ops: Map<string, number> }> {
+  const ops = new Map<string, number>();
+  // `twice`: each parameter twice over (two of each shape, the same values and gradients).
+  const m = new Params([...SHAPES, ...(twice ? SHAPES : [])].map((shape, k) => new Param(fromData(backend, values(size(shape), 100 + (k % SHAPES.length)), { shape }))));
+  let counting = false;
+  let restore = (): void => {};
+  if (counted) {
+    const submit = counted.submit.bind(counted);
+    counted.submit = (r) => {
+      if (counting) ops.set(r.op, (ops.get(r.op) ?? 0) + 1);
+      submit(r);
+    };
+    restore = () => void (counted.submit = submit);
+  }
+  try {
+    for (let t = 1; t <= STEPS; t++) {
+      const grads = new ParamGrads<B>();
+      m.ps.forEach((p, k) => grads.set(p.id, fromData(backend, values(p.value.size, 1000 * t + (k % SHAPES.length)), { shape: p.value.shape })));
+      counting = true;
+      optimizer.step(m, grads);
+      // A Fusion decorator hands its groups on at the end of the turn: counted with the step.
+      await new Promise((resolve) => setImmediate(resolve));
+      counting = false;
+      grads.dispose();
+    }
+  } finally {
+    restore();
+  }
+  const out = await Promise.all(m.ps.map(async (p) => Array.from((await p.value.toData()).values)));
+  m.dispose();
+  optimizer.clear();
+  return { values: out, ops };
+}
+
+function expectClose(actual: number[][], want: number[][], label: string): void {
+  actual.forEach((got, k) =>
+    want[k % want.length]!.forEach((v, i) => {
+      const a = got[i]!;
+      expect(Math.abs(a - v), `${label}, parameter ${k}[${i}]: ${a} vs ${v}`).toBeLessThan(3e-6 * Math.max(1, Math.abs(v)));
+    }),
+  );
+}
+
+// ---- CPU ----------------------------------------------------------------------------------------
+
+describe('fused optimizer updates on the CPU', () => {
+  const cpu = new Cpu({ threads: 0, runtime: new Runtime() });
+  const ad = new Autodiff(cpu);
+  afterAll(() => ad.close());
+
+  for (const c of CASES) {
+    it(`${c.name}: fused: true (one 'fused' record per parameter) and the default (op by op) both match float64`, async () => {
+      const want = expected(c.rule);
+      const fused = await train(ad, c.make(true), cpu);
+      expectClose(fused.values, want, 'fused');
+      expect(fused.ops.get('fused')).toBe(SHAPES.length * STEPS);
+      expect([...fused.ops.keys()]).toEqual(['fused']);
+      const each = await train(ad, c.make(undefined), cpu);
+      expectClose(each.values, want, 'op by op');
+      // The CPU's default: its wasm kernels op by op, no fused record.
+      expect(each.ops.has('fused')).toBe(false);
+    });
+  }
+
+  it('fused must be a boolean, named at the constructor (also for untyped callers)', () => {
+    const untyped: Record<string, unknown> = { lr: 0.1, fused: 'yes' };
+    expect(() => new Adam(untyped)).toThrow(ArgumentError);
+    expect(() => new Adam(untyped)).toThrow(/fused must be/);
+    expect(new SGD({ lr: 0.1, fused: false }).fused).toBe(false);
+    expect(new SGD({ lr: 0.1 }).fused).toBeUndefined();
+  });
+});
+
+// ---- WebGPU and Fusion --------------------------------------------------------------------------
+
+describeGpu('fused optimizer updates on WebGPU', () => {
+  let wgpu: Wgpu;
+  let ad: Autodiff<Wgpu>;
+  let fusionInner: Wgpu;
+  let fusion: Fusion<Wgpu>;
+  let adFusion: Autodiff<Fusion<Wgpu>>;
+  beforeAll(async () => {
+    wgpu = new Wgpu({ runtime: new Runtime(), autotune: false });
+    ad = new Autodiff(wgpu);
+    fusionInner = new Wgpu({ runtime: new Runtime(), autotune: false });
+    fusion = new Fusion(fusionInner);
+    adFusion = new Autodiff(fusion);
+  });
+  afterAll(async () => {
+    await ad.close();
+    await adFusion.close();
+  });
+
+  for (const c of CASES) {
+    it(`${c.name}: by default one 'fused' record per parameter, matching float64; fused: false matches too, op by op`, async () => {
+      const want = expected(c.rule);
+      const fused = await train(ad, c.make(undefined), wgpu);
+      expectClose(fused.values, want, 'fused');
+      expect([...fused.ops]).toEqual([['fused', SHAPES.length * STEPS]]);
+      const each = await train(ad, c.make(false), wgpu);
+      expectClose(each.values, want, 'op by op');
+      expect(each.ops.has('fused')).toBe(false);
+      // Per parameter and step, several records (Adam: over a dozen).
+      expect([...each.ops.values()].reduce((a, n) => a + n, 0)).toBeGreaterThanOrEqual(2 * SHAPES.length * STEPS);
+    });
+  }
+
+  it('under Fusion, the optimizer hands over its ops one by one (Fusion joins same-shape parameters in one kernel); fused: true hands over one record per parameter', async () => {
+    const c = CASES[0]!;
+    const want = expected(c.rule);
+    const joined = await train(adFusion, c.make(undefined), fusionInner, true);
+    expectClose(joined.values, want, 'fusion, by default');
+    // Two parameters of each shape: one kernel per shape.
+    expect([...joined.ops]).toEqual([['fused', SHAPES.length * STEPS]]);
+    const own = await train(adFusion, c.make(true), fusionInner, true);
+    expectClose(own.values, want, 'fusion, fused: true');
+    expect([...own.ops]).toEqual([['fused', 2 * SHAPES.length * STEPS]]);
+  });
+});
+
+// ---- the program builder ------------------------------------------------------------------------
+
+describe('ElementwiseProgram', () => {
+  const cpu = new Cpu({ threads: 0, runtime: new Runtime() });
+  afterAll(() => cpu.close());
+  const x = () => fromData(cpu, [1, -2, 3, -4], { shape: [2, 2] });
+
+  for (const fuse of [true, false]) {
+    it(`${fuse ? 'fused' : 'op by op'}: outputs in the order asked, values as float64`, async () => {
+      const a = x();
+      const b = fromData(cpu, [0.5, 0.25, 2, 4], { shape: [2, 2] });
+      const p = new ElementwiseProgram(a);
+      const va = p.input(a);
+      const vb = p.input(b);
+      const s = va.mul(vb).add(1); // a*b + 1
+      const q = s.square().sqrt().neg(); // -|a*b + 1|
+      const r = va.sub(vb).div(2).maximum(0).minimum(1).abs(); // clamp((a-b)/2, 0, 1)
+      const dead = va.mul(1000); // no output reads it: not computed
+      void dead;
+      const [t1, t2, t3] = p.run([q, s, r], fuse);
+      expect(Array.from((await t1!.toData()).values)).toEqual([-1.5, -0.5, -7, -15]);
+      expect(Array.from((await t2!.toData()).values)).toEqual([1.5, 0.5, 7, -15]);
+      expect(Array.from((await t3!.toData()).values)).toEqual([0.25, 0, 0.5, 0]);
+      for (const t of [a, b, t1!, t2!, t3!]) t.dispose();
+    });
+  }
+
+  it('the same input twice is one input; an input as an output, one step twice, or a value of another program is refused', () => {
+    const a = x();
+    const p = new ElementwiseProgram(a);
+    expect(p.input(a)).toBe(p.input(a));
+    const v = p.input(a).add(1);
+    expect(() => p.run([p.input(a)], true)).toThrow(ArgumentError);
+    expect(() => p.run([v, v], true)).toThrow(/twice/);
+    const other = new ElementwiseProgram(a);
+    expect(() => v.add(other.input(a))).toThrow(/another program/);
+    a.dispose();
+  });
+
+  it('an input of another shape is a ShapeError; an op the dtype refuses is its own typed error', () => {
+    const a = x();
+    const p = new ElementwiseProgram(a);
+    const wrong = fromData(cpu, [1, 2, 3]);
+    expect(() => p.input(wrong)).toThrow(ShapeError);
+    const ints = fromData(cpu, new Int32Array([1, 2, 3, 4]), { shape: [2, 2] });
+    const q = new ElementwiseProgram(ints);
+    expect(() => q.input(ints).sqrt()).toThrow(DTypeError);
+    for (const t of [a, wrong, ints]) t.dispose();
+  });
+});
