@@ -9,6 +9,7 @@
  * `--steps N` (600 timed pairs after 100), `--batch a,b` (256,1024), `--small` (784-64-10, batch 64, 150 pairs: lavapipe).
  */
 import { intOption } from './args.js';
+import { torchJson } from './gpu-baselines.js';
 import { Autodiff } from '../src/autodiff/autodiff.js';
 import { Cpu } from '../src/backends/cpu/backend.js';
 import { Wgpu } from '../src/backends/wgpu/backend.js';
@@ -22,6 +23,32 @@ import { mlp } from '../examples/data-parallel-task.js';
 import type { AutodiffBackend } from '../src/autodiff/types.js';
 import type { GpuContext } from '../src/backends/wgpu/context.js';
 import type { ModuleRecord } from '../src/nn/record.js';
+
+/** torch's eager step with Adam, foreach (its default) and fused=True, reading the loss each step as ours do. */
+const TORCH = `
+import json, sys, time, torch, torch.nn as nn, torch.nn.functional as F
+cfg = json.loads(sys.argv[1]); dev = 'cuda'
+out = {'device': torch.cuda.get_device_name(0)}
+for B in cfg['batches']:
+    for fused in (False, True):
+        torch.manual_seed(0)
+        mlp = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10)).to(dev)
+        opt = torch.optim.Adam(mlp.parameters(), lr=1e-3, fused=fused)
+        xb = torch.rand(B, 784, device=dev); yb = torch.randint(0, 10, (B,), device=dev)
+        def step():
+            opt.zero_grad(set_to_none=True)
+            loss = F.cross_entropy(mlp(xb), yb)
+            loss.backward()
+            opt.step()
+            return loss.item()
+        for _ in range(50): step()
+        ts = []
+        for _ in range(cfg['steps']):
+            t0 = time.perf_counter(); step(); ts.append(time.perf_counter() - t0)
+        ts.sort()
+        out[f'{B}:{fused}'] = ts[len(ts) // 2] * 1000
+print(json.dumps(out))
+`;
 
 function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -139,6 +166,14 @@ export async function main(args: readonly string[]): Promise<void> {
     }
     await ad.close();
   }
+  const torch = small ? undefined : torchJson<Record<string, number | string>>(TORCH, [JSON.stringify({ batches, steps })]);
+  if (torch) {
+    for (const n of batches) {
+      const ms = (fused: boolean): string => Number(torch[`${n}:${fused ? 'True' : 'False'}`]).toFixed(3);
+      lines.push(`| torch CUDA eager (${String(torch['device'])}) | ${n} | Adam, foreach (torch's default) | ${ms(false)} | | | |`);
+      lines.push(`| torch CUDA eager | ${n} | Adam, fused=True | ${ms(true)} | | | |`);
+    }
+  } else if (!small) lines.push('| torch | | not available (python3 with torch and CUDA) | | | | |');
   console.log(`\n## Fused optimizer updates: MLP ${sizes.join('-')} training step, Adam, on ${info}\n`);
   console.log(`${steps} pairs after ${warm}, alternating step by step. Host ms: until the step's reads are asked for (its ops recorded).\n`);
   console.log('| backend | batch | optimizer | ms per step (median) | host ms (median) | dispatches per step | the other / the default, paired (95% interval) |');
