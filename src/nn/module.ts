@@ -5,7 +5,8 @@
  */
 import { noGrad } from '../autodiff/grad-mode.js';
 import type { Backend } from '../backends/backend.js';
-import { ArgumentError, ShapeError } from '../errors.js';
+import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
+import type { FloatDType } from '../ir/dtype.js';
 import { checkBoolean, checkKeys, checkOptions, show } from '../ir/validate.js';
 import { sameShape } from '../ir/shape.js';
 import { fromData } from '../tensor/creation.js';
@@ -96,6 +97,18 @@ export abstract class Module<B extends Backend = Backend> {
   /** Moves every parameter to `device`, in place; parameters stay leaves with their ids. */
   toDevice(device: DeviceOf<B>): this {
     this.visit((p) => p.set(noGrad(() => p.value.toDevice(device))));
+    return this;
+  }
+
+  /**
+   * Casts every parameter (buffers too) to `dtype`, in place: torch's `module.half()` /
+   * `module.float()`. Ids stay, so saved optimizer state still applies; an optimizer's moments
+   * already made keep their dtype (make the optimizer after the cast, as in torch).
+   */
+  toDType(dtype: FloatDType): this {
+    const d: unknown = dtype;
+    if (d !== 'float16' && d !== 'float32') throw new DTypeError(`parameters are float16 or float32, got ${show(d)}`, { op: 'Module.toDType', dtypes: [show(d)], hint: "toDType('float16') or toDType('float32')" });
+    for (const p of this.params()) if (p.value.dtype !== dtype) p.set(noGrad(() => p.value.cast(dtype)));
     return this;
   }
 

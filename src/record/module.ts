@@ -8,12 +8,17 @@ import type { Module } from '../nn/module.js';
 import { asParamId, newParamId } from '../nn/param.js';
 import type { FromRecordOptions, ModuleRecord, ParamRecord } from '../nn/record.js';
 import { field, show } from '../ir/validate.js';
+import { encodeHalves } from '../ir/half.js';
 import { asBytes, decodeSafetensors, duplicateKey, encodeSafetensors, type SafeTensor } from './safetensors.js';
 
 const IDS_KEY = 'switchyard.param_ids';
 
-/** A module record as safetensors bytes. */
-export function recordToSafetensors(record: ModuleRecord, metadata: Readonly<Record<string, string>> = {}): Uint8Array {
+/**
+ * A module record as safetensors bytes. `float16` names the parameters to write as `F16` (their
+ * values must be float16 values, as a float16 parameter's record holds): saveModule passes the
+ * module's float16 parameters, so a float16 model's file is float16, as torch saves it.
+ */
+export function recordToSafetensors(record: ModuleRecord, metadata: Readonly<Record<string, string>> = {}, float16: ReadonlySet<string> = new Set()): Uint8Array {
   const given: unknown = record;
   if (typeof field(given, 'params') !== 'object' || field(given, 'params') === null) {
     throw new ArgumentError(`the record must be { params: { name: { id, shape, dtype, data } } }, got ${show(record)}`, { op: 'recordToSafetensors', hint: 'records come from await module.toRecord()' });
@@ -23,7 +28,7 @@ export function recordToSafetensors(record: ModuleRecord, metadata: Readonly<Rec
   const tensors = Object.create(null) as Record<string, SafeTensor>;
   const ids = Object.create(null) as Record<string, string>;
   for (const [name, p] of Object.entries(record.params)) {
-    tensors[name] = { dtype: 'float32', shape: p.shape, data: p.data };
+    tensors[name] = float16.has(name) ? { dtype: 'float16', shape: p.shape, data: halfBits(p.data) } : { dtype: 'float32', shape: p.shape, data: p.data };
     ids[name] = p.id;
   }
   const meta = Object.assign(Object.create(null) as Record<string, string>, metadata);
@@ -69,7 +74,16 @@ export function safetensorsToRecord(bytes: Uint8Array | ArrayBuffer): ModuleReco
 export async function saveModule<B extends Backend>(module: Module<B>, metadata?: Readonly<Record<string, string>>): Promise<Uint8Array> {
   const target: unknown = module;
   if (typeof field(target, 'toRecord') !== 'function') throw new ArgumentError(`saveModule takes a module, got ${show(module)}`, { op: 'saveModule' });
-  return recordToSafetensors(await module.toRecord(), metadata);
+  const halves = new Set<string>();
+  for (const [name, p] of module.namedParams()) if (p.value.dtype === 'float16') halves.add(name);
+  return recordToSafetensors(await module.toRecord(), metadata, halves);
+}
+
+/** float16 values held as float32, as float16 bits (exact: each is a float16 value). */
+function halfBits(values: Float32Array): Uint16Array {
+  const out = new Uint16Array(values.length);
+  encodeHalves(values, 0, values.length, out);
+  return out;
 }
 
 export function loadModule<B extends Backend, M extends Module<B>>(module: M, bytes: Uint8Array | ArrayBuffer, options?: FromRecordOptions): M {

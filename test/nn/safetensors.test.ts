@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Autodiff } from '../../src/autodiff/autodiff.js';
 import { Cpu } from '../../src/backends/cpu/backend.js';
-import { ArgumentError } from '../../src/errors.js';
+import { ArgumentError, DTypeError } from '../../src/errors.js';
 import { Relu } from '../../src/nn/activation.js';
 import { Linear } from '../../src/nn/linear.js';
 import { Sequential } from '../../src/nn/sequential.js';
@@ -174,6 +174,45 @@ describe('modules as safetensors', () => {
     for (const [[, a], [, b]] of m.namedParams().map((e, i) => [e, loaded.namedParams()[i]!] as const)) {
       expect((await b.value.toData()).values).toEqual((await a.value.toData()).values);
     }
+  });
+
+  it('toDType casts every parameter in place (ids kept); saveModule writes float16 parameters as F16, and they load back bit for bit', async () => {
+    const m = mlp();
+    const before = await Promise.all(m.params().map(async (p) => Float32Array.from((await p.value.toData()).values)));
+    const ids = m.params().map((p) => p.id);
+    // Only the first layer in float16: a mixed model keeps each parameter's dtype in the file.
+    const first = m.layers[0]!;
+    expect(first.toDType('float16')).toBe(first);
+    expect(m.params().map((p) => p.value.dtype)).toEqual(['float16', 'float16', 'float32', 'float32']);
+    expect(m.params().map((p) => p.id)).toEqual(ids);
+    const bytes = await saveModule(m);
+    const { tensors } = decodeSafetensors(bytes);
+    expect(tensors['layers.0.weight']!.dtype).toBe('float16');
+    expect(tensors['layers.0.bias']!.dtype).toBe('float16');
+    expect(tensors['layers.2.weight']!.dtype).toBe('float32');
+    // The file's float16 bits are the float32 values rounded to float16 (an independent encoder).
+    const want = new Uint16Array(before[0]!.length);
+    encodeHalves(before[0]!, 0, before[0]!.length, want);
+    expect(tensors['layers.0.weight']!.data).toEqual(want);
+    // Into a float16 module: the same float16 values; into a float32 one: widened exactly.
+    const half = loadModule(mlp().toDType('float16'), bytes);
+    const back = loadModule(mlp(), bytes);
+    const saved = await Promise.all(m.params().map(async (p) => Array.from((await p.value.toData()).values)));
+    expect(await Promise.all(back.params().map(async (p) => Array.from((await p.value.toData()).values)))).toEqual(saved);
+    expect(half.params().map((p) => p.value.dtype)).toEqual(['float16', 'float16', 'float16', 'float16']);
+    expect(Array.from((await half.params()[0]!.value.toData()).values)).toEqual(saved[0]);
+    // Back to float32: the float16 values, exactly.
+    m.toDType('float32');
+    expect(m.params().map((p) => p.value.dtype)).toEqual(['float32', 'float32', 'float32', 'float32']);
+    expect(Array.from((await m.params()[0]!.value.toData()).values)).toEqual(saved[0]);
+  });
+
+  it('toDType refuses a dtype that is not float16 or float32, also from untyped callers', () => {
+    const m = mlp();
+    const untyped: (d: unknown) => unknown = (d) => Reflect.apply(m.toDType, m, [d]);
+    expect(() => untyped('int32')).toThrow(DTypeError);
+    expect(() => untyped('half')).toThrow(/toDType/);
+    expect(m.params().every((p) => p.value.dtype === 'float32')).toBe(true);
   });
 
   it('gives fresh ids to files from other writers', () => {
