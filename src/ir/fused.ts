@@ -64,6 +64,12 @@ export function stepOf(record: Extract<OpRecord, { op: FusableOp }>, args: reado
   return { op: record.op, attrs: record.attrs, args, dtype: record.outputs[0]!.dtype } as FusedStep;
 }
 
+/** A call (op and attrs) as a step reading `args`, with the dtype its value has. */
+export function stepOfCall(call: FusableCall, args: readonly FusedArg[], dtype: DType): FusedStep {
+  // Named fields, as stepOf: the union member is the call's own, chosen by `op`.
+  return { op: call.op, attrs: call.attrs, args, dtype } as FusedStep;
+}
+
 /** The dtype of a step's first operand (which picks the int / bool variant of its expression). */
 export function argDType(arg: FusedArg, inputs: readonly { readonly dtype: DType }[], steps: readonly FusedStep[]): DType {
   return 'input' in arg ? inputs[arg.input]!.dtype : steps[arg.step]!.dtype;

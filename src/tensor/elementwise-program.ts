@@ -9,7 +9,7 @@ import type { Backend } from '../backends/backend.js';
 import { ArgumentError, ShapeError } from '../errors.js';
 import { coerce, type DType, type Kind } from '../ir/dtype.js';
 import type { BinaryOp, ScalarOp, UnaryOp } from '../ir/elementwise.js';
-import type { FusableCall, FusedArg, FusedStep } from '../ir/fused.js';
+import { stepOfCall, type FusableCall, type FusedArg, type FusedStep } from '../ir/fused.js';
 import { inferOutputs } from '../ir/infer.js';
 import { sameShape } from '../ir/shape.js';
 import { Tensor } from './tensor.js';
@@ -75,6 +75,19 @@ export class ProgramValue {
   }
 }
 
+/** Each step's dtype by op and operand dtypes (an elementwise op's result depends on nothing else here). */
+const STEP_DTYPES = new Map<string, DType>();
+
+/** The op's own rule on operands of `shape`: dtypes it refuses throw here, as its tensor method would. */
+function stepDType(key: string, call: FusableCall, args: readonly ProgramValue[], shape: readonly number[]): DType {
+  const known = STEP_DTYPES.get(key);
+  if (known !== undefined) return known;
+  const [out] = inferOutputs(call, args.map((a) => ({ shape, dtype: a.dtype })));
+  if (!out || !sameShape(out.shape, shape)) throw new ShapeError(`${call.op} does not keep the program's shape`, { op: call.op, shapes: [shape] });
+  STEP_DTYPES.set(key, out.dtype);
+  return out.dtype;
+}
+
 /** What values add their steps to. */
 interface ProgramSteps {
   add(call: FusableCall, args: readonly ProgramValue[]): ProgramValue;
@@ -109,15 +122,18 @@ export class ElementwiseProgram<B extends Backend> {
 
   /** @internal */
   add(call: FusableCall, args: readonly ProgramValue[]): ProgramValue {
-    const metas = args.map((a) => {
-      if (!this.owns(a)) throw new ArgumentError('a value of another program', { op: call.op, hint: 'combine values of one ElementwiseProgram only' });
-      return { shape: this.shape, dtype: a.dtype };
-    });
-    // The op's own rule: dtypes it refuses throw here, as its tensor method would.
-    const [out] = inferOutputs(call, metas);
-    if (!out || !sameShape(out.shape, this.shape)) throw new ShapeError(`${call.op} does not keep the program's shape`, { op: call.op, shapes: [this.shape] });
-    this.steps.push({ ...call, args: args.map((a) => a.arg), dtype: out.dtype });
-    return new ProgramValue(this, { step: this.steps.length - 1 }, out.dtype);
+    // Loops, not maps and spreads: an optimizer adds a dozen steps per parameter per step.
+    const fargs: FusedArg[] = new Array<FusedArg>(args.length);
+    let key = call.op;
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i]!;
+      if (a.program !== this) throw new ArgumentError('a value of another program', { op: call.op, hint: 'combine values of one ElementwiseProgram only' });
+      fargs[i] = a.arg;
+      key += `,${a.dtype}`;
+    }
+    const dtype = stepDType(key, call, args, this.shape);
+    this.steps.push(stepOfCall(call, fargs, dtype));
+    return new ProgramValue(this, { step: this.steps.length - 1 }, dtype);
   }
 
   /**
@@ -168,7 +184,7 @@ export class ElementwiseProgram<B extends Backend> {
         return { input: j };
       });
       stepAt.set(s, steps.length);
-      steps.push({ ...st, args });
+      steps.push(stepOfCall(st, args, st.dtype));
     });
     return Tensor.run(this.backend, 'fused', inputs, { steps, outputs: wanted.map((s) => stepAt.get(s)!) });
   }
