@@ -17,6 +17,7 @@
  * warm-up, and reports medians: the machine is shared and noisy. Progress goes to stderr, the
  * tables (markdown) to stdout.
  */
+import { median } from './stats.js';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -45,13 +46,6 @@ interface Options {
 }
 
 // ---- small helpers ---------------------------------------------------------------------------
-
-function median(xs: readonly number[]): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 function quantile(xs: readonly number[], q: number): number {
   if (xs.length === 0) return NaN;

@@ -8,6 +8,7 @@
  *
  * `--steps N` (600 timed pairs after 100), `--batch a,b` (256,1024), `--small` (784-64-10, batch 64, 150 pairs: lavapipe).
  */
+import { median, medianInterval } from './stats.js';
 import { intOption } from './args.js';
 import { torchJson } from './gpu-baselines.js';
 import { Autodiff } from '../src/autodiff/autodiff.js';
@@ -49,18 +50,6 @@ for B in cfg['batches']:
         out[f'{B}:{fused}'] = ts[len(ts) // 2] * 1000
 print(json.dumps(out))
 `;
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[s.length >> 1]!;
-}
-
-/** A 95% interval for the median (order statistics). */
-function interval(xs: readonly number[]): [number, number] {
-  const s = [...xs].sort((a, b) => a - b);
-  const half = 0.98 * Math.sqrt(s.length);
-  return [s[Math.max(0, Math.floor(s.length / 2 - half))]!, s[Math.min(s.length - 1, Math.ceil(s.length / 2 + half) - 1)]!];
-}
 
 type Timed = [host: number, wall: number, dispatches: number];
 
@@ -159,7 +148,7 @@ export async function main(args: readonly string[]): Promise<void> {
       }
       chosen.close();
       alt.close();
-      const [lo, hi] = interval(ratios);
+      const [lo, hi] = medianInterval(ratios);
       const cell = (r: Timed[]) => `${median(r.map((t) => t[1])).toFixed(3)} | ${median(r.map((t) => t[0])).toFixed(3)} | ${median(r.map((t) => t[2]))}`;
       lines.push(`| ${composition} | ${n} | ${other.label} | ${cell(rows.alt)} | |`);
       lines.push(`| ${composition} | ${n} | ${defaultLabel} | ${cell(rows.chosen)} | **${median(ratios).toFixed(3)}x** (${lo.toFixed(3)}-${hi.toFixed(3)}); weights differ by ${diff.toExponential(1)} |`);

@@ -9,6 +9,7 @@
  * Cases interleave round by round after a warm-up; medians are reported. A measurement is the
  * op `reps` times, then one element of the last result read back, divided by `reps`.
  */
+import { median } from './stats.js';
 import os from 'node:os';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
@@ -16,12 +17,6 @@ import { Cpu, Wgpu, fromData, scaledDotProductAttention, type Backend, type Tens
 import { settle } from './settle.js';
 
 type T = Tensor<Backend, 'float'>;
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length === 0 ? NaN : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 function f(x: number, digits = 2): string {
   return Number.isFinite(x) ? x.toFixed(digits) : 'n/a';

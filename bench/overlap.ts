@@ -12,6 +12,7 @@
  * Cases are interleaved round by round (order alternating) after a warm-up; medians are reported.
  * Progress goes to stderr, the tables (markdown) to stdout.
  */
+import { median } from './stats.js';
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import type { Backend } from '../src/backends/backend.js';
@@ -27,12 +28,6 @@ import { Distribution, fromData, random } from '../src/tensor/creation.js';
 import type { Tensor } from '../src/tensor/tensor.js';
 
 const log = (msg: string): void => void process.stderr.write(`[bench overlap] ${msg}\n`);
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 /** Runs every case once per round, alternating the order; returns the times (ms) per case. */
 async function interleave(cases: ReadonlyArray<readonly [string, () => Promise<number>]>, rounds: number): Promise<Map<string, number[]>> {

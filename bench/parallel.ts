@@ -29,6 +29,7 @@
  * Step times are medians of wall times after a warm-up that covers the balancer's probes; (a) and
  * (b) time their configurations side by side, in interleaved rounds.
  */
+import { median, medianInterval } from './stats.js';
 import { settleTuner } from './tuner.js';
 import { Autodiff } from '../src/autodiff/autodiff.js';
 import type { Backend } from '../src/backends/backend.js';
@@ -90,22 +91,6 @@ if __name__ == '__main__':
 `;
 const LR = 1e-3;
 const TASK = new URL(import.meta.url.endsWith('.ts') ? '../examples/data-parallel-task.ts' : '../examples/data-parallel-task.js', import.meta.url);
-
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-
-/** A 95% interval for the median of `xs` (order statistics: ranks n/2 -+ 0.98 sqrt(n), no assumption on the distribution). */
-function medianInterval(xs: readonly number[]): [number, number] {
-  const s = [...xs].sort((a, b) => a - b);
-  if (s.length === 0) return [NaN, NaN];
-  const half = 0.98 * Math.sqrt(s.length);
-  const lo = Math.max(0, Math.floor(s.length / 2 - half));
-  const hi = Math.min(s.length - 1, Math.ceil(s.length / 2 + half) - 1);
-  return [s[lo]!, s[hi]!];
-}
 
 function randomBatch(n: number, seed: number): Batch {
   let a = seed >>> 0;

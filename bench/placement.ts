@@ -21,6 +21,7 @@
  * The router is Router<[Wgpu, Cpu]> when a WebGPU adapter is found (on a machine without a GPU:
  * lavapipe), else (or with --cpu-only) Router<[Cpu, Cpu]>. Progress goes to stderr, tables to stdout.
  */
+import { median } from './stats.js';
 import { settleTuner } from './tuner.js';
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -46,12 +47,6 @@ const log = (msg: string): void => void process.stderr.write(`[bench placement] 
 type R = Backend;
 type PR = Router<[Backend, Backend]>;
 type Mode = 'single0' | 'single1' | 'hand' | 'auto' | 'trace';
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 /** What a workload sees of its mode: where to create tensors, and (hand placement) where each part runs. */
 /**

@@ -6,6 +6,7 @@
  *
  * `--batch N` (1024), `--steps N` (1500 timed pairs after 200), `--small` (784-64-10, batch 64, 300 pairs: lavapipe).
  */
+import { median, medianInterval } from './stats.js';
 import { intOption } from './args.js';
 import { Autodiff } from '../src/autodiff/autodiff.js';
 import { Cpu } from '../src/backends/cpu/backend.js';
@@ -21,18 +22,6 @@ import { mlp, type MnistTaskOptions } from '../examples/data-parallel-task.js';
 
 const TASK = new URL(import.meta.url.endsWith('.ts') ? '../examples/data-parallel-task.ts' : '../examples/data-parallel-task.js', import.meta.url);
 const LR = 1e-3;
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[s.length >> 1]!;
-}
-
-/** A 95% interval for the median (order statistics). */
-function interval(xs: readonly number[]): [number, number] {
-  const s = [...xs].sort((a, b) => a - b);
-  const half = 0.98 * Math.sqrt(s.length);
-  return [s[Math.max(0, Math.floor(s.length / 2 - half))]!, s[Math.min(s.length - 1, Math.ceil(s.length / 2 + half) - 1)]!];
-}
 
 export async function main(args: readonly string[]): Promise<void> {
   const small = args.includes('--small');
@@ -106,7 +95,7 @@ export async function main(args: readonly string[]): Promise<void> {
     ratios.push(a[1] / b[1]);
   }
   const info = await gpu.adapterInfo();
-  const [lo, hi] = interval(ratios);
+  const [lo, hi] = medianInterval(ratios);
   console.log(`\n## DataParallel's own cost per step: MLP ${sizes.join('-')}, Adam, batch ${n}, one GPU (${info.device || info.description})\n`);
   console.log(`${steps} pairs after ${warm}, alternating step by step. Host ms: until the step's reads are asked for (its ops recorded).\n`);
   console.log('| step | ms per step (median) | host ms (median) | submits per step |');
