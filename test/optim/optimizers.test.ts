@@ -13,6 +13,7 @@ import { ParamGrads } from '../../src/optim/param-grads.js';
 import { RMSprop } from '../../src/optim/rmsprop.js';
 import { SGD } from '../../src/optim/sgd.js';
 import { fromData } from '../../src/tensor/creation.js';
+import { adagrad, adamax, rmsprop, type Rule } from './rules.js';
 
 const ad = new Autodiff(new Cpu({ threads: 0 }));
 afterAll(() => ad.close());
@@ -26,7 +27,6 @@ class One<B extends Backend> extends Module<B> {
 
 const W0 = [0.5, -1.25, 2, 0.1];
 const G = [[0.1, -0.2, 0.3, 0], [-0.4, 0.5, 0.05, 1], [0.2, 0.2, -0.6, -1], [1, -1, 0.5, 0.3]];
-type Rule = (p: number, g: number, s: Record<string, number>, t: number) => number;
 
 function reference(rule: Rule, steps: number): number[] {
   const states = W0.map(() => ({}) as Record<string, number>);
@@ -50,52 +50,24 @@ function expectClose(actual: number[], expected: number[]): void {
   actual.forEach((v, i) => expect(Math.abs(v - expected[i]!), `${i}: ${v} vs ${expected[i]}`).toBeLessThan(2e-6 * Math.max(1, Math.abs(expected[i]!))));
 }
 
-const rmsRule = (lr: number, alpha: number, eps: number, wd: number, momentum: number, centered: boolean): Rule => (p, g0, s) => {
-  const g = g0 + wd * p;
-  s.v = alpha * (s.v ?? 0) + (1 - alpha) * g * g;
-  let avg: number;
-  if (centered) {
-    s.ga = alpha * (s.ga ?? 0) + (1 - alpha) * g;
-    avg = Math.sqrt(s.v - s.ga * s.ga) + eps;
-  } else avg = Math.sqrt(s.v) + eps;
-  if (momentum > 0) {
-    s.buf = momentum * (s.buf ?? 0) + g / avg;
-    return p - lr * s.buf;
-  }
-  return p - (lr * g) / avg;
-};
-
-const adagradRule = (lr: number, lrDecay: number, wd: number, init: number, eps: number): Rule => (p, g0, s, t) => {
-  const g = g0 + wd * p;
-  s.sum = (s.sum ?? init) + g * g;
-  return p - ((lr / (1 + (t - 1) * lrDecay)) * g) / (Math.sqrt(s.sum) + eps);
-};
-
-const adamaxRule = (lr: number, b1: number, b2: number, eps: number, wd: number): Rule => (p, g0, s, t) => {
-  const g = g0 + wd * p;
-  s.m = b1 * (s.m ?? 0) + (1 - b1) * g;
-  s.u = Math.max(b2 * (s.u ?? 0), Math.abs(g) + eps);
-  return p - (lr / (1 - b1 ** t)) * (s.m / s.u);
-};
-
 describe('RMSprop', () => {
-  it('defaults (lr 1e-2, alpha 0.99)', async () => expectClose(await run(new RMSprop(), 4), reference(rmsRule(0.01, 0.99, 1e-8, 0, 0, false), 4)));
+  it('defaults (lr 1e-2, alpha 0.99)', async () => expectClose(await run(new RMSprop(), 4), reference(rmsprop(0.01, 0.99, 1e-8, 0, 0, false), 4)));
   it('centred, with momentum and weight decay', async () => {
-    expectClose(await run(new RMSprop({ lr: 0.005, alpha: 0.9, momentum: 0.8, centered: true, weightDecay: 0.1 }), 4), reference(rmsRule(0.005, 0.9, 1e-8, 0.1, 0.8, true), 4));
+    expectClose(await run(new RMSprop({ lr: 0.005, alpha: 0.9, momentum: 0.8, centered: true, weightDecay: 0.1 }), 4), reference(rmsprop(0.005, 0.9, 1e-8, 0.1, 0.8, true), 4));
   });
 });
 
 describe('Adagrad', () => {
-  it('defaults', async () => expectClose(await run(new Adagrad(), 4), reference(adagradRule(0.01, 0, 0, 0, 1e-10), 4)));
+  it('defaults', async () => expectClose(await run(new Adagrad(), 4), reference(adagrad(0.01, 0, 0, 0, 1e-10), 4)));
   it('with rate decay, weight decay and an initial accumulator', async () => {
-    expectClose(await run(new Adagrad({ lr: 0.1, lrDecay: 0.5, weightDecay: 0.01, initialAccumulatorValue: 0.3 }), 4), reference(adagradRule(0.1, 0.5, 0.01, 0.3, 1e-10), 4));
+    expectClose(await run(new Adagrad({ lr: 0.1, lrDecay: 0.5, weightDecay: 0.01, initialAccumulatorValue: 0.3 }), 4), reference(adagrad(0.1, 0.5, 0.01, 0.3, 1e-10), 4));
   });
 });
 
 describe('Adamax', () => {
-  it('defaults (lr 2e-3)', async () => expectClose(await run(new Adamax(), 4), reference(adamaxRule(0.002, 0.9, 0.999, 1e-8, 0), 4)));
+  it('defaults (lr 2e-3)', async () => expectClose(await run(new Adamax(), 4), reference(adamax(0.002, 0.9, 0.999, 1e-8, 0), 4)));
   it('other betas and weight decay', async () => {
-    expectClose(await run(new Adamax({ lr: 0.01, betas: [0.8, 0.9], weightDecay: 0.05 }), 4), reference(adamaxRule(0.01, 0.8, 0.9, 1e-8, 0.05), 4));
+    expectClose(await run(new Adamax({ lr: 0.01, betas: [0.8, 0.9], weightDecay: 0.05 }), 4), reference(adamax(0.01, 0.8, 0.9, 1e-8, 0.05), 4));
   });
 });
 
