@@ -6,7 +6,7 @@
  * only the steps whose tensors still have owners are outputs, and only what they need is computed.
  */
 import type { TensorRef } from '../backends/backend.js';
-import { stepOf, type FusableOp, type FusedArg, type FusedStep } from '../ir/fused.js';
+import { selectSteps, stepOf, type FusableOp, type FusedArg, type FusedStep } from '../ir/fused.js';
 import type { OpRecord, TensorMeta } from '../ir/ops.js';
 
 export type FusableRecord = Extract<OpRecord, { op: FusableOp }>;
@@ -157,28 +157,12 @@ export class Group {
     let count = 0;
     for (let s = 0; s < n; s++) if (part[s]) count++;
     if (count === 1) return this.records[part.indexOf(true)]!;
-    const stepIndex = new Array<number>(n).fill(-1);
-    const inputIndex = new Map<number, number>();
-    const inputs: TensorMeta[] = [];
-    const steps: FusedStep[] = [];
+    const { steps, stepIndex, inputs: reads } = selectSteps(this.steps, part);
+    const inputs = reads.map((i) => this.inputs[i]!);
     const outputs: number[] = [];
     const metas: TensorMeta[] = [];
     for (let s = 0; s < n; s++) {
-      if (!part[s]) continue;
-      const st = this.steps[s]!;
-      const args = st.args.map((a): FusedArg => {
-        if ('step' in a) return { step: stepIndex[a.step]! };
-        let k = inputIndex.get(a.input);
-        if (k === undefined) {
-          k = inputs.length;
-          inputs.push(this.inputs[a.input]!);
-          inputIndex.set(a.input, k);
-        }
-        return { input: k };
-      });
-      stepIndex[s] = steps.length;
-      steps.push({ ...st, args });
-      if (this.owners[s]! > 0) {
+      if (part[s] && this.owners[s]! > 0) {
         outputs.push(stepIndex[s]!);
         metas.push(this.output(s));
       }

@@ -70,6 +70,34 @@ export function stepOfCall(call: FusableCall, args: readonly FusedArg[], dtype: 
   return { op: call.op, attrs: call.attrs, args, dtype } as FusedStep;
 }
 
+/**
+ * The steps marked in `keep`, renumbered in order and reading only the inputs they use: a
+ * program made of part of another. `stepIndex[s]` is step s's index there (-1 if not kept);
+ * `inputs[j]` is the original index of its input j.
+ */
+export function selectSteps(steps: readonly FusedStep[], keep: readonly boolean[]): { steps: FusedStep[]; stepIndex: number[]; inputs: number[] } {
+  const stepIndex = new Array<number>(steps.length).fill(-1);
+  const inputIndex = new Map<number, number>();
+  const inputs: number[] = [];
+  const kept: FusedStep[] = [];
+  steps.forEach((st, s) => {
+    if (!keep[s]) return;
+    const args = st.args.map((a): FusedArg => {
+      if ('step' in a) return { step: stepIndex[a.step]! };
+      let j = inputIndex.get(a.input);
+      if (j === undefined) {
+        j = inputs.length;
+        inputs.push(a.input);
+        inputIndex.set(a.input, j);
+      }
+      return { input: j };
+    });
+    stepIndex[s] = kept.length;
+    kept.push(stepOfCall(st, args, st.dtype));
+  });
+  return { steps: kept, stepIndex, inputs };
+}
+
 /** The dtype of a step's first operand (which picks the int / bool variant of its expression). */
 export function argDType(arg: FusedArg, inputs: readonly { readonly dtype: DType }[], steps: readonly FusedStep[]): DType {
   return 'input' in arg ? inputs[arg.input]!.dtype : steps[arg.step]!.dtype;

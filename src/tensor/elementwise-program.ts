@@ -9,7 +9,7 @@ import type { Backend } from '../backends/backend.js';
 import { ArgumentError, ShapeError } from '../errors.js';
 import { coerce, type DType, type Kind } from '../ir/dtype.js';
 import type { BinaryOp, ScalarOp, UnaryOp } from '../ir/elementwise.js';
-import { stepOfCall, type FusableCall, type FusedArg, type FusedStep } from '../ir/fused.js';
+import { selectSteps, stepOfCall, type FusableCall, type FusedArg, type FusedStep } from '../ir/fused.js';
 import { inferOutputs } from '../ir/infer.js';
 import { sameShape } from '../ir/shape.js';
 import { Tensor } from './tensor.js';
@@ -166,27 +166,10 @@ export class ElementwiseProgram<B extends Backend> {
   }
 
   private runFused(wanted: readonly number[], live: readonly boolean[]): Array<Tensor<B, Kind>> {
-    // Renumber the live steps; inputs no live step reads are dropped.
-    const stepAt = new Map<number, number>();
-    const inputAt = new Map<number, number>();
-    const inputs: Array<Tensor<B, Kind>> = [];
-    const steps: FusedStep[] = [];
-    this.steps.forEach((st, s) => {
-      if (!live[s]) return;
-      const args = st.args.map((a): FusedArg => {
-        if ('step' in a) return { step: stepAt.get(a.step)! };
-        let j = inputAt.get(a.input);
-        if (j === undefined) {
-          j = inputs.length;
-          inputs.push(this.inputs[a.input]!);
-          inputAt.set(a.input, j);
-        }
-        return { input: j };
-      });
-      stepAt.set(s, steps.length);
-      steps.push(stepOfCall(st, args, st.dtype));
-    });
-    return Tensor.run(this.backend, 'fused', inputs, { steps, outputs: wanted.map((s) => stepAt.get(s)!) });
+    // The live steps renumbered; inputs no live step reads are dropped.
+    const { steps, stepIndex, inputs: reads } = selectSteps(this.steps, live);
+    const inputs = reads.map((i) => this.inputs[i]!);
+    return Tensor.run(this.backend, 'fused', inputs, { steps, outputs: wanted.map((s) => stepIndex[s]!) });
   }
 
   private runEach(wanted: readonly number[], live: readonly boolean[]): Array<Tensor<B, Kind>> {
