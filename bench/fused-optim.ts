@@ -10,9 +10,9 @@
  */
 import { median, medianInterval } from './stats.js';
 import { intOption } from './args.js';
+import { mlpRecord } from './mlp-record.js';
 import { torchJson } from './gpu-baselines.js';
 import { Autodiff } from '../src/autodiff/autodiff.js';
-import { Cpu } from '../src/backends/cpu/backend.js';
 import { Wgpu } from '../src/backends/wgpu/backend.js';
 import { Fusion } from '../src/fusion/fusion.js';
 import { tidy } from '../src/memory/tidy.js';
@@ -93,12 +93,7 @@ export async function main(args: readonly string[]): Promise<void> {
   const batches = at >= 0 ? String(args[at + 1]).split(',').map(Number) : small ? [64] : [256, 1024];
   const steps = intOption(args, '--steps', small ? 150 : 600);
   const warm = small ? 30 : 100;
-  const cpu = new Cpu({ threads: 0 });
-  cpu.seed(1);
-  const start = mlp(cpu, cpu.defaultDevice(), sizes);
-  const record = await start.toRecord();
-  start.dispose();
-  await cpu.close();
+  const record = await mlpRecord(sizes);
 
   let info = '';
   const lines: string[] = [];

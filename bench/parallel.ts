@@ -29,6 +29,7 @@
  * Step times are medians of wall times after a warm-up that covers the balancer's probes; (a) and
  * (b) time their configurations side by side, in interleaved rounds.
  */
+import { mlpRecord } from './mlp-record.js';
 import { median, medianInterval } from './stats.js';
 import { settleTuner } from './tuner.js';
 import { Autodiff } from '../src/autodiff/autodiff.js';
@@ -37,7 +38,6 @@ import { Cpu } from '../src/backends/cpu/backend.js';
 import type { Device } from '../src/devices/device.js';
 import { tidy } from '../src/memory/tidy.js';
 import { crossEntropy } from '../src/nn/loss.js';
-import type { ModuleRecord } from '../src/nn/record.js';
 import { Adam } from '../src/optim/adam.js';
 import { ParamGrads } from '../src/optim/param-grads.js';
 import { DataParallel, type DataParallelOptions, type StepResult } from '../src/parallel/data-parallel.js';
@@ -107,16 +107,6 @@ function randomBatch(n: number, seed: number): Batch {
   return { x: { data: x, shape: [n, 784] }, y: { data: y, shape: [n] } };
 }
 
-async function initialRecord(): Promise<ModuleRecord> {
-  const cpu = new Cpu({ threads: 0 });
-  cpu.seed(1);
-  const m = mlp(cpu, cpu.defaultDevice(), SIZES);
-  const r = await m.toRecord();
-  m.dispose();
-  await cpu.close();
-  return r;
-}
-
 interface Timed {
   ms: number;
   /** Mean of each phase over the timed steps. */
@@ -146,7 +136,7 @@ interface Timed {
 
 /** DataParallel over the task from the same initial weights; its notices (without the prefix) go to `notes`. */
 async function startParallel(devices: string, extra: Partial<DataParallelOptions<MnistTaskOptions>>, notes: string[] = []): Promise<DataParallel> {
-  return DataParallel.create<MnistTaskOptions>({ task: TASK, module: await initialRecord(), devices, options: { sizes: SIZES, lr: LR }, onNotice: (m) => notes.push(m.replace(/^DataParallel: /, '')), ...extra });
+  return DataParallel.create<MnistTaskOptions>({ task: TASK, module: await mlpRecord(SIZES), devices, options: { sizes: SIZES, lr: LR }, onNotice: (m) => notes.push(m.replace(/^DataParallel: /, '')), ...extra });
 }
 
 /** Median step wall time of a DataParallel run after `warm` steps. */

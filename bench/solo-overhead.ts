@@ -8,8 +8,8 @@
  */
 import { median, medianInterval } from './stats.js';
 import { intOption } from './args.js';
+import { mlpRecord } from './mlp-record.js';
 import { Autodiff } from '../src/autodiff/autodiff.js';
-import { Cpu } from '../src/backends/cpu/backend.js';
 import { Wgpu } from '../src/backends/wgpu/backend.js';
 import { tidy } from '../src/memory/tidy.js';
 import { crossEntropy } from '../src/nn/loss.js';
@@ -34,12 +34,7 @@ export async function main(args: readonly string[]): Promise<void> {
   const x = new Float32Array(new SharedArrayBuffer(n * 784 * 4)).map(() => next());
   const y = new Int32Array(new SharedArrayBuffer(n * 4)).map(() => Math.floor(next() * 10));
   const batch: Batch = { x: { data: x, shape: [n, 784] }, y: { data: y, shape: [n] } };
-  const cpu = new Cpu({ threads: 0 });
-  cpu.seed(1);
-  const start = mlp(cpu, cpu.defaultDevice(), sizes);
-  const record = await start.toRecord();
-  start.dispose();
-  await cpu.close();
+  const record = await mlpRecord(sizes);
 
   const gpu = await Wgpu.create();
   const ad = new Autodiff(gpu);
