@@ -6,7 +6,7 @@
 import type { Backend } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import { ArgumentError, DTypeError } from '../errors.js';
-import { DTYPES, type DType } from './dtype.js';
+import { coerce, DTYPES, type DType } from './dtype.js';
 
 /** The most dims a tensor may have: every kernel of every backend handles this many. */
 export const MAX_RANK = 12;
@@ -67,6 +67,19 @@ export function checkInt32Value(op: string, v: number): number {
     throw new DTypeError(`${v} does not fit an int32 tensor (finite values in [-2^31, 2^31 - 1])`, { op, dtypes: ['int32'], hint: 'cast the tensor with .cast("float32") first' });
   }
   return v;
+}
+
+/**
+ * The scalar of an arithmetic op on a tensor of `dtype`, as the op's record holds it: an int32
+ * tensor takes only integers it can hold (torch refuses 0.5 with an int tensor in place; we do
+ * not promote), and the value is rounded to the tensor's dtype, as PyTorch's wrapped numbers are.
+ */
+export function arithScalar(op: string, dtype: DType, v: number): number {
+  if (dtype === 'int32' && !Number.isInteger(v) && Number.isFinite(v)) {
+    throw new DTypeError(`a non-integer scalar ${v} with an int32 tensor`, { op, dtypes: [dtype], hint: 'cast the tensor with .cast("float32") first' });
+  }
+  if (dtype === 'int32') checkInt32Value(op, v);
+  return coerce(dtype, v);
 }
 
 /** One of a few strings (a mode, a kind): a typo is refused, never read as the other choice. */

@@ -196,19 +196,25 @@ export abstract class Optimizer<B extends Backend = Backend> {
    */
   protected elementwiseUpdate(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, rule: (v: UpdateValues) => ProgramValue): Tensor<B, 'float'> {
     const program = new ElementwiseProgram<B>(p);
+    // float16 values are computed in float32 and stored back in float16, as torch's fused kernels
+    // do: in float16 itself, eps 1e-8 rounds to 0 and a small second moment to 0, so 0 / 0.
+    const wide = (v: ProgramValue): ProgramValue => (v.dtype === 'float16' ? v.cast('float32') : v);
     const sets = new Map<string, ProgramValue>();
     const next = rule({
-      p: program.input(p),
-      g: program.input(g),
+      p: wide(program.input(p)),
+      g: wide(program.input(g)),
       state: (name) => {
         const t = state.tensors.get(name);
-        return t === undefined ? undefined : program.input(t);
+        return t === undefined ? undefined : wide(program.input(t));
       },
       setState: (name, v) => void sets.set(name, v),
     });
-    // Each output its own step: an input or a value listed twice is copied.
+    // Each output its own step in the parameter's dtype: an input or a value listed twice is copied.
     const outputs: ProgramValue[] = [];
-    for (const v of [next, ...sets.values()]) outputs.push('input' in v.arg || outputs.includes(v) ? v.clone() : v);
+    for (const v of [next, ...sets.values()]) {
+      if (v.dtype !== p.dtype) outputs.push(v.cast(p.dtype));
+      else outputs.push('input' in v.arg || outputs.includes(v) ? v.clone() : v);
+    }
     // By default fused where the device runs fused chains faster, unless a Fusion decorator
     // buffers them (it joins same-shape parameters' updates and the gradient ops before them).
     const key = p.device.key;

@@ -7,12 +7,13 @@
  */
 import type { Backend } from '../backends/backend.js';
 import { ArgumentError, ShapeError } from '../errors.js';
-import { coerce, type DType, type Kind } from '../ir/dtype.js';
+import type { DType, Kind } from '../ir/dtype.js';
 import type { BinaryOp, ScalarOp, UnaryOp } from '../ir/elementwise.js';
 import { selectSteps, stepOfCall, type FusableCall, type FusedArg, type FusedStep } from '../ir/fused.js';
 import { inferOutputs } from '../ir/infer.js';
 import { sameShape } from '../ir/shape.js';
-import { Tensor } from './tensor.js';
+import { arithScalar, checkArray, checkDType, show } from '../ir/validate.js';
+import { checkTensor, Tensor } from './tensor.js';
 
 /** The arithmetic a value offers: the scalar form for a number, the binary op for a value. */
 const SCALAR_OF = { add: 'addScalar', sub: 'subScalar', mul: 'mulScalar', div: 'divScalar', maximum: 'maximumScalar', minimum: 'minimumScalar' } as const satisfies Partial<Record<BinaryOp, ScalarOp>>;
@@ -63,19 +64,25 @@ export class ProgramValue {
   clone(): ProgramValue {
     return this.program.add({ op: 'copy', attrs: {} }, [this]);
   }
+  /** This value in another dtype (Tensor.cast's rules). */
+  cast(dtype: DType): ProgramValue {
+    return this.program.add({ op: 'cast', attrs: { dtype: checkDType('cast', dtype) } }, [this]);
+  }
 
   private unary(op: Extract<UnaryOp, 'neg' | 'abs' | 'square' | 'sqrt'>): ProgramValue {
     return this.program.add({ op, attrs: {} }, [this]);
   }
 
   private arith(op: Arith, other: ProgramValue | number): ProgramValue {
-    // A number takes this value's dtype, as the tensor methods' scalars do.
-    if (typeof other === 'number') return this.program.add({ op: SCALAR_OF[op], attrs: { scalar: coerce(this.dtype, other) } }, [this]);
-    return this.program.add({ op, attrs: {} }, [this, other]);
+    // A number is checked and takes this value's dtype, as the tensor methods' scalars do.
+    if (typeof other === 'number') return this.program.add({ op: SCALAR_OF[op], attrs: { scalar: arithScalar(op, this.dtype, other) } }, [this]);
+    const o: unknown = other;
+    if (!(o instanceof ProgramValue)) throw new ArgumentError(`the other operand must be a number or a value of the same program, got ${show(o)}`, { op });
+    return this.program.add({ op, attrs: {} }, [this, o]);
   }
 }
 
-/** Each step's dtype by op and operand dtypes (an elementwise op's result depends on nothing else here). */
+/** Each step's dtype by op (with a cast's target) and operand dtypes: an elementwise op's result depends on nothing else. */
 const STEP_DTYPES = new Map<string, DType>();
 
 /** The op's own rule on operands of `shape`: dtypes it refuses throw here, as its tensor method would. */
@@ -106,11 +113,13 @@ export class ElementwiseProgram<B extends Backend> {
   private readonly backend: B;
 
   constructor(first: Tensor<B, Kind>) {
+    checkTensor('ElementwiseProgram', 'the first input', first);
     this.backend = first.backend;
     this.shape = first.shape;
   }
 
   input(t: Tensor<B, Kind>): ProgramValue {
+    checkTensor('fused', 'an input', t);
     if (!sameShape(t.shape, this.shape)) throw new ShapeError(`an input of shape [${t.shape.join(', ')}] in a program over [${this.shape.join(', ')}]`, { op: 'fused', shapes: [this.shape, t.shape] });
     const at = this.inputs.indexOf(t);
     if (at >= 0) return this.values[at]!;
@@ -124,7 +133,8 @@ export class ElementwiseProgram<B extends Backend> {
   add(call: FusableCall, args: readonly ProgramValue[]): ProgramValue {
     // Loops, not maps and spreads: an optimizer adds a dozen steps per parameter per step.
     const fargs: FusedArg[] = new Array<FusedArg>(args.length);
-    let key = call.op;
+    // A cast's dtype is its attr's: part of the key.
+    let key = call.op === 'cast' ? `cast>${call.attrs.dtype}` : call.op;
     for (let i = 0; i < args.length; i++) {
       const a = args[i]!;
       if (a.program !== this) throw new ArgumentError('a value of another program', { op: call.op, hint: 'combine values of one ElementwiseProgram only' });
@@ -141,10 +151,15 @@ export class ElementwiseProgram<B extends Backend> {
    * else one record per step (intermediates freed). Steps no output needs are not computed.
    */
   run(outputs: readonly ProgramValue[], fuse: boolean): Array<Tensor<B, Kind>> {
-    const wanted = outputs.map((v) => {
-      if (!this.owns(v) || !('step' in v.arg)) throw new ArgumentError('an output must be a step of this program (not an input)', { op: 'fused', hint: 'use v.clone() to output an input as it is' });
+    const list = checkArray('fused', 'outputs', outputs);
+    const wanted = list.map((v) => {
+      if (!(v instanceof ProgramValue) || !this.owns(v) || !('step' in v.arg) || this.steps[v.arg.step] === undefined) {
+        throw new ArgumentError(`an output must be a step of this program (not an input), got ${show(v)}`, { op: 'fused', hint: 'use v.clone() to output an input as it is' });
+      }
       return v.arg.step;
     });
+    // Nothing asked for: nothing to run, either way.
+    if (wanted.length === 0) return [];
     if (new Set(wanted).size !== wanted.length) throw new ArgumentError('the same step is listed twice as an output', { op: 'fused', hint: 'clone() it for a second tensor' });
     const live = this.liveSteps(wanted);
     return fuse ? this.runFused(wanted, live) : this.runEach(wanted, live);

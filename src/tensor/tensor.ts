@@ -16,7 +16,7 @@ import { BINARY, isBinaryOp, isUnaryOp, type BinaryOp, type UnaryOp } from '../i
 import type { KindsOf } from '../ir/kinds.js';
 import { numel, type OpAttrs, type OpName, type ReduceOp } from '../ir/ops.js';
 import { broadcastShapes, checkSize, checkTargetShape, normDim, normDims, normSlices, resolveReshape, sameShape, type SliceSpec } from '../ir/shape.js';
-import { checkArray, checkBoolean, checkDevice, checkDType, checkInt32Value, checkInteger, checkIntegers, checkNumber, checkOptions, field, MAX_RANK, show } from '../ir/validate.js';
+import { arithScalar, checkArray, checkBoolean, checkDevice, checkDType, checkInt32Value, checkInteger, checkIntegers, checkNumber, checkOptions, field, MAX_RANK, show } from '../ir/validate.js';
 import { track } from '../memory/tidy.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import { formatSummary, summarize, type Summary } from './format.js';
@@ -189,12 +189,8 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
       const d = this.dtype;
       const predicate = BINARY[op].out === 'bool';
       if (d === 'int32' && predicate) return this.intComparison<K2>(op, other);
-      if (d === 'int32' && !Number.isInteger(other) && Number.isFinite(other)) {
-        throw new DTypeError(`a non-integer scalar ${other} with an int32 tensor`, { op, dtypes: [d], hint: 'cast the tensor with .cast("float32") first' });
-      }
-      if (d === 'int32') checkInt32Value(op, other);
       // A scalar takes the tensor's dtype, as PyTorch's wrapped numbers do (0.1 compares as float32 0.1).
-      return this.un<K2>(`${op}Scalar`, { scalar: coerce(d, other) } as never);
+      return this.un<K2>(`${op}Scalar`, { scalar: arithScalar(op, d, other) } as never);
     }
     return Tensor.run(this.backend, op, [this, other], {} as never)[0] as Tensor<B, K2>;
   }

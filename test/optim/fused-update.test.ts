@@ -22,6 +22,7 @@ import { ParamGrads } from '../../src/optim/param-grads.js';
 import { RMSprop } from '../../src/optim/rmsprop.js';
 import { SGD } from '../../src/optim/sgd.js';
 import { Runtime } from '../../src/runtime/runtime.js';
+import { roundHalf } from '../../src/ir/half.js';
 import { fromData } from '../../src/tensor/creation.js';
 import { ElementwiseProgram } from '../../src/tensor/elementwise-program.js';
 import { describeGpu } from '../wgpu/gpu.js';
@@ -149,6 +150,29 @@ describe('fused optimizer updates on the CPU', () => {
     });
   }
 
+  it('float16 parameters update in float32 arithmetic (eps 1e-8 and a tiny second moment survive) and stay float16, fused or not', async () => {
+    // In float16 arithmetic, eps rounds to 0 and (1 - 0.999) * 0.001^2 to 0: 0 / 0 and x / 0 (NaN, -inf).
+    const p0 = [0.5, -0.25, 1];
+    const g = [0, 1e-3, 0.5];
+    const rule = adam(0.01, 0.9, 0.999, 1e-8, 0, false, false);
+    const want = p0.map((p, i) => roundHalf(rule(roundHalf(p), roundHalf(g[i]!), {}, 1)));
+    for (const fused of [true, false]) {
+      const m = new Params([new Param(fromData(ad, p0, { dtype: 'float16' }))]);
+      const grads = new ParamGrads<typeof ad>();
+      grads.set(m.ps[0]!.id, fromData(ad, g, { dtype: 'float16' }));
+      const optimizer = new Adam<typeof ad>({ lr: 0.01, fused });
+      optimizer.step(m, grads);
+      expect(m.ps[0]!.value.dtype).toBe('float16');
+      expect(optimizer.stateTensors().map((t) => t.dtype)).toEqual(['float16', 'float16']);
+      const got = Array.from((await m.ps[0]!.value.toData()).values);
+      // Within one float16 step of the float64 result rounded to float16.
+      got.forEach((v, i) => expect(Math.abs(v - want[i]!), `fused ${fused}, ${i}: ${v} vs ${want[i]}`).toBeLessThanOrEqual(2 ** -10 * Math.abs(want[i]!)));
+      grads.dispose();
+      m.dispose();
+      optimizer.clear();
+    }
+  });
+
   it('fused must be a boolean, named at the constructor (also for untyped callers)', () => {
     const untyped: Record<string, unknown> = { lr: 0.1, fused: 'yes' };
     expect(() => new Adam(untyped)).toThrow(ArgumentError);
@@ -241,6 +265,44 @@ describe('ElementwiseProgram', () => {
     expect(() => p.run([v, v], true)).toThrow(/twice/);
     const other = new ElementwiseProgram(a);
     expect(() => v.add(other.input(a))).toThrow(/another program/);
+    a.dispose();
+  });
+
+  it('untyped callers get typed errors: non-tensors, non-values, bad outputs; integer scalars are checked as the tensor methods check them', () => {
+    const a = x();
+    const p = new ElementwiseProgram(a);
+    const v = p.input(a);
+    const untyped = (f: unknown, self: unknown, ...args: unknown[]): unknown => Reflect.apply(f as (...a: unknown[]) => unknown, self, args);
+    expect(() => untyped(v.add, v, null)).toThrow(ArgumentError);
+    expect(() => untyped(v.mul, v, '2')).toThrow(/a number or a value/);
+    expect(() => untyped(p.input, p, 3)).toThrow(ArgumentError);
+    expect(() => untyped(p.run, p, undefined, true)).toThrow(ArgumentError);
+    expect(() => untyped(p.run, p, [null], false)).toThrow(ArgumentError);
+    expect(() => Reflect.construct(ElementwiseProgram, [undefined])).toThrow(ArgumentError);
+    // Nothing asked for: nothing runs, fused or not.
+    expect(p.run([], true)).toEqual([]);
+    expect(p.run([], false)).toEqual([]);
+    const ints = fromData(cpu, new Int32Array([1, 2, 3, 4]), { shape: [2, 2] });
+    const q = new ElementwiseProgram(ints);
+    const vi = q.input(ints);
+    expect(() => vi.add(0.5)).toThrow(DTypeError);
+    expect(() => vi.mul(1e10)).toThrow(DTypeError);
+    a.dispose();
+    ints.dispose();
+  });
+
+  it('cast steps follow Tensor.cast (float16 rounding, float to int truncation)', async () => {
+    const a = fromData(cpu, [1.0009765625 + 2 ** -12, -2.7, 65520, 3.5], { shape: [2, 2] });
+    for (const fuse of [true, false]) {
+      const p = new ElementwiseProgram(a);
+      const va = p.input(a);
+      const [h, i] = p.run([va.cast('float16'), va.cast('int32')], fuse);
+      expect(h!.dtype).toBe('float16');
+      expect(Array.from((await h!.toData()).values)).toEqual([1.0009765625, -2.69921875, Infinity, 3.5]);
+      expect(Array.from((await i!.toData()).values)).toEqual([1, -2, 65520, 3]);
+      h!.dispose();
+      i!.dispose();
+    }
     a.dispose();
   });
 
