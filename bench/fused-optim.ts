@@ -7,6 +7,8 @@
  * interval. The weights of both must agree (printed: the largest difference after the run).
  *
  * `--steps N` (600 timed pairs after 100), `--batch a,b` (256,1024), `--small` (784-64-10, batch 64, 150 pairs: lavapipe).
+ * `--cpu`: instead, the CPU's crossover: Adam's update of parameters of 16 to 32768 values, fused
+ * (one JS loop) against op by op (wasm passes), alternating, inline and on a pool of 2 threads.
  */
 import { median, medianInterval } from './stats.js';
 import { intOption } from './args.js';
@@ -14,6 +16,10 @@ import { mlpRecord } from './mlp-record.js';
 import { torchJson } from './gpu-baselines.js';
 import { Autodiff } from '../src/autodiff/autodiff.js';
 import { Wgpu } from '../src/backends/wgpu/backend.js';
+import { Cpu } from '../src/backends/cpu/backend.js';
+import type { Backend } from '../src/backends/backend.js';
+import { Module } from '../src/nn/module.js';
+import { Param } from '../src/nn/param.js';
 import { Fusion } from '../src/fusion/fusion.js';
 import { tidy } from '../src/memory/tidy.js';
 import { crossEntropy } from '../src/nn/loss.js';
@@ -86,7 +92,50 @@ async function runner<B extends AutodiffBackend>(ad: B, ctx: GpuContext, record:
   };
 }
 
+/** Adam's update alone on the CPU per parameter size: fused against op by op, alternating step by step. */
+async function cpuSizes(): Promise<void> {
+  console.log('\n## Adam update per parameter on the CPU: one fused JS loop against wasm passes op by op\n');
+  console.log('| threads | values per parameter | parameters | fused, us per parameter | op by op, us per parameter | op by op / fused |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
+  for (const threads of [0, 2]) {
+    const ad = new Autodiff(new Cpu({ threads }));
+    for (const n of [16, 256, 1024, 2048, 4096, 8192, 32768]) {
+      const count = Math.max(1, Math.floor(50000 / n));
+      const make = () => new Params(Array.from({ length: count }, () => new Param(fromData(ad, new Float32Array(n).fill(0.5)))));
+      const sides = [true, false].map((fused) => {
+        const m = make();
+        const g = new ParamGrads<typeof ad>();
+        for (const p of m.ps) g.set(p.id, fromData(ad, new Float32Array(n).fill(0.1)));
+        return { m, g, opt: new Adam<typeof ad>({ lr: 1e-3, fused }), times: [] as number[] };
+      });
+      for (let s = 0; s < 60; s++) {
+        for (const side of s % 2 ? sides : [...sides].reverse()) {
+          const t0 = performance.now();
+          side.opt.step(side.m, side.g);
+          await side.m.ps[0]!.value.toData();
+          if (s >= 10) side.times.push((performance.now() - t0) / count);
+        }
+      }
+      const [f, e] = sides.map((x) => median(x.times) * 1000);
+      console.log(`| ${threads} | ${n} | ${count} | ${f!.toFixed(1)} | ${e!.toFixed(1)} | ${(e! / f!).toFixed(2)}x |`);
+      for (const side of sides) {
+        side.g.dispose();
+        side.m.dispose();
+        side.opt.clear();
+      }
+    }
+    await ad.close();
+  }
+}
+
+class Params<B extends Backend> extends Module<B> {
+  constructor(readonly ps: Array<Param<B>>) {
+    super();
+  }
+}
+
 export async function main(args: readonly string[]): Promise<void> {
+  if (args.includes('--cpu')) return cpuSizes();
   const small = args.includes('--small');
   const sizes = small ? [784, 64, 10] : [784, 512, 512, 10];
   const at = args.indexOf('--batch');

@@ -48,10 +48,12 @@ export interface Backend<D extends Device = Device> {
   replica?(input: Handle, device: Device): Handle | undefined;
   /**
    * Whether a chain of elementwise ops on this device runs faster as one 'fused' record than op
-   * by op (the Fusion decorator asks once per device; no hook means yes). The CPU backend with
-   * its SIMD wasm kernels says no: its fused loop is JS, slower than the wasm passes it replaces.
+   * by op (the Fusion decorator asks once per device; no hook means yes), for chains over
+   * `elements` values when given (an optimizer asks per parameter). The CPU backend with its SIMD
+   * wasm kernels says no: its fused loop is JS, slower than the wasm passes it replaces, except for
+   * small chains, where each pass's fixed cost dominates.
    */
-  fusesElementwise?(device: string): boolean;
+  fusesElementwise?(device: string, elements?: number): boolean;
   /**
    * Whether this backend fuses elementwise chains itself on this device (the Fusion decorator,
    * enabled): a caller that could build a 'fused' record hands it the ops one by one instead, so

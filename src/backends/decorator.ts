@@ -39,8 +39,8 @@ export abstract class Decorator<B extends Backend> implements Backend<DeviceOf<B
   replica(input: Handle, device: Device): Handle | undefined {
     return this.inner.replica?.(input, device);
   }
-  fusesElementwise(device: string): boolean {
-    return this.inner.fusesElementwise?.(device) ?? true;
+  fusesElementwise(device: string, elements?: number): boolean {
+    return this.inner.fusesElementwise?.(device, elements) ?? true;
   }
   buffersElementwise(device: string): boolean {
     return this.inner.buffersElementwise?.(device) ?? false;

@@ -1,5 +1,5 @@
 /** Optimizers keyed by ParamId, gradient clipping, and gradients by parameter. */
-export { Optimizer, type OptimizerOptions, type OptimizerRecord, type ParamGroup, type ParamState } from './optimizer.js';
+export { Optimizer, type OptimizerOptions, type OptimizerRecord, type ParamGroup, type ParamState, type UpdateValues } from './optimizer.js';
 export { SGD, type SGDOptions } from './sgd.js';
 export { Adam, AdamW, type AdamOptions } from './adam.js';
 export { ParamGrads, type ParamGradsRecord } from './param-grads.js';

@@ -50,10 +50,10 @@ export interface OptimizerOptions {
   /**
    * Run each parameter's update as one fused elementwise record (one kernel on WebGPU: torch's
    * `fused=True`) instead of one record per op. Default: where the backend fuses elementwise
-   * chains on the parameter's device (WebGPU does; the CPU does not: its wasm kernels, op by op,
-   * beat its fused JS loop), except under a Fusion decorator, which gets the ops one by one and
-   * fuses them itself (with same-shape parameters' updates in one kernel). The values are the same
-   * either way, to float rounding.
+   * chains of the parameter's size on its device (WebGPU does; the CPU only up to 2048 values: its
+   * wasm kernels, op by op, beat its fused JS loop on longer ones), except under a Fusion
+   * decorator, which gets the ops one by one and fuses them itself (with same-shape parameters'
+   * updates in one kernel). The values are the same either way, to float rounding.
    */
   fused?: boolean;
 }
@@ -218,7 +218,7 @@ export abstract class Optimizer<B extends Backend = Backend> {
     // By default fused where the device runs fused chains faster, unless a Fusion decorator
     // buffers them (it joins same-shape parameters' updates and the gradient ops before them).
     const key = p.device.key;
-    const fuse = this.fused ?? (!(p.backend.buffersElementwise?.(key) ?? false) && (p.backend.fusesElementwise?.(key) ?? true));
+    const fuse = this.fused ?? (!(p.backend.buffersElementwise?.(key) ?? false) && (p.backend.fusesElementwise?.(key, p.size) ?? true));
     const [nextT, ...stateT] = program.run(outputs, fuse).map(floatTensor);
     [...sets.keys()].forEach((name, i) => this.setState(state, name, stateT[i]!));
     return nextT!;

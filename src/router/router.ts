@@ -201,9 +201,9 @@ export class Router<Bs extends Backends> implements Backend<RouterDevice<Bs>> {
     return undefined;
   }
 
-  fusesElementwise(device: string): boolean {
+  fusesElementwise(device: string, elements?: number): boolean {
     const d = this.lookup(device);
-    return d === undefined || (this.backends[d.index]!.fusesElementwise?.(device) ?? true);
+    return d === undefined || (this.backends[d.index]!.fusesElementwise?.(device, elements) ?? true);
   }
 
   buffersElementwise(device: string): boolean {

@@ -17,14 +17,15 @@ import { Param } from '../../src/nn/param.js';
 import { Adagrad } from '../../src/optim/adagrad.js';
 import { Adam, AdamW, type AdamOptions } from '../../src/optim/adam.js';
 import { Adamax } from '../../src/optim/adamax.js';
-import type { Optimizer } from '../../src/optim/optimizer.js';
+import { Optimizer, type ParamState } from '../../src/optim/optimizer.js';
+import type { Tensor } from '../../src/tensor/tensor.js';
 import { ParamGrads } from '../../src/optim/param-grads.js';
 import { RMSprop } from '../../src/optim/rmsprop.js';
 import { SGD } from '../../src/optim/sgd.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { roundHalf } from '../../src/ir/half.js';
 import { fromData } from '../../src/tensor/creation.js';
-import { ElementwiseProgram } from '../../src/tensor/elementwise-program.js';
+import { ElementwiseProgram } from '../../src/index.js';
 import { describeGpu } from '../wgpu/gpu.js';
 import { adagrad, adam, adamax, rmsprop, sgd, type Rule } from './rules.js';
 
@@ -137,18 +138,46 @@ describe('fused optimizer updates on the CPU', () => {
   afterAll(() => ad.close());
 
   for (const c of CASES) {
-    it(`${c.name}: fused: true (one 'fused' record per parameter) and the default (op by op) both match float64`, async () => {
+    it(`${c.name}: fused: false (op by op) and the default (these small parameters fused: one record each) both match float64`, async () => {
       const want = expected(c.rule);
-      const fused = await train(ad, c.make(true), cpu);
+      const fused = await train(ad, c.make(undefined), cpu);
       expectClose(fused.values, want, 'fused');
       expect(fused.ops.get('fused')).toBe(SHAPES.length * STEPS);
       expect([...fused.ops.keys()]).toEqual(['fused']);
-      const each = await train(ad, c.make(undefined), cpu);
+      const each = await train(ad, c.make(false), cpu);
       expectClose(each.values, want, 'op by op');
-      // The CPU's default: its wasm kernels op by op, no fused record.
       expect(each.ops.has('fused')).toBe(false);
     });
   }
+
+  it('by default a parameter of more than 2048 values steps op by op on the CPU (its wasm passes beat the fused JS loop there), one of 2048 fused', async () => {
+    const grads = new ParamGrads<typeof ad>();
+    const big = new Param(fromData(ad, values(2049, 5)));
+    const small = new Param(fromData(ad, values(2048, 6)));
+    const m = new Params([big, small]);
+    grads.set(big.id, fromData(ad, values(2049, 7)));
+    grads.set(small.id, fromData(ad, values(2048, 8)));
+    const ops: string[] = [];
+    const submit = cpu.submit.bind(cpu);
+    cpu.submit = (r) => {
+      ops.push(r.op);
+      submit(r);
+    };
+    try {
+      new Adam<typeof ad>({ lr: 0.01 }).step(m, grads);
+    } finally {
+      cpu.submit = submit;
+    }
+    expect(ops.filter((o) => o === 'fused').length).toBe(1);
+    expect(ops.length).toBeGreaterThan(10);
+    const rule = adam(0.01, 0.9, 0.999, 1e-8, 0, false, false);
+    const p0 = values(2049, 5);
+    const g0 = values(2049, 7);
+    const got = Array.from((await big.value.toData()).values);
+    got.forEach((v, i) => expect(Math.abs(v - rule(p0[i]!, g0[i]!, {}, 1))).toBeLessThan(3e-6));
+    grads.dispose();
+    m.dispose();
+  });
 
   it('float16 parameters update in float32 arithmetic (eps 1e-8 and a tiny second moment survive) and stay float16, fused or not', async () => {
     // In float16 arithmetic, eps rounds to 0 and (1 - 0.999) * 0.001^2 to 0: 0 / 0 and x / 0 (NaN, -inf).
@@ -170,6 +199,30 @@ describe('fused optimizer updates on the CPU', () => {
       grads.dispose();
       m.dispose();
       optimizer.clear();
+    }
+  });
+
+  it("an optimizer of one's own written with elementwiseUpdate (the README's) steps fused and op by op alike", async () => {
+    class Heavy<B extends Backend> extends Optimizer<B> {
+      readonly kind = 'heavy';
+      readonly weightDecay = 0;
+      protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'> {
+        return this.elementwiseUpdate(p, g, state, (v) => {
+          const m = (v.state('m') ?? v.g.mul(0)).mul(0.9).add(v.g);
+          v.setState('m', m);
+          return v.p.sub(m.mul(lr));
+        });
+      }
+    }
+    const rule: Rule = (p, g, st) => {
+      st.m = 0.9 * (st.m ?? 0) + g;
+      return p - 0.1 * st.m;
+    };
+    const want = expected(rule);
+    for (const fused of [true, false]) {
+      const r = await train(ad, new Heavy<typeof ad>(0.1, { fused }), cpu);
+      expectClose(r.values, want, `fused ${fused}`);
+      expect(r.ops.has('fused')).toBe(fused);
     }
   });
 

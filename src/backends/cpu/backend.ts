@@ -53,6 +53,9 @@ export interface CpuOptions {
 
 export const DEFAULT_INLINE_THRESHOLD = 262144;
 
+/** The longest elementwise chain the CPU runs faster as one fused JS loop than as wasm passes (measured: see fusesElementwise). */
+const FUSED_CPU_ELEMENTS = 2048;
+
 export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
   readonly name = 'cpu';
   readonly pool: CpuPool;
@@ -121,12 +124,16 @@ export class Cpu extends LocalBackend<CpuDevice, CpuStorage> {
   }
 
   /**
-   * Only with the JS kernels: the fused loop is generated JS, which beats five JS passes a little
-   * but loses to five SIMD wasm passes by 8x (GELU on 16M floats: 658 ms against 79 ms, H200
-   * host), so with the wasm kernels Fusion leaves CPU records unfused.
+   * With the JS kernels, yes: the fused loop is generated JS, which beats five JS passes a little.
+   * With the wasm kernels, only for chains over at most FUSED_CPU_ELEMENTS values: the JS loop loses
+   * to five SIMD wasm passes by 8x on long ones (GELU on 16M floats: 658 ms against 79 ms, H200
+   * host), but each pass has a fixed cost, and a short chain is mostly that (an Adam update of 16
+   * values: 3.4x faster fused, 1.5x at 2048, even at 4096, 2x slower at 32768: `npm run bench --
+   * fused-optim --cpu`, BENCHMARKS.md). So Fusion, which asks
+   * without a size, leaves CPU records unfused; an optimizer fuses the updates of small parameters.
    */
-  fusesElementwise(): boolean {
-    return this.kernels === 'js';
+  fusesElementwise(_device?: string, elements?: number): boolean {
+    return this.kernels === 'js' || (elements !== undefined && elements <= FUSED_CPU_ELEMENTS);
   }
 
   memory(): MemoryInfo {
