@@ -60,10 +60,22 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
   }
 
   protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, wd: number): Tensor<B, 'float'> {
-    if (this.capturable) return this.capturableUpdate(p, g, state, lr, wd);
     const { beta1: b1, beta2: b2, eps, amsgrad, decoupled } = this;
-    const t = state.step;
-    return this.elementwiseUpdate(p, g, state, (v) => {
+    // The bias corrections 1 - beta^t: scalars, or with `capturable` tensors from the step count
+    // kept on the device (1 - exp(t ln beta), shaped to broadcast over the parameter).
+    let bc1: number | Tensor<B, 'float'> = 1 - b1 ** state.step;
+    let bc2: number | Tensor<B, 'float'> = 1 - b2 ** state.step;
+    let count: Tensor<B, 'float'> | undefined;
+    if (this.capturable) {
+      const t0 = state.tensors.get('t');
+      count = t0 ? t0.add(1) : full(p.backend, [1], 1, { device: p.device, dtype: p.dtype });
+      const ones = p.shape.map(() => 1);
+      bc1 = count.mul(Math.log(b1)).exp().neg().add(1).reshape(ones);
+      bc2 = count.mul(Math.log(b2)).exp().neg().add(1).reshape(ones);
+    }
+    const c1 = bc1;
+    const c2 = bc2;
+    const next = this.elementwiseUpdate(p, g, state, (v) => {
       let base = v.p;
       let grad = v.g;
       if (wd !== 0 && decoupled) base = v.p.mul(1 - lr * wd);
@@ -80,42 +92,14 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
         second = max0 ? max0.maximum(sq) : sq;
         v.setState('vMax', second);
       }
-      // p - lr * m_hat / (sqrt(v_hat) + eps), with the bias corrections folded into scalars
-      const mHat = m.div(1 - b1 ** t);
-      const denom = second.div(1 - b2 ** t).sqrt().add(eps);
+      // p - lr * m_hat / (sqrt(v_hat) + eps)
+      const mHat = m.div(typeof c1 === 'number' ? c1 : v.tensor(c1));
+      const denom = second.div(typeof c2 === 'number' ? c2 : v.tensor(c2)).sqrt().add(eps);
       return base.sub(mHat.div(denom).mul(lr));
     });
-  }
-
-  /** The update with the step count on the device (see AdamOptions.capturable), op by op. */
-  private capturableUpdate(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, wd: number): Tensor<B, 'float'> {
-    const { beta1: b1, beta2: b2 } = this;
-    let base = p;
-    let grad = g;
-    if (wd !== 0 && this.decoupled) base = p.mul(1 - lr * wd);
-    else if (wd !== 0) grad = g.add(p.mul(wd));
-    const m0 = state.tensors.get('m');
-    const v0 = state.tensors.get('v');
-    const m = m0 ? m0.mul(b1).add(grad.mul(1 - b1)) : grad.mul(1 - b1);
-    const v = v0 ? v0.mul(b2).add(grad.square().mul(1 - b2)) : grad.square().mul(1 - b2);
-    this.setState(state, 'm', m);
-    this.setState(state, 'v', v);
-    let second = v;
-    if (this.amsgrad) {
-      const max0 = state.tensors.get('vMax');
-      // A state of its own from the first step (not v itself: each name owns its tensor).
-      second = max0 ? max0.maximum(v) : v.mul(1);
-      this.setState(state, 'vMax', second);
-    }
-    // The count as a [1] tensor; 1 - beta^t as 1 - exp(t ln beta), broadcast over the parameter.
-    const t0 = state.tensors.get('t');
-    const count = t0 ? t0.add(1) : full(p.backend, [1], 1, { device: p.device, dtype: p.dtype });
-    this.setState(state, 't', count);
-    const bc1 = count.mul(Math.log(b1)).exp().neg().add(1);
-    const bc2 = count.mul(Math.log(b2)).exp().neg().add(1);
-    const next = base.sub(m.div(bc1).div(second.div(bc2).sqrt().add(this.eps)).mul(lr));
-    // The [1] count broadcasts a rank-0 parameter to [1]: its own shape back (a view).
-    return next.rank === p.rank ? next : next.reshape([...p.shape]);
+    // After m and v: the state's order stays m, v, (vMax,) t, as captureStep lists it.
+    if (count) this.setState(state, 't', count);
+    return next;
   }
 }
 

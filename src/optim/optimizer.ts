@@ -194,7 +194,7 @@ export abstract class Optimizer<B extends Backend = Backend> {
    * An update written once over program values (see UpdateValues), run as one fused record per
    * parameter or op by op (the `fused` option); the state it sets is stored as setState does.
    */
-  protected elementwiseUpdate(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, rule: (v: UpdateValues) => ProgramValue): Tensor<B, 'float'> {
+  protected elementwiseUpdate(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, rule: (v: UpdateValues<B>) => ProgramValue): Tensor<B, 'float'> {
     const program = new ElementwiseProgram<B>(p);
     // float16 values are computed in float32 and stored back in float16, as torch's fused kernels
     // do: in float16 itself, eps 1e-8 rounds to 0 and a small second moment to 0, so 0 / 0.
@@ -208,6 +208,8 @@ export abstract class Optimizer<B extends Backend = Backend> {
         return t === undefined ? undefined : wide(program.input(t));
       },
       setState: (name, v) => void sets.set(name, v),
+      // Cast as a tensor: a broadcast input cannot be a step's only operand inside the program.
+      tensor: (t) => program.input(t.dtype === 'float16' ? t.cast('float32') : t),
     });
     // Each output its own step in the parameter's dtype: an input or a value listed twice is copied.
     const outputs: ProgramValue[] = [];
@@ -324,7 +326,7 @@ export abstract class Optimizer<B extends Backend = Backend> {
 }
 
 /** What an update rule reads and writes, as values of one elementwise program. */
-export interface UpdateValues {
+export interface UpdateValues<B extends Backend = Backend> {
   /** The parameter. */
   readonly p: ProgramValue;
   /** Its gradient (negated under `maximize`). */
@@ -333,6 +335,8 @@ export interface UpdateValues {
   state(name: string): ProgramValue | undefined;
   /** The state tensor's value after this step. */
   setState(name: string, v: ProgramValue): void;
+  /** Another tensor the rule reads, of the parameter's shape or one that broadcasts to it (combine it with a value of that shape). */
+  tensor(t: Tensor<B, 'float'>): ProgramValue;
 }
 
 function isFloatTensor<B extends Backend>(t: Tensor<B, Kind>): t is Tensor<B, 'float'> {

@@ -28,6 +28,8 @@ export class ProgramValue {
     /** @internal */
     readonly arg: FusedArg,
     readonly dtype: DType,
+    /** @internal Whether it has the program's shape (steps do; an input may broadcast to it). */
+    readonly full = true,
   ) {}
 
   add(other: ProgramValue | number): ProgramValue {
@@ -95,6 +97,16 @@ function stepDType(key: string, call: FusableCall, args: readonly ProgramValue[]
   return out.dtype;
 }
 
+/** Whether a tensor of shape `from` broadcasts to `to` unchanged (NumPy's rule, trailing dims). */
+function broadcastsTo(from: readonly number[], to: readonly number[]): boolean {
+  if (from.length > to.length) return false;
+  for (let i = 1; i <= from.length; i++) {
+    const d = from[from.length - i];
+    if (d !== 1 && d !== to[to.length - i]) return false;
+  }
+  return true;
+}
+
 /** What values add their steps to. */
 interface ProgramSteps {
   add(call: FusableCall, args: readonly ProgramValue[]): ProgramValue;
@@ -118,13 +130,17 @@ export class ElementwiseProgram<B extends Backend> {
     this.shape = first.shape;
   }
 
+  /** A tensor of the program's shape, or of one that broadcasts to it (a [1] scale over a matrix). */
   input(t: Tensor<B, Kind>): ProgramValue {
     checkTensor('fused', 'an input', t);
-    if (!sameShape(t.shape, this.shape)) throw new ShapeError(`an input of shape [${t.shape.join(', ')}] in a program over [${this.shape.join(', ')}]`, { op: 'fused', shapes: [this.shape, t.shape] });
+    const full = sameShape(t.shape, this.shape);
+    if (!full && !broadcastsTo(t.shape, this.shape)) {
+      throw new ShapeError(`an input of shape [${t.shape.join(', ')}] does not broadcast to the program's [${this.shape.join(', ')}]`, { op: 'fused', shapes: [this.shape, t.shape] });
+    }
     const at = this.inputs.indexOf(t);
     if (at >= 0) return this.values[at]!;
     this.inputs.push(t);
-    const v = new ProgramValue(this, { input: this.inputs.length - 1 }, t.dtype);
+    const v = new ProgramValue(this, { input: this.inputs.length - 1 }, t.dtype, full);
     this.values.push(v);
     return v;
   }
@@ -135,12 +151,17 @@ export class ElementwiseProgram<B extends Backend> {
     const fargs: FusedArg[] = new Array<FusedArg>(args.length);
     // A cast's dtype is its attr's: part of the key.
     let key = call.op === 'cast' ? `cast>${call.attrs.dtype}` : call.op;
+    let full = false;
     for (let i = 0; i < args.length; i++) {
       const a = args[i]!;
       if (a.program !== this) throw new ArgumentError('a value of another program', { op: call.op, hint: 'combine values of one ElementwiseProgram only' });
       fargs[i] = a.arg;
       key += `,${a.dtype}`;
+      full ||= a.full;
     }
+    // Every step has the program's shape (what one fused kernel computes): a broadcast input is
+    // combined with a full value, never used alone.
+    if (!full) throw new ShapeError(`${call.op} reads only inputs of a smaller shape than the program's [${this.shape.join(', ')}]`, { op: call.op, shapes: [this.shape], hint: 'compute it as a tensor first and pass the result as an input' });
     const dtype = stepDType(key, call, args, this.shape);
     this.steps.push(stepOfCall(call, fargs, dtype));
     return new ProgramValue(this, { step: this.steps.length - 1 }, dtype);

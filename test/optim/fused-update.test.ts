@@ -269,6 +269,13 @@ describeGpu('fused optimizer updates on WebGPU', () => {
     });
   }
 
+  it('Adam capturable (bias corrections from the step count on the device): one fused update per parameter, matching float64', async () => {
+    const want = expected(adam(0.01, 0.9, 0.999, 1e-8, 0.05, true, true));
+    const r = await train(ad, new AdamW<typeof ad>({ lr: 0.01, weightDecay: 0.05, amsgrad: true, capturable: true }), wgpu);
+    expectClose(r.values, want, 'capturable');
+    expect(r.ops.get('fused')).toBe(SHAPES.length * STEPS);
+  });
+
   it('under Fusion, the optimizer hands over its ops one by one (Fusion joins same-shape parameters in one kernel); fused: true hands over one record per parameter', async () => {
     const c = CASES[0]!;
     const want = expected(c.rule);
@@ -357,6 +364,23 @@ describe('ElementwiseProgram', () => {
       i!.dispose();
     }
     a.dispose();
+  });
+
+  it('an input that broadcasts to the program (a [1] scale) is combined with full values; alone, or not broadcasting, it is a ShapeError', async () => {
+    const a = x();
+    const s1 = fromData(cpu, [2]);
+    const row = fromData(cpu, [10, 20], { shape: [1, 2] });
+    for (const fuse of [true, false]) {
+      const p = new ElementwiseProgram(a);
+      const va = p.input(a);
+      const [t] = p.run([va.mul(p.input(s1)).add(p.input(row))], fuse);
+      expect(Array.from((await t!.toData()).values)).toEqual([12, 16, 16, 12]);
+      t!.dispose();
+      expect(() => p.input(s1).mul(3)).toThrow(ShapeError);
+    }
+    const col3 = fromData(cpu, [1, 2, 3], { shape: [3, 1] });
+    expect(() => new ElementwiseProgram(a).input(col3)).toThrow(/does not broadcast/);
+    for (const t of [a, s1, row, col3]) t.dispose();
   });
 
   it('an input of another shape is a ShapeError; an op the dtype refuses is its own typed error', () => {
