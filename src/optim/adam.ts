@@ -63,18 +63,12 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
     const { beta1: b1, beta2: b2, eps, amsgrad, decoupled } = this;
     // The bias corrections 1 - beta^t: scalars, or with `capturable` tensors from the step count
     // kept on the device (1 - exp(t ln beta), shaped to broadcast over the parameter).
-    let bc1: number | Tensor<B, 'float'> = 1 - b1 ** state.step;
-    let bc2: number | Tensor<B, 'float'> = 1 - b2 ** state.step;
-    let count: Tensor<B, 'float'> | undefined;
-    if (this.capturable) {
-      const t0 = state.tensors.get('t');
-      count = t0 ? t0.add(1) : full(p.backend, [1], 1, { device: p.device, dtype: p.dtype });
-      const ones = p.shape.map(() => 1);
-      bc1 = count.mul(Math.log(b1)).exp().neg().add(1).reshape(ones);
-      bc2 = count.mul(Math.log(b2)).exp().neg().add(1).reshape(ones);
-    }
-    const c1 = bc1;
-    const c2 = bc2;
+    const t0 = state.tensors.get('t');
+    const count = !this.capturable ? undefined : t0 ? t0.add(1) : full(p.backend, [1], 1, { device: p.device, dtype: p.dtype });
+    const ones = p.shape.map(() => 1);
+    const bias = (beta: number): number | Tensor<B, 'float'> => (count ? count.mul(Math.log(beta)).exp().neg().add(1).reshape(ones) : 1 - beta ** state.step);
+    const bc1 = bias(b1);
+    const bc2 = bias(b2);
     const next = this.elementwiseUpdate(p, g, state, (v) => {
       let base = v.p;
       let grad = v.g;
@@ -93,8 +87,8 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
         v.setState('vMax', second);
       }
       // p - lr * m_hat / (sqrt(v_hat) + eps)
-      const mHat = m.div(typeof c1 === 'number' ? c1 : v.tensor(c1));
-      const denom = second.div(typeof c2 === 'number' ? c2 : v.tensor(c2)).sqrt().add(eps);
+      const mHat = m.div(typeof bc1 === 'number' ? bc1 : v.tensor(bc1));
+      const denom = second.div(typeof bc2 === 'number' ? bc2 : v.tensor(bc2)).sqrt().add(eps);
       return base.sub(mHat.div(denom).mul(lr));
     });
     // After m and v: the state's order stays m, v, (vMax,) t, as captureStep lists it.

@@ -174,7 +174,7 @@ export class ElementwiseProgram<B extends Backend> {
   run(outputs: readonly ProgramValue[], fuse: boolean): Array<Tensor<B, Kind>> {
     const list = checkArray('fused', 'outputs', outputs);
     const wanted = list.map((v) => {
-      if (!(v instanceof ProgramValue) || !this.owns(v) || !('step' in v.arg) || this.steps[v.arg.step] === undefined) {
+      if (!(v instanceof ProgramValue) || v.program !== this || !('step' in v.arg) || this.steps[v.arg.step] === undefined) {
         throw new ArgumentError(`an output must be a step of this program (not an input), got ${show(v)}`, { op: 'fused', hint: 'use v.clone() to output an input as it is' });
       }
       return v.arg.step;
@@ -184,10 +184,6 @@ export class ElementwiseProgram<B extends Backend> {
     if (new Set(wanted).size !== wanted.length) throw new ArgumentError('the same step is listed twice as an output', { op: 'fused', hint: 'clone() it for a second tensor' });
     const live = this.liveSteps(wanted);
     return fuse ? this.runFused(wanted, live) : this.runEach(wanted, live);
-  }
-
-  private owns(v: ProgramValue): boolean {
-    return v.program === this;
   }
 
   /** Whether each step is needed by an output. */
