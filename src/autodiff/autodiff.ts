@@ -5,16 +5,16 @@
  */
 import type { Backend, Handle, TensorRef } from '../backends/backend.js';
 import { Decorator, type DeviceOf } from '../backends/decorator.js';
-import { DTypeError, DeviceError } from '../errors.js';
+import { ArgumentError, DTypeError, DeviceError } from '../errors.js';
 import type { OpRecord } from '../ir/ops.js';
 import { backward } from './backward.js';
 import { gradOf } from './gradients/index.js';
 import { NONE } from './gradients/rule.js';
 import type { Gradients } from './gradients.js';
-import { Tape } from './tape.js';
+import { Tape, type Var } from './tape.js';
 import type { AutodiffBackend, BackwardOptions } from './types.js';
 import { isFloat } from '../ir/dtype.js';
-import { checkBoolean, checkKeys, checkOptions, field } from '../ir/validate.js';
+import { checkArray, checkBoolean, checkKeys, checkOptions, field, show } from '../ir/validate.js';
 
 export class Autodiff<B extends Backend> extends Decorator<B> implements AutodiffBackend<DeviceOf<B>> {
   readonly name: string;
@@ -87,9 +87,25 @@ export class Autodiff<B extends Backend> extends Decorator<B> implements Autodif
   backward(h: Handle, options?: BackwardOptions): Gradients {
     // Untyped callers: a typo ({ retain_graph: true }) would silently free the graph.
     checkOptions('backward', options);
-    checkKeys('backward', options, ['retainGraph']);
-    const retain = field(options, 'retainGraph');
-    if (retain !== undefined) checkBoolean('backward', 'retainGraph', retain);
-    return backward(this.tape, this.inner, this, h, options);
+    checkKeys('backward', options, ['retainGraph', 'createGraph', 'inputs']);
+    for (const key of ['retainGraph', 'createGraph'] as const) {
+      const v = field(options, key);
+      if (v !== undefined) checkBoolean('backward', key, v);
+    }
+    const inputs = field(options, 'inputs');
+    return backward(this.tape, this.inner, this, h, options, inputs === undefined ? undefined : this.inputVars(inputs));
+  }
+
+  /** The variables of backward's `inputs` (checked for untyped callers). */
+  private inputVars(inputs: unknown): Var[] {
+    return checkArray('backward', 'inputs', inputs).map((t, i) => {
+      const name = `inputs[${i}]`;
+      if (field(t, 'backend') !== this) throw new ArgumentError(`${name} must be a tensor of ${this.name}, got ${show(t)}`, { op: 'backward' });
+      if (field(t, 'isDisposed') === true) throw new ArgumentError(`${name} was disposed`, { op: 'backward' });
+      const id = field(t, 'id');
+      const v = typeof id === 'number' ? this.tape.get(id) : undefined;
+      if (!v) throw new ArgumentError(`${name} (tensor #${show(id)}) does not require grad`, { op: 'backward', hint: 'call requireGrad() on it before the forward pass' });
+      return v;
+    });
   }
 }

@@ -74,6 +74,16 @@ export class Tape {
     else this.vars.set(id, { id, node: undefined, keepGrad: true, refs: 1 });
   }
 
+  /**
+   * Puts a variable that left the map (its tensor was freed) back while backward with
+   * createGraph reads its saved value; the borrowed tensor's retain and release count it out again.
+   */
+  revive(v: Var): void {
+    if (this.vars.has(v.id)) return;
+    v.refs = 0;
+    this.vars.set(v.id, v);
+  }
+
   retain(id: number): void {
     const v = this.vars.get(id);
     if (v) v.refs++;

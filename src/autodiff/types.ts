@@ -3,13 +3,25 @@
  * src/tensor/tensor.ts, so `backward()` and friends type-check only on tensors whose backend
  * has `autodiff: true`.
  */
-import type { Backend, Handle } from '../backends/backend.js';
+import type { Backend, Handle, TensorRef } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import type { Gradients } from './gradients.js';
 
 export interface BackwardOptions {
   /** Keep the graph's saved tensors so that backward can run through it again (PyTorch's retain_graph). */
   retainGraph?: boolean;
+  /**
+   * Record the backward pass itself (PyTorch's create_graph), so that the gradients are tracked
+   * tensors that can be differentiated again (Hessian-vector products, gradient penalties).
+   * Implies retainGraph unless that is set to false.
+   */
+  createGraph?: boolean;
+  /**
+   * Only these tensors' gradients (PyTorch's `backward(inputs=...)` and `autograd.grad`): the
+   * rules run only where they lead to one of them. Each must require grad; one the root does not
+   * reach has no gradient in the result.
+   */
+  inputs?: readonly TensorRef[];
 }
 
 export interface AutodiffBackend<D extends Device = Device> extends Backend<D> {

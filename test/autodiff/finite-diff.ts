@@ -3,6 +3,7 @@
  * central finite differences of L, and the tolerance test. `round` maps each drawn value to the
  * dtype under test (Math.fround for float32, roundHalf for float16).
  */
+import type { BackwardOptions } from '../../src/autodiff/types.js';
 import type { Device } from '../../src/devices/device.js';
 import { fromData } from '../../src/tensor/creation.js';
 import type { TestBackend } from './backends.js';
@@ -50,6 +51,17 @@ export function numericGrads(c: Case, inp: Inputs, h: number): number[][] {
   );
 }
 
+/**
+ * The Hessian of L times the direction `v` (one array per input), in float64: the central
+ * difference of the numeric gradient along v, (grad L(x + h2 v) - grad L(x - h2 v)) / (2 h2).
+ */
+export function numericHvp(c: Case, inp: Inputs, v: readonly number[][], h: number, h2: number): number[][] {
+  const shifted = (sign: number): Inputs => ({ ...inp, floats: inp.floats.map((x, k) => x.map((e, j) => e + sign * h2 * v[k]![j]!)) });
+  const plus = numericGrads(c, shifted(1), h);
+  const minus = numericGrads(c, shifted(-1), h);
+  return plus.map((g, k) => g.map((e, j) => (e - minus[k]![j]!) / (2 * h2)));
+}
+
 /** The first element outside atol + rtol |expected|, described, or undefined. */
 export function firstMismatch(actual: ArrayLike<number>, expected: readonly number[], atol: number, rtol: number): string | undefined {
   for (let i = 0; i < expected.length; i++) {
@@ -64,7 +76,7 @@ export function firstMismatch(actual: ArrayLike<number>, expected: readonly numb
  * The case's forward on a backend, inputs `requireGrad`, with L = sum(out * w) backpropagated;
  * the float64 reference output beside it. The caller checks and disposes.
  */
-export function runCase(tb: TestBackend, c: Case, inp: Inputs, dtype: 'float32' | 'float16') {
+export function runCase(tb: TestBackend, c: Case, inp: Inputs, dtype: 'float32' | 'float16', options?: BackwardOptions) {
   const b = tb.backend;
   const other: Device | undefined = tb.other;
   const xs: F[] = inp.floats.map((v, k) => fromData(b, Float32Array.from(v), { shape: c.floats[k]!.shape, dtype }).requireGrad());
@@ -76,6 +88,6 @@ export function runCase(tb: TestBackend, c: Case, inp: Inputs, dtype: 'float32' 
   );
   // The output's dtype: a cast to float32 sends a float32 gradient back through the cast.
   const w = fromData(b, Float32Array.from(inp.weights), { shape: ref.shape, dtype: out.dtype });
-  const grads = out.mul(w).sum().backward();
+  const grads = out.mul(w).sum().backward(options);
   return { xs, is, out, ref, w, grads };
 }

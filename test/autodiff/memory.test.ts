@@ -8,3 +8,9 @@ test('unreached graphs release their saved tensors once garbage-collected', () =
   expect(during).toBeGreaterThan(before + 50);
   expect(after).toBe(before);
 });
+
+test('gradient-penalty steps (createGraph) free everything they made', () => {
+  const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/autodiff/fixtures/penalty-loop.ts'], { encoding: 'utf8' });
+  const { before, after } = JSON.parse(out.trim().split('\n').pop()!) as { before: number; maxDuring: number; after: number };
+  expect(after).toBe(before);
+});

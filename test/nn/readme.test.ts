@@ -20,9 +20,44 @@ for (const b of blocks) writeFileSync(`${dir}${b.name}.ts`, b.code.replaceAll("f
 writeFileSync(`${dir}tsconfig.json`, JSON.stringify({ extends: '../../../tsconfig.json', compilerOptions: { noEmit: true, rootDir: '../../..' }, include: ['*.ts'] }));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/**
+ * float64: P = mean_b (|d/dx_b sum tanh(x w)| - 1)^2 with d/dx_b = w (1 - tanh(x_b w)^2), and
+ * dP/dw by central differences.
+ */
+function penaltyRef(x: number[][], w: number[][]): { value: number; dw: number[] } {
+  const p = (m: number[][]): number => {
+    let total = 0;
+    for (const row of x) {
+      const s = [0, 1].map((j) => 1 - Math.tanh(row[0]! * m[0]![j]! + row[1]! * m[1]![j]!) ** 2);
+      const g = [0, 1].map((i) => m[i]![0]! * s[0]! + m[i]![1]! * s[1]!);
+      total += (Math.hypot(g[0]!, g[1]!) - 1) ** 2;
+    }
+    return total / x.length;
+  };
+  const dw = [0, 1, 2, 3].map((k) => {
+    const shift = (d: number) => w.map((r, i) => r.map((v, j) => (i * 2 + j === k ? v + d : v)));
+    return (p(shift(1e-6)) - p(shift(-1e-6))) / 2e-6;
+  });
+  return { value: p(w), dw };
+}
+
 describe('README examples', () => {
-  it('has the training loop, the fit example and the captured step', () => {
-    expect(blocks.map((b) => b.name)).toEqual(['training-loop', 'fit', 'captured-step']);
+  it('has the higher-order gradients, the training loop, the fit example and the captured step', () => {
+    expect(blocks.map((b) => b.name)).toEqual(['higher-order', 'training-loop', 'fit', 'captured-step']);
+  });
+
+  it('the gradient penalty matches its float64 value and gradient', async () => {
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    try {
+      await import(`${dir}higher-order.ts`);
+      const [label, penalty, , dw] = log.mock.calls.at(-1)! as [string, number, string, number[]];
+      expect(label).toBe('penalty');
+      const ref = penaltyRef([[0.5, -1], [2, 0.25]], [[1, -2], [0.5, 1]]);
+      expect(penalty).toBeCloseTo(ref.value, 5);
+      dw.forEach((v, i) => expect(v).toBeCloseTo(ref.dw[i]!, 4));
+    } finally {
+      log.mockRestore();
+    }
   });
 
   it('type-check', () => {

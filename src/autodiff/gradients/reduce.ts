@@ -1,6 +1,8 @@
 /** Gradients of the reductions: the output gradient is broadcast back over the reduced dim. */
 import type { ReduceAttrs, ReduceOp } from '../../ir/ops.js';
 import { numel } from '../../ir/ops.js';
+import { full } from '../../tensor/creation.js';
+import { Tensor } from '../../tensor/tensor.js';
 import { NONE, type FloatT, type GradContext, type GradEntry } from './rule.js';
 
 /** `g` (the reduced shape) reshaped with the reduced dims kept as 1, ready to broadcast against x. */
@@ -22,8 +24,32 @@ function extreme(c: GradContext<ReduceOp>): FloatT[] {
   return [hit.mul(kept(c.dy, c.attrs, shape).div(count))];
 }
 
+/**
+ * The product of the other elements as the products before and after each element along the
+ * line (torch's prod_safe_zeros_backward): no division, so differentiable again at zeros too.
+ */
+function prodOfOthers(c: GradContext<'prod'>): FloatT[] {
+  const x = c.input(0);
+  const shape = c.metas[0]!.shape;
+  const line = c.attrs.dim === null ? x.reshape([x.size]) : x;
+  const d = c.attrs.dim ?? 0;
+  const others = exclusiveCumprod(line, d, false).mul(exclusiveCumprod(line, d, true));
+  return [others.reshape(shape).mul(kept(c.dy, c.attrs, shape))];
+}
+
+/** prod_{i < k} x_i along `dim` (or prod_{i > k} x_i when `reverse`), 1 at the line's start. */
+function exclusiveCumprod(x: FloatT, dim: number, reverse: boolean): FloatT {
+  const n = x.shape[dim]!;
+  const oneShape = x.shape.map((s, i) => (i === dim ? 1 : s));
+  const one = full(x.backend, oneShape, 1, { device: x.device, dtype: x.dtype });
+  if (n <= 1) return n === 1 ? one : x;
+  if (!reverse) return Tensor.cat([one, x.narrow(dim, 0, n - 1)], dim).cumprod(dim);
+  return Tensor.cat([x.narrow(dim, 1, n - 1), one], dim).flip(dim).cumprod(dim).flip(dim);
+}
+
 /** The product of the other elements, exact when x holds zeros (no division by a zero). */
 function prodGrad(c: GradContext<'prod'>): FloatT[] {
+  if (c.createGraph) return prodOfOthers(c);
   const x = c.input(0);
   const shape = c.metas[0]!.shape;
   const dim = c.attrs.dim;

@@ -1,7 +1,31 @@
 /** Gradients of the scans and the reordering copies (argsort's and argtopk's int32 results cut the graph). */
+import { ones } from '../../tensor/creation.js';
 import { NONE, type FloatT, type GradEntry } from './rule.js';
 
 type ReorderOp = 'cumsum' | 'cumprod' | 'flip' | 'roll' | 'tril' | 'triu' | 'argsort' | 'argtopk';
+
+/**
+ * cumprod's gradient without a division, for createGraph (torch's O(n^2) form):
+ * dx_k = prod_{i < k} x_i * sum_{j >= k} dy_j prod_{k < i <= j} x_i, on [n, n] tables per line.
+ */
+function cumprodGradByProducts(x: FloatT, dy: FloatT, dim: number): FloatT {
+  const n = x.shape[dim]!;
+  if (n <= 1) return dy;
+  const last = x.rank - 1;
+  const perm = x.shape.map((_, i) => i).filter((i) => i !== dim);
+  perm.push(dim);
+  const inverse = new Array<number>(perm.length);
+  perm.forEach((p, i) => (inverse[p] = i));
+  // table[..., k, i] = x_i
+  const xs = x.permute(perm).unsqueeze(last);
+  const table = xs.expand([...xs.shape.slice(0, last), n, n]);
+  const square = ones(x.backend, [n, n], { device: x.device, dtype: x.dtype });
+  const after = table.where(square.triu(1).notEqual(0), 1); // x_i for i > k, else 1
+  const before = table.where(square.tril(-1).notEqual(0), 1); // x_i for i < k, else 1
+  const segments = after.cumprod(last + 1).triu(0); // prod_{k < i <= j} x_i for j >= k, else 0
+  const reach = segments.mul(dy.permute(perm).unsqueeze(last)).sum(last + 1);
+  return before.prod(last + 1).mul(reach).permute(inverse);
+}
 
 /** sum_{j >= i} t_j along `dim`. */
 function reverseCumsum(t: FloatT, dim: number): FloatT {
@@ -19,6 +43,7 @@ export const REORDER_GRADS: { readonly [N in ReorderOp]: GradEntry<N> } = {
     backward: (c) => {
       const d = c.attrs.dim;
       const x = c.input(0);
+      if (c.createGraph) return [cumprodGradByProducts(x, c.dy, d)];
       const isZero = x.equal(0);
       const zerosSoFar = isZero.cast(x.dtype).cumsum(d);
       const beforeFirst = zerosSoFar.equal(0);

@@ -28,6 +28,12 @@ export interface GradContext<N extends OpName> {
   readonly dy: FloatT;
   /** Input metadata (shape, dtype, device), kept for every input. */
   readonly metas: readonly Handle[];
+  /**
+   * Whether backward runs with createGraph: the rule's ops are recorded, so it must be
+   * differentiable where its value is used (no masked-out division by zero, whose 0 * inf is NaN
+   * in the second pass), as torch's rules do when grad mode is on.
+   */
+  readonly createGraph: boolean;
   /** Which inputs need a gradient; a rule may skip the others. */
   readonly needs: readonly boolean[];
   /** A saved input (listed in the rule's `saveInputs`). */
