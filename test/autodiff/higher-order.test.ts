@@ -8,7 +8,10 @@ import { Autodiff } from '../../src/autodiff/autodiff.js';
 import { noGrad } from '../../src/autodiff/grad-mode.js';
 import { Cpu } from '../../src/backends/cpu/backend.js';
 import { ArgumentError } from '../../src/errors.js';
+import fc from 'fast-check';
+import * as nnf from '../../src/nn/functional/index.js';
 import { Linear } from '../../src/nn/linear.js';
+import { crossEntropy } from '../../src/nn/loss.js';
 import { fromData } from '../../src/tensor/creation.js';
 import type { Tensor } from '../../src/tensor/tensor.js';
 import { rng } from './cases.js';
@@ -200,4 +203,38 @@ describe('backward with inputs', () => {
     expect(() => Reflect.apply(loss.backward, loss, [untyped])).toThrow(ArgumentError);
     void other.close();
   });
+});
+
+/**
+ * The law of second derivatives: the Hessian is symmetric, so u . (H v) = v . (H u) for any
+ * directions, where H v comes from backward through the createGraph gradient. Checked on nn
+ * building blocks, which compose many rules (conv's unfold, norms, attention's softmax, losses).
+ */
+describe('Hessian-vector products of nn building blocks are symmetric', () => {
+  const composites: Array<[string, number[], (x: T) => T]> = [
+    ['conv2d then tanh', [1, 2, 4, 4], (x) => nnf.conv2d(x, fromData(ad, Float32Array.from({ length: 3 * 2 * 9 }, (_, i) => Math.sin(i)), { shape: [3, 2, 3, 3] }), { padding: 1 }).tanh().sum()],
+    ['layerNorm then square', [3, 5], (x) => nnf.layerNorm(x, [5]).mul(fromData(ad, [0.5, -1, 2, 0.25, 1])).square().sum()],
+    ['scaled dot-product attention', [1, 3, 4], (x) => nnf.scaledDotProductAttention(x, x.mul(0.5), x.tanh()).sum()],
+    ['crossEntropy of a linear map', [4, 3], (x) => crossEntropy(x.matmul(fromData(ad, [[1, -0.5, 0.2], [0.3, 0.8, -1], [-0.7, 0.1, 0.4]])), fromData(ad, [0, 2, 1, 2], { dtype: 'int32' }))],
+    ['gelu (tanh) and softplus', [6], (x) => nnf.gelu(x, 'tanh').add(x.softplus(1, 20)).mul(x).sum()],
+  ];
+  for (const [name, shape, f] of composites) {
+    it(name, async () => {
+      const n = shape.reduce((a, b) => a * b, 1);
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 1, max: 1 << 30 }), async (seed) => {
+          const next = rng(seed);
+          const draw = () => fromData(ad, Float32Array.from({ length: n }, () => next() * 2 - 1), { shape });
+          const x = draw().requireGrad();
+          const [u, v] = [draw(), draw()];
+          const gx = x.grad(f(x).backward({ createGraph: true, inputs: [x] }))!;
+          const hv = x.grad(gx.mul(v).sum().backward({ retainGraph: true, inputs: [x] }))!;
+          const hu = x.grad(gx.mul(u).sum().backward({ inputs: [x] }))!;
+          const [uHv, vHu, scale] = await Promise.all([hv.mul(u).sum().item(), hu.mul(v).sum().item(), hv.abs().sum().add(hu.abs().sum()).item()]);
+          expect(Math.abs(uHv - vHu)).toBeLessThanOrEqual(1e-4 * (1 + scale));
+        }),
+        { numRuns: 8 },
+      );
+    });
+  }
 });
