@@ -148,6 +148,7 @@ export function backward(tape: Tape, inner: Backend, outer: Backend, root: Handl
     engine.backend.retain(g.handle);
     kept.push([v.id, keep(new Tensor(outer, g.handle) as FloatT)]);
   };
+  tape.pin();
   try {
     for (const [node, out] of order) {
       const dy = grads.get(out);
@@ -174,6 +175,8 @@ export function backward(tape: Tape, inner: Backend, outer: Backend, root: Handl
     for (const g of grads.values()) g.dispose();
     for (const [, g] of kept) g.dispose();
     throw e;
+  } finally {
+    tape.unpin();
   }
   return new Gradients(kept);
 }

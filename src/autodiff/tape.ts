@@ -3,7 +3,9 @@
  * are keyed by tensor id (the tape speaks the record's language, so it can be inspected and
  * serialised); a variable leaves the map when the tensor it tracks is released, and a node lives
  * as long as some variable downstream of it does. A node's saved tensors are released when
- * backward consumes it, or by a finaliser once the node is unreachable.
+ * backward consumes it, or as soon as nothing can reach it any more (its output's tensor is gone
+ * and no live node reads it: counted, as torch's reference counts free a graph at once), with a
+ * finaliser as the backstop for tensors that were never disposed.
  */
 import type { Backend, Handle } from '../backends/backend.js';
 import type { OpRecord } from '../ir/ops.js';
@@ -17,6 +19,8 @@ export interface Var {
   keepGrad: boolean;
   /** References held through the autodiff backend (the Tensor's own, plus retains). */
   refs: number;
+  /** Unreleased nodes that read this variable (once per input slot). */
+  uses: number;
 }
 
 let nextSeq = 0;
@@ -56,6 +60,9 @@ const finalizer = new FinalizationRegistry<Saved>(({ backend, handles }) => {
 
 export class Tape {
   private readonly vars = new Map<number, Var>();
+  /** While backward runs, nodes it will still visit must not be freed: candidates wait here. */
+  private pins = 0;
+  private pending: Var[] = [];
 
   constructor(private readonly inner: Backend) {}
 
@@ -71,7 +78,7 @@ export class Tape {
   leaf(id: number): void {
     const v = this.vars.get(id);
     if (v) v.keepGrad = true;
-    else this.vars.set(id, { id, node: undefined, keepGrad: true, refs: 1 });
+    else this.vars.set(id, { id, node: undefined, keepGrad: true, refs: 1, uses: 0 });
   }
 
   /**
@@ -92,7 +99,37 @@ export class Tape {
   /** The tensor lost one owner; its variable goes with the last (nodes downstream still hold it). */
   release(id: number): void {
     const v = this.vars.get(id);
-    if (v && --v.refs <= 0) this.vars.delete(id);
+    if (v && --v.refs <= 0) {
+      this.vars.delete(id);
+      if (v.uses === 0) this.drop(v);
+    }
+  }
+
+  /** Holds back the freeing of unreachable nodes (backward visits nodes whose outputs are gone). */
+  pin(): void {
+    this.pins++;
+  }
+
+  unpin(): void {
+    if (--this.pins > 0) return;
+    const pending = this.pending;
+    this.pending = [];
+    for (const v of pending) this.drop(v);
+  }
+
+  /** Frees `v`'s node, and the nodes behind it, where nothing can reach them any more. */
+  private drop(v: Var): void {
+    if (this.pins > 0) {
+      this.pending.push(v);
+      return;
+    }
+    const stack = [v];
+    while (stack.length > 0) {
+      const u = stack.pop()!;
+      const node = u.node;
+      if (!node || node.released || u.uses > 0 || this.vars.get(u.id) === u) continue;
+      for (const input of this.free(node)) if (input.uses === 0) stack.push(input);
+    }
   }
 
   /** Records `record` if one of its inputs is tracked; `rule` says what to keep for backward. */
@@ -104,6 +141,7 @@ export class Tape {
       return v;
     });
     if (!tracked) return;
+    for (const v of vars) if (v) v.uses++;
     const node = new Node(record, rule, vars, inputs);
     const handles: Handle[] = [];
     const keep = (h: Handle): Handle => {
@@ -117,18 +155,30 @@ export class Tape {
     }
     if (rule.saveOutput) node.savedOutput = keep(output);
     if (handles.length > 0) finalizer.register(node, { backend: this.inner, handles }, node);
-    this.vars.set(output.id, { id: output.id, node, keepGrad: false, refs: 1 });
+    this.vars.set(output.id, { id: output.id, node, keepGrad: false, refs: 1, uses: 0 });
   }
 
   /** Drops what a node saved: after backward used it, unless the graph is retained. */
   releaseNode(node: Node): void {
-    if (node.released) return;
+    for (const input of this.free(node)) if (input.uses === 0) this.drop(input);
+  }
+
+  /** Releases what `node` saved and its hold on its inputs; returns the inputs it let go of. */
+  private free(node: Node): Var[] {
+    if (node.released) return [];
     node.released = true;
     finalizer.unregister(node);
     for (const h of node.savedInputs ?? []) if (h) this.inner.release(h);
     if (node.savedOutput) this.inner.release(node.savedOutput);
     node.savedInputs = undefined;
     node.savedOutput = undefined;
+    const inputs: Var[] = [];
+    for (const v of node.inputs) {
+      if (!v) continue;
+      v.uses--;
+      inputs.push(v);
+    }
     node.inputs = [];
+    return inputs;
   }
 }
