@@ -98,14 +98,25 @@ export class Autodiff<B extends Backend> extends Decorator<B> implements Autodif
 
   /** The variables of backward's `inputs` (checked for untyped callers). */
   private inputVars(inputs: unknown): Var[] {
-    return checkArray('backward', 'inputs', inputs).map((t, i) => {
+    const list = checkArray('backward', 'inputs', inputs);
+    // torch: "grad requires non-empty inputs" (an empty list would silently compute nothing).
+    if (list.length === 0) throw new ArgumentError('inputs is empty', { op: 'backward', hint: 'list the tensors whose gradients you want, or leave inputs out for every leaf' });
+    const vars: Var[] = [];
+    // An index loop: a sparse array's holes are entries too (map would skip them).
+    for (let i = 0; i < list.length; i++) {
+      const t = list[i];
       const name = `inputs[${i}]`;
       if (field(t, 'backend') !== this) throw new ArgumentError(`${name} must be a tensor of ${this.name}, got ${show(t)}`, { op: 'backward' });
       if (field(t, 'isDisposed') === true) throw new ArgumentError(`${name} was disposed`, { op: 'backward' });
       const id = field(t, 'id');
       const v = typeof id === 'number' ? this.tape.get(id) : undefined;
-      if (!v) throw new ArgumentError(`${name} (tensor #${show(id)}) does not require grad`, { op: 'backward', hint: 'call requireGrad() on it before the forward pass' });
-      return v;
-    });
+      if (!v) {
+        const dtype = field(t, 'dtype');
+        const hint = dtype === 'int32' || dtype === 'bool' ? `a ${dtype} tensor has no gradient: only float tensors can require grad` : 'call requireGrad() on it before the forward pass';
+        throw new ArgumentError(`${name} (tensor #${show(id)}) does not require grad`, { op: 'backward', hint });
+      }
+      vars.push(v);
+    }
+    return vars;
   }
 }

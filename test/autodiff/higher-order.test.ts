@@ -63,6 +63,29 @@ describe('backward with createGraph', () => {
     }
   });
 
+  it('pow with a tracked exponent at base 0: the Hessian has no NaN (discarded branches are safe)', async () => {
+    const [xs, ys] = [[0, 0, 0.5], [2, 3, 1.5]];
+    const x = fromData(ad, xs).requireGrad();
+    const y = fromData(ad, ys).requireGrad();
+    const first = x.pow(y).sum().backward({ createGraph: true, inputs: [x, y] });
+    const second = x.grad(first)!.add(y.grad(first)!).sum().backward({ inputs: [x, y] });
+    // L = sum x^y: Lxx = y (y - 1) x^(y-2), Lxy = x^(y-1) (1 + y ln x) (0 at x = 0, y > 1), Lyy = x^y ln^2 x
+    const lxx = xs.map((a, i) => (ys[i]! === 2 ? 2 : a === 0 ? 0 : ys[i]! * (ys[i]! - 1) * a ** (ys[i]! - 2)));
+    const lxy = xs.map((a, i) => (a === 0 ? 0 : a ** (ys[i]! - 1) * (1 + ys[i]! * Math.log(a))));
+    const lyy = xs.map((a, i) => (a === 0 ? 0 : a ** ys[i]! * Math.log(a) ** 2));
+    close(await values(x.grad(second)), lxx.map((v, i) => v + lxy[i]!));
+    close(await values(y.grad(second)), lxy.map((v, i) => v + lyy[i]!));
+  });
+
+  it('copysign at a zero magnitude: no NaN, and the torch convention (gradient 0 at 0) carries to second order', async () => {
+    const a = fromData(ad, [0, 0.75, -2]).requireGrad();
+    const b = fromData(ad, [-1, 1, 1]);
+    for (const f of [(t: T) => t.copysign(-1), (t: T) => t.copysign(b)]) {
+      const g = a.grad(f(a).square().sum().backward({ createGraph: true }))!;
+      expect(await values(a.grad(g.sum().backward()))).toEqual([0, 2, 2]);
+    }
+  });
+
   it('builds the Hessian of x^T A x row by row: A + A^T', async () => {
     const A = [
       [2, -1, 0.5],
@@ -201,6 +224,15 @@ describe('backward with inputs', () => {
     expect(() => loss.backward({ inputs: [foreign], retainGraph: true })).toThrow(/inputs\[0\] must be a tensor of autodiff<cpu>/);
     const untyped: { inputs: unknown } = { inputs: x };
     expect(() => Reflect.apply(loss.backward, loss, [untyped])).toThrow(ArgumentError);
+    expect(() => loss.backward({ inputs: [], retainGraph: true })).toThrow(/inputs is empty/);
+    // A hole in a sparse array is an entry, not skipped.
+    const sparse: unknown[] = [];
+    sparse[1] = x;
+    expect(() => Reflect.apply(loss.backward, loss, [{ inputs: sparse, retainGraph: true }])).toThrow(/inputs\[0\] must be a tensor/);
+    const ints = fromData(ad, [1, 2], { dtype: 'int32' });
+    expect(() => Reflect.apply(loss.backward, loss, [{ inputs: [ints], retainGraph: true }])).toThrow(
+      expect.objectContaining({ hint: expect.stringContaining('only float tensors can require grad') }),
+    );
     void other.close();
   });
 });

@@ -40,12 +40,20 @@ export const BINARY_GRADS: { readonly [N in BinaryOp]: GradEntry<N> } = {
     backward: (c) => {
       const a = c.input(0);
       const b = c.input(1);
+      // Discarded branches read safe values (b = 1, log(1)), so that a second backward through
+      // them sees no inf or NaN to multiply by its zero gradient.
       return both(
         c,
         // b * a^(b-1), with 0 where b == 0 (so 0^0 has gradient 0, as PyTorch)
-        () => c.dy.mul(b.mul(a.pow(b.sub(1)))).where(b.notEqual(0), 0),
+        () => {
+          const used = b.notEqual(0);
+          return c.dy.mul(b.mul(a.pow(b.where(used, 1).sub(1)))).where(used, 0);
+        },
         // a^b * log(a), with 0 where a == 0 and b >= 0
-        () => c.dy.mul(c.output().mul(a.log())).where(a.equal(0).logicalAnd(b.greaterEqual(0)).logicalNot(), 0),
+        () => {
+          const used = a.equal(0).logicalAnd(b.greaterEqual(0)).logicalNot();
+          return c.dy.mul(c.output().mul(a.where(used, 1).log())).where(used, 0);
+        },
       );
     },
   },
@@ -85,7 +93,9 @@ export const BINARY_GRADS: { readonly [N in BinaryOp]: GradEntry<N> } = {
     saveOutput: true,
     backward: (c) => {
       const a = c.input(0);
-      return both(c, () => c.dy.mul(c.output().div(a).where(a.notEqual(0), 0)), () => zeroGrad(c));
+      const nonZero = a.notEqual(0);
+      // Divides by 1 where a == 0 (discarded): 0 / 0 there would be NaN in a second backward.
+      return both(c, () => c.dy.mul(c.output().div(a.where(nonZero, 1)).where(nonZero, 0)), () => zeroGrad(c));
     },
   },
   // d/da = exp(a) / (exp(a) + exp(b)) = sigmoid(a - b)

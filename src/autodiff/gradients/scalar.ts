@@ -53,7 +53,8 @@ export const SCALAR_GRADS: { readonly [N in ScalarOp]: GradEntry<N> } = {
     saveOutput: true,
     backward: (c) => {
       const x = c.input(0);
-      return [c.dy.mul(c.output().div(x).where(x.notEqual(0), 0))];
+      const nonZero = x.notEqual(0);
+      return [c.dy.mul(c.output().div(x.where(nonZero, 1)).where(nonZero, 0))];
     },
   },
   logaddexpScalar: { saveInputs: [0], backward: (c) => [c.dy.mul(c.input(0).sub(c.attrs.scalar).sigmoid())] },

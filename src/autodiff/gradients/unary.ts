@@ -76,8 +76,10 @@ export const PARAM_UNARY_GRADS: { readonly [N in ParamUnaryOp]: GradEntry<N> } =
     saveInputs: [0],
     backward: (c) => {
       const x = c.input(0);
-      // NaN takes the x > 0 branch, as torch's elu_backward (its test is x <= 0).
-      return [c.dy.mul(x.exp().mul(c.attrs.alpha)).where(x.lowerEqual(0), c.dy)];
+      // NaN takes the x > 0 branch, as torch's elu_backward (its test is x <= 0). exp reads 0 where
+      // its branch is discarded: exp(88.8) is inf, whose 0 * inf is NaN in a second backward.
+      const negative = x.lowerEqual(0);
+      return [c.dy.mul(x.where(negative, 0).exp().mul(c.attrs.alpha)).where(negative, c.dy)];
     },
   },
   // Below the threshold: d/dx log1p(exp(beta x)) / beta = sigmoid(beta x).
