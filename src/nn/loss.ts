@@ -68,7 +68,8 @@ function checkWeight<B extends Backend>(op: string, weight: F<B> | undefined, c:
 function picked<B extends Backend>(logp: F<B>, target: I<B>, weight: F<B> | undefined, ignoreIndex: number): { losses: F<B>; weights: F<B> } {
   const ignored = target.equal(ignoreIndex);
   const safe = target.maskFill(ignored, 0);
-  const w = weight ? weight.indexSelect(0, safe) : ones(logp.backend, [target.shape[0]!], { device: logp.device });
+  // Unit weights in the scores' dtype (mul does not promote).
+  const w = weight ? weight.indexSelect(0, safe) : ones(logp.backend, [target.shape[0]!], { device: logp.device, dtype: logp.dtype });
   const weights = w.maskFill(ignored, 0);
   const losses = logp.gather(1, safe.unsqueeze(1)).reshape([-1]).neg().mul(weights);
   return { losses, weights };
@@ -138,7 +139,7 @@ export function crossEntropy<B extends Backend>(logits: F<B>, target: I<B> | F<B
     if (s === 0) return finish(op, losses, weights, options.reduction, r.restShape);
     // The uniform part: -sum_c w_c log p_c / C per sample (0 where ignored), over the same denominator.
     const all = options.weight ? logp.mul(options.weight) : logp;
-    const kept = (r.target as I<B>).notEqual(ignoreIndex).cast('float32');
+    const kept = (r.target as I<B>).notEqual(ignoreIndex).cast(logp.dtype);
     const smooth = all.sum(1).neg().mul(kept);
     const mixed = losses.mul(1 - s).add(smooth.mul(s / c));
     return finish(op, mixed, weights, options.reduction, r.restShape);
@@ -202,7 +203,7 @@ export function binaryCrossEntropy<B extends Backend>(probs: F<B>, target: F<B>,
     let losses = target.mul(logP).add(target.neg().add(1).mul(log1mP)).neg();
     // p * (0 inside [0, 1], NaN elsewhere): NaN in value and gradient where p is invalid, + 0 elsewhere.
     const valid = probs.greaterEqual(0).logicalAnd(probs.lowerEqual(1));
-    const poison = zeros(probs.backend, [], { device: probs.device }).where(valid, Number.NaN);
+    const poison = zeros(probs.backend, [], { device: probs.device, dtype: probs.dtype }).where(valid, Number.NaN);
     losses = losses.add(probs.mul(poison));
     if (options.weight) losses = losses.mul(options.weight);
     return reduce(op, losses, options.reduction);
