@@ -8,6 +8,7 @@ import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import { tidy } from '../memory/tidy.js';
 import { ones, zeros } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
+import { isFloat } from '../ir/dtype.js';
 import { checkInteger, checkOptions } from '../ir/validate.js';
 import { checkOptionalTensors, checkTensors } from './check.js';
 import { checkFloat } from './functional/args.js';
@@ -101,7 +102,7 @@ export function nllLoss<B extends Backend>(logProbs: F<B>, target: I<B>, options
 
 /**
  * torch.nn.functional.cross_entropy: logits [N, C, d...] (or [C]) against class indices
- * [N, d...] (int32) or class probabilities of the logits' shape (float32), with class weights,
+ * [N, d...] (int32) or class probabilities of the logits' shape and dtype, with class weights,
  * ignoreIndex (indices only) and label smoothing.
  */
 export function crossEntropy<B extends Backend>(logits: F<B>, target: I<B> | F<B>, options: CrossEntropyOptions<B> = {}): F<B> {
@@ -114,7 +115,12 @@ export function crossEntropy<B extends Backend>(logits: F<B>, target: I<B> | F<B
   const c = logits.shape[logits.rank === 1 ? 0 : 1];
   if (c === undefined) throw new ShapeError('the logits must be [N, C], [N, C, d...] or [C]', { op, shapes: [logits.shape, target.shape] });
   checkWeight(op, options.weight, c);
-  if (target.dtype === 'float32') {
+  if (isFloat(target.dtype)) {
+    // Probabilities in the logits' dtype (float16 logits take float16 targets, as torch); named
+    // here rather than by the mul inside.
+    if (target.dtype !== logits.dtype) {
+      throw new DTypeError(`probability targets must have the logits' dtype (${logits.dtype}), got ${target.dtype}`, { op, dtypes: [logits.dtype, target.dtype], hint: `cast them: target.cast('${logits.dtype}')` });
+    }
     if (target.rank !== logits.rank || target.shape.some((d, i) => d !== logits.shape[i])) {
       throw new ShapeError('probability targets must have the logits\' shape', { op, shapes: [logits.shape, target.shape] });
     }
@@ -129,7 +135,7 @@ export function crossEntropy<B extends Backend>(logits: F<B>, target: I<B> | F<B
       return options.reduction === 'none' ? losses.reshape(r.restShape) : reduce(op, losses, options.reduction);
     });
   }
-  if (target.dtype !== 'int32') throw new DTypeError('targets must be int32 class indices or float32 probabilities', { op, dtypes: [target.dtype] });
+  if (target.dtype !== 'int32') throw new DTypeError('targets must be int32 class indices or float probabilities', { op, dtypes: [target.dtype] });
   checkIndexTargets(op, logits, target);
   return tidy(() => {
     const r = rows(op, logits, target);
