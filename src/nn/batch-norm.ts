@@ -34,7 +34,7 @@ abstract class BatchNorm<B extends Backend> extends Module<B> {
   readonly bias: Param<B> | undefined;
   readonly runningMean: Buffer<B> | undefined;
   readonly runningVar: Buffer<B> | undefined;
-  /** How many training batches updated the running statistics (a float32 scalar, PyTorch's int64 counter). */
+  /** How many training batches updated the running statistics (a float32 scalar, PyTorch's int64 counter; float32 after toDType('float16') too). */
   readonly numBatchesTracked: Buffer<B> | undefined;
   readonly eps: number;
   readonly momentum: number | null;
@@ -60,7 +60,7 @@ abstract class BatchNorm<B extends Backend> extends Module<B> {
     if (options.trackRunningStats !== false) {
       this.runningMean = new Buffer(zeros(backend, [numFeatures], { device }));
       this.runningVar = new Buffer(ones(backend, [numFeatures], { device }));
-      this.numBatchesTracked = new Buffer(zeros(backend, [], { device }));
+      this.numBatchesTracked = new Buffer(zeros(backend, [], { device }), undefined, true);
     }
   }
 
@@ -90,9 +90,13 @@ abstract class BatchNorm<B extends Backend> extends Module<B> {
         return [mu.reshape([this.numFeatures]), v.reshape([this.numFeatures])];
       });
       const momentum = this.momentum;
-      // new = (1 - m) old + m batch; a cumulative average has m = 1 / t, with t (the counter) on the device.
+      // new = (1 - m) old + m batch; a cumulative average has m = 1 / t, with t (the counter) on the
+      // device. The counter stays float32 when the statistics are float16: then 1 / t is taken in
+      // float32 and rounded (t itself would round to infinity past 65504 batches).
+      const share = (old: Tensor<B, 'float'>, batch: Tensor<B, 'float'>): Tensor<B, 'float'> =>
+        old.dtype === tracked.value.dtype ? batch.sub(old).div(tracked.value) : batch.sub(old).mul(tracked.value.pow(-1).cast(old.dtype));
       const blend = (old: Tensor<B, 'float'>, batch: Tensor<B, 'float'>): Tensor<B, 'float'> =>
-        tidy(() => (momentum === null ? old.add(batch.sub(old).div(tracked.value)) : old.mul(1 - momentum).add(batch.mul(momentum))));
+        tidy(() => (momentum === null ? old.add(share(old, batch)) : old.mul(1 - momentum).add(batch.mul(momentum))));
       const rm = this.runningMean!;
       const rv = this.runningVar!;
       rm.set(blend(rm.value, mean));
