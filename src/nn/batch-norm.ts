@@ -84,10 +84,14 @@ abstract class BatchNorm<B extends Backend> extends Module<B> {
     noGrad(() => {
       const tracked = this.numBatchesTracked!;
       tracked.set(tidy(() => tracked.value.add(1)));
+      // In float32 for a float16 input (its squared deviations past 256 overflow float16), then in the statistics' dtype.
       const [mean, unbiased] = tidy(() => {
-        const mu = meanExcept(x, 1);
-        const v = meanExcept(x.sub(mu).square(), 1).mul(count / (count - 1));
-        return [mu.reshape([this.numFeatures]), v.reshape([this.numFeatures])];
+        const xf = x.dtype === 'float16' ? x.cast('float32') : x;
+        const mu = meanExcept(xf, 1);
+        const v = meanExcept(xf.sub(mu).square(), 1).mul(count / (count - 1));
+        const dtype = this.runningMean!.value.dtype;
+        const stat = (t: Tensor<B, 'float'>): Tensor<B, 'float'> => (t.dtype === dtype ? t : t.cast(dtype)).reshape([this.numFeatures]);
+        return [stat(mu), stat(v)] as const;
       });
       const momentum = this.momentum;
       // new = (1 - m) old + m batch; a cumulative average has m = 1 / t, with t (the counter) on the

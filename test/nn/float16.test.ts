@@ -304,6 +304,11 @@ const FUNCTIONAL: Case[] = [
   fnCase('groupNorm, 2 groups, weight and bias', [[2, 4, 3, 3], [4], [4]], ([x, w, bias]) => groupNorm(x!, 2, { weight: w, bias })),
   fnCase('layerNorm over [3, 4], weight and bias', [[2, 3, 4], [3, 4], [3, 4]], ([x, w, bias]) => layerNorm(x!, [3, 4], { weight: w, bias })),
   fnCase('rmsNorm, weight, default eps', [[3, 6], [6]], ([x, w]) => rmsNorm(x!, [6], { weight: w })),
+  // Values whose squares pass float16's largest (65504): the statistics must not overflow.
+  fnCase('layerNorm of values up to 1000', [[2, 3, 4]], ([x]) => layerNorm(x!, [4]), { range: [-1000, 1000] }),
+  fnCase('rmsNorm of values up to 1000', [[3, 6]], ([x]) => rmsNorm(x!, [6]), { range: [-1000, 1000] }),
+  fnCase('groupNorm of values up to 1000', [[2, 4, 3]], ([x]) => groupNorm(x!, 2), { range: [-1000, 1000] }),
+  fnCase('batchNorm, training, of values up to 1000', [[4, 3, 2]], ([x]) => batchNorm(x!, undefined, undefined, { training: true }), { range: [-1000, 1000] }),
   fnCase('silu', [[4, 5]], ([x]) => silu(x!), { range: [-4, 4] }),
   fnCase('leakyRelu 0.2', [[4, 5]], ([x]) => leakyRelu(x!, 0.2)),
   fnCase('softplus beta 2 threshold 3', [[4, 5]], ([x]) => softplus(x!, 2, 3), { range: [-4, 4] }),
@@ -464,6 +469,16 @@ for (const { name, b } of backends) {
         it.each(cases.map((c, n) => [c.name, c, n] as const))('%s', async (_name, c, n) => check(b, c, n));
       });
     }
+
+    it("rmsNorm's default eps is the input dtype's machine epsilon (torch.finfo(x.dtype).eps): 2^-10 in float16", async () => {
+      // mean(x^2) = 2^-14: eps 2^-10 dominates it, eps 2^-23 does not.
+      const x = lit(b, [2 ** -7, -(2 ** -7)], [1, 2], 'float16');
+      const got = (await rmsNorm(x, [2]).toData()).values;
+      expect(Array.from(got)).toEqual(Array.from((await rmsNorm(x, [2], { eps: 2 ** -10 }).toData()).values));
+      expect(mismatch(got, [2 ** -7 / Math.sqrt(2 ** -14 + 2 ** -10), -(2 ** -7) / Math.sqrt(2 ** -14 + 2 ** -10)], 1)).toBeUndefined();
+      const x32 = lit(b, [2 ** -7, -(2 ** -7)], [1, 2], 'float32');
+      expect(mismatch((await rmsNorm(x32, [2]).toData()).values, [1 / Math.sqrt(1 + 2 ** -9), -1 / Math.sqrt(1 + 2 ** -9)], 1)).toBeUndefined();
+    });
 
     it("BatchNorm's batch counter stays float32 under toDType('float16') and counts past 2048 (float16 stops there)", async () => {
       const bn = new BatchNorm1d(b, 2, { momentum: null }).toDType('float16');
