@@ -105,6 +105,7 @@ import {
 } from '../../src/nn/functional/index.js';
 import { binaryCrossEntropy, binaryCrossEntropyWithLogits, crossEntropy, nllLoss } from '../../src/nn/loss.js';
 import { huberLoss, klDiv, l1Loss, mseLoss, smoothL1Loss } from '../../src/nn/regression-loss.js';
+import { loadTorchStateDict, saveTorchStateDict } from '../../src/record/torch.js';
 import { fromData } from '../../src/tensor/creation.js';
 import type { Tensor } from '../../src/tensor/tensor.js';
 import { makeWgpu } from '../autodiff/backends.js';
@@ -469,6 +470,18 @@ for (const { name, b } of backends) {
         it.each(cases.map((c, n) => [c.name, c, n] as const))('%s', async (_name, c, n) => check(b, c, n));
       });
     }
+
+    it('a float16 module loads a PyTorch state dict and stays float16 (the BatchNorm counter float32)', async () => {
+      const net = new Sequential<AD>(new Linear(b, 3, 2), new BatchNorm1d(b, 2)).toDType('float16');
+      const before = await Promise.all(net.params().map(async (p) => Array.from((await p.value.toData()).values)));
+      const report = loadTorchStateDict(net, await saveTorchStateDict(net));
+      expect(report.missing).toEqual([]);
+      for (const [i, [name, p]] of net.namedParams().entries()) {
+        expect(p.value.dtype, name).toBe(name.endsWith('numBatchesTracked') ? 'float32' : 'float16');
+        expect(Array.from((await p.value.toData()).values), name).toEqual(before[i]);
+      }
+      net.dispose();
+    });
 
     it("rmsNorm's default eps is the input dtype's machine epsilon (torch.finfo(x.dtype).eps): 2^-10 in float16", async () => {
       // mean(x^2) = 2^-14: eps 2^-10 dominates it, eps 2^-23 does not.
