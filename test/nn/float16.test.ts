@@ -407,14 +407,14 @@ const MODULES: Case[] = [
   moduleCase('TransformerEncoderLayer, post-norm, causal, eval', [[2, 4, 8]], (b) => new TransformerEncoderLayer(b, 8, 2, { dimFeedforward: 16 }).eval(), (m, [x]) => m.forward(x!, { isCausal: true }), { k: 48 }),
   moduleCase('PositionWiseFeedForward', [[2, 3, 6]], (b) => new PositionWiseFeedForward(b, { dModel: 6, dFF: 12, dropout: 0.1 }), (m, [x]) => m.forward(x!), { k: 32 }),
   // A recurrence applies its cell once per step: the rounding of every step carries on (k = 16 per step).
-  moduleCase('LSTM, 2 layers, bidirectional, zero initial state', [[2, 4, 3]], (b) => new LSTM(b, 3, 5, { numLayers: 2, bidirectional: true, dropout: 0.2 }), (m, [x]) => m.forward(x!).output, { k: 64 }),
+  moduleCase('LSTM, 2 layers, bidirectional, zero initial state', [[2, 3, 3]], (b) => new LSTM(b, 3, 5, { numLayers: 2, bidirectional: true, dropout: 0.2 }), (m, [x]) => m.forward(x!).output, { k: 64 }),
   moduleCase('LSTM, given h and c, final states', [[2, 3, 3], [1, 2, 4], [1, 2, 4]], (b) => new LSTM(b, 3, 4), (m, [x, h, c]) => {
     const r = m.forward(x!, { h: h!, c: c! });
     const y = r.h.add(r.c).sum(0).add(r.output.sum(1));
     for (const t of [r.output, r.h, r.c]) t.dispose();
     return y;
   }, { k: 64 }),
-  moduleCase('GRU, sequence-first, zero initial state, final h', [[4, 2, 3]], (b) => new GRU(b, 3, 5, { batchFirst: false, numLayers: 2 }), (m, [x]) => {
+  moduleCase('GRU, sequence-first, zero initial state, final h', [[3, 2, 3]], (b) => new GRU(b, 3, 5, { batchFirst: false, numLayers: 2 }), (m, [x]) => {
     const r = m.forward(x!);
     const y = r.output.sum(0).add(r.h.sum(0));
     r.output.dispose();
