@@ -34,7 +34,7 @@ abstract class BatchNorm<B extends Backend> extends Module<B> {
   readonly bias: Param<B> | undefined;
   readonly runningMean: Buffer<B> | undefined;
   readonly runningVar: Buffer<B> | undefined;
-  /** How many training batches updated the running statistics (a float32 scalar, PyTorch's int64 counter). */
+  /** How many training batches updated the running statistics (a float32 scalar, PyTorch's int64 counter; float32 after toDType('float16') too). */
   readonly numBatchesTracked: Buffer<B> | undefined;
   readonly eps: number;
   readonly momentum: number | null;
@@ -60,7 +60,7 @@ abstract class BatchNorm<B extends Backend> extends Module<B> {
     if (options.trackRunningStats !== false) {
       this.runningMean = new Buffer(zeros(backend, [numFeatures], { device }));
       this.runningVar = new Buffer(ones(backend, [numFeatures], { device }));
-      this.numBatchesTracked = new Buffer(zeros(backend, [], { device }));
+      this.numBatchesTracked = new Buffer(zeros(backend, [], { device }), undefined, true);
     }
   }
 
@@ -84,15 +84,23 @@ abstract class BatchNorm<B extends Backend> extends Module<B> {
     noGrad(() => {
       const tracked = this.numBatchesTracked!;
       tracked.set(tidy(() => tracked.value.add(1)));
+      // In float32 for a float16 input (its squared deviations past 256 overflow float16), then in the statistics' dtype.
       const [mean, unbiased] = tidy(() => {
-        const mu = meanExcept(x, 1);
-        const v = meanExcept(x.sub(mu).square(), 1).mul(count / (count - 1));
-        return [mu.reshape([this.numFeatures]), v.reshape([this.numFeatures])];
+        const xf = x.dtype === 'float16' ? x.cast('float32') : x;
+        const mu = meanExcept(xf, 1);
+        const v = meanExcept(xf.sub(mu).square(), 1).mul(count / (count - 1));
+        const dtype = this.runningMean!.value.dtype;
+        const stat = (t: Tensor<B, 'float'>): Tensor<B, 'float'> => (t.dtype === dtype ? t : t.cast(dtype)).reshape([this.numFeatures]);
+        return [stat(mu), stat(v)] as const;
       });
       const momentum = this.momentum;
-      // new = (1 - m) old + m batch; a cumulative average has m = 1 / t, with t (the counter) on the device.
+      // new = (1 - m) old + m batch; a cumulative average has m = 1 / t, with t (the counter) on the
+      // device. The counter stays float32 when the statistics are float16: then 1 / t is taken in
+      // float32 and rounded (t itself would round to infinity past 65504 batches).
+      const share = (old: Tensor<B, 'float'>, batch: Tensor<B, 'float'>): Tensor<B, 'float'> =>
+        old.dtype === tracked.value.dtype ? batch.sub(old).div(tracked.value) : batch.sub(old).mul(tracked.value.pow(-1).cast(old.dtype));
       const blend = (old: Tensor<B, 'float'>, batch: Tensor<B, 'float'>): Tensor<B, 'float'> =>
-        tidy(() => (momentum === null ? old.add(batch.sub(old).div(tracked.value)) : old.mul(1 - momentum).add(batch.mul(momentum))));
+        tidy(() => (momentum === null ? old.add(share(old, batch)) : old.mul(1 - momentum).add(batch.mul(momentum))));
       const rm = this.runningMean!;
       const rv = this.runningVar!;
       rm.set(blend(rm.value, mean));

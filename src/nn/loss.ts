@@ -8,6 +8,7 @@ import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import { tidy } from '../memory/tidy.js';
 import { ones, zeros } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
+import { isFloat } from '../ir/dtype.js';
 import { checkInteger, checkOptions } from '../ir/validate.js';
 import { checkOptionalTensors, checkTensors } from './check.js';
 import { checkFloat } from './functional/args.js';
@@ -68,7 +69,8 @@ function checkWeight<B extends Backend>(op: string, weight: F<B> | undefined, c:
 function picked<B extends Backend>(logp: F<B>, target: I<B>, weight: F<B> | undefined, ignoreIndex: number): { losses: F<B>; weights: F<B> } {
   const ignored = target.equal(ignoreIndex);
   const safe = target.maskFill(ignored, 0);
-  const w = weight ? weight.indexSelect(0, safe) : ones(logp.backend, [target.shape[0]!], { device: logp.device });
+  // Unit weights in the scores' dtype (mul does not promote).
+  const w = weight ? weight.indexSelect(0, safe) : ones(logp.backend, [target.shape[0]!], { device: logp.device, dtype: logp.dtype });
   const weights = w.maskFill(ignored, 0);
   const losses = logp.gather(1, safe.unsqueeze(1)).reshape([-1]).neg().mul(weights);
   return { losses, weights };
@@ -100,7 +102,7 @@ export function nllLoss<B extends Backend>(logProbs: F<B>, target: I<B>, options
 
 /**
  * torch.nn.functional.cross_entropy: logits [N, C, d...] (or [C]) against class indices
- * [N, d...] (int32) or class probabilities of the logits' shape (float32), with class weights,
+ * [N, d...] (int32) or class probabilities of the logits' shape and dtype, with class weights,
  * ignoreIndex (indices only) and label smoothing.
  */
 export function crossEntropy<B extends Backend>(logits: F<B>, target: I<B> | F<B>, options: CrossEntropyOptions<B> = {}): F<B> {
@@ -113,7 +115,12 @@ export function crossEntropy<B extends Backend>(logits: F<B>, target: I<B> | F<B
   const c = logits.shape[logits.rank === 1 ? 0 : 1];
   if (c === undefined) throw new ShapeError('the logits must be [N, C], [N, C, d...] or [C]', { op, shapes: [logits.shape, target.shape] });
   checkWeight(op, options.weight, c);
-  if (target.dtype === 'float32') {
+  if (isFloat(target.dtype)) {
+    // Probabilities in the logits' dtype (float16 logits take float16 targets, as torch); named
+    // here rather than by the mul inside.
+    if (target.dtype !== logits.dtype) {
+      throw new DTypeError(`probability targets must have the logits' dtype (${logits.dtype}), got ${target.dtype}`, { op, dtypes: [logits.dtype, target.dtype], hint: `cast them: target.cast('${logits.dtype}')` });
+    }
     if (target.rank !== logits.rank || target.shape.some((d, i) => d !== logits.shape[i])) {
       throw new ShapeError('probability targets must have the logits\' shape', { op, shapes: [logits.shape, target.shape] });
     }
@@ -128,7 +135,7 @@ export function crossEntropy<B extends Backend>(logits: F<B>, target: I<B> | F<B
       return options.reduction === 'none' ? losses.reshape(r.restShape) : reduce(op, losses, options.reduction);
     });
   }
-  if (target.dtype !== 'int32') throw new DTypeError('targets must be int32 class indices or float32 probabilities', { op, dtypes: [target.dtype] });
+  if (target.dtype !== 'int32') throw new DTypeError('targets must be int32 class indices or float probabilities', { op, dtypes: [target.dtype] });
   checkIndexTargets(op, logits, target);
   return tidy(() => {
     const r = rows(op, logits, target);
@@ -138,7 +145,7 @@ export function crossEntropy<B extends Backend>(logits: F<B>, target: I<B> | F<B
     if (s === 0) return finish(op, losses, weights, options.reduction, r.restShape);
     // The uniform part: -sum_c w_c log p_c / C per sample (0 where ignored), over the same denominator.
     const all = options.weight ? logp.mul(options.weight) : logp;
-    const kept = (r.target as I<B>).notEqual(ignoreIndex).cast('float32');
+    const kept = (r.target as I<B>).notEqual(ignoreIndex).cast(logp.dtype);
     const smooth = all.sum(1).neg().mul(kept);
     const mixed = losses.mul(1 - s).add(smooth.mul(s / c));
     return finish(op, mixed, weights, options.reduction, r.restShape);
@@ -202,7 +209,7 @@ export function binaryCrossEntropy<B extends Backend>(probs: F<B>, target: F<B>,
     let losses = target.mul(logP).add(target.neg().add(1).mul(log1mP)).neg();
     // p * (0 inside [0, 1], NaN elsewhere): NaN in value and gradient where p is invalid, + 0 elsewhere.
     const valid = probs.greaterEqual(0).logicalAnd(probs.lowerEqual(1));
-    const poison = zeros(probs.backend, [], { device: probs.device }).where(valid, Number.NaN);
+    const poison = zeros(probs.backend, [], { device: probs.device, dtype: probs.dtype }).where(valid, Number.NaN);
     losses = losses.add(probs.mul(poison));
     if (options.weight) losses = losses.mul(options.weight);
     return reduce(op, losses, options.reduction);

@@ -101,14 +101,15 @@ export abstract class Module<B extends Backend = Backend> {
   }
 
   /**
-   * Casts every parameter (buffers too) to `dtype`, in place: torch's `module.half()` /
-   * `module.float()`. Ids stay, so saved optimizer state still applies; an optimizer's moments
-   * already made keep their dtype (make the optimizer after the cast, as in torch).
+   * Casts every parameter (buffers too, but not a buffer that `keepsDType`, such as a counter) to
+   * `dtype`, in place: torch's `module.half()` / `module.float()`. Ids stay, so saved optimizer
+   * state still applies; an optimizer's moments already made keep their dtype (make the optimizer
+   * after the cast, as in torch).
    */
   toDType(dtype: FloatDType): this {
     const d: unknown = dtype;
     if (d !== 'float16' && d !== 'float32') throw new DTypeError(`parameters are float16 or float32, got ${show(d)}`, { op: 'Module.toDType', dtypes: [show(d)], hint: "toDType('float16') or toDType('float32')" });
-    for (const p of this.params()) if (p.value.dtype !== dtype) p.set(noGrad(() => p.value.cast(dtype)));
+    for (const p of this.params()) if (p.value.dtype !== dtype && !(p instanceof Buffer && p.keepsDType)) p.set(noGrad(() => p.value.cast(dtype)));
     return this;
   }
 

@@ -74,11 +74,20 @@ export class Param<B extends Backend = Backend> {
  * never trained, but moved, forked, saved and loaded like a parameter. `numParams()` leaves it out.
  */
 export class Buffer<B extends Backend = Backend> extends Param<B> {
-  constructor(value: Tensor<B, 'float'>, id: ParamId = newParamId()) {
+  /**
+   * `keepsDType`: Module.toDType leaves it as it is. For a counter (BatchNorm's
+   * numBatchesTracked, an integer in torch that module.half() leaves alone): float16 counts
+   * exactly only to 2048, where adding 1 rounds back and the count stops.
+   */
+  constructor(
+    value: Tensor<B, 'float'>,
+    id: ParamId = newParamId(),
+    readonly keepsDType = false,
+  ) {
     super(value, id, false);
   }
 
   override derive(value: Tensor<B, 'float'>): Buffer<B> {
-    return new Buffer(value, this.id);
+    return new Buffer(value, this.id, this.keepsDType);
   }
 }

@@ -13,7 +13,7 @@ export class RMSNorm<B extends Backend = Backend> extends Module<B> {
   readonly weight: Param<B> | undefined;
   readonly normalizedShape: readonly number[];
 
-  /** `eps` defaults to float32's machine epsilon (PyTorch's eps=None). */
+  /** `eps` defaults to the input dtype's machine epsilon (PyTorch's eps=None): 2^-23 for float32, 2^-10 for float16. */
   constructor(backend: B, normalizedShape: number | readonly number[], readonly options: { eps?: number; elementwiseAffine?: boolean; device?: Device } = {}) {
     super();
     checkLayer('RMSNorm', backend, options);

@@ -116,7 +116,8 @@ abstract class Recurrent<B extends Backend> extends Module<B> {
           const k = layer * this.directions + dir;
           let xw = layerInput.matmul(this.weightIh[k]!.value);
           if (this.biasIh[k]) xw = xw.add(this.biasIh[k]!.value);
-          let state = initial.map((s) => (s ? s.narrow(0, k, 1).reshape([n, h]) : zeros(x.backend, [n, h], { device: x.device })));
+          // Zero states in the input's dtype (a float16 LSTM's matmuls refuse float32 ones).
+          let state = initial.map((s) => (s ? s.narrow(0, k, 1).reshape([n, h]) : zeros(x.backend, [n, h], { device: x.device, dtype: x.dtype })));
           const steps: F<B>[] = new Array<F<B>>(l);
           for (let i = 0; i < l; i++) {
             const t = dir === 0 ? i : l - 1 - i;
@@ -124,7 +125,7 @@ abstract class Recurrent<B extends Backend> extends Module<B> {
             steps[t] = state[0]!;
           }
           state.forEach((s, j) => finals[j]!.push(s));
-          outs.push(l === 0 ? zeros(x.backend, [n, 0, h], { device: x.device }) : Tensor.stack(steps, 1));
+          outs.push(l === 0 ? zeros(x.backend, [n, 0, h], { device: x.device, dtype: x.dtype }) : Tensor.stack(steps, 1));
         }
         layerInput = outs.length === 1 ? outs[0]! : Tensor.cat(outs, 2);
         if (layer < this.numLayers - 1) layerInput = dropout(layerInput, this.dropout, this.training);

@@ -120,7 +120,8 @@ export function loadTorchStateDict<B extends Backend>(module: Module<B>, bytes: 
   }
   for (const { entry, data } of plan) {
     const v = entry.param.value;
-    entry.param.set(fromData(v.backend, data, { shape: v.shape, device: v.device }) as Tensor<B, 'float'>);
+    // In the parameter's dtype: a float16 module (toDType) stays float16, as Module.loadRecord keeps it.
+    entry.param.set(fromData(v.backend, data, { shape: v.shape, device: v.device, dtype: v.dtype }));
   }
   return { loaded: plan.map((p) => p.entry.key), missing, unexpected };
 }

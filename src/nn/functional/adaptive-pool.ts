@@ -57,8 +57,9 @@ function averaged<B extends Backend>(op: string, x: F<B>, oh: number, ow: number
   checkElements(op, 'the averaging matrices', [Math.max(oh * h, ow * w)], [x.shape]);
   checkElements(op, 'the row-pooled input', [...x.shape.slice(0, -2), oh, w], [x.shape]);
   return tidy(() => {
-    const rows = fromData(x.backend, averagingMatrix(h, oh), { shape: [oh, h], device: x.device });
-    const cols = fromData(x.backend, averagingMatrix(w, ow), { shape: [ow, w], device: x.device });
+    // In the input's dtype (matmul does not promote): 1 / n rounds to float16 for a float16 input.
+    const rows = fromData(x.backend, averagingMatrix(h, oh), { shape: [oh, h], device: x.device, dtype: x.dtype });
+    const cols = fromData(x.backend, averagingMatrix(w, ow), { shape: [ow, w], device: x.device, dtype: x.dtype });
     return rows.matmul(x).matmul(cols.transpose());
   });
 }

@@ -25,7 +25,9 @@ export function dropout<B extends Backend>(x: Tensor<B, 'float'>, p: number, tra
   // x * 0, not a fresh zeros tensor: the gradient stays connected (zeros), NaN and Infinity give NaN as torch's.
   if (p === 1) return x.mul(0);
   return tidy(() => {
-    const keep = random(x.backend, x.shape, Distribution.Bernoulli(1 - p), { device: x.device });
+    const drawn = random(x.backend, x.shape, Distribution.Bernoulli(1 - p), { device: x.device });
+    // random() draws float32; the 0 / 1 mask is exact in any float dtype, and mul needs the input's.
+    const keep = drawn.dtype === x.dtype ? drawn : drawn.cast(x.dtype);
     return x.mul(keep.mul(1 / (1 - p)));
   });
 }

@@ -1,10 +1,11 @@
 /**
  * Normalisations as functions (torch.nn.functional.batch_norm / group_norm / layer_norm /
  * rms_norm), written with tensor ops so autodiff differentiates them. Statistics use the biased
- * variance, as PyTorch's forward passes do.
+ * variance, as PyTorch's forward passes do. A float16 input is normalised in float32 and rounded
+ * back before the affine step, as torch's kernels accumulate in float32.
  */
 import type { Backend } from '../../backends/backend.js';
-import { ArgumentError, ShapeError } from '../../errors.js';
+import { ArgumentError, DTypeError, ShapeError } from '../../errors.js';
 import { tidy } from '../../memory/tidy.js';
 import type { Tensor } from '../../tensor/tensor.js';
 import { checkArray, checkInteger, checkOptions, field } from '../../ir/validate.js';
@@ -12,6 +13,16 @@ import { checkEps, checkOptionalTensors, checkTensors } from '../check.js';
 import { checkFloat } from './args.js';
 
 type F<B extends Backend> = Tensor<B, 'float'>;
+
+/**
+ * `f` (a normalisation) on x in float32 when x is float16, its result rounded back: the squared
+ * deviations of float16 values past 256 overflow float16 (65504), which made the variance
+ * infinite and the output zeros.
+ */
+export function inFloat32<B extends Backend>(x: F<B>, f: (x: F<B>) => F<B>): F<B> {
+  if (x.dtype !== 'float16') return f(x);
+  return tidy(() => f(x.cast('float32')).cast(x.dtype));
+}
 
 /** Mean over every dim but `keep` (kept as size 1), reducing one dim at a time. */
 export function meanExcept<B extends Backend>(x: F<B>, keep: number): F<B> {
@@ -71,21 +82,28 @@ export function batchNorm<B extends Backend>(x: F<B>, runningMean: F<B> | undefi
   for (const [name, t] of [['runningMean', runningMean], ['runningVar', runningVar], ['weight', options.weight], ['bias', options.bias]] as const) {
     if (t && (t.rank !== 1 || t.shape[0] !== c)) throw new ShapeError(`${name} must be [${c}] (one per channel), got [${t.shape.join(', ')}]`, { op, shapes: [x.shape, t.shape] });
   }
+  // Named here: normalising a float16 input in float32 would otherwise take float32 statistics silently.
+  for (const [name, t] of [['runningMean', runningMean], ['runningVar', runningVar]] as const) {
+    if (t && t.dtype !== x.dtype) throw new DTypeError(`${name} must have the input's dtype (${x.dtype}), got ${t.dtype}`, { op, dtypes: [x.dtype, t.dtype] });
+  }
   const eps = options.eps ?? 1e-5;
   return tidy(() => {
-    let mean: F<B>;
-    let variance: F<B>;
-    if (options.training) {
-      const count = x.size / c;
-      if (count <= 1) throw new ShapeError(`training needs more than one value per channel, got ${count}`, { op, shapes: [x.shape], hint: 'use a batch of two or more, or eval()' });
-      mean = meanExcept(x, 1);
-      variance = meanExcept(x.sub(mean).square(), 1);
-    } else {
-      if (!runningMean || !runningVar) throw new ArgumentError('outside training the running mean and variance are needed', { op });
-      mean = perChannel(runningMean, x.rank);
-      variance = perChannel(runningVar, x.rank);
-    }
-    let y = x.sub(mean).mul(variance.add(eps).rsqrt());
+    let y = inFloat32(x, (xf) => {
+      let mean: F<B>;
+      let variance: F<B>;
+      const up = (t: F<B>): F<B> => (t.dtype === xf.dtype ? t : t.cast(xf.dtype));
+      if (options.training) {
+        const count = xf.size / c;
+        if (count <= 1) throw new ShapeError(`training needs more than one value per channel, got ${count}`, { op, shapes: [x.shape], hint: 'use a batch of two or more, or eval()' });
+        mean = meanExcept(xf, 1);
+        variance = meanExcept(xf.sub(mean).square(), 1);
+      } else {
+        if (!runningMean || !runningVar) throw new ArgumentError('outside training the running mean and variance are needed', { op });
+        mean = perChannel(up(runningMean), xf.rank);
+        variance = perChannel(up(runningVar), xf.rank);
+      }
+      return xf.sub(mean).mul(variance.add(eps).rsqrt());
+    });
     if (options.weight) y = y.mul(perChannel(options.weight, x.rank));
     if (options.bias) y = y.add(perChannel(options.bias, x.rank));
     return y;
@@ -104,10 +122,12 @@ export function groupNorm<B extends Backend>(x: F<B>, groups: number, options: {
   checkAffine(op, x, [c], { weight: options.weight, bias: options.bias });
   const eps = options.eps ?? 1e-5;
   return tidy(() => {
-    const g = x.reshape([n, groups, -1]);
-    const centred = g.sub(g.mean(2, true));
-    const variance = centred.square().mean(2, true);
-    let y = centred.mul(variance.add(eps).rsqrt()).reshape(x.shape);
+    let y = inFloat32(x, (xf) => {
+      const g = xf.reshape([n, groups, -1]);
+      const centred = g.sub(g.mean(2, true));
+      const variance = centred.square().mean(2, true);
+      return centred.mul(variance.add(eps).rsqrt()).reshape(x.shape);
+    });
     if (options.weight) y = y.mul(perChannel(options.weight, x.rank));
     if (options.bias) y = y.add(perChannel(options.bias, x.rank));
     return y;
@@ -131,22 +151,25 @@ export function layerNorm<B extends Backend>(x: F<B>, normalizedShape: readonly 
   checkAffine('layerNorm', x, normalizedShape, { weight: options.weight, bias: options.bias });
   const eps = options.eps ?? 1e-5;
   return tidy(() => {
-    const centred = x.sub(meanLast(x, normalizedShape.length));
-    let y = centred.mul(meanLast(centred.square(), normalizedShape.length).add(eps).rsqrt());
+    let y = inFloat32(x, (xf) => {
+      const centred = xf.sub(meanLast(xf, normalizedShape.length));
+      return centred.mul(meanLast(centred.square(), normalizedShape.length).add(eps).rsqrt());
+    });
     if (options.weight) y = y.mul(options.weight);
     if (options.bias) y = y.add(options.bias);
     return y;
   });
 }
 
-/** torch.nn.functional.rms_norm: x / sqrt(mean(x^2) + eps) over the last dims (eps default: float32's epsilon, as PyTorch). */
+/** torch.nn.functional.rms_norm: x / sqrt(mean(x^2) + eps) over the last dims (eps default: the input dtype's machine epsilon, as PyTorch). */
 export function rmsNorm<B extends Backend>(x: F<B>, normalizedShape: readonly number[], options: { weight?: F<B> | undefined; eps?: number } = {}): F<B> {
   checkNormalized('rmsNorm', x, normalizedShape, options);
   checkFloat('rmsNorm', options.weight);
   checkAffine('rmsNorm', x, normalizedShape, { weight: options.weight });
-  const eps = options.eps ?? 2 ** -23;
+  // torch.finfo(x.dtype).eps: 2^-23 for float32, 2^-10 for float16.
+  const eps = options.eps ?? (x.dtype === 'float16' ? 2 ** -10 : 2 ** -23);
   return tidy(() => {
-    const y = x.mul(meanLast(x.square(), normalizedShape.length).add(eps).rsqrt());
+    const y = inFloat32(x, (xf) => xf.mul(meanLast(xf.square(), normalizedShape.length).add(eps).rsqrt()));
     return options.weight ? y.mul(options.weight) : y;
   });
 }

@@ -166,7 +166,8 @@ function avgPool<B extends Backend>(op: string, x: F<B>, kernelSize: Pair, optio
       if (tiles(spec) && override === undefined) return tiled(x4, spec).mean(4);
       const sums = unfold(x4, windowTable(spec), k, 0).sum(2).reshape([n, c, spec.outH, spec.outW]);
       if (uniform !== undefined) return sums.div(uniform);
-      return sums.div(fromData(x4.backend, div!, { shape: [spec.outH, spec.outW], device: x4.device }));
+      // The divisors (window sizes, exact in float16) in the input's dtype.
+      return sums.div(fromData(x4.backend, div!, { shape: [spec.outH, spec.outW], device: x4.device, dtype: x4.dtype }));
     }),
   );
 }

@@ -185,7 +185,8 @@ export function unfold<B extends Backend>(x: Tensor<B, 'float'>, table: WindowTa
   const owned: Array<Tensor<B>> = [flat];
   let source = flat;
   if (table.padded) {
-    const slot = full(x.backend, [n, c, 1], padValue, { device: x.device });
+    // The input's dtype: cat refuses mixed dtypes (a float16 input met a float32 pad slot).
+    const slot = full(x.backend, [n, c, 1], padValue, { device: x.device, dtype: x.dtype });
     source = Tensor.cat([flat, slot], 2);
     owned.push(slot, source);
   }
