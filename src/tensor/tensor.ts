@@ -21,6 +21,7 @@ import { track } from '../memory/tidy.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import { formatSummary, summarize, type Summary } from './format.js';
 import { oneHot, pad, type PadMode } from './layout.js';
+import { checkOrder, vectorNorm } from './norms.js';
 import { rollArgs, rollFlat, sortWithIndices, topk, topkDim } from './ordering.js';
 import { anyAll, logsumexp, varianceArgs, withIndices, type Dims, type VarOptions } from './reductions.js';
 
@@ -777,6 +778,17 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     const out = root.where(nonzero, 0);
     for (const t of [v, nonzero, safe, root]) t.dispose();
     return out;
+  }
+  /**
+   * The vector p-norm over `dim` (all dims when omitted or null), torch.linalg.vector_norm: p > 0
+   * gives (sum |x|^p)^(1/p), 0 the count of non-zeros, Infinity / -Infinity the largest / smallest |x|.
+   * Gradients as torch's: 0 where the norm is 0; the inf-norm's shared evenly among ties.
+   */
+  norm(this: Tensor<B, 'float'>, p = 2, dim?: Dims, keepDims = false): Tensor<B, 'float'> {
+    checkOrder('norm', p);
+    checkBoolean('norm', 'keepDims', keepDims);
+    this.live('norm');
+    return vectorNorm(this, p, dim, keepDims);
   }
   /** log(sum(exp(x))) over `dim`, stable (the max is taken out first; all -inf gives -inf). */
   logsumexp(this: Tensor<B, 'float'>, dim: Dims, keepDims = false): Tensor<B, 'float'> {
