@@ -10,22 +10,12 @@ import { ArgumentError, DTypeError, ShapeError } from '../../src/errors.js';
 import { fromData } from '../../src/tensor/creation.js';
 import { testBackends } from '../autodiff/backends.js';
 import { untyped } from '../untyped.js';
-import { dimsOf, finiteDiff, leaf, mismatch, numel, randoms, reduceDims, valuesAndGrads, type Arr } from './ref64-ops.js';
+import { dimsOf, finiteDiff, leaf, mismatch, norm64, numel, randoms, reduceDims, valuesAndGrads, type Arr } from './ref64-ops.js';
 
 const backends = await testBackends();
 afterAll(async () => {
   for (const b of backends) await b.close();
 });
-
-/** The p-norm of a list in float64 (NaN propagates; p = 0 counts non-zeros, NaN included). */
-function norm64(v: readonly number[], p: number): number {
-  const a = v.map(Math.abs);
-  if (a.some(Number.isNaN)) return NaN;
-  if (p === Infinity) return Math.max(...a);
-  if (p === -Infinity) return Math.min(...a);
-  if (p === 0) return v.filter((x) => x !== 0).length;
-  return a.reduce((s, x) => s + x ** p, 0) ** (1 / p);
-}
 
 function ref(x: Arr, p: number, dim: number | number[] | null | undefined, keepDims: boolean): Arr {
   return reduceDims(x, dimsOf(dim, x.shape.length), keepDims, (g) => norm64(g, p));

@@ -115,3 +115,49 @@ export async function valuesAndGrads(b: AD, out: F, xs: readonly F[], w: readonl
   for (const t of [wt, l]) t.dispose();
   return { values, grads };
 }
+
+/** numpy broadcasting of two shapes (the test inputs always broadcast). */
+export function broadcastShape(a: readonly number[], b: readonly number[]): number[] {
+  const r = Math.max(a.length, b.length);
+  return Array.from({ length: r }, (_, i) => {
+    const x = a[a.length - r + i] ?? 1;
+    const y = b[b.length - r + i] ?? 1;
+    return x === 1 ? y : x;
+  });
+}
+
+/** `x` repeated along its size-1 (and missing leading) dims to `shape`. */
+export function broadcastTo(x: Arr, shape: readonly number[]): Arr {
+  const off = shape.length - x.shape.length;
+  const data = Array.from({ length: numel(shape) }, (_, i) => {
+    const idx = unravel(i, shape).slice(off).map((v, d) => (x.shape[d] === 1 ? 0 : v));
+    return x.data[ravel(idx, x.shape)]!;
+  });
+  return { shape, data };
+}
+
+/** Applies `fn` to each line along `dims` (the values in row-major order), writing its results back in place. */
+export function mapGroups(x: Arr, dims: readonly number[], fn: (values: number[]) => number[]): Arr {
+  const outShape = x.shape.map((n, d) => (dims.includes(d) ? 1 : n));
+  const members: number[][] = Array.from({ length: numel(outShape) }, () => []);
+  for (let i = 0; i < x.data.length; i++) {
+    const idx = unravel(i, x.shape).map((v, d) => (dims.includes(d) ? 0 : v));
+    members[ravel(idx, outShape)]!.push(i);
+  }
+  const data = [...x.data];
+  for (const m of members) {
+    const r = fn(m.map((i) => x.data[i]!));
+    m.forEach((i, k) => (data[i] = r[k]!));
+  }
+  return { shape: x.shape, data };
+}
+
+/** The p-norm of a list in float64 (NaN propagates; p = 0 counts non-zeros, NaN included). */
+export function norm64(v: readonly number[], p: number): number {
+  const a = v.map(Math.abs);
+  if (a.some(Number.isNaN)) return NaN;
+  if (p === Infinity) return Math.max(...a);
+  if (p === -Infinity) return Math.min(...a);
+  if (p === 0) return v.filter((x) => x !== 0).length;
+  return a.reduce((s, x) => s + x ** p, 0) ** (1 / p);
+}
