@@ -22,6 +22,7 @@ import { noGrad } from '../autodiff/grad-mode.js';
 import { formatSummary, summarize, type Summary } from './format.js';
 import { oneHot, pad, type PadMode } from './layout.js';
 import { checkOrder, vectorNorm } from './norms.js';
+import { einsum } from './einsum.js';
 import { rollArgs, rollFlat, sortWithIndices, topk, topkDim } from './ordering.js';
 import { anyAll, logsumexp, varianceArgs, withIndices, type Dims, type VarOptions } from './reductions.js';
 
@@ -1171,6 +1172,10 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     } finally {
       for (const p of parts) p.dispose();
     }
+  }
+  /** torch.einsum: `Tensor.einsum('ij,jk->ik', a, b)`; the same function as the package's `einsum`. */
+  static einsum<B extends Backend>(equation: string, ...operands: Array<Tensor<B, 'float'>>): Tensor<B, 'float'> {
+    return einsum(equation, ...operands);
   }
   /** where(cond, x, y) as a function. */
   static where<B extends Backend, K extends Kind>(cond: Tensor<B, 'bool'>, x: Tensor<B, K>, y: Operand<B, K>): Tensor<B, K> {
