@@ -7,4 +7,6 @@ export { silu, leakyRelu, softplus, gelu, hardtanh, relu6, hardsigmoid, hardswis
 export { dropout } from './dropout.js';
 export { scaledDotProductAttention, attentionWeights, causalMask, type AttentionOptions } from './attention.js';
 export { normalize, cosineSimilarity, pairwiseDistance, type NormalizeOptions, type CosineSimilarityOptions, type PairwiseDistanceOptions } from './distance.js';
+export { interpolate, type InterpolateMode, type InterpolateOptions } from './interpolate.js';
+export { pixelShuffle, pixelUnshuffle } from './pixel-shuffle.js';
 export type { Pair, Padding1d, Padding2d } from './args.js';
