@@ -62,7 +62,7 @@ export function normalize<B extends Backend>(x: F<B>, opts: NormalizeOptions = {
 }
 
 /**
- * torch.nn.functional.cosine_similarity as torch >= 1.12 computes it: a and b broadcast, each
+ * torch.nn.functional.cosine_similarity as torch 2.x computes it: a and b broadcast, each
  * divided by its 2-norm over `dim` clamped to at least eps, then the products summed over `dim`.
  * torch clamps the norms under no_grad, so the gradient flows through the unclamped norm; the
  * clamp here is likewise a detached correction added to the norm.
