@@ -62,11 +62,12 @@ for (const tb of backends) {
         for (const p of [2, 1, Infinity, 0.5]) {
           const x = arr(shape, seed++);
           // The inf-norm of an empty line has no value: refused (torch too).
+          const xt = t(x);
           if (p === Infinity && dimsOf(dim, shape.length).some((d) => shape[d] === 0)) {
-            expect(() => normalize(t(x), { p, dim })).toThrow(ShapeError);
+            expect(() => normalize(xt, { p, dim })).toThrow(ShapeError);
+            xt.dispose();
             continue;
           }
-          const xt = t(x);
           const out = normalize(xt, { p, dim });
           expect(out.shape).toEqual(shape);
           expect(mismatch((await out.toData()).values, [...normalize64(x, p, dim, 1e-12).data], 1e-6, 1e-5), `[${shape}] dim ${dim} p ${p}`).toBeUndefined();
@@ -134,6 +135,7 @@ for (const tb of backends) {
             const [at, bt] = [t(a), t(bb)];
             if (p === Infinity && sa[sa.length - 1] === 0) {
               expect(() => pairwiseDistance(at, bt, { p, keepDims })).toThrow(ShapeError);
+              for (const v of [at, bt]) v.dispose();
               continue;
             }
             const out = pairwiseDistance(at, bt, { p, keepDims });
