@@ -4,7 +4,7 @@
  */
 import { Cpu } from '../src/backends/cpu/backend.js';
 import { Wgpu } from '../src/backends/wgpu/backend.js';
-import { Distribution, eye, fromData, linspace, random, scaledDotProductAttention } from '../src/index.js';
+import { Distribution, einsum, eye, fromData, linspace, nn, random, scaledDotProductAttention } from '../src/index.js';
 
 const gpu = process.argv.includes('--device') && process.argv[process.argv.indexOf('--device') + 1] === 'wgpu';
 const b = gpu ? await Wgpu.create() : new Cpu();
@@ -40,6 +40,14 @@ console.log('oneHot([2, 0], 3):', await fromData(b, Int32Array.from([2, 0])).one
 const img = fromData(b, [[1, 2, 3], [4, 5, 6]]);
 console.log("pad([2, 1], 'reflect'):", await img.pad([2, 1], 'reflect').format());
 console.log("pad([1, 1, 1, 0], 'constant', -1):", await img.pad([1, 1, 1, 0], 'constant', -1).format());
+
+const m = fromData(b, [[3, -4], [0, 0]]);
+console.log('norm(2, dim 1):', await m.norm(2, 1).format());
+console.log('norm(Infinity), norm(0):', await m.norm(Infinity).format(), await m.norm(0).format());
+console.log("einsum('ij,jk->ik') (matmul):", await einsum('ij,jk->ik', y, y.transpose()).format());
+console.log("einsum('ii') (trace):", await einsum('ii', m).format());
+console.log('normalize(dim 1):', await nn.functional.normalize(m).format());
+console.log("interpolate(size 4, 'linear'):", await nn.functional.interpolate(fromData(b, [[[0, 1, 2]]]), { size: 4, mode: 'linear' }).format());
 
 const q = random(b, [1, 4, 8], Distribution.Normal(0, 1));
 const k = random(b, [1, 4, 8], Distribution.Normal(0, 1));

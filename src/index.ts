@@ -31,6 +31,7 @@ export { Tensor } from './tensor/tensor.js';
 export type { TensorData, NestedArray, FloatTensor, IntTensor, BoolTensor } from './tensor/tensor.js';
 export { fromData, full, zeros, ones, fullLike, arange, random, eye, linspace, Distribution } from './tensor/creation.js';
 export { scaledDotProductAttention } from './tensor/attention.js';
+export { einsum } from './tensor/einsum.js';
 export { ElementwiseProgram, ProgramValue } from './tensor/elementwise-program.js';
 export type { AttentionOptions } from './tensor/attention.js';
 export type { PadMode } from './tensor/layout.js';

@@ -21,6 +21,8 @@ import { track } from '../memory/tidy.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import { formatSummary, summarize, type Summary } from './format.js';
 import { oneHot, pad, type PadMode } from './layout.js';
+import { checkOrder, vectorNorm } from './norms.js';
+import { einsum } from './einsum.js';
 import { rollArgs, rollFlat, sortWithIndices, topk, topkDim } from './ordering.js';
 import { anyAll, logsumexp, varianceArgs, withIndices, type Dims, type VarOptions } from './reductions.js';
 
@@ -778,6 +780,17 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     for (const t of [v, nonzero, safe, root]) t.dispose();
     return out;
   }
+  /**
+   * The vector p-norm over `dim` (all dims when omitted or null), torch.linalg.vector_norm: p > 0
+   * gives (sum |x|^p)^(1/p), 0 the count of non-zeros, Infinity / -Infinity the largest / smallest |x|.
+   * Gradients as torch's: 0 where the norm is 0; the inf-norm's shared evenly among ties.
+   */
+  norm(this: Tensor<B, 'float'>, p = 2, dim?: Dims, keepDims = false): Tensor<B, 'float'> {
+    checkOrder('norm', p);
+    checkBoolean('norm', 'keepDims', keepDims);
+    this.live('norm');
+    return vectorNorm(this, p, dim, keepDims);
+  }
   /** log(sum(exp(x))) over `dim`, stable (the max is taken out first; all -inf gives -inf). */
   logsumexp(this: Tensor<B, 'float'>, dim: Dims, keepDims = false): Tensor<B, 'float'> {
     checkBoolean('logsumexp', 'keepDims', keepDims);
@@ -1159,6 +1172,10 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     } finally {
       for (const p of parts) p.dispose();
     }
+  }
+  /** torch.einsum: `Tensor.einsum('ij,jk->ik', a, b)`; the same function as the package's `einsum`. */
+  static einsum<B extends Backend>(equation: string, ...operands: Array<Tensor<B, 'float'>>): Tensor<B, 'float'> {
+    return einsum(equation, ...operands);
   }
   /** where(cond, x, y) as a function. */
   static where<B extends Backend, K extends Kind>(cond: Tensor<B, 'bool'>, x: Tensor<B, K>, y: Operand<B, K>): Tensor<B, K> {

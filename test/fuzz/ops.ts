@@ -200,6 +200,7 @@ export const METHODS: Record<string, ArgsFor> = {
   topk: (s) => [fc.oneof(fc.integer({ min: -1, max: 5 }).map(value), wildArg), dimArb(s.length), boolArb],
   pad: () => [fc.oneof(fc.array(fc.integer({ min: -2, max: 3 }), { maxLength: 6 }).map(value), wildArg), fc.oneof(fc.constantFrom('constant', 'reflect', 'replicate', 'circular').map(value), fc.constantFrom('wrap', '', 'CONSTANT').map(value), wildArg), numberArb],
   oneHot: () => [fc.oneof(fc.integer({ min: -1, max: 6 }).map(value), wildArg)],
+  norm: (s) => [fc.oneof(fc.constantFrom(2, 1, 0, 3, 0.5, Infinity, -Infinity, -1).map(value), numberArb), fc.oneof(dimArb(s.length), fc.constant(value(null)), fc.array(fc.integer({ min: -3, max: 3 }), { maxLength: 3 }).map(value)), boolArb],
 };
 
 const tensorsArb = (s: readonly number[], d: DType): fc.Arbitrary<ArgSpec> =>
@@ -210,6 +211,14 @@ export const STATICS: Record<string, ArgsFor> = {
   stack: (s, d) => [tensorsArb(s, d), dimArb(s.length + 1)],
   where: (s, d) => [boolLike(s), relatedTensor(s, d), operand(s, d)[0]!],
   fullLike: (s, d) => [fc.oneof({ weight: 5, arbitrary: relatedTensor(s, d) }, { weight: 1, arbitrary: wildArg }), numberArb],
+  einsum: (s, d) => [
+    fc.oneof(
+      { weight: 5, arbitrary: fc.constantFrom('ij,jk->ik', 'ij,jk', 'ii', 'ii->i', '...i,...i', '...,...->...', 'i', 'ij', 'ijk->kji', 'i,j', 'ij,ij->', 'iij', 'i...', ',').map(value) },
+      { weight: 1, arbitrary: fc.constantFrom('ij#', '->', 'i.j', 'ij->kk', 'ij->i,j', '......', '').map(value) },
+      { weight: 1, arbitrary: wildArg },
+    ),
+    tensorsArb(s, d),
+  ],
 };
 
 const shapeArg: fc.Arbitrary<ArgSpec> = fc.oneof({ weight: 6, arbitrary: shapeArb.map(value) }, { weight: 1, arbitrary: fc.array(wild, { maxLength: 3 }).map(value) }, { weight: 1, arbitrary: fc.constantFrom([2 ** 20, 2 ** 20], [2 ** 53], [1e308], new Array(13).fill(1)).map(value) }, { weight: 1, arbitrary: wildArg });

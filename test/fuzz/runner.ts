@@ -62,6 +62,7 @@ const STATIC_FNS: Record<string, (...args: unknown[]) => unknown> = {
   stack: (...a) => Reflect.apply(Tensor.stack, Tensor, a),
   where: (...a) => Reflect.apply(Tensor.where, Tensor, a),
   fullLike: (...a) => Reflect.apply(fullLike, undefined, a),
+  einsum: (...a) => Reflect.apply(Tensor.einsum, Tensor, a),
 };
 const CREATE_FNS: Record<string, (...args: unknown[]) => unknown> = {
   fromData: (...a) => Reflect.apply(fromData, undefined, a),

@@ -6,4 +6,7 @@ export { batchNorm, groupNorm, layerNorm, rmsNorm, type BatchNormOptions } from 
 export { silu, leakyRelu, softplus, gelu, hardtanh, relu6, hardsigmoid, hardswish, mish, selu } from './activation.js';
 export { dropout } from './dropout.js';
 export { scaledDotProductAttention, attentionWeights, causalMask, type AttentionOptions } from './attention.js';
+export { normalize, cosineSimilarity, pairwiseDistance, type NormalizeOptions, type CosineSimilarityOptions, type PairwiseDistanceOptions } from './distance.js';
+export { interpolate, type InterpolateMode, type InterpolateOptions } from './interpolate.js';
+export { pixelShuffle, pixelUnshuffle } from './pixel-shuffle.js';
 export type { Pair, Padding1d, Padding2d } from './args.js';

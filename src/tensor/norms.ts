@@ -1,0 +1,68 @@
+/**
+ * Vector norms (torch.linalg.vector_norm), built from abs / pow / sum / max so every backend,
+ * Fusion and Autodiff get them; the where-guards below give torch's gradients at zeros.
+ */
+import type { Backend } from '../backends/backend.js';
+import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
+import { isFloat, type Kind } from '../ir/dtype.js';
+import { show } from '../ir/validate.js';
+import { tidy } from '../memory/tidy.js';
+import { full } from './creation.js';
+import { coveredDims, type Dims } from './reductions.js';
+import type { Tensor } from './tensor.js';
+
+type F<B extends Backend> = Tensor<B, 'float'>;
+
+/** The order p: a number > 0, 0 (count of non-zeros), or ±Infinity. */
+export function checkOrder(op: string, p: unknown): number {
+  if (typeof p !== 'number' || Number.isNaN(p) || (p < 0 && p !== -Infinity)) {
+    throw new ArgumentError(`p must be a number >= 0, Infinity or -Infinity, got ${show(p)}`, { op, hint: 'p = 2 is the Euclidean norm, 1 the sum of |x|, Infinity the largest |x|' });
+  }
+  return p;
+}
+
+/** sqrt / pow(1 / p) where s != 0, else 0: the norm of zeros then has gradient 0, not NaN (torch's norm_backward masks norm == 0). */
+function root<B extends Backend>(s: F<B>, p: number): F<B> {
+  const nonzero = s.notEqual(0);
+  const safe = s.where(nonzero, 1);
+  const r = p === 2 ? safe.sqrt() : safe.pow(1 / p);
+  return r.where(nonzero, 0);
+}
+
+/**
+ * torch.linalg.vector_norm(x, ord=p, dim, keepdim) for float tensors. No rescaling: the 2-norm is
+ * sqrt(sum(x^2)) in the dtype, so it overflows to inf once x^2 does (|x| > ~1.8e19 in float32),
+ * as torch's CPU and CUDA kernels do.
+ */
+export function vectorNorm<B extends Backend>(x: Tensor<B, Kind>, p: number, dim: Dims, keepDims: boolean): F<B> {
+  const op = 'norm';
+  if (!isFloat(x.dtype)) throw new DTypeError(`takes float tensors, got ${x.dtype}`, { op, dtypes: [x.dtype], hint: 'cast with .cast("float32") first (torch refuses integer inputs too)' });
+  const f = x as F<B>;
+  const dims = coveredDims(op, dim, f.shape);
+  const count = dims.reduce((n, d) => n * f.shape[d]!, 1);
+  if (!Number.isFinite(p) && count === 0) {
+    // max / min have no identity: torch refuses the ±inf norm of an empty reduction too.
+    throw new ShapeError(`the ${p > 0 ? '' : '-'}inf norm of an empty reduction is undefined (dims [${dims.join(', ')}])`, { op, shapes: [f.shape], hint: 'check for empty inputs first' });
+  }
+  return tidy(() => {
+    if (p === Infinity || p === -Infinity) {
+      // The reduction shares a tie's gradient evenly among the maxima (torch: grad / count on the mask), times sign(x).
+      const a = f.abs();
+      return p > 0 ? a.max(dims, keepDims) : a.min(dims, keepDims);
+    }
+    if (p === 0) {
+      // The count of non-zeros: piecewise constant, so x's gradient is 0 (torch), kept connected through a where.
+      const n = f.notEqual(0).cast(f.dtype).sum(dims, keepDims);
+      if (!f.requiresGrad) return n;
+      const all = full(f.backend, [], 1, { device: f.device, dtype: 'bool' });
+      return n.add(f.maskFill(all, 0).sum(dims, keepDims));
+    }
+    if (p === 1) return f.abs().sum(dims, keepDims);
+    if (p === 2) return root(f.square().sum(dims, keepDims), 2);
+    // |x|^p with 0 where x == 0: pow's gradient p |x|^(p-1) is inf at 0 for p < 1, and torch's is 0 there.
+    const a = f.abs();
+    const nz = a.notEqual(0);
+    const powered = a.where(nz, 1).pow(p).where(nz, 0);
+    return root(powered.sum(dims, keepDims), p);
+  }, f.backend.runtime);
+}
