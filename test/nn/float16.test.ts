@@ -110,6 +110,7 @@ import { fromData } from '../../src/tensor/creation.js';
 import type { Tensor } from '../../src/tensor/tensor.js';
 import { makeWgpu } from '../autodiff/backends.js';
 import type { AD, F } from './check.js';
+import { Rng } from '../conformance/rng.js';
 
 const U = 2 ** -11;
 
@@ -121,16 +122,10 @@ afterAll(async () => {
   for (const { b } of backends) await b.close();
 });
 
-/** A deterministic stream in [0, 1) (mulberry32). */
+/** A deterministic stream in [0, 1) (the conformance suite's mulberry32). */
 function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const r = new Rng(seed);
+  return () => r.next();
 }
 
 const count = (shape: readonly number[]): number => shape.reduce((a, d) => a * d, 1);
