@@ -40,7 +40,7 @@ const B = ['bool'] as const satisfies readonly Kind[];
 export const UNARY = {
   neg: { kinds: FI, out: 'same', js: '-a', jsInt: '(-a) | 0', wgsl: '-a', wgslInt: '-a' },
   abs: { kinds: FI, out: 'same', js: 'Math.abs(a)', jsInt: 'Math.abs(a) | 0', wgsl: 'abs(a)', wgslInt: 'abs(a)' },
-  exp: { kinds: F, out: 'same', js: 'Math.exp(a)', wgsl: 'exp(a)' },
+  exp: { kinds: F, out: 'same', js: 'Math.exp(a)', wgsl: 'sy_exp(a)' },
   log: { kinds: F, out: 'same', js: 'Math.log(a)', wgsl: 'sy_log(a)' },
   log1p: { kinds: F, out: 'same', js: 'Math.log1p(a)', wgsl: 'sy_log1p(a)' },
   sqrt: { kinds: F, out: 'same', js: 'Math.sqrt(a)', wgsl: 'sy_sqrt(a)' },
