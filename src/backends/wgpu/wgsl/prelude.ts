@@ -1,8 +1,9 @@
 /**
  * The helpers the elementwise table's WGSL expressions call (`sy_*`). Drivers give no NaN
  * guarantees for min/max/clamp/select and loose accuracy for transcendental builtins (Vulkan
- * allows 2^-11 absolute error for sin), so NaN tests use bits, and log, sin, cos, tanh and erf
- * are written out (fdlibm / Cephes float32 polynomials) to float32 accuracy on every driver.
+ * allows 2^-11 absolute error for sin), so NaN tests use bits, and log, sin, cos, tanh, erf, exp
+ * and pow are written out (fdlibm / Cephes float32 polynomials, own minimax fits) to float32
+ * accuracy on every driver.
  * NaN and inf come from runtime bit patterns: a const-expression that is NaN or inf is a WGSL
  * shader-creation error.
  */
@@ -377,7 +378,8 @@ fn sy_cos2pi(u: f32) -> f32 {
   let q = round(x);
   return sy_sincos_q((x - q) * 1.5707963267948966, u32(q)).y;
 }
-// Cephes tanhf: a rational fit near 0, 1 - 2 / (e^2x + 1) elsewhere.
+// Cephes tanhf: a rational fit near 0, 1 - 2 / (e^2x + 1) elsewhere. The builtin exp's error is
+// damped there (within 2 ulp on lavapipe); sy_exp gives 1 ulp at 1.3x the kernel's time.
 fn sy_tanh(x: f32) -> f32 {
   if (sy_nan_b(x)) { return x; }
   let z = abs(x);
@@ -389,15 +391,16 @@ fn sy_tanh(x: f32) -> f32 {
   let w = x * x;
   return ((((-5.70498872745e-3 * w + 2.06390887954e-2) * w - 5.37397155531e-2) * w + 1.33314422036e-1) * w - 3.33332819422e-1) * w * x + x;
 }
+// 1 / (1 + e^-a) for a >= 0, e^a / (1 + e^a) below: one exp of -|a|, which cannot overflow.
 fn sy_sigmoid(a: f32) -> f32 {
-  if (a >= 0.0) { return 1.0 / (1.0 + exp(-a)); }
-  let e = exp(a);
-  return e / (1.0 + e);
+  let e = sy_exp(-abs(a));
+  return select(e, 1.0, a >= 0.0) / (1.0 + e);
 }
 // Branch-free after N. Juffa's erff (about 1 ulp with fma): an odd polynomial below 0.9277,
 // 1 - exp(polynomial) above; both halves are computed and one selected, so lanes of a wavefront
 // never diverge (the earlier Taylor / Chebyshev split, with two divisions, made the fused GELU
 // compute-bound). The large half clamps |x| to 10, where erf is 1 in float32 (no inf inside).
+// Within 2 ulp with the builtin exp; sy_exp gives 1 ulp but made the GELU kernel 1.3x on lavapipe.
 fn sy_erf(x: f32) -> f32 {
   let s = x * x;
   var lo = fma(-5.96761703e-4, s, 4.99119423e-3);
@@ -469,22 +472,23 @@ fn sy_log2(x0: f32) -> f32 {
   if (m > 1.41421356) { m = m * 0.5; k = k + 1; }
   return f32(k) + sy_log(m) * 1.4426950408889634;
 }
-// sinh near 0 from expm1 (no cancellation); past 88, exp(|x| - ln 2), so that exp does not
-// overflow first (a product of two halves is reassociated by some drivers and overflows).
+// sinh near 0 from expm1 (no cancellation). Past 12, e^-|x| is below half an ulp of e^|x| / 2,
+// which sy_exp_scaled halves inside, without overflowing first (exp(|x| - ln 2) would round
+// |x| - ln 2 at the ulp of |x|: tens of ulp near 88).
 fn sy_sinh(x: f32) -> f32 {
   if (sy_nan_b(x)) { return x; }
   let a = abs(x);
   var r: f32;
   if (a < 1.0) { let t = sy_expm1(a); r = 0.5 * (t + t / (t + 1.0)); }
-  else if (a < 88.0) { let e = exp(a); r = 0.5 * (e - 1.0 / e); }
-  else { r = exp(a - 0.6931471805599453); }
+  else if (a < 12.0) { let e = sy_exp(a); r = 0.5 * (e - 1.0 / e); }
+  else { r = sy_exp_scaled(a, -1); }
   return sy_copysign(r, x);
 }
 fn sy_cosh(x: f32) -> f32 {
   if (sy_nan_b(x)) { return x; }
   let a = abs(x);
-  if (a < 88.0) { let e = exp(a); return 0.5 * (e + 1.0 / e); }
-  return exp(a - 0.6931471805599453);
+  if (a < 12.0) { let e = sy_exp(a); return 0.5 * (e + 1.0 / e); }
+  return sy_exp_scaled(a, -1);
 }
 // asinh(x) = log1p(|x| + x^2 / (1 + sqrt(1 + x^2))); log(2|x|) past 4096, where x^2 + 1 rounds to x^2.
 fn sy_asinh(x: f32) -> f32 {
@@ -519,7 +523,7 @@ fn sy_hypot(a: f32, b: f32) -> f32 {
 fn sy_logaddexp(a: f32, b: f32) -> f32 {
   if (sy_nan_b(a) || sy_nan_b(b)) { return sy_nan(); }
   if (sy_inf_b(a) && a == b) { return a; }
-  return max(a, b) + sy_log1p(exp(-abs(a - b)));
+  return max(a, b) + sy_log1p(sy_exp(-abs(a - b)));
 }
 fn sy_xlogy(a: f32, b: f32) -> f32 {
   if (sy_nan_b(b)) { return sy_nan(); }
