@@ -144,14 +144,14 @@ describeGpu('exp, pow and their users are within a few ulp on WebGPU', () => {
 
   test('pow edge values and exact results', async () => {
     // C99 pow: (-8)^(1/3) is NaN; subnormal bases; results at the top and bottom of the range.
-    const a = [2, 0.5, 1e-45, 1e-45, -8, 10, -2, 3e-39, 1.0000001, 0.9999999, 2, 10, 3, 0.5, -3, 7, 1.5, 2];
-    const b = [127.99, 126, 0.5, -0.1, 1 / 3, 38, 127, 0.5, 1e7, -1e7, 128, 7, 15, 20, 13, -3, -2, -1];
+    const a = [2, 0.5, 1e-45, 1e-45, -8, 10, -2, 3e-39, 1.0000001, 0.9999999, 2, 10, 3, 0.5, -3, 7, 1.5, 2, 21, -23];
+    const b = [127.99, 126, 0.5, -0.1, 1 / 3, 38, 127, 0.5, 1e7, -1e7, 128, 7, 15, 20, 13, -3, -2, -1, 5, 5];
     const got = await binary(a, b, (x, y) => x.pow(y));
     const want = a.map((x, i) => Math.fround(Math.pow(Math.fround(x), Math.fround(b[i]!))));
     for (let i = 0; i < a.length; i++) expect(ulps(got[i]!, want[i]!), `${a[i]} ^ ${b[i]}: ${got[i]}, want ${want[i]}`).toBeLessThanOrEqual(1);
-    // Results exact in float32 come out exact: 0.5^126, (-2)^127, 2^128 = inf, 10^7, 3^15 (by
-    // the general path), 0.5^20, (-3)^13, 2^-1.
-    for (const i of [1, 6, 10, 11, 12, 13, 14, 17]) expect(got[i], `${a[i]} ^ ${b[i]}`).toBe(want[i]);
+    // Results exact in float32 come out exact: 0.5^126, (-2)^127, 2^128 = inf, 10^7, 3^15, 0.5^20,
+    // (-3)^13, 2^-1, 21^5 and (-23)^5 (whose bases have 5 significant bits: 25 > 24 in all).
+    for (const i of [1, 6, 10, 11, 12, 13, 14, 17, 18, 19]) expect(got[i], `${a[i]} ^ ${b[i]}`).toBe(want[i]);
     const tiny = await binary([0.5, 2], [149, -149], (x, y) => x.pow(y));
     for (const v of tiny) expect(v === 2 ** -149 || (!keepsSubnormals && v === 0)).toBe(true);
     // x^1 is x, x^2 and x^-1 one rounding of x * x and 1 / x.
@@ -162,6 +162,20 @@ describeGpu('exp, pow and their users are within a few ulp on WebGPU', () => {
     expect(Array.from(sq)).toEqual(xs.map((x) => Math.fround(x * x)));
     const inv = await binary(xs, xs.map(() => -1), (x, y) => x.pow(y));
     expect(worst([xs], inv, (x) => 1 / x).ulps).toBeLessThanOrEqual(1);
+  });
+
+  test('every integer power of an integer base that float32 holds exactly comes out exact', async () => {
+    const a: number[] = [];
+    const b: number[] = [];
+    for (let base = 2; base <= 4096; base++) {
+      for (let e = 2; base ** e < 2 ** 24; e++) {
+        a.push(base, -base);
+        b.push(e, e);
+      }
+    }
+    const got = await binary(a, b, (x, y) => x.pow(y));
+    const bad = a.map((x, i) => [x, b[i]!, got[i]!] as const).filter(([x, e, g]) => g !== x ** e);
+    expect(bad.slice(0, 5)).toEqual([]);
   });
 
   test('sinh and cosh within 2 ulp up to their overflow', async () => {

@@ -134,23 +134,27 @@ fn sy_pow(a: f32, b: f32) -> f32 {
     return r;
   }
   if (a < 0.0 && !integral) { return sy_nan(); }
-  // Squaring is exact where |a|'s significant bits times |b| fit in 24 (10^7, 2^-20, ...) and
-  // rounds at most twice for |b| <= 2; otherwise 2^(b log2|a|) (within 1 ulp, not exact).
-  let sig = 24u - countTrailingZeros((bitcast<u32>(ab) & 0x007fffffu) | 0x00800000u);
+  // a^|b| by squaring, and beside it M^|b| for |a|'s odd significand M: every step of the former
+  // is exact iff M^|b| < 2^24 (10^7, 3^15), which that loop then is too (else it rounds to >= 2^24).
+  // Exact results stay exact; |b| <= 2 rounds at most twice; the rest is 2^(b log2|a|), within 1 ulp.
   var r = 0.0;
   var done = false;
-  if (integral && (bb <= 2.0 || f32(sig) * bb <= 24.0)) {
+  if (integral && bb <= 64.0) {
+    let m24 = (bitcast<u32>(ab) & 0x007fffffu) | 0x00800000u;
+    var bm = f32(m24 >> countTrailingZeros(m24));
+    var pm = 1.0;
     var e = u32(bb);
     var base = ab;
     r = 1.0;
     loop {
       if (e == 0u) { break; }
-      if ((e & 1u) != 0u) { r = r * base; }
+      if ((e & 1u) != 0u) { r = r * base; pm = pm * bm; }
       base = base * base;
+      bm = bm * bm;
       e = e >> 1u;
     }
     // 1 / a^|b| only from a normal a^|b|: a flushed or overflowed one would give inf or 0 wrongly.
-    done = b > 0.0 || (r >= 1.17549435e-38 && !sy_inf_b(r));
+    done = (pm < 16777216.0 || bb <= 2.0) && (b > 0.0 || (r >= 1.17549435e-38 && !sy_inf_b(r)));
     if (b < 0.0) { r = 1.0 / r; }
   }
   if (!done) { r = sy_pow_abs(ab, b); }
