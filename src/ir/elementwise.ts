@@ -40,7 +40,7 @@ const B = ['bool'] as const satisfies readonly Kind[];
 export const UNARY = {
   neg: { kinds: FI, out: 'same', js: '-a', jsInt: '(-a) | 0', wgsl: '-a', wgslInt: '-a' },
   abs: { kinds: FI, out: 'same', js: 'Math.abs(a)', jsInt: 'Math.abs(a) | 0', wgsl: 'abs(a)', wgslInt: 'abs(a)' },
-  exp: { kinds: F, out: 'same', js: 'Math.exp(a)', wgsl: 'exp(a)' },
+  exp: { kinds: F, out: 'same', js: 'Math.exp(a)', wgsl: 'sy_exp(a)' },
   log: { kinds: F, out: 'same', js: 'Math.log(a)', wgsl: 'sy_log(a)' },
   log1p: { kinds: F, out: 'same', js: 'Math.log1p(a)', wgsl: 'sy_log1p(a)' },
   sqrt: { kinds: F, out: 'same', js: 'Math.sqrt(a)', wgsl: 'sy_sqrt(a)' },
@@ -97,7 +97,7 @@ export const UNARY_PARAM = {
   // torch.nn.functional.elu: x > 0 ? x : alpha * (exp(x) - 1).
   elu: { params: ['alpha'], js: 'a > 0 ? a : p0 * Math.expm1(a)', wgsl: 'select(p0 * sy_expm1(a), a, a > 0.0)' },
   // torch.nn.functional.softplus: linear above the threshold (on x * beta), log1p(exp(x * beta)) / beta below.
-  softplus: { params: ['beta', 'threshold'], js: 'a * p0 > p1 ? a : Math.log1p(Math.exp(a * p0)) / p0', wgsl: 'select(sy_log1p(exp(a * p0)) / p0, a, a * p0 > p1)' },
+  softplus: { params: ['beta', 'threshold'], js: 'a * p0 > p1 ? a : Math.log1p(Math.exp(a * p0)) / p0', wgsl: 'select(sy_log1p(sy_exp(a * p0)) / p0, a, a * p0 > p1)' },
 } as const satisfies Record<string, ParamUnarySpec>;
 
 export const BINARY = {

@@ -1,8 +1,9 @@
 /**
  * The helpers the elementwise table's WGSL expressions call (`sy_*`). Drivers give no NaN
  * guarantees for min/max/clamp/select and loose accuracy for transcendental builtins (Vulkan
- * allows 2^-11 absolute error for sin), so NaN tests use bits, and log, sin, cos, tanh and erf
- * are written out (fdlibm / Cephes float32 polynomials) to float32 accuracy on every driver.
+ * allows 2^-11 absolute error for sin), so NaN tests use bits, and log, sin, cos, tanh, erf, exp
+ * and pow are written out (fdlibm / Cephes float32 polynomials, own minimax fits) to float32
+ * accuracy on every driver.
  * NaN and inf come from runtime bit patterns: a const-expression that is NaN or inf is a WGSL
  * shader-creation error.
  */
@@ -133,22 +134,30 @@ fn sy_pow(a: f32, b: f32) -> f32 {
     return r;
   }
   if (a < 0.0 && !integral) { return sy_nan(); }
-  var r: f32;
+  // a^|b| by squaring, and beside it M^|b| for |a|'s odd significand M: every step of the former
+  // is exact iff M^|b| < 2^24 (10^7, 3^15), which that loop then is too (else it rounds to >= 2^24).
+  // Exact results stay exact; |b| <= 2 rounds at most twice; the rest is 2^(b log2|a|), within 1 ulp.
+  var r = 0.0;
+  var done = false;
   if (integral && bb <= 64.0) {
+    let m24 = (bitcast<u32>(ab) & 0x007fffffu) | 0x00800000u;
+    var bm = f32(m24 >> countTrailingZeros(m24));
+    var pm = 1.0;
     var e = u32(bb);
     var base = ab;
     r = 1.0;
     loop {
       if (e == 0u) { break; }
-      if ((e & 1u) != 0u) { r = r * base; }
+      if ((e & 1u) != 0u) { r = r * base; pm = pm * bm; }
       base = base * base;
+      bm = bm * bm;
       e = e >> 1u;
     }
+    // 1 / a^|b| only from a normal a^|b|: a flushed or overflowed one would give inf or 0 wrongly.
+    done = (pm < 16777216.0 || bb <= 2.0) && (b > 0.0 || (r >= 1.17549435e-38 && !sy_inf_b(r)));
     if (b < 0.0) { r = 1.0 / r; }
-  } else {
-    // sy_log2: the builtin flushes a subnormal base to 0 or the smallest normal.
-    r = exp2(b * sy_log2(ab));
   }
+  if (!done) { r = sy_pow_abs(ab, b); }
   return select(r, -r, a < 0.0 && odd);
 }
 // C's fmodf, exact, on the bits (musl's shift-and-subtract): a float quotient is not exact past
@@ -203,6 +212,99 @@ fn sy_rem(a: f32, b: f32) -> f32 {
   var r = sy_fmod(a, b);
   if (r != 0.0 && ((r < 0.0) != (b < 0.0))) { r = r + b; }
   return r;
+}
+`;
+
+const EXPS = /* wgsl */ `
+// exp, exp2, expm1 and pow to about 1 ulp. A driver's exp(x) is exp2(x * log2 e), whose rounded
+// product costs tens of ulp near |x| = 88, and Vulkan lets exp2 itself be 3 + 2|x| ulp off. Extra
+// precision comes from splitting values with bit masks: Veltkamp's c - (c - a) and two-sum
+// corrections are algebra a driver may fold away, and fma is not fused everywhere.
+
+// a with its 12 leading significant bits kept: a product of two such values is exact.
+fn sy_hi12(a: f32) -> f32 { return bitcast<f32>(bitcast<u32>(a) & 0xfffff000u); }
+// exp(r) - 1 for |r| <= ln2 / 2 (a bit more is fine): r + r^2 Q(r), Q a minimax fit (3e-9 relative).
+fn sy_expm1_kernel(r: f32) -> f32 {
+  let q = 0.4999999403953552 + r * (0.1666652113199234 + r * (0.04166838899254799 + r * (0.008368735201656818 + r * 0.001381455920636654)));
+  return r + r * r * q;
+}
+// v * 2^n for v in [0.5, 2) and n in [-190, 254]: exact on the exponent bits where the result is
+// normal, inf past the range, and below it one rounding (2^(n + 64), exact, then 2^-64).
+fn sy_ldexp(v: f32, n: i32) -> f32 {
+  let e = i32(bitcast<u32>(v) >> 23u) + n;
+  if (e > 254) { return sy_inf(); }
+  if (e < 1) { return v * bitcast<f32>(u32(n + 191) << 23u) * 5.421010862427522e-20; }
+  return bitcast<f32>(bitcast<u32>(v) + (bitcast<u32>(n) << 23u));
+}
+// exp(x) 2^k (k = -1: sinh and cosh past exp's overflow). Cody-Waite: n = round(x / ln2) and
+// r = x - n ln2, where ln2's high part has 16 bits, so that n ln2_hi and x - n ln2_hi are exact.
+fn sy_exp_scaled(x: f32, k: i32) -> f32 {
+  let xc = min(max(x, -104.0), 90.0);
+  let n = round(xc * 1.4426950408889634);
+  let r = (xc - n * 0.693145751953125) - n * 1.428606765330187e-6;
+  return select(sy_ldexp(1.0 + sy_expm1_kernel(r), i32(n) + k), x, sy_nan_b(x));
+}
+fn sy_exp(x: f32) -> f32 { return sy_exp_scaled(x, 0); }
+// 2^x = 2^n exp((x - n) ln2), x - n exact.
+fn sy_exp2(x: f32) -> f32 {
+  let xc = min(max(x, -152.0), 130.0);
+  let n = round(xc);
+  return select(sy_ldexp(1.0 + sy_expm1_kernel((xc - n) * 0.6931471805599453), i32(n)), x, sy_nan_b(x));
+}
+// expm1 = 2^n (1 + q) - 1 = (2^n - 1) + 2^n q, both parts exact for |n| <= 24; past 16.8
+// exp(x) - 1 rounds once, the 1 below the result's ulp or the result within 2^-24 of -1.
+fn sy_expm1(x: f32) -> f32 {
+  if (sy_nan_b(x) || x == 0.0) { return x; }
+  if (abs(x) > 16.8) { return sy_exp(x) - 1.0; }
+  let n = round(x * 1.4426950408889634);
+  let q = sy_expm1_kernel((x - n * 0.693145751953125) - n * 1.428606765330187e-6);
+  let t = bitcast<f32>(u32(i32(n) + 127) << 23u);
+  return (t - 1.0) + t * q;
+}
+// log2(a) for a finite a > 0 as x + y, x of 12 bits, to about 2^-32 relative. a = 2^k m with m in
+// [sqrt(1/2), sqrt(2)); log2(m) = s W(s^2), s = (m - 1) / (m + 1), W(z) = (2 / ln2)(1 + z/3 + ...).
+// s, s^2 and W are carried as a 12-bit high part and a low part, so products of high parts are exact.
+fn sy_log2_ext(a0: f32) -> vec2<f32> {
+  var a = a0;
+  var k = 0;
+  if (a < 1.17549435e-38) { a = a * 16777216.0; k = -24; }
+  let bits = bitcast<u32>(a);
+  k = k + i32(bits >> 23u) - 127;
+  var m = bitcast<f32>((bits & 0x007fffffu) | 0x3f800000u);
+  if (m > 1.41421356) { m = m * 0.5; k = k + 1; }
+  let f = m - 1.0;
+  let d = 2.0 + f;
+  let s = f / d;
+  let sh = sy_hi12(s);
+  let dh = sy_hi12(d);
+  // s - sh = (f - sh d) / d, with d = dh + (f - (dh - 2)) exactly and sh dh exact.
+  let sl = ((f - sh * dh) - sh * (f - (dh - 2.0))) / d;
+  let ss = sh * sh;
+  let zh = sy_hi12(ss);
+  let zl = (ss - zh) + sl * (s + sh);
+  let z = s * s;
+  // W = 2/ln2 + (2/(3 ln2)) z + z^2 P(z) with both constants split (P: minimax, 8e-12 relative).
+  let c1z = 0.961669921875 * zh;
+  let rest = ((6.244567921385169e-4 + 1.2677205086220056e-4 * zh) + 0.9617966939259756 * zl) + z * z * (0.5770801901817322 + z * (0.41184842586517334 + z * 0.3378511965274811));
+  let wh = sy_hi12((2.884765625 + c1z) + rest);
+  let wl = ((2.884765625 - wh) + c1z) + rest;
+  let p = sh * wh;
+  let pl = (sh * wl + sl * wh) + sl * wl;
+  let kf = f32(k);
+  let hi = sy_hi12((kf + p) + pl);
+  return vec2<f32>(hi, (p - (hi - kf)) + pl);
+}
+// |a|^b for finite a != 0 and b: 2^(b log2|a|), b split so that its high part times log2's is exact.
+fn sy_pow_abs(ab: f32, b: f32) -> f32 {
+  let l = sy_log2_ext(ab);
+  let bh = sy_hi12(b);
+  let ph = bh * l.x;
+  if (abs(ph) > 256.0) { return select(0.0, sy_inf(), ph > 0.0); }
+  let pl = (b - bh) * l.x + b * l.y;
+  let p = ph + pl;
+  if (abs(p) > 160.0) { return select(0.0, sy_inf(), p > 0.0); }
+  let n = round(p);
+  return sy_ldexp(1.0 + sy_expm1_kernel(((ph - n) + pl) * 0.6931471805599453), i32(n));
 }
 `;
 
@@ -280,7 +382,8 @@ fn sy_cos2pi(u: f32) -> f32 {
   let q = round(x);
   return sy_sincos_q((x - q) * 1.5707963267948966, u32(q)).y;
 }
-// Cephes tanhf: a rational fit near 0, 1 - 2 / (e^2x + 1) elsewhere.
+// Cephes tanhf: a rational fit near 0, 1 - 2 / (e^2x + 1) elsewhere. The builtin exp's error is
+// damped there (within 2 ulp on lavapipe); sy_exp gives 1 ulp at 1.3x the kernel's time.
 fn sy_tanh(x: f32) -> f32 {
   if (sy_nan_b(x)) { return x; }
   let z = abs(x);
@@ -292,15 +395,16 @@ fn sy_tanh(x: f32) -> f32 {
   let w = x * x;
   return ((((-5.70498872745e-3 * w + 2.06390887954e-2) * w - 5.37397155531e-2) * w + 1.33314422036e-1) * w - 3.33332819422e-1) * w * x + x;
 }
+// 1 / (1 + e^-a) for a >= 0, e^a / (1 + e^a) below: one exp of -|a|, which cannot overflow.
 fn sy_sigmoid(a: f32) -> f32 {
-  if (a >= 0.0) { return 1.0 / (1.0 + exp(-a)); }
-  let e = exp(a);
-  return e / (1.0 + e);
+  let e = sy_exp(-abs(a));
+  return select(e, 1.0, a >= 0.0) / (1.0 + e);
 }
 // Branch-free after N. Juffa's erff (about 1 ulp with fma): an odd polynomial below 0.9277,
 // 1 - exp(polynomial) above; both halves are computed and one selected, so lanes of a wavefront
 // never diverge (the earlier Taylor / Chebyshev split, with two divisions, made the fused GELU
 // compute-bound). The large half clamps |x| to 10, where erf is 1 in float32 (no inf inside).
+// Within 2 ulp with the builtin exp; sy_exp gives 1 ulp but made the GELU kernel 1.3x on lavapipe.
 fn sy_erf(x: f32) -> f32 {
   let s = x * x;
   var lo = fma(-5.96761703e-4, s, 4.99119423e-3);
@@ -358,20 +462,6 @@ fn sy_atan2(y: f32, x: f32) -> f32 {
 // asin and acos through atan2; (1 - x)(1 + x) keeps 1 - x^2 exact near |x| = 1.
 fn sy_asin(x: f32) -> f32 { return sy_atan2(x, sy_sqrt((1.0 - x) * (1.0 + x))); }
 fn sy_acos(x: f32) -> f32 { return sy_atan2(sy_sqrt((1.0 - x) * (1.0 + x)), x); }
-fn sy_exp2(x: f32) -> f32 {
-  if (sy_nan_b(x)) { return x; }
-  return exp2(x);
-}
-// Kahan's expm1 near 0: (u - 1) * x / log(u) cancels the rounding of u = exp(x).
-fn sy_expm1(x: f32) -> f32 {
-  if (sy_nan_b(x)) { return x; }
-  if (x < -17.0) { return -1.0; }
-  let u = exp(x);
-  // Away from 0 the subtraction loses nothing (and (u - 1) * x could overflow).
-  if (abs(x) > 0.5) { return u - 1.0; }
-  if (u == 1.0) { return x; }
-  return (u - 1.0) * x / sy_log(u);
-}
 // log2 as exponent + log2 of the mantissa, so powers of two are exact.
 fn sy_log2(x0: f32) -> f32 {
   if (sy_nan_b(x0) || x0 < 0.0) { return sy_nan(); }
@@ -386,22 +476,23 @@ fn sy_log2(x0: f32) -> f32 {
   if (m > 1.41421356) { m = m * 0.5; k = k + 1; }
   return f32(k) + sy_log(m) * 1.4426950408889634;
 }
-// sinh near 0 from expm1 (no cancellation); past 88, exp(|x| - ln 2), so that exp does not
-// overflow first (a product of two halves is reassociated by some drivers and overflows).
+// sinh near 0 from expm1 (no cancellation). Past 12, e^-|x| is below half an ulp of e^|x| / 2,
+// which sy_exp_scaled halves inside, without overflowing first (exp(|x| - ln 2) would round
+// |x| - ln 2 at the ulp of |x|: tens of ulp near 88).
 fn sy_sinh(x: f32) -> f32 {
   if (sy_nan_b(x)) { return x; }
   let a = abs(x);
   var r: f32;
   if (a < 1.0) { let t = sy_expm1(a); r = 0.5 * (t + t / (t + 1.0)); }
-  else if (a < 88.0) { let e = exp(a); r = 0.5 * (e - 1.0 / e); }
-  else { r = exp(a - 0.6931471805599453); }
+  else if (a < 12.0) { let e = sy_exp(a); r = 0.5 * (e - 1.0 / e); }
+  else { r = sy_exp_scaled(a, -1); }
   return sy_copysign(r, x);
 }
 fn sy_cosh(x: f32) -> f32 {
   if (sy_nan_b(x)) { return x; }
   let a = abs(x);
-  if (a < 88.0) { let e = exp(a); return 0.5 * (e + 1.0 / e); }
-  return exp(a - 0.6931471805599453);
+  if (a < 12.0) { let e = sy_exp(a); return 0.5 * (e + 1.0 / e); }
+  return sy_exp_scaled(a, -1);
 }
 // asinh(x) = log1p(|x| + x^2 / (1 + sqrt(1 + x^2))); log(2|x|) past 4096, where x^2 + 1 rounds to x^2.
 fn sy_asinh(x: f32) -> f32 {
@@ -436,7 +527,7 @@ fn sy_hypot(a: f32, b: f32) -> f32 {
 fn sy_logaddexp(a: f32, b: f32) -> f32 {
   if (sy_nan_b(a) || sy_nan_b(b)) { return sy_nan(); }
   if (sy_inf_b(a) && a == b) { return a; }
-  return max(a, b) + sy_log1p(exp(-abs(a - b)));
+  return max(a, b) + sy_log1p(sy_exp(-abs(a - b)));
 }
 fn sy_xlogy(a: f32, b: f32) -> f32 {
   if (sy_nan_b(b)) { return sy_nan(); }
@@ -456,5 +547,5 @@ fn sy_normal(seed: u32, p: u32) -> f32 {
 `;
 
 /** Every helper; Tint drops the ones a shader does not reach. */
-export const PRELUDE = [SPECIALS, INTEGER, LOGS, TRIG, MATH, HALF_WGSL].join('\n');
+export const PRELUDE = [SPECIALS, INTEGER, LOGS, EXPS, TRIG, MATH, HALF_WGSL].join('\n');
 export const RANDOM_PRELUDE = RANDOM;
