@@ -84,23 +84,26 @@ abstract class BatchNorm<B extends Backend> extends Module<B> {
     noGrad(() => {
       const tracked = this.numBatchesTracked!;
       tracked.set(tidy(() => tracked.value.add(1)));
-      // In float32 for a float16 input (its squared deviations past 256 overflow float16), then in the statistics' dtype.
+      // In float32 for a float16 input (its squared deviations past 256 overflow float16), and the
+      // blend too (torch's opmath): one rounding to the statistics' dtype at the end.
       const [mean, unbiased] = tidy(() => {
         const xf = x.dtype === 'float16' ? x.cast('float32') : x;
         const mu = meanExcept(xf, 1);
         const v = meanExcept(xf.sub(mu).square(), 1).mul(count / (count - 1));
-        const dtype = this.runningMean!.value.dtype;
-        const stat = (t: Tensor<B, 'float'>): Tensor<B, 'float'> => (t.dtype === dtype ? t : t.cast(dtype)).reshape([this.numFeatures]);
-        return [stat(mu), stat(v)] as const;
+        return [mu.reshape([this.numFeatures]), v.reshape([this.numFeatures])] as const;
       });
       const momentum = this.momentum;
-      // new = (1 - m) old + m batch; a cumulative average has m = 1 / t, with t (the counter) on the
-      // device. The counter stays float32 when the statistics are float16: then 1 / t is taken in
-      // float32 and rounded (t itself would round to infinity past 65504 batches).
-      const share = (old: Tensor<B, 'float'>, batch: Tensor<B, 'float'>): Tensor<B, 'float'> =>
-        old.dtype === tracked.value.dtype ? batch.sub(old).div(tracked.value) : batch.sub(old).mul(tracked.value.pow(-1).cast(old.dtype));
+      const as = (t: Tensor<B, 'float'>, dtype: Tensor<B, 'float'>['dtype']): Tensor<B, 'float'> => (t.dtype === dtype ? t : t.cast(dtype));
+      // new = (1 - m) old + m batch; a cumulative average has m = 1 / t, with t (the counter, float32
+      // even for float16 statistics, as torch's integer counter) on the device.
       const blend = (old: Tensor<B, 'float'>, batch: Tensor<B, 'float'>): Tensor<B, 'float'> =>
-        tidy(() => (momentum === null ? old.add(share(old, batch)) : old.mul(1 - momentum).add(batch.mul(momentum))));
+        tidy(() => {
+          const o = as(old, batch.dtype);
+          // torch's form (1 - m) old + m batch for both: old + (batch - old) m is NaN at an infinite old.
+          if (momentum !== null) return as(o.mul(1 - momentum).add(batch.mul(momentum)), old.dtype);
+          const m = as(tracked.value, batch.dtype).pow(-1);
+          return as(o.mul(m.neg().add(1)).add(batch.mul(m)), old.dtype);
+        });
       const rm = this.runningMean!;
       const rv = this.runningVar!;
       rm.set(blend(rm.value, mean));

@@ -38,6 +38,8 @@ export function vectorNorm<B extends Backend>(x: Tensor<B, Kind>, p: number, dim
   const op = 'norm';
   if (!isFloat(x.dtype)) throw new DTypeError(`takes float tensors, got ${x.dtype}`, { op, dtypes: [x.dtype], hint: 'cast with .cast("float32") first (torch refuses integer inputs too)' });
   const f = x as F<B>;
+  // float16 accumulates in float32 and rounds once (torch's opmath): x^2 passes 65504 from |x| = 256.
+  if (f.dtype === 'float16') return tidy(() => vectorNorm(f.cast('float32'), p, dim, keepDims).cast('float16'), f.backend.runtime);
   const dims = coveredDims(op, dim, f.shape);
   const count = dims.reduce((n, d) => n * f.shape[d]!, 1);
   if (!Number.isFinite(p) && count === 0) {

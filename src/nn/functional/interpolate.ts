@@ -69,6 +69,16 @@ export function linearTable(input: number, output: number, alignCorners: boolean
   const i1 = new Int32Array(output);
   const w0 = new Float32Array(output);
   const w1 = new Float32Array(output);
+  if (output === input) {
+    // torch's kernels copy a dim whose size is unchanged, whatever the scale factor (UpSample.h:
+    // compute_source_index_and_lambda), e.g. 5 values at scaleFactor 1.1.
+    for (let i = 0; i < output; i++) {
+      i0[i] = i;
+      i1[i] = i;
+      w0[i] = 1;
+    }
+    return { i0, i1, w0, w1 };
+  }
   for (let i = 0; i < output; i++) {
     // Half-pixel centres unless alignCorners; negative positions clamp to 0 (not for cubic, which is not here).
     const real = alignCorners ? f32(s * i) : Math.max(f32(f32(s * f32(i + 0.5)) - 0.5), 0);
