@@ -143,7 +143,9 @@ export function interpolate<B extends Backend>(x: F<B>, options: InterpolateOpti
   checkTensors(op, { input: x });
   const o = checkOptions(op, options);
   checkKeys(op, o, ['size', 'scaleFactor', 'mode', 'alignCorners', 'recomputeScaleFactor']);
-  const mode = checkChoice(op, 'mode', field(o, 'mode') ?? 'nearest', MODES);
+  // Only a missing mode defaults: an untyped null is refused like any other non-mode.
+  const given = field(o, 'mode');
+  const mode = checkChoice(op, 'mode', given === undefined ? 'nearest' : given, MODES);
   const align = field(o, 'alignCorners');
   if (align !== undefined) {
     checkBoolean(op, 'alignCorners', align);

@@ -239,6 +239,7 @@ describe('interpolate and pixelShuffle errors', () => {
     expect(() => interpolate(x4, { size: 2.5 })).toThrow(ArgumentError);
     expect(() => interpolate(x4, { size: 4, recomputeScaleFactor: true })).toThrow(/not meaningful/);
     expect(() => interpolate(x4, untyped({ size: 4, mode: 'bicubic' }))).toThrow(/mode must be/);
+    expect(() => interpolate(x4, untyped({ size: 4, mode: null }))).toThrow(/mode must be/);
     expect(() => interpolate(x4, untyped({ size: 4, align_corners: true }))).toThrow(/unknown option 'align_corners'.*alignCorners/);
     expect(() => interpolate(untyped(i4), { size: 4 })).toThrow(DTypeError);
     expect(() => interpolate(untyped(null), { size: 4 })).toThrow(ArgumentError);
