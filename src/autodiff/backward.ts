@@ -134,7 +134,7 @@ export function backward(tape: Tape, inner: Backend, outer: Backend, root: Handl
   const wanted = targets ? new Set(targets) : undefined;
   const leads = wanted ? leadingTo(order, wanted) : undefined;
   const reports = (v: Var): boolean => (wanted ? wanted.has(v) : v.keepGrad);
-  const needed = (v: Var | undefined): boolean => v !== undefined && (!wanted || wanted.has(v) || (v.node !== undefined && leads!.has(v.node)));
+  const needed = (v: Var | undefined): boolean => v !== undefined && (!wanted || wanted.has(v) || (v.node !== undefined && leads !== undefined && leads.has(v.node)));
   const createGraph = options.createGraph === true;
   // torch: create_graph keeps the graph unless told otherwise (the second pass runs through it).
   const retainGraph = options.retainGraph ?? createGraph;

@@ -11,6 +11,7 @@ import { ArgumentError, ShapeError } from '../errors.js';
 import { checkInteger, show } from '../ir/validate.js';
 import { tidy } from '../memory/tidy.js';
 import { ones, zeros } from '../tensor/creation.js';
+import { asDType } from '../tensor/precision.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { batchNorm, meanExcept } from './functional/normalization.js';
 import { checkEps, checkLayer, checkTensors } from './check.js';
@@ -87,22 +88,21 @@ abstract class BatchNorm<B extends Backend> extends Module<B> {
       // In float32 for a float16 input (its squared deviations past 256 overflow float16), and the
       // blend too (torch's opmath): one rounding to the statistics' dtype at the end.
       const [mean, unbiased] = tidy(() => {
-        const xf = x.dtype === 'float16' ? x.cast('float32') : x;
+        const xf = asDType(x, 'float32');
         const mu = meanExcept(xf, 1);
         const v = meanExcept(xf.sub(mu).square(), 1).mul(count / (count - 1));
         return [mu.reshape([this.numFeatures]), v.reshape([this.numFeatures])] as const;
       });
       const momentum = this.momentum;
-      const as = (t: Tensor<B, 'float'>, dtype: Tensor<B, 'float'>['dtype']): Tensor<B, 'float'> => (t.dtype === dtype ? t : t.cast(dtype));
       // new = (1 - m) old + m batch; a cumulative average has m = 1 / t, with t (the counter, float32
       // even for float16 statistics, as torch's integer counter) on the device.
       const blend = (old: Tensor<B, 'float'>, batch: Tensor<B, 'float'>): Tensor<B, 'float'> =>
         tidy(() => {
-          const o = as(old, batch.dtype);
+          const o = asDType(old, batch.dtype);
           // torch's form (1 - m) old + m batch for both: old + (batch - old) m is NaN at an infinite old.
-          if (momentum !== null) return as(o.mul(1 - momentum).add(batch.mul(momentum)), old.dtype);
-          const m = as(tracked.value, batch.dtype).pow(-1);
-          return as(o.mul(m.neg().add(1)).add(batch.mul(m)), old.dtype);
+          if (momentum !== null) return asDType(o.mul(1 - momentum).add(batch.mul(momentum)), old.dtype);
+          const m = asDType(tracked.value, batch.dtype).pow(-1);
+          return asDType(o.mul(m.neg().add(1)).add(batch.mul(m)), old.dtype);
         });
       const rm = this.runningMean!;
       const rv = this.runningVar!;

@@ -8,6 +8,7 @@ import { isFloat, type Kind } from '../ir/dtype.js';
 import { show } from '../ir/validate.js';
 import { tidy } from '../memory/tidy.js';
 import { full } from './creation.js';
+import { inFloat32 } from './precision.js';
 import { coveredDims, type Dims } from './reductions.js';
 import type { Tensor } from './tensor.js';
 
@@ -39,7 +40,7 @@ export function vectorNorm<B extends Backend>(x: Tensor<B, Kind>, p: number, dim
   if (!isFloat(x.dtype)) throw new DTypeError(`takes float tensors, got ${x.dtype}`, { op, dtypes: [x.dtype], hint: 'cast with .cast("float32") first (torch refuses integer inputs too)' });
   const f = x as F<B>;
   // float16 accumulates in float32 and rounds once (torch's opmath): x^2 passes 65504 from |x| = 256.
-  if (f.dtype === 'float16') return tidy(() => vectorNorm(f.cast('float32'), p, dim, keepDims).cast('float16'), f.backend.runtime);
+  if (f.dtype === 'float16') return inFloat32(f, (xf) => vectorNorm(xf, p, dim, keepDims));
   const dims = coveredDims(op, dim, f.shape);
   const count = dims.reduce((n, d) => n * f.shape[d]!, 1);
   if (!Number.isFinite(p) && count === 0) {

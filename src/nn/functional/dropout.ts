@@ -4,6 +4,7 @@ import { ArgumentError } from '../../errors.js';
 import { checkBoolean, show } from '../../ir/validate.js';
 import { tidy } from '../../memory/tidy.js';
 import { Distribution, random } from '../../tensor/creation.js';
+import { asDType } from '../../tensor/precision.js';
 import type { Tensor } from '../../tensor/tensor.js';
 import { checkTensors } from '../check.js';
 
@@ -27,7 +28,7 @@ export function dropout<B extends Backend>(x: Tensor<B, 'float'>, p: number, tra
   return tidy(() => {
     const drawn = random(x.backend, x.shape, Distribution.Bernoulli(1 - p), { device: x.device });
     // random() draws float32; the 0 / 1 mask is exact in any float dtype, and mul needs the input's.
-    const keep = drawn.dtype === x.dtype ? drawn : drawn.cast(x.dtype);
+    const keep = asDType(drawn, x.dtype);
     return x.mul(keep.mul(1 / (1 - p)));
   });
 }

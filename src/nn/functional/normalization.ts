@@ -7,22 +7,13 @@
 import type { Backend } from '../../backends/backend.js';
 import { ArgumentError, DTypeError, ShapeError } from '../../errors.js';
 import { tidy } from '../../memory/tidy.js';
+import { asDType, inFloat32 } from '../../tensor/precision.js';
 import type { Tensor } from '../../tensor/tensor.js';
 import { checkArray, checkInteger, checkOptions, field } from '../../ir/validate.js';
 import { checkEps, checkOptionalTensors, checkTensors } from '../check.js';
 import { checkFloat } from './args.js';
 
 type F<B extends Backend> = Tensor<B, 'float'>;
-
-/**
- * `f` (a normalisation) on x in float32 when x is float16, its result rounded back: the squared
- * deviations of float16 values past 256 overflow float16 (65504), which made the variance
- * infinite and the output zeros.
- */
-export function inFloat32<B extends Backend>(x: F<B>, f: (x: F<B>) => F<B>): F<B> {
-  if (x.dtype !== 'float16') return f(x);
-  return tidy(() => f(x.cast('float32')).cast(x.dtype));
-}
 
 /** Mean over every dim but `keep` (kept as size 1), reducing one dim at a time. */
 export function meanExcept<B extends Backend>(x: F<B>, keep: number): F<B> {
@@ -91,7 +82,6 @@ export function batchNorm<B extends Backend>(x: F<B>, runningMean: F<B> | undefi
     let y = inFloat32(x, (xf) => {
       let mean: F<B>;
       let variance: F<B>;
-      const up = (t: F<B>): F<B> => (t.dtype === xf.dtype ? t : t.cast(xf.dtype));
       if (options.training) {
         const count = xf.size / c;
         if (count <= 1) throw new ShapeError(`training needs more than one value per channel, got ${count}`, { op, shapes: [x.shape], hint: 'use a batch of two or more, or eval()' });
@@ -99,8 +89,8 @@ export function batchNorm<B extends Backend>(x: F<B>, runningMean: F<B> | undefi
         variance = meanExcept(xf.sub(mean).square(), 1);
       } else {
         if (!runningMean || !runningVar) throw new ArgumentError('outside training the running mean and variance are needed', { op });
-        mean = perChannel(up(runningMean), xf.rank);
-        variance = perChannel(up(runningVar), xf.rank);
+        mean = perChannel(asDType(runningMean, xf.dtype), xf.rank);
+        variance = perChannel(asDType(runningVar, xf.dtype), xf.rank);
       }
       return xf.sub(mean).mul(variance.add(eps).rsqrt());
     });

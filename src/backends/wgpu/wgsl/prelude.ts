@@ -236,20 +236,23 @@ fn sy_ldexp(v: f32, n: i32) -> f32 {
   if (e < 1) { return v * bitcast<f32>(u32(n + 191) << 23u) * 5.421010862427522e-20; }
   return bitcast<f32>(bitcast<u32>(v) + (bitcast<u32>(n) << 23u));
 }
-// exp(x) 2^k (k = -1: sinh and cosh past exp's overflow). Cody-Waite: n = round(x / ln2) and
-// r = x - n ln2, where ln2's high part has 16 bits, so that n ln2_hi and x - n ln2_hi are exact.
+// Cody-Waite: x - n ln2 for n = round(x / ln2), where ln2's high part has 16 bits, so that
+// n ln2_hi and x - n ln2_hi are exact.
+fn sy_ln2_reduce(x: f32, n: f32) -> f32 { return (x - n * 0.693145751953125) - n * 1.428606765330187e-6; }
+// 2^(n + f) for an integer n and |f| <= 1/2 (a bit more is fine).
+fn sy_exp2_parts(n: f32, f: f32) -> f32 { return sy_ldexp(1.0 + sy_expm1_kernel(f * 0.6931471805599453), i32(n)); }
+// exp(x) 2^k (k = -1: sinh and cosh past exp's overflow).
 fn sy_exp_scaled(x: f32, k: i32) -> f32 {
   let xc = min(max(x, -104.0), 90.0);
   let n = round(xc * 1.4426950408889634);
-  let r = (xc - n * 0.693145751953125) - n * 1.428606765330187e-6;
-  return select(sy_ldexp(1.0 + sy_expm1_kernel(r), i32(n) + k), x, sy_nan_b(x));
+  return select(sy_ldexp(1.0 + sy_expm1_kernel(sy_ln2_reduce(xc, n)), i32(n) + k), x, sy_nan_b(x));
 }
 fn sy_exp(x: f32) -> f32 { return sy_exp_scaled(x, 0); }
 // 2^x = 2^n exp((x - n) ln2), x - n exact.
 fn sy_exp2(x: f32) -> f32 {
   let xc = min(max(x, -152.0), 130.0);
   let n = round(xc);
-  return select(sy_ldexp(1.0 + sy_expm1_kernel((xc - n) * 0.6931471805599453), i32(n)), x, sy_nan_b(x));
+  return select(sy_exp2_parts(n, xc - n), x, sy_nan_b(x));
 }
 // expm1 = 2^n (1 + q) - 1 = (2^n - 1) + 2^n q, both parts exact for |n| <= 24; past 16.8
 // exp(x) - 1 rounds once, the 1 below the result's ulp or the result within 2^-24 of -1.
@@ -257,7 +260,7 @@ fn sy_expm1(x: f32) -> f32 {
   if (sy_nan_b(x) || x == 0.0) { return x; }
   if (abs(x) > 16.8) { return sy_exp(x) - 1.0; }
   let n = round(x * 1.4426950408889634);
-  let q = sy_expm1_kernel((x - n * 0.693145751953125) - n * 1.428606765330187e-6);
+  let q = sy_expm1_kernel(sy_ln2_reduce(x, n));
   let t = bitcast<f32>(u32(i32(n) + 127) << 23u);
   return (t - 1.0) + t * q;
 }
@@ -304,7 +307,7 @@ fn sy_pow_abs(ab: f32, b: f32) -> f32 {
   let p = ph + pl;
   if (abs(p) > 160.0) { return select(0.0, sy_inf(), p > 0.0); }
   let n = round(p);
-  return sy_ldexp(1.0 + sy_expm1_kernel(((ph - n) + pl) * 0.6931471805599453), i32(n));
+  return sy_exp2_parts(n, (ph - n) + pl);
 }
 `;
 
