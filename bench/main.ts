@@ -25,6 +25,7 @@ const BENCHES: Record<string, string> = {
   'tensor-cores': "tensor-core matmul: error of each float32 precision against float64, TFLOP/s beside torch f16 and fp32",
   float16: 'float16: matmul float32 vs float16, MLP training step f32 vs f16-mixed (--cpu for the CPU backend, --small for lavapipe)',
   'solo-overhead': "DataParallel's own cost per step on one GPU: its direct solo step against the same step without it, alternating (--batch 1024 --steps 1500; --small for lavapipe)",
+  'exp-cost': "WebGPU: the prelude's accurate exp, exp2, expm1, pow and sigmoid against the driver's builtins and a copy (--n 33554432 --rounds 30)",
   'fused-optim': 'optimizer updates fused (one record per parameter) against op by op: the MLP step on WebGPU, plain and under Fusion, alternating (--batch 256,1024 --steps 600; --small for lavapipe)',
   'tuned-instances': 'several devices on one GPU, autotuned apart or sharing one table: their matmul winners and paired step speeds (--k 4 --batch 1024 --cycles 400)',
 };
