@@ -58,9 +58,10 @@ export async function main(args: readonly string[]): Promise<void> {
     const reads = Promise.all([model.params().at(-1)!.value.toData(), loss.item(), correct.item()]);
     const host = performance.now() - t0;
     await reads;
-    const wall = performance.now() - t0;
+    // Freeing the step's tensors is part of the step (DataParallel's replica does it before it answers).
     loss.dispose();
     correct.dispose();
+    const wall = performance.now() - t0;
     return [host, wall, ctx.submitCount - s0];
   };
   const dp = await DataParallel.create<MnistTaskOptions>({ task: TASK, module: record, devices: 'wgpu:0', gpuHost: 'main', options: { sizes, lr: LR } });

@@ -22,7 +22,7 @@ import { ownedFloat32, type ModuleRecord, type ParamRecord } from '../nn/record.
 import type { OptimizerRecord } from '../optim/optimizer.js';
 import { importNodeModule, isNode } from '../platform.js';
 import { saveCheckpoint } from './checkpoint.js';
-import { Balancer, type BalancerOptions, type Decision, type Plan, type Split } from './balancer.js';
+import { Balancer, type BalancerOptions, type Decision, type Observation, type Plan, type Split } from './balancer.js';
 import { parseDevices, type ReplicaDevice } from './devices.js';
 import { ReplicaError } from './errors.js';
 import { gpuInventory, withoutSelection } from './gpus.js';
@@ -199,6 +199,8 @@ export class DataParallel {
   private run: Run | undefined;
   /** Rejects the direct solo step in flight (see stepDirect). */
   private directStep: ((e: SwitchyardError) => void) | undefined;
+  /** A direct solo step's measurement, not yet given to the balancer (see observeDeferred). */
+  private unobserved: Observation | undefined;
   /** Calls queued or running (enqueue). */
   private pending = 0;
   private failure: SwitchyardError | undefined;
@@ -452,6 +454,7 @@ export class DataParallel {
     const solo = !this.flat && active.length === 1 && this.layout.params.every((_, i) => this.owners[i] === active[0]);
     const direct = solo && this.balancer.settled ? this.directSolo(active[0]!) : undefined;
     if (direct) return this.stepDirect(direct, batch, size, plan.shards, lr);
+    this.observeDeferred();
     return this.runMessaged(batch, plan, active, solo, lr);
   }
 
@@ -569,8 +572,10 @@ export class DataParallel {
       if (ms !== undefined) timer = setTimeout(() => this.fail(new ReplicaError(`did not finish step ${step} within ${ms} ms`, rep.index, rep.device.key)), ms);
       const computed = direct.stepNow({ type: 'step', step, size, inputs: batch, ...(lr !== undefined ? { lr } : {}), solo: true, timed: false, reload: [] });
       // The step's ops are recorded and on their way: the bookkeeping that needs no value of the
-      // step runs while the GPU does (a failed step fails DataParallel, so the versions may move now).
+      // step runs while the GPU does (a failed step fails DataParallel, so the versions may move
+      // now), and so does the balancer's look at the step before.
       this.soloStepped(rep.index);
+      this.observeDeferred();
       computed.then(
         (c) => {
           if (this.directStep !== settle) return;
@@ -588,33 +593,47 @@ export class DataParallel {
     });
   }
 
-  /** The result of a direct solo step (see stepDirect); the replica now holds the newest weights. */
+  /**
+   * The result of a direct solo step (see stepDirect); the replica now holds the newest weights.
+   * The caller waits for every instruction run here, after a GPU wait that left the host's caches
+   * cold: the balancer sees the step once the next step's ops are recorded (observeDeferred).
+   */
   private directResult(rep: Replica, step: number, startAt: number, size: number, shards: number[], c: ComputedMessage): StepResult {
     const endAt = absoluteNow();
+    const n = this.replicas.length;
+    const computeMs = new Array<number>(n).fill(0);
+    computeMs[rep.index] = c.computeMs;
+    // As the message path counts it: one step message, nothing reloaded or handed over.
+    const traffic = new Array<ReplicaTraffic>(n);
+    for (let r = 0; r < n; r++) traffic[r] = { messages: r === rep.index ? 1 : 0, reloaded: 0, buckets: 0 };
     let timeline: StepTimeline | undefined;
-    const build = (): StepTimeline => ({
-      step,
-      startAt,
-      endAt,
-      replicas: [this.timelineRow(rep.index, size, c, [])],
-    });
+    const row = (): ReplicaTimeline => this.timelineRow(rep.index, size, c, []);
     const result: StepResult = {
       step,
       loss: c.loss,
-      metrics: { ...c.metrics },
+      // The replica made this object for this step alone.
+      metrics: c.metrics,
       shards,
-      computeMs: this.replicas.map((r) => (r === rep ? c.computeMs : 0)),
+      computeMs,
       wallMs: endAt - startAt,
       get timeline(): StepTimeline {
-        return (timeline ??= build());
+        return (timeline ??= { step, startAt, endAt, replicas: [row()] });
       },
       solo: true,
-      // As the message path counts it: one step message, nothing reloaded or handed over.
-      traffic: this.replicas.map((r) => ({ messages: r === rep ? 1 : 0, reloaded: 0, buckets: 0 })),
+      traffic,
     };
-    const decision = this.balancer.observe({ shards, computeMs: result.computeMs, wallMs: result.wallMs });
-    if (decision) this.tell(decision);
+    this.observeDeferred();
+    this.unobserved = { shards, computeMs, wallMs: result.wallMs };
     return result;
+  }
+
+  /** Gives the balancer a direct solo step's measurement (solo steps only run while it has settled, so a decision one step late changes nothing but when the notice comes). */
+  private observeDeferred(): void {
+    const o = this.unobserved;
+    if (!o) return;
+    this.unobserved = undefined;
+    const decision = this.balancer.observe(o);
+    if (decision) this.tell(decision);
   }
 
   /** After a solo step: every parameter has a new version, held by that replica alone. */
