@@ -150,7 +150,8 @@ export function multiLabelSoftMarginLoss<B extends Backend>(input: F<B>, target:
   checkFloats(op, { input, target, weight: w });
   checkOneShape(op, { input, target });
   if (input.rank === 0) throw new ShapeError('the input must be [C] or [N, C] (classes on the last dim), got a scalar', { op, shapes: [input.shape] });
-  if (w && !sameShape(broadcastShapes(op, input.shape, w.shape), input.shape)) {
+  // Broadcasts to the input without growing it: each of weight's dims, aligned from the right, is the input's or 1.
+  if (w && (w.rank > input.rank || w.shape.some((d, i) => d !== 1 && d !== input.shape[input.rank - w.rank + i]))) {
     throw new ShapeError(`weight [${w.shape.join(', ')}] must broadcast to the input's shape [${input.shape.join(', ')}]`, { op, shapes: [input.shape, w.shape], hint: 'give one weight per class, [C]' });
   }
   const c = input.shape[input.rank - 1]!;

@@ -282,7 +282,7 @@ describe('more activations: bad input', () => {
     expect(() => new PRelu(b, { numParameters: 0 })).toThrow(/PRelu: numParameters must be an integer >= 1/);
     expect(() => new PRelu(b, untyped({ num_parameters: 3 }))).toThrow(/unknown option 'num_parameters'.*numParameters/);
     expect(() => new PRelu(b, { init: Number.NaN })).toThrow(ArgumentError);
-    expect(() => new PRelu(untyped(null))).toThrow(ArgumentError);
+    expect(() => new PRelu(untyped<typeof b>(null))).toThrow(ArgumentError);
     const e = thrown(() => glu(x, 0));
     expect(e).toBeInstanceOf(ShapeError);
   });
