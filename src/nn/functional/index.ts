@@ -2,8 +2,8 @@
 export { conv1d, conv2d, convTranspose1d, convTranspose2d, type Conv1dOptions, type Conv2dOptions, type ConvTranspose1dOptions, type ConvTranspose2dOptions } from './conv.js';
 export { maxPool1d, maxPool2d, avgPool1d, avgPool2d, type MaxPool2dOptions, type AvgPool2dOptions, type Pool1dOptions } from './pool.js';
 export { adaptiveAvgPool1d, adaptiveAvgPool2d, adaptiveMaxPool1d, adaptiveMaxPool2d, type AdaptiveSize2d } from './adaptive-pool.js';
-export { batchNorm, groupNorm, layerNorm, rmsNorm, type BatchNormOptions } from './normalization.js';
-export { silu, leakyRelu, softplus, gelu, hardtanh, relu6, hardsigmoid, hardswish, mish, selu } from './activation.js';
+export { batchNorm, groupNorm, layerNorm, rmsNorm, instanceNorm, type BatchNormOptions, type InstanceNormOptions } from './normalization.js';
+export { silu, leakyRelu, softplus, gelu, hardtanh, relu6, hardsigmoid, hardswish, mish, selu, elu, celu, glu, logSigmoid, softsign, tanhshrink, hardshrink, softshrink, threshold, softmin, prelu } from './activation.js';
 export { dropout } from './dropout.js';
 export { scaledDotProductAttention, attentionWeights, causalMask, type AttentionOptions } from './attention.js';
 export { normalize, cosineSimilarity, pairwiseDistance, type NormalizeOptions, type CosineSimilarityOptions, type PairwiseDistanceOptions } from './distance.js';

@@ -9,7 +9,7 @@ import { ArgumentError, DTypeError, ShapeError } from '../../errors.js';
 import { tidy } from '../../memory/tidy.js';
 import { asDType, inFloat32 } from '../../tensor/precision.js';
 import type { Tensor } from '../../tensor/tensor.js';
-import { checkArray, checkInteger, checkOptions, field } from '../../ir/validate.js';
+import { checkArray, checkBoolean, checkInteger, checkKeys, checkOptions, field } from '../../ir/validate.js';
 import { checkEps, checkOptionalTensors, checkTensors } from '../check.js';
 import { checkFloat } from './args.js';
 
@@ -161,5 +161,60 @@ export function rmsNorm<B extends Backend>(x: F<B>, normalizedShape: readonly nu
   return tidy(() => {
     const y = inFloat32(x, (xf) => xf.mul(meanLast(xf.square(), normalizedShape.length).add(eps).rsqrt()));
     return options.weight ? y.mul(options.weight) : y;
+  });
+}
+
+export interface InstanceNormOptions<B extends Backend> {
+  /** Per-channel statistics [C], used when useInputStats is false. */
+  runningMean?: F<B> | undefined;
+  runningVar?: F<B> | undefined;
+  weight?: F<B> | undefined;
+  bias?: F<B> | undefined;
+  /** Normalise with each instance's own statistics (default true, torch's use_input_stats); false: with the running ones. */
+  useInputStats?: boolean;
+  eps?: number;
+}
+
+/**
+ * torch.nn.functional.instance_norm over [N, C, ...]: each (sample, channel) normalised over its
+ * positions (biased variance), then a per-channel scale and shift. Returns the output only: the
+ * running statistics are the InstanceNorm layers' to update (as batchNorm here).
+ */
+export function instanceNorm<B extends Backend>(x: F<B>, options: InstanceNormOptions<B> = {}): F<B> {
+  const op = 'instanceNorm';
+  const eps = checkArgs(op, x, options, { runningMean: field(options, 'runningMean'), runningVar: field(options, 'runningVar') }) ?? 1e-5;
+  checkKeys(op, options, ['runningMean', 'runningVar', 'weight', 'bias', 'useInputStats', 'eps']);
+  const useInputStats = checkBoolean(op, 'useInputStats', field(options, 'useInputStats') ?? true);
+  const { runningMean, runningVar, weight, bias } = options;
+  checkFloat(op, x, runningMean, runningVar, weight, bias);
+  if (x.rank < 2) throw new ShapeError('the input must be [N, C, ...]', { op, shapes: [x.shape] });
+  const c = x.shape[1]!;
+  checkAffine(op, x, [c], { runningMean, runningVar, weight, bias });
+  for (const [name, t] of [['runningMean', runningMean], ['runningVar', runningVar], ['weight', weight], ['bias', bias]] as const) {
+    if (t && t.dtype !== x.dtype) throw new DTypeError(`${name} must have the input's dtype (${x.dtype}), got ${t.dtype}`, { op, dtypes: [x.dtype, t.dtype] });
+  }
+  const spatial = x.shape.slice(2).reduce((a, d) => a * d, 1);
+  if (useInputStats && spatial <= 1) {
+    throw new ShapeError(`each instance needs more than one position to normalise over, got ${spatial}`, { op, shapes: [x.shape], hint: 'instance statistics of one value are 0 / 0; use useInputStats: false with running statistics' });
+  }
+  let running: readonly [F<B>, F<B>] | undefined;
+  if (!useInputStats) {
+    if (!runningMean || !runningVar) throw new ArgumentError('useInputStats: false needs runningMean and runningVar', { op });
+    running = [runningMean, runningVar];
+  }
+  return tidy(() => {
+    let y = inFloat32(x, (xf) => {
+      if (running) {
+        const mean = perChannel(asDType(running[0], xf.dtype), xf.rank);
+        const variance = perChannel(asDType(running[1], xf.dtype), xf.rank);
+        return xf.sub(mean).mul(variance.add(eps).rsqrt());
+      }
+      const spatialDims = Array.from({ length: xf.rank - 2 }, (_, i) => i + 2);
+      const centred = xf.sub(xf.mean(spatialDims, true));
+      return centred.mul(centred.square().mean(spatialDims, true).add(eps).rsqrt());
+    });
+    if (weight) y = y.mul(perChannel(weight, x.rank));
+    if (bias) y = y.add(perChannel(bias, x.rank));
+    return y;
   });
 }
