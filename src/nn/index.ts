@@ -20,7 +20,7 @@ export { MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d, Adaptive
 export { Upsample, PixelShuffle, PixelUnshuffle } from './upsample.js';
 export { CosineSimilarity, PairwiseDistance } from './distance.js';
 export { MultiheadAttention, type MultiheadAttentionOptions, type MultiheadAttentionCall } from './attention.js';
-export { TransformerEncoderLayer, type TransformerEncoderLayerOptions } from './transformer.js';
+export { TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder, Transformer, generateSquareSubsequentMask, type TransformerEncoderLayerOptions, type TransformerDecoderLayerOptions, type TransformerDecoderCall, type TransformerStackOptions, type TransformerOptions, type TransformerCall } from './transformer.js';
 export { LSTM, GRU, type RnnOptions, type RnnOutput } from './rnn.js';
 export { PositionWiseFeedForward, type PositionWiseFeedForwardConfig } from './feed-forward.js';
 export { crossEntropy, nllLoss, binaryCrossEntropy, binaryCrossEntropyWithLogits, type ClassLossOptions, type CrossEntropyOptions, type BinaryLossOptions } from './loss.js';
