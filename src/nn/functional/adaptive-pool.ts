@@ -1,15 +1,18 @@
 /**
  * Adaptive pooling (torch.nn.functional.adaptive_avg_pool1d / 2d, adaptive_max_pool1d / 2d): any
  * input size to a given output size, output cell i covering [floor(i size / out), ceil((i + 1)
- * size / out)). Averages are two matmuls with averaging matrices (the windows are separable);
- * maxima gather each window (windows.ts) and reduce, a window's gradient going to its first
- * maximum in row-major order (a NaN counts as the maximum), as max pooling's.
+ * size / out)). Both gather each window (windows.ts) and reduce it: averages sum the window and
+ * divide by its size (float16 in float32, as torch accumulates), so an inf or NaN reaches only the
+ * cells whose windows hold it (a matmul with averaging matrices would multiply it by their zeros);
+ * maxima send a window's gradient to its first maximum in row-major order (a NaN counts as the
+ * maximum), as max pooling's.
  */
 import type { Backend } from '../../backends/backend.js';
 import { ArgumentError, ShapeError } from '../../errors.js';
 import { checkInteger } from '../../ir/validate.js';
 import { tidy } from '../../memory/tidy.js';
 import { fromData } from '../../tensor/creation.js';
+import { inFloat32 } from '../../tensor/precision.js';
 import type { Tensor } from '../../tensor/tensor.js';
 import { checkTensors } from '../check.js';
 import { checkElements, checkFloat, checkRank } from './args.js';
@@ -41,27 +44,28 @@ function prepare<B extends Backend>(op: string, x: F<B>, outputSize: unknown, on
   return oneD ? [1, out[0]!] : [out[0]!, out[1]!];
 }
 
-/** [out, size]: row i averages the window [floor(i size / out), ceil((i + 1) size / out)). */
-function averagingMatrix(size: number, out: number): Float32Array {
-  const m = new Float32Array(out * size);
-  for (let i = 0; i < out; i++) {
-    const start = Math.floor((i * size) / out);
-    const end = Math.ceil(((i + 1) * size) / out);
-    for (let j = start; j < end; j++) m[i * size + j] = 1 / (end - start);
-  }
-  return m;
+/** [oh, ow]: the number of input cells in each output cell's window. */
+function windowSizes(h: number, w: number, oh: number, ow: number): Float32Array {
+  const size = (i: number, n: number, out: number): number => Math.ceil(((i + 1) * n) / out) - Math.floor((i * n) / out);
+  const sizes = new Float32Array(oh * ow);
+  for (let i = 0; i < oh; i++) for (let j = 0; j < ow; j++) sizes[i * ow + j] = size(i, h, oh) * size(j, w, ow);
+  return sizes;
 }
 
 function averaged<B extends Backend>(op: string, x: F<B>, oh: number, ow: number): F<B> {
   const [h, w] = x.shape.slice(-2) as [number, number];
-  checkElements(op, 'the averaging matrices', [Math.max(oh * h, ow * w)], [x.shape]);
-  checkElements(op, 'the row-pooled input', [...x.shape.slice(0, -2), oh, w], [x.shape]);
-  return tidy(() => {
-    // In the input's dtype (matmul does not promote): 1 / n rounds to float16 for a float16 input.
-    const rows = fromData(x.backend, averagingMatrix(h, oh), { shape: [oh, h], device: x.device, dtype: x.dtype });
-    const cols = fromData(x.backend, averagingMatrix(w, ow), { shape: [ow, w], device: x.device, dtype: x.dtype });
-    return rows.matmul(x).matmul(cols.transpose());
-  });
+  const planes = x.shape.slice(0, -2);
+  const k = adaptiveKernel(h, w, oh, ow);
+  checkElements(op, 'the gathered windows', [...planes, k, oh, ow], [x.shape]);
+  return inFloat32(x, (x32) =>
+    tidy(() => {
+      const x4 = x32.reshape([planes.reduce((a, d) => a * d, 1), 1, h, w]);
+      // Slots past a window's end read 0: they add nothing to its sum.
+      const sums = unfold(x4, adaptiveWindowTable(h, w, oh, ow), k, 0).sum(2);
+      const sizes = fromData(x32.backend, windowSizes(h, w, oh, ow), { shape: [oh * ow], device: x32.device, dtype: x32.dtype });
+      return sums.div(sizes).reshape([...planes, oh, ow]);
+    }),
+  );
 }
 
 function maximum<B extends Backend>(op: string, x: F<B>, oh: number, ow: number): F<B> {

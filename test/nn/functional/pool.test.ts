@@ -187,6 +187,30 @@ describe('pooling on autodiff<cpu>', () => {
   });
 });
 
+describe('adaptive average pooling keeps inf and NaN in their own windows (as torch)', () => {
+  const backends: Array<[string, AD | undefined]> = [['autodiff<cpu>', cpu], ['autodiff<wgpu>', wgpu]];
+  for (const [name, b] of backends) {
+    it.runIf(b !== undefined)(`${name}: 1-D and 2-D`, async () => {
+      // torch: adaptive_avg_pool1d([inf, 1, 2, 3], 2) = [inf, 2.5]; 2-D [[1, 2], [3, nan]] to [2, 1] = [[1.5], [nan]].
+      const one = adaptiveAvgPool1d(fromData(b!, Float32Array.from([Infinity, 1, 2, 3]), { shape: [1, 1, 4] }), 2);
+      expect(Array.from((await one.toData()).values)).toEqual([Infinity, 2.5]);
+      const two = adaptiveAvgPool2d(fromData(b!, Float32Array.from([1, 2, 3, NaN]), { shape: [1, 1, 2, 2] }), [2, 1]);
+      expect(Array.from((await two.toData()).values)).toEqual([1.5, NaN]);
+      // Overlapping windows (5 -> 3: [0, 2), [1, 4), [3, 5)): -inf at 0 reaches only the first.
+      const lap = adaptiveAvgPool1d(fromData(b!, Float32Array.from([-Infinity, 3, 6, 9, 12]), { shape: [1, 5] }), 3);
+      expect(Array.from((await lap.toData()).values)).toEqual([-Infinity, 6, 10.5]);
+    });
+
+    it.runIf(b !== undefined)(`${name}: float16 windows sum in float32 (a sum past 65504 does not overflow)`, async () => {
+      const x = fromData(b!, new Float32Array(16).fill(60000), { shape: [1, 1, 4, 4], dtype: 'float16' });
+      const y = adaptiveAvgPool2d(x, 1);
+      expect(y.dtype).toBe('float16');
+      // 60000 in float16 is 60000 exactly; the mean of sixteen of them too.
+      expect(Array.from((await y.toData()).values)).toEqual([60000]);
+    });
+  }
+});
+
 /** maxPool2d's input gradient for the output gradient `dy` (as loss = sum(y * dy)). */
 async function maxPoolGrad(b: AD, x: Nd, dy: Nd, o: Pool2dRefOptions): Promise<Float32Array> {
   const xt = fromData(b, Float32Array.from(x.data), { shape: [...x.shape] }).requireGrad();
