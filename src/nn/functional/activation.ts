@@ -35,8 +35,9 @@ export function softplus<B extends Backend>(x: F<B>, beta = 1, threshold = 20): 
  * x on [lo, hi] (open, or `closed`), else x clamped there as a constant: the gradient is 1 inside
  * and 0 outside, with the kinks on the side torch's backward puts them.
  */
-function linearBetween<B extends Backend>(x: F<B>, lo: number, hi: number, closed: boolean): F<B> {
-  const inside = closed ? x.greaterEqual(lo).logicalAnd(x.lowerEqual(hi)) : x.greater(lo).logicalAnd(x.lower(hi));
+function linearBetween<B extends Backend>(x: F<B>, lo: number, hi: number, closed: boolean, nanInside = false): F<B> {
+  // nanInside: "not at or beyond a bound" (torch's hardtanh backward), which a NaN is, so its gradient passes.
+  const inside = nanInside ? x.lowerEqual(lo).logicalOr(x.greaterEqual(hi)).logicalNot() : closed ? x.greaterEqual(lo).logicalAnd(x.lowerEqual(hi)) : x.greater(lo).logicalAnd(x.lower(hi));
   return x.where(inside, x.clamp(lo, hi).detach());
 }
 
@@ -48,19 +49,19 @@ export function gelu<B extends Backend>(x: F<B>, approximate: 'none' | 'tanh' = 
   return tidy(() => x.mul(x.square().mul(0.044715).add(1).mul(x).mul(Math.sqrt(2 / Math.PI)).tanh().add(1)).mul(0.5));
 }
 
-/** min(max(x, minVal), maxVal) (torch.nn.functional.hardtanh, default [-1, 1]); gradient 0 at the kinks, as torch. */
+/** min(max(x, minVal), maxVal) (torch.nn.functional.hardtanh, default [-1, 1]); gradient 0 at the kinks and beyond, 1 elsewhere (a NaN's too), as torch. */
 export function hardtanh<B extends Backend>(x: F<B>, minVal = -1, maxVal = 1): F<B> {
   checkTensors('hardtanh', { input: x });
   checkNumber('hardtanh', 'minVal', minVal, true);
   checkNumber('hardtanh', 'maxVal', maxVal, true);
   if (!(maxVal > minVal)) throw new ArgumentError(`maxVal must be greater than minVal, got [${minVal}, ${maxVal}]`, { op: 'hardtanh' });
-  return tidy(() => linearBetween(x, minVal, maxVal, false));
+  return tidy(() => linearBetween(x, minVal, maxVal, false, true));
 }
 
-/** min(max(x, 0), 6) (torch.nn.functional.relu6). */
+/** min(max(x, 0), 6) (torch.nn.functional.relu6: hardtanh(x, 0, 6), gradients included). */
 export function relu6<B extends Backend>(x: F<B>): F<B> {
   checkTensors('relu6', { input: x });
-  return tidy(() => linearBetween(x, 0, 6, false));
+  return tidy(() => linearBetween(x, 0, 6, false, true));
 }
 
 /** relu6(x + 3) / 6 (torch.nn.functional.hardsigmoid); gradient 1/6 on (-3, 3). */
