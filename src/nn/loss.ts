@@ -66,19 +66,21 @@ function checkWeight<B extends Backend>(op: string, weight: F<B> | undefined, c:
  * The weighted negative log-likelihood of `logp` rows [M, C] at `target` [M], with ignored
  * targets dropped: per-sample losses and per-sample weights (0 where ignored).
  */
-function picked<B extends Backend>(logp: F<B>, target: I<B>, weight: F<B> | undefined, ignoreIndex: number): { losses: F<B>; weights: F<B> } {
+function picked<B extends Backend>(logp: F<B>, target: I<B>, weight: F<B> | undefined, ignoreIndex: number): { losses: F<B>; weights: F<B>; ignored: Tensor<B, 'bool'> } {
   const ignored = target.equal(ignoreIndex);
   const safe = target.maskFill(ignored, 0);
   // Unit weights in the scores' dtype (mul does not promote).
   const w = weight ? weight.indexSelect(0, safe) : ones(logp.backend, [target.shape[0]!], { device: logp.device, dtype: logp.dtype });
   const weights = w.maskFill(ignored, 0);
   const losses = logp.gather(1, safe.unsqueeze(1)).reshape([-1]).neg().mul(weights);
-  return { losses, weights };
+  return { losses, weights, ignored };
 }
 
-function finish<B extends Backend>(op: string, losses: F<B>, weights: F<B>, reduction: Reduction | undefined, restShape: number[]): F<B> {
+function finish<B extends Backend>(op: string, losses: F<B>, weights: F<B>, reduction: Reduction | undefined, restShape: number[], ignored: Tensor<B, 'bool'>): F<B> {
   const r = reduction ?? 'mean';
-  if (r === 'mean') return losses.sum().div(weights.sum());
+  // Masked rather than multiplied by their zero weight: with every target ignored the mean is 0 / 0
+  // (NaN, as torch) and its gradient 1 / 0 must reach no input (torch's is 0), not 0 * inf = NaN.
+  if (r === 'mean') return losses.maskFill(ignored, 0).sum().div(weights.sum());
   if (r === 'none') return losses.reshape(restShape);
   return reduce(op, losses, r);
 }
@@ -95,8 +97,8 @@ export function nllLoss<B extends Backend>(logProbs: F<B>, target: I<B>, options
   checkWeight(op, options.weight, c);
   return tidy(() => {
     const r = rows(op, logProbs, target);
-    const { losses, weights } = picked(r.x, r.target as I<B>, options.weight, options.ignoreIndex ?? -100);
-    return finish(op, losses, weights, options.reduction, r.restShape);
+    const { losses, weights, ignored } = picked(r.x, r.target as I<B>, options.weight, options.ignoreIndex ?? -100);
+    return finish(op, losses, weights, options.reduction, r.restShape, ignored);
   });
 }
 
@@ -141,14 +143,14 @@ export function crossEntropy<B extends Backend>(logits: F<B>, target: I<B> | F<B
     const r = rows(op, logits, target);
     const logp = r.x.logSoftmax(1);
     const ignoreIndex = options.ignoreIndex ?? -100;
-    const { losses, weights } = picked(logp, r.target as I<B>, options.weight, ignoreIndex);
-    if (s === 0) return finish(op, losses, weights, options.reduction, r.restShape);
+    const { losses, weights, ignored } = picked(logp, r.target as I<B>, options.weight, ignoreIndex);
+    if (s === 0) return finish(op, losses, weights, options.reduction, r.restShape, ignored);
     // The uniform part: -sum_c w_c log p_c / C per sample (0 where ignored), over the same denominator.
     const all = options.weight ? logp.mul(options.weight) : logp;
     const kept = (r.target as I<B>).notEqual(ignoreIndex).cast(logp.dtype);
     const smooth = all.sum(1).neg().mul(kept);
     const mixed = losses.mul(1 - s).add(smooth.mul(s / c));
-    return finish(op, mixed, weights, options.reduction, r.restShape);
+    return finish(op, mixed, weights, options.reduction, r.restShape, ignored);
   });
 }
 

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Autodiff } from '../../src/autodiff/autodiff.js';
 import type { Backend } from '../../src/backends/backend.js';
 import { hardtanh, relu6 } from '../../src/nn/functional/index.js';
+import { crossEntropy, nllLoss } from '../../src/nn/index.js';
 import { fromData } from '../../src/tensor/creation.js';
 import type { Tensor } from '../../src/tensor/tensor.js';
 import { testBackends } from '../autodiff/backends.js';
@@ -35,6 +36,18 @@ for (const tb of backends) {
       const w = [0.5, 2, 3, 4, 5];
       expect(await valueAndGrad(b, (x) => hardtanh(x, -2, 3), [NaN, 1, -2, 3, 7], w)).toEqual([[NaN, 1, -2, 3, 3], [0.5, 2, 0, 0, 0]]);
       expect(await valueAndGrad(b, (x) => relu6(x), [NaN, 1, 0, 6, -1], w)).toEqual([[NaN, 1, 0, 6, 0], [0.5, 2, 0, 0, 0]]);
+    });
+
+    it('a mean nll_loss / cross_entropy whose targets are all ignored is NaN with gradient 0 (torch), not NaN', async () => {
+      const target = fromData(b, Int32Array.from([2, 2]));
+      for (const f of [(x: F) => nllLoss(x, target, { ignoreIndex: 2 }), (x: F) => crossEntropy(x, target, { ignoreIndex: 2 })]) {
+        const x = fromData(b, [[-1, -2, -0.5], [-0.3, -1.5, -2]]).requireGrad();
+        const y = f(x);
+        const g = y.backward();
+        expect(Array.from((await y.toData()).values)).toEqual([NaN]);
+        expect(Array.from((await x.grad(g)!.toData()).values, (v) => v + 0)).toEqual([0, 0, 0, 0, 0, 0]);
+        g.dispose();
+      }
     });
   });
 }
