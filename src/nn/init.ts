@@ -6,6 +6,7 @@
  */
 import type { Backend } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
+import type { FloatDType } from '../ir/dtype.js';
 import { ArgumentError } from '../errors.js';
 import { randomNormal, randomUnit } from '../ir/random.js';
 import { Distribution, fromData, random } from '../tensor/creation.js';
@@ -13,6 +14,8 @@ import type { Tensor } from '../tensor/tensor.js';
 
 export interface InitOptions {
   device?: Device;
+  /** Default float32; float16 values are the float32 ones rounded once. */
+  dtype?: FloatDType;
 }
 
 export interface FanOptions extends InitOptions {
@@ -164,7 +167,7 @@ export function truncatedNormal<B extends Backend>(backend: B, shape: readonly n
     const v = mean + std * normalQuantile(lo + (hi - lo) * unit(i));
     out[i] = Math.min(b, Math.max(a, v));
   }
-  return fromData(backend, out, { shape, device });
+  return fromData(backend, out, { shape, device, dtype: options.dtype ?? 'float32' });
 }
 
 /** The stream's uniforms moved to the middle of their 2^-24 cells: in (0, 1), so the quantile stays finite. */
@@ -193,7 +196,7 @@ export function orthogonal<B extends Backend>(backend: B, shape: readonly number
   const gain = options.gain ?? 1;
   const out = new Float32Array(rows * cols);
   for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) out[i * cols + j] = gain * q[tall ? i * k + j : j * k + i]!;
-  return fromData(backend, out, { shape, device });
+  return fromData(backend, out, { shape, device, dtype: options.dtype ?? 'float32' });
 }
 
 /** The thin Q [m, k] of A [m, k] (m >= k) by Householder reflections, with diag(R) made positive. */

@@ -7,7 +7,7 @@ import { ArgumentError, DTypeError } from '../errors.js';
 import type { Backend } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import { encodeHalves } from '../ir/half.js';
-import { allocTyped, coerce, storedValue, type DType, type Kind, type KindOf, type TypedArray } from '../ir/dtype.js';
+import { allocTyped, coerce, storedValue, type DType, type FloatDType, type Kind, type KindOf, type TypedArray } from '../ir/dtype.js';
 import type { DistributionSpec } from '../ir/ops.js';
 import { checkShape } from '../ir/shape.js';
 import { MAX_ELEMENTS, MAX_RANK, checkBackend, checkDType, checkDevice, checkInt32Value, checkNumber, checkOptions, show } from '../ir/validate.js';
@@ -238,14 +238,21 @@ export function arange<B extends Backend, D extends DType = 'int32'>(
 }
 
 /** Random float32 values from a distribution, from the device's seedable counter-based stream. */
-export function random<B extends Backend>(backend: B, shape: readonly number[], distribution: DistributionSpec = Distribution.Default, options: { device?: Device } = {}): Tensor<B, 'float'> {
+export function random<B extends Backend>(backend: B, shape: readonly number[], distribution: DistributionSpec = Distribution.Default, options: { device?: Device; dtype?: FloatDType } = {}): Tensor<B, 'float'> {
   const b = checkBackend('random', backend);
   const dims = checkShape('random', shape);
   const dist = checkDistribution(distribution);
-  const device = deviceFor('random', b, checkOptions('random', options)['device']);
+  const { dtype, device: given } = creationOptions('random', options, 'float32');
+  if (dtype !== 'float32' && dtype !== 'float16') throw new DTypeError(`random draws floats, not ${dtype}`, { op: 'random', dtypes: [dtype], hint: "pass dtype 'float32' or 'float16', or cast the result" });
+  const device = deviceFor('random', b, given);
   const n = dims.reduce((a, c) => a * c, 1);
   const { seed, counter } = b.randomStream(device, n);
-  return Tensor.create(b, 'random', { distribution: dist, seed, counter }, dims, 'float32', device) as never;
+  const drawn: Tensor<B, 'float'> = Tensor.create(b, 'random', { distribution: dist, seed, counter }, dims, 'float32', device) as never;
+  if (dtype === 'float32') return drawn;
+  // float16 values are the float32 draws rounded once (torch draws half in float too).
+  const rounded = drawn.cast(dtype);
+  drawn.dispose();
+  return rounded;
 }
 
 /** The n x m identity (ones on the diagonal; m defaults to n), as torch.eye. Default dtype float32. */

@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Autodiff } from '../../src/autodiff/autodiff.js';
 import { Cpu } from '../../src/backends/cpu/backend.js';
-import { ArgumentError, ShapeError } from '../../src/errors.js';
+import { ArgumentError, DTypeError, ShapeError } from '../../src/errors.js';
 import { LeakyRelu, LogSoftmax, Sigmoid, Silu, Softmax, Softplus, Tanh } from '../../src/nn/activation.js';
 import { BatchNorm1d, BatchNorm2d } from '../../src/nn/batch-norm.js';
 import { Conv1d, Conv2d, ConvTranspose2d } from '../../src/nn/conv.js';
@@ -14,7 +14,8 @@ import { Buffer } from '../../src/nn/param.js';
 import { AdaptiveAvgPool2d, MaxPool2d } from '../../src/nn/pool.js';
 import { RMSNorm } from '../../src/nn/rms-norm.js';
 import { Sequential } from '../../src/nn/sequential.js';
-import { fromData } from '../../src/tensor/creation.js';
+import { Distribution, fromData, random } from '../../src/tensor/creation.js';
+import { untyped } from '../untyped.js';
 import { checkCase, type FnCase } from './check.js';
 import { conv2dRef, mismatch, randn, rng, type Nd } from './conv-ref.js';
 
@@ -261,4 +262,37 @@ describe('initialisers', () => {
     ad.seed(3);
     expect(await vals(orthogonal(ad, [3, 2, 2]))).toEqual(a);
   });
+
+  it('dtype float16: the float32 values of the same stream, rounded once', async () => {
+    const draws: Array<[string, (o: { dtype?: 'float16' }) => ReturnType<typeof xavierUniform<typeof ad>>]> = [
+      ['xavierUniform', (o) => xavierUniform(ad, [20, 30], o)],
+      ['kaimingNormal', (o) => kaimingNormal(ad, [20, 30], o)],
+      ['truncatedNormal', (o) => truncatedNormal(ad, [600], o)],
+      ['orthogonal', (o) => orthogonal(ad, [20, 30], o)],
+      ['random', (o) => random(ad, [600], Distribution.Normal(0, 3), o)],
+    ];
+    for (const [name, draw] of draws) {
+      ad.seed(11);
+      const wide = draw({});
+      ad.seed(11);
+      const half = draw({ dtype: 'float16' });
+      expect(half.dtype, name).toBe('float16');
+      expect(half.shape, name).toEqual(wide.shape);
+      expect(await vals(half), name).toEqual((await vals(wide)).map(roundHalf));
+    }
+    expect(() => random(ad, [2], Distribution.Default, untyped({ dtype: 'int32' }))).toThrow(DTypeError);
+  });
 });
+
+/** float16 rounding of a number (round to nearest even), for the reference only. */
+function roundHalf(x: number): number {
+  const f = Math.fround(x);
+  if (!Number.isFinite(f) || f === 0) return f;
+  const ulp = 2 ** (Math.max(Math.floor(Math.log2(Math.abs(f))), -14) - 10);
+  const q = f / ulp;
+  let r = Math.round(q);
+  // Math.round takes halves towards +inf; float16 takes them to even (then r - 1 is).
+  if (Math.abs(q - Math.trunc(q)) === 0.5 && r % 2 !== 0) r -= 1;
+  const v = r * ulp;
+  return Math.abs(v) > 65504 ? Math.sign(v) * Infinity : v;
+}
