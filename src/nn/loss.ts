@@ -69,9 +69,9 @@ function checkWeight<B extends Backend>(op: string, weight: F<B> | undefined, c:
 function picked<B extends Backend>(logp: F<B>, target: I<B>, weight: F<B> | undefined, ignoreIndex: number): { losses: F<B>; weights: F<B>; ignored: Tensor<B, 'bool'> } {
   const ignored = target.equal(ignoreIndex);
   const safe = target.maskFill(ignored, 0);
-  // Unit weights in the scores' dtype (mul does not promote).
-  const w = weight ? weight.indexSelect(0, safe) : ones(logp.backend, [target.shape[0]!], { device: logp.device, dtype: logp.dtype });
-  const weights = w.maskFill(ignored, 0);
+  // Without class weights, the kept rows' indicator in the scores' dtype (mul does not promote):
+  // two ops where unit weights masked took three.
+  const weights = weight ? weight.indexSelect(0, safe).maskFill(ignored, 0) : ignored.logicalNot().cast(logp.dtype);
   const losses = logp.gather(1, safe.unsqueeze(1)).reshape([-1]).neg().mul(weights);
   return { losses, weights, ignored };
 }
