@@ -6,7 +6,7 @@
 import type { Backend } from '../backends/backend.js';
 import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import { tidy } from '../memory/tidy.js';
-import { ones, zeros } from '../tensor/creation.js';
+import { zeros } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { isFloat } from '../ir/dtype.js';
 import { checkInteger, checkOptions } from '../ir/validate.js';
