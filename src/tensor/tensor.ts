@@ -770,12 +770,12 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   std(this: Tensor<B, 'float'>, dim?: Dims, options: VarOptions = {}): Tensor<B, 'float'> {
     const v = this.variance('std', dim, options);
     // sqrt(v) where v != 0, else 0: the gradient of a zero std is 0 (torch's std_backward), not
-    // sqrt'(0) * 0 = NaN. NaN compares unequal to 0 and stays NaN.
-    const nonzero = v.notEqual(0);
-    const safe = v.where(nonzero, 1);
+    // sqrt'(0) * 0 = NaN. NaN does not equal 0 and stays NaN.
+    const zero = v.equal(0);
+    const safe = v.maskFill(zero, 1);
     const root = safe.sqrt();
-    const out = root.where(nonzero, 0);
-    for (const t of [v, nonzero, safe, root]) t.dispose();
+    const out = root.maskFill(zero, 0);
+    for (const t of [v, zero, safe, root]) t.dispose();
     return out;
   }
   /**
