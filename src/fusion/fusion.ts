@@ -1,6 +1,6 @@
 /**
  * Fusion<B>: a decorator that buffers elementwise records (unary, parameterised unary, binary,
- * scalar, clamp, cast, copy, where, comparisons) per device and output shape, and hands each
+ * scalar, clamp, cast, copy, where, maskFill, comparisons) per device and output shape, and hands each
  * buffered chain to the inner backend as one 'fused' record: one kernel on WebGPU, one loop on
  * the CPU. Every other record passes through; it first flushes the groups that hold its inputs.
  * `full` records (constants) are held back: an elementwise op that reads one computes it in its

@@ -1,7 +1,7 @@
 /**
  * Fused elementwise programs: the attrs of a `fused` record. A program is a list of steps, each
  * an elementwise op of the table (unary, parameterised unary, binary, scalar, clamp, cast, copy,
- * where) over the record's inputs or earlier steps, all of one output shape (inputs broadcast to
+ * where, maskFill) over the record's inputs or earlier steps, all of one output shape (inputs broadcast to
  * it). The record's outputs are the values of some steps. Scalars stay in the steps' attrs, so
  * backends pass them as kernel parameters and cache a kernel by the program's structure only.
  */
@@ -13,7 +13,7 @@ import type { OpAttrs, OpRecord } from './ops.js';
  * The ops a fused program may hold: every op of the elementwise kernel group, and `full` as a
  * step without operands (a constant, broadcast like a parameter).
  */
-export type FusableOp = UnaryOp | ParamUnaryOp | BinaryOp | ScalarOp | 'clamp' | 'cast' | 'copy' | 'where' | 'full';
+export type FusableOp = UnaryOp | ParamUnaryOp | BinaryOp | ScalarOp | 'clamp' | 'cast' | 'copy' | 'where' | 'maskFill' | 'full';
 
 /** An op with its attrs (a record without ids and metas), discriminated by `op`. */
 export type FusableCall = { [K in FusableOp]: { readonly op: K; readonly attrs: OpAttrs[K] } }[FusableOp];
@@ -39,7 +39,7 @@ const FAMILY = new Map<string, boolean>();
 export function isFusableOp(op: string): op is FusableOp {
   let f = FAMILY.get(op);
   if (f === undefined) {
-    f = op === 'clamp' || op === 'cast' || op === 'copy' || op === 'where' || op === 'full' || isUnaryOp(op) || isParamUnaryOp(op) || isBinaryOp(op) || isScalarOp(op);
+    f = op === 'clamp' || op === 'cast' || op === 'copy' || op === 'where' || op === 'maskFill' || op === 'full' || isUnaryOp(op) || isParamUnaryOp(op) || isBinaryOp(op) || isScalarOp(op);
     FAMILY.set(op, f);
   }
   return f;
@@ -103,10 +103,13 @@ export function argDType(arg: FusedArg, inputs: readonly { readonly dtype: DType
   return 'input' in arg ? inputs[arg.input]!.dtype : steps[arg.step]!.dtype;
 }
 
-/** The dtype that picks a step's expression variant: its first operand's, or its own for a constant. */
+/**
+ * The dtype that picks a step's expression variant: its first operand's, or its own for a
+ * constant and for maskFill (whose first operand is the bool mask; its value takes x's dtype).
+ */
 export function stepDType(st: FusedStep, inputs: readonly { readonly dtype: DType }[], steps: readonly FusedStep[]): DType {
   const a = st.args[0];
-  return a === undefined ? st.dtype : argDType(a, inputs, steps);
+  return a === undefined || st.op === 'maskFill' ? st.dtype : argDType(a, inputs, steps);
 }
 
 /**

@@ -4,7 +4,7 @@
  * receives a foreign record (router, remote) can call it again to validate.
  */
 import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
-import { isFloat, kindOf, type DType } from './dtype.js';
+import { coerce, isFloat, kindOf, type DType } from './dtype.js';
 import { BINARY, UNARY, isBinaryOp, isParamUnaryOp, isScalarOp, isUnaryOp, scalarBase } from './elementwise.js';
 import { OP_KINDS, type KindLimitedOp } from './kinds.js';
 import { isFusableOp, type FusedAttrs } from './fused.js';
@@ -128,6 +128,17 @@ function inferMetas(call: OpCall, inputs: readonly Meta[]): Meta[] {
       if (c.dtype !== 'bool') throw new DTypeError('the condition must be bool', { op, dtypes: [c.dtype], hint: 'build it with a comparison, or .cast("bool")' });
       const d = requireSameDType(op, [x, y]);
       return [{ shape: broadcastShapes(op, c.shape, x.shape, y.shape), dtype: d }];
+    }
+    case 'maskFill': {
+      const [m, x] = inputs as [Meta, Meta];
+      if (m.dtype !== 'bool') throw new DTypeError('the mask must be bool', { op, dtypes: [m.dtype, x.dtype], hint: 'build it with a comparison, or .cast("bool")' });
+      // The output is x's shape: a mask that would widen it is refused (torch's masked_fill).
+      if (!sameShape(broadcastShapes(op, m.shape, x.shape), x.shape)) throw new ShapeError(`the mask [${m.shape.join(', ')}] does not broadcast to the tensor's shape [${x.shape.join(', ')}]`, { op, shapes: [x.shape, m.shape] });
+      // A foreign record's value must already be one x's dtype holds: kernels store it as given.
+      const { value } = call.attrs;
+      if (typeof value !== 'number') throw new ArgumentError(`value must be a number, got ${typeof value}`, { op });
+      if (!Object.is(coerce(x.dtype, value), value)) throw new DTypeError(`value ${value} is not a ${x.dtype} value`, { op, dtypes: [m.dtype, x.dtype], hint: 'Tensor.maskFill coerces the value to the tensor\'s dtype' });
+      return [{ shape: x.shape, dtype: x.dtype }];
     }
     case 'cast':
       return [{ shape: a!.shape, dtype: call.attrs.dtype }];

@@ -11,7 +11,7 @@ export type ExecutorOp = 'reshape' | 'permute' | 'slice' | 'expand' | 'fromData'
 export type KernelOp = Exclude<OpName, ExecutorOp>;
 
 export interface KernelGroups<K> {
-  /** Unary (plain and parameterised), binary and scalar ops of the table, plus clamp, where, cast and copy. */
+  /** Unary (plain and parameterised), binary and scalar ops of the table, plus clamp, where, maskFill, cast and copy. */
   readonly elementwise: K;
   readonly reduce: K;
   /** softmax and logSoftmax. */
@@ -37,7 +37,7 @@ export interface KernelGroups<K> {
   readonly fused: K;
 }
 
-type Listed = UnaryOp | ParamUnaryOp | BinaryOp | ScalarOp | ReduceOp | 'full' | 'arange' | 'random' | 'clamp' | 'where' | 'cast' | 'copy' | 'cat' | 'sliceAssign' | 'gather' | 'scatterAdd' | 'indexSelect' | 'softmax' | 'logSoftmax' | 'matmul' | 'var' | 'cumsum' | 'cumprod' | 'flip' | 'roll' | 'tril' | 'triu' | 'argsort' | 'argtopk' | 'fused';
+type Listed = UnaryOp | ParamUnaryOp | BinaryOp | ScalarOp | ReduceOp | 'full' | 'arange' | 'random' | 'clamp' | 'where' | 'maskFill' | 'cast' | 'copy' | 'cat' | 'sliceAssign' | 'gather' | 'scatterAdd' | 'indexSelect' | 'softmax' | 'logSoftmax' | 'matmul' | 'var' | 'cumsum' | 'cumprod' | 'flip' | 'roll' | 'tril' | 'triu' | 'argsort' | 'argtopk' | 'fused';
 /** A new op in the vocabulary that kernelTable does not place is a compile error here. */
 const exhaustive: [Exclude<KernelOp, Listed>] extends [never] ? true : never = true;
 void exhaustive;
@@ -50,6 +50,7 @@ export function kernelTable<K>(g: KernelGroups<K>): Record<KernelOp, K> {
     random: g.random,
     clamp: ew,
     where: ew,
+    maskFill: ew,
     cast: ew,
     copy: ew,
     cat: g.cat,

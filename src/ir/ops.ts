@@ -46,6 +46,11 @@ export type OpAttrs = {
   // elementwise
   clamp: { readonly min: number; readonly max: number };
   where: Record<string, never>;
+  /**
+   * out = mask ? value : x, inputs [mask (bool), x]; the mask broadcasts to x's shape. `value` is
+   * already one that x's dtype holds (coerced as `full`'s): no 0-d constant record beside it.
+   */
+  maskFill: { readonly value: number };
   cast: { readonly dtype: DType };
   // movement (views where the backend can)
   reshape: { readonly shape: readonly number[] };

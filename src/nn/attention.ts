@@ -124,7 +124,7 @@ export class MultiheadAttention<B extends Backend = Backend> extends Module<B> {
       let attnMask: F<B> | undefined = additive;
       if (blocked) {
         // In the query's dtype (-Infinity is a float16 value too): the scores it is added to have it.
-        const minus = zeros(query.backend, [], { device: query.device, dtype: query.dtype }).where(blocked.logicalNot(), -Infinity);
+        const minus = zeros(query.backend, blocked.shape, { device: query.device, dtype: query.dtype }).maskFill(blocked, -Infinity);
         attnMask = attnMask ? attnMask.add(minus) : minus;
       }
       const weights = attentionWeights(q, k, { attnMask, dropoutP: this.training ? (this.options.dropout ?? 0) : 0 });

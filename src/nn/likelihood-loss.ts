@@ -96,8 +96,8 @@ export function gaussianNllLoss<B extends Backend>(input: F<B>, target: F<B>, va
   broadcastShapes(op, input.shape, target.shape, vShape);
   return tidy(() => {
     const raw = typeof variance === 'number' ? full(input.backend, input.shape, variance, { device: input.device, dtype: input.dtype }) : unsqueeze ? variance.unsqueeze(-1) : variance;
-    // NaN where var < 0 (no gradient reaches var there; input's is NaN).
-    const v = raw.where(raw.greaterEqual(0).logicalOr(raw.isNan()), Number.NaN);
+    // NaN where var < 0 (no gradient reaches var there; input's is NaN); a NaN var stays NaN.
+    const v = raw.maskFill(raw.lower(0), Number.NaN);
     // The clamped value exactly, plus a zero that carries the gradient where the clamp holds.
     const frozen = v.detach();
     const clamped = v.clampMin(eps).add(v.sub(frozen).where(frozen.lower(eps), 0));

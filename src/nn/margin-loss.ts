@@ -193,8 +193,9 @@ export function cosineEmbeddingLoss<B extends Backend>(input1: F<B>, input2: F<B
     const mag1 = input1.mul(input1).sum(d).add(eps);
     const mag2 = input2.mul(input2).sum(d).add(eps);
     const cos = dot.div(mag1.mul(mag2).sqrt());
-    const pos = cos.neg().add(1).where(target.equal(1), 0);
-    const neg = cos.sub(m).clampMin(0).where(target.equal(-1), 0);
+    // Masked fills where the label is not +-1 (cos has target's shape; a NaN label is in both).
+    const pos = cos.neg().add(1).maskFill(target.notEqual(1), 0);
+    const neg = cos.sub(m).clampMin(0).maskFill(target.notEqual(-1), 0);
     return reduce(op, pos.add(neg), reduction);
   });
 }

@@ -24,10 +24,10 @@ export function checkOrder(op: string, p: unknown): number {
 
 /** sqrt / pow(1 / p) where s != 0, else 0: the norm of zeros then has gradient 0, not NaN (torch's norm_backward masks norm == 0). */
 function root<B extends Backend>(s: F<B>, p: number): F<B> {
-  const nonzero = s.notEqual(0);
-  const safe = s.where(nonzero, 1);
+  const zero = s.equal(0);
+  const safe = s.maskFill(zero, 1);
   const r = p === 2 ? safe.sqrt() : safe.pow(1 / p);
-  return r.where(nonzero, 0);
+  return r.maskFill(zero, 0);
 }
 
 /**
@@ -64,8 +64,8 @@ export function vectorNorm<B extends Backend>(x: Tensor<B, Kind>, p: number, dim
     if (p === 2) return root(f.square().sum(dims, keepDims), 2);
     // |x|^p with 0 where x == 0: pow's gradient p |x|^(p-1) is inf at 0 for p < 1, and torch's is 0 there.
     const a = f.abs();
-    const nz = a.notEqual(0);
-    const powered = a.where(nz, 1).pow(p).where(nz, 0);
+    const zero = a.equal(0);
+    const powered = a.maskFill(zero, 1).pow(p).maskFill(zero, 0);
     return root(powered.sum(dims, keepDims), p);
   }, f.backend.runtime);
 }

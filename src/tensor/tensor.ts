@@ -355,19 +355,17 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     }
   }
 
-  /** Sets the elements where `mask` is true to `value` (mask broadcasts to this shape). */
+  /**
+   * Sets the elements where `mask` is true to `value` (mask broadcasts to this shape; NaN in this
+   * tensor is replaced too). One record: the value travels in its attrs, coerced as `full` does.
+   */
   maskFill(mask: Tensor<B, 'bool'>, value: number): Tensor<B, K> {
     checkTensor('maskFill', 'the mask', mask);
-    checkScalar('maskFill', value);
-    if (!sameShape(broadcastShapes('maskFill', mask.shape, this.shape), this.shape)) {
-      throw new ShapeError('the mask must broadcast to the tensor shape', { op: 'maskFill', shapes: [this.shape, mask.shape] });
-    }
-    const v = this.scalarLike('maskFill', value);
-    try {
-      return Tensor.run(this.backend, 'where', [mask, v, this], {})[0] as Tensor<B, K>;
-    } finally {
-      v.dispose();
-    }
+    const v = checkScalar('maskFill', value);
+    const h = this.live('maskFill');
+    if (h.dtype === 'int32') checkInt32Value('maskFill', v);
+    // Mask dtype and broadcasting are checked by the op's shape rule (src/ir/infer.ts).
+    return Tensor.run(this.backend, 'maskFill', [mask, this], { value: coerce(h.dtype, v) })[0] as Tensor<B, K>;
   }
 
   /** A rank-0 tensor of this dtype on this device. */
@@ -772,12 +770,12 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   std(this: Tensor<B, 'float'>, dim?: Dims, options: VarOptions = {}): Tensor<B, 'float'> {
     const v = this.variance('std', dim, options);
     // sqrt(v) where v != 0, else 0: the gradient of a zero std is 0 (torch's std_backward), not
-    // sqrt'(0) * 0 = NaN. NaN compares unequal to 0 and stays NaN.
-    const nonzero = v.notEqual(0);
-    const safe = v.where(nonzero, 1);
+    // sqrt'(0) * 0 = NaN. NaN does not equal 0 and stays NaN.
+    const zero = v.equal(0);
+    const safe = v.maskFill(zero, 1);
     const root = safe.sqrt();
-    const out = root.where(nonzero, 0);
-    for (const t of [v, nonzero, safe, root]) t.dispose();
+    const out = root.maskFill(zero, 0);
+    for (const t of [v, zero, safe, root]) t.dispose();
     return out;
   }
   /**

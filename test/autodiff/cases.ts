@@ -254,10 +254,17 @@ export const CASES: readonly Case[] = [
   },
   {
     name: 'maskFill',
-    op: 'where',
+    op: 'maskFill',
     floats: [{ shape: S }],
     run: ([x]) => x!.maskFill(fromData(x!.backend, [false, true, false]), 0.5).square(),
     ref: ([x]) => R.map(R.where(R.arr([3], [0, 1, 0]), R.arr([], [0.5]), x!), (v) => v * v),
+  },
+  {
+    name: 'maskFill (mask [2,1,1] on [2,3,2], value -inf, then exp)',
+    op: 'maskFill',
+    floats: [{ shape: [2, 3, 2] }],
+    run: ([x]) => x!.maskFill(fromData(x!.backend, [true, false], { shape: [2, 1, 1] }), -Infinity).exp(),
+    ref: ([x]) => R.map(R.where(R.arr([2, 1, 1], [1, 0]), R.arr([], [-Infinity]), x!), Math.exp),
   },
   { name: 'cast float32 -> float32', op: 'cast', floats: [{ shape: S }], run: ([x]) => x!.cast('float32').exp(), ref: ([x]) => R.map(x!, Math.exp) },
   ...OPS_CASES,

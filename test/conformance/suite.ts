@@ -12,6 +12,7 @@ import { creationCases } from './cases/creation.js';
 import { elementwiseCases } from './cases/elementwise.js';
 import { float16Cases } from './cases/float16.js';
 import { mathCases } from './cases/math.js';
+import { maskFillCases } from './cases/mask-fill.js';
 import { matmulCases } from './cases/matmul.js';
 import { orderingCases } from './cases/ordering.js';
 import { reduceCases } from './cases/reduce.js';
@@ -25,7 +26,7 @@ export { runCase, compare, ConformanceError } from './harness.js';
 
 /** Every case, in a stable order, with unique names. */
 export function conformanceCases(): Case[] {
-  const cases = [...elementwiseCases(), ...reduceCases(), ...matmulCases(), ...shapeCases(), ...creationCases(), ...specialCases(), ...mathCases(), ...reductionCases(), ...orderingCases(), ...compositeCases(), ...float16Cases()];
+  const cases = [...elementwiseCases(), ...reduceCases(), ...matmulCases(), ...shapeCases(), ...creationCases(), ...specialCases(), ...mathCases(), ...reductionCases(), ...orderingCases(), ...compositeCases(), ...float16Cases(), ...maskFillCases()];
   const seen = new Set<string>();
   for (const c of cases) {
     if (seen.has(c.name)) throw new Error(`conformance: duplicate case name '${c.name}'`);

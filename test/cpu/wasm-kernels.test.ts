@@ -92,6 +92,7 @@ describe('expression parser', () => {
     for (const op of ['exp', 'log', 'log1p', 'tanh', 'erf', 'gelu', 'sigmoid', 'relu', 'sqrt', 'rsqrt'] as const) expect(has(UNARY[op].js, ['float32'], 'float32'), op).toBe(true);
     expect(has(BINARY.greater.js, ['float32', 'float32'], 'bool')).toBe(true);
     expect(has('a ? b : c', ['bool', 'float32', 'float32'], 'float32')).toBe(true);
+    for (const d of ['float32', 'int32', 'bool'] as const) expect(has('a ? p0 : b', ['bool', d], d), `maskFill ${d}`).toBe(true);
     expect(has(BINARY.pow.js, ['float32', 'float32'], 'float32')).toBe(false);
     expect(has(UNARY.sin.js, ['float32'], 'float32')).toBe(false);
   });
@@ -219,6 +220,23 @@ describe.each(flavours)('wasm kernels (relaxed SIMD: %s)', (relaxed) => {
       expect(run('cast', [a], 'bool', { dtype: 'bool' })).toEqual(av.map((x) => (x !== 0 ? 1 : 0)));
       expect(run('cast', [cond], 'float32', { dtype: 'float32' })).toEqual(c);
       expect(run('logicalNot', [cond], 'bool')).toEqual(c.map((k) => (k ? 0 : 1)));
+      expect(run('maskFill', [cond, a], 'int32', { value: -(2 ** 31) })).toEqual(c.map((k, i) => (k ? -(2 ** 31) : av[i]!)));
+      expect(run('maskFill', [cond, cond], 'bool', { value: 0 })).toEqual(c.map(() => 0));
+    });
+
+    test('maskFill float32: NaN under the mask replaced, NaN and inf as the value, row-broadcast mask', () => {
+      const xs = [NaN, Infinity, -Infinity, -0, 1.5, NaN, 2, -3, 4, 5, 6];
+      const n = xs.length;
+      const x = tensor(heap, [2, n], [...xs, ...xs.map((v) => -v)]);
+      const ms = Array.from({ length: n }, (_, i) => (i % 3 === 0 ? 1 : 0));
+      const m = tensor(heap, [n], ms, 'bool');
+      const mView: View = { ...m, shape: [2, n], stride: [0, 1] };
+      for (const v of [NaN, Infinity, -7.25]) {
+        const o: View = { data: heap.alloc('float32', 2 * n), shape: [2, n], stride: [n, 1], offset: 0 };
+        runChunks(wasmElementwiseKernel, record('maskFill', [meta([2, n], 'bool'), meta([2, n])], [meta([2, n])], { value: v }), [mView, x], [o], [0.3]);
+        const want = [...xs, ...xs.map((w) => -w)].map((w, i) => (ms[i % n] ? v : w));
+        Array.from(o.data).forEach((g, i) => expect(Object.is(g, want[i]) || (Number.isNaN(g) && Number.isNaN(want[i])), `at ${i}: ${g} vs ${want[i]}`).toBe(true));
+      }
     });
   });
 

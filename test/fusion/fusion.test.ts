@@ -245,6 +245,22 @@ describe('Fusion<Cpu>', () => {
     expect(Array.from((await idx.toData()).values)).toEqual([-27, -21, -15, 9, 18, 20]);
   });
 
+  it('fuses maskFill with a broadcast mask as one step, its value a parameter (no constant step)', async () => {
+    const x = fromData(fusion, [[-2, Number.NaN, 0], [1, 2, 3]]);
+    const row = fromData(fusion, [true, false, true]);
+    let out!: Tensor<Fusion<Cpu>, 'float'>;
+    const records = await recorded(async () => {
+      out = tidy(() => x.mul(2).maskFill(row, -0.5).maskFill(x.greater(2), Number.NaN).add(1));
+      await out.toData();
+    });
+    expect(records.map((r) => r.op)).toEqual(['fused']);
+    const [program] = fusedOf(records);
+    expect(program!.steps.map((s) => s.op)).toEqual(['mulScalar', 'maskFill', 'greaterScalar', 'maskFill', 'addScalar']);
+    expect(program!.steps.filter((s) => s.op === 'maskFill').map((s) => s.attrs)).toEqual([{ value: -0.5 }, { value: Number.NaN }]);
+    // Row mask [t, f, t] per row, then NaN where x > 2, then + 1 (by hand).
+    expect(Array.from((await out.toData()).values)).toEqual([0.5, Number.NaN, 0.5, 0.5, 5, Number.NaN]);
+  });
+
   it('works inside a Router and around one, with transfers flushing what they move', async () => {
     const a = new Cpu({ threads: 0, runtime, kernels: 'js', device: CpuDevice.named('cpu:fa') });
     const b = new Cpu({ threads: 0, runtime, kernels: 'js', device: CpuDevice.named('cpu:fb') });

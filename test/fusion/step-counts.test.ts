@@ -92,14 +92,21 @@ describeGpu('MLP training step: work per step', () => {
     // Without Fusion, SGD's update is one fused record per parameter (6; op by op it was 12: mul and
     // sub). Under Fusion the optimizer hands over its ops one by one, and Fusion joins them (below).
     // crossEntropy's mean masks ignored rows (a batch of ignored targets has zero gradients, as
-    // torch's, not 0 * inf = NaN): a where and its constant each way, less one for the kept-row
-    // indicator that replaced masked unit weights (52 before).
-    expect(plain.dispatches).toBe(56);
+    // torch's, not 0 * inf = NaN). Masked fills are one maskFill record each, the value in its
+    // attrs (56 before, when each was a where with a 0-d `full` constant): five of them (the safe
+    // targets, the ignored rows' losses and that mask's backward, two relu backwards) drop five
+    // constants, and the mask's backward no longer negates the mask (a logicalNot): 50. The two
+    // `full`s left are the backward seed and the zeros scatterAdd adds into.
+    expect(plain.dispatches).toBe(50);
+    expect(plain.ops['maskFill']).toBe(5);
+    expect(plain.ops['where'] ?? 0).toBe(0);
+    expect(plain.ops['full']).toBe(2);
     expect(plain.ops['fused']).toBe(6);
     // 8 matmuls (3 forward, 5 backward), 6 sums, logSoftmax, gather, scatterAdd and the zeros it
     // adds into, one add, and 14 fused kernels (bias + relu, the loss chain, relu masks, the SGD
-    // updates); the scalar `full` constants (0 for where, 1 for the loss mean) are computed inside
-    // the fused kernels that read them instead of in 6 dispatches of their own.
+    // updates); the backward seed (a 0-d `full` 1) is computed inside the fused kernel that reads
+    // it, and the maskFill steps carry their 0 as a parameter. The count is what it was when those
+    // fills were where steps reading fused-in constants (34): the constants cost no dispatch here.
     expect(fused.dispatches).toBe(34);
     expect(fused.ops['full']).toBe(1);
     expect(fused.pipelines).toBe(0);

@@ -1,5 +1,6 @@
 /** Gradients of the broadcasting binary ops: each input's gradient is reduced to its shape. */
 import type { BinaryOp } from '../../ir/elementwise.js';
+import { sameShape } from '../../ir/shape.js';
 import { reduceTo } from './broadcast.js';
 import { NONE, zeroGrad, type FloatT, type GradContext, type GradEntry } from './rule.js';
 
@@ -44,15 +45,17 @@ export const BINARY_GRADS: { readonly [N in BinaryOp]: GradEntry<N> } = {
       // them sees no inf or NaN to multiply by its zero gradient.
       return both(
         c,
-        // b * a^(b-1), with 0 where b == 0 (so 0^0 has gradient 0, as PyTorch)
+        // b * a^(b-1), with 0 where b == 0 (so 0^0 has gradient 0, as PyTorch). Masked fills of
+        // b == 0, not selects on b != 0: no constants (NaN b is in neither, and passes through).
         () => {
-          const used = b.notEqual(0);
-          return c.dy.mul(b.mul(a.pow(b.where(used, 1).sub(1)))).where(used, 0);
+          const unused = b.equal(0);
+          return c.dy.mul(b.mul(a.pow(b.maskFill(unused, 1).sub(1)))).maskFill(unused, 0);
         },
-        // a^b * log(a), with 0 where a == 0 and b >= 0
+        // a^b * log(a), with 0 where a == 0 and b >= 0 (a at the mask's shape, as the select had it)
         () => {
-          const used = a.equal(0).logicalAnd(b.greaterEqual(0)).logicalNot();
-          return c.dy.mul(c.output().mul(a.where(used, 1).log())).where(used, 0);
+          const unused = a.equal(0).logicalAnd(b.greaterEqual(0));
+          const wide = sameShape(a.shape, unused.shape) ? a : a.expand(unused.shape);
+          return c.dy.mul(c.output().mul(wide.maskFill(unused, 1).log())).maskFill(unused, 0);
         },
       );
     },
@@ -93,9 +96,9 @@ export const BINARY_GRADS: { readonly [N in BinaryOp]: GradEntry<N> } = {
     saveOutput: true,
     backward: (c) => {
       const a = c.input(0);
-      const nonZero = a.notEqual(0);
+      const isZero = a.equal(0);
       // Divides by 1 where a == 0 (discarded): 0 / 0 there would be NaN in a second backward.
-      return both(c, () => c.dy.mul(c.output().div(a.where(nonZero, 1)).where(nonZero, 0)), () => zeroGrad(c));
+      return both(c, () => c.dy.mul(c.output().div(a.maskFill(isZero, 1)).maskFill(isZero, 0)), () => zeroGrad(c));
     },
   },
   // d/da = exp(a) / (exp(a) + exp(b)) = sigmoid(a - b)

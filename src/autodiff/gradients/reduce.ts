@@ -56,11 +56,11 @@ function prodGrad(c: GradContext<'prod'>): FloatT[] {
   const isZero = x.equal(0);
   const zeros = isZero.cast(x.dtype);
   const zeroCount = dim === null ? zeros.sum(null, true) : zeros.sum(dim, true);
-  const nonZero = x.where(isZero.logicalNot(), 1);
+  const nonZero = x.maskFill(isZero, 1);
   const prodNonZero = dim === null ? nonZero.prod(null, true) : nonZero.prod(dim, true);
   const prod = kept(c.output(), c.attrs, shape);
   // No zero: prod / x. One zero: the zero element gets the product of the others; the rest 0.
-  const noZero = prod.div(nonZero).where(zeroCount.equal(0), 0);
+  const noZero = prod.div(nonZero).maskFill(zeroCount.notEqual(0), 0);
   const oneZero = prodNonZero.expand(shape).where(zeroCount.equal(1).logicalAnd(isZero), 0);
   return [noZero.add(oneZero).mul(kept(c.dy, c.attrs, shape))];
 }

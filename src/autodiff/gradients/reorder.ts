@@ -20,8 +20,8 @@ function cumprodGradByProducts(x: FloatT, dy: FloatT, dim: number): FloatT {
   const xs = x.permute(perm).unsqueeze(last);
   const table = xs.expand([...xs.shape.slice(0, last), n, n]);
   const square = ones(x.backend, [n, n], { device: x.device, dtype: x.dtype });
-  const after = table.where(square.triu(1).notEqual(0), 1); // x_i for i > k, else 1
-  const before = table.where(square.tril(-1).notEqual(0), 1); // x_i for i < k, else 1
+  const after = table.maskFill(square.triu(1).equal(0), 1); // x_i for i > k, else 1
+  const before = table.maskFill(square.tril(-1).equal(0), 1); // x_i for i < k, else 1
   const segments = after.cumprod(last + 1).triu(0); // prod_{k < i <= j} x_i for j >= k, else 0
   const reach = segments.mul(dy.permute(perm).unsqueeze(last)).sum(last + 1);
   return before.prod(last + 1).mul(reach).permute(inverse);

@@ -53,8 +53,8 @@ export const SCALAR_GRADS: { readonly [N in ScalarOp]: GradEntry<N> } = {
     saveOutput: true,
     backward: (c) => {
       const x = c.input(0);
-      const nonZero = x.notEqual(0);
-      return [c.dy.mul(c.output().div(x.where(nonZero, 1)).where(nonZero, 0))];
+      const isZero = x.equal(0);
+      return [c.dy.mul(c.output().div(x.maskFill(isZero, 1)).maskFill(isZero, 0))];
     },
   },
   logaddexpScalar: { saveInputs: [0], backward: (c) => [c.dy.mul(c.input(0).sub(c.attrs.scalar).sigmoid())] },

@@ -109,6 +109,9 @@ export function jsExpression(call: FusableCall, dt: DType): JsExpr {
       return { expr: 'a', arity: 1, params: NO_PARAMS };
     case 'where':
       return { expr: 'a ? b : c', arity: 3, params: NO_PARAMS };
+    case 'maskFill':
+      // `a` is the mask, `b` is x; the value is already x's dtype's (src/ir/infer.ts).
+      return { expr: 'a ? p0 : b', arity: 2, params: [['p0', call.attrs.value]] };
     case 'full':
       return { expr: 'p0', arity: 0, params: [['p0', call.attrs.value]] };
   }

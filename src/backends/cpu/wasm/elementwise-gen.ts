@@ -56,6 +56,7 @@ export function ewVariants(): EwVariant[] {
     }
     out.push({ expr: 'a', inputs: [from], output: from }); // copy
     out.push({ expr: 'a ? b : c', inputs: ['bool', from, from], output: from });
+    out.push({ expr: 'a ? p0 : b', inputs: ['bool', from], output: from }); // maskFill
   }
   // Distinct keys only.
   const seen = new Set<string>();

@@ -1,5 +1,5 @@
 /**
- * Elementwise records (unary, parameterised unary, binary, scalar, clamp, cast, copy, where) run
+ * Elementwise records (unary, parameterised unary, binary, scalar, clamp, cast, copy, where, maskFill) run
  * as one-step fused programs (kernels/fused.ts): single ops and fused chains share one WGSL
  * generator, its read modes (contiguous, broadcast rows and columns, strided) and vec4 forms.
  */

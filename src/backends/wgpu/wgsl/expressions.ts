@@ -69,6 +69,9 @@ export function wgslExpression(call: FusableCall, dt: DType): WgslExpr {
       return { expr: 'a', params: NO_PARAMS };
     case 'where':
       return { expr: 'select(c, b, a != 0u)', params: NO_PARAMS };
+    case 'maskFill':
+      // `dt` is x's dtype here (stepDType in src/ir/fused.ts), so the value is a parameter of x's type.
+      return { expr: 'select(b, p0, a != 0u)', params: [{ name: 'p0', type: scalarType(dt), value: call.attrs.value }] };
     case 'full':
       return { expr: 'p0', params: [{ name: 'p0', type: scalarType(dt), value: call.attrs.value }] };
   }
