@@ -7,7 +7,7 @@
 import type { Backend } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import type { FloatDType } from '../ir/dtype.js';
-import { ArgumentError } from '../errors.js';
+import { ArgumentError, DTypeError } from '../errors.js';
 import { randomNormal, randomUnit } from '../ir/random.js';
 import { Distribution, fromData, random } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
@@ -156,6 +156,7 @@ export function truncatedNormal<B extends Backend>(backend: B, shape: readonly n
   const a = options.a ?? -2;
   const b = options.b ?? 2;
   if (!(a < b) || !(std > 0)) throw new ArgumentError(`truncatedNormal needs a < b and std > 0, got a ${a}, b ${b}, std ${std}`, { op: 'truncatedNormal' });
+  const dtype = floatDType('truncatedNormal', options.dtype);
   const device = options.device ?? backend.defaultDevice();
   const n = shape.reduce((x, y) => x * y, 1);
   const lo = normalCdf((a - mean) / std);
@@ -167,7 +168,14 @@ export function truncatedNormal<B extends Backend>(backend: B, shape: readonly n
     const v = mean + std * normalQuantile(lo + (hi - lo) * unit(i));
     out[i] = Math.min(b, Math.max(a, v));
   }
-  return fromData(backend, out, { shape, device, dtype: options.dtype ?? 'float32' });
+  return fromData(backend, out, { shape, device, dtype });
+}
+
+/** An initialiser's dtype: float32 (default) or float16; anything else from an untyped caller is a DTypeError. */
+function floatDType(op: string, dtype: unknown): FloatDType {
+  if (dtype === undefined) return 'float32';
+  if (dtype === 'float32' || dtype === 'float16') return dtype;
+  throw new DTypeError(`${op} makes float tensors, not ${String(dtype)}`, { op, dtypes: [String(dtype)], hint: "pass dtype 'float32' or 'float16', or cast the result" });
 }
 
 /** The stream's uniforms moved to the middle of their 2^-24 cells: in (0, 1), so the quantile stays finite. */
@@ -182,6 +190,7 @@ function hostUniform(seed: number, counter: number): (i: number) => number {
  */
 export function orthogonal<B extends Backend>(backend: B, shape: readonly number[], options: InitOptions & { gain?: number } = {}): Tensor<B, 'float'> {
   if (shape.length < 2) throw new ArgumentError(`orthogonal needs a shape of rank >= 2, got [${shape.join(', ')}]`, { op: 'orthogonal' });
+  const dtype = floatDType('orthogonal', options.dtype);
   const device = options.device ?? backend.defaultDevice();
   const rows = shape[0]!;
   const cols = shape.slice(1).reduce((a, b) => a * b, 1);
@@ -196,7 +205,7 @@ export function orthogonal<B extends Backend>(backend: B, shape: readonly number
   const gain = options.gain ?? 1;
   const out = new Float32Array(rows * cols);
   for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) out[i * cols + j] = gain * q[tall ? i * k + j : j * k + i]!;
-  return fromData(backend, out, { shape, device, dtype: options.dtype ?? 'float32' });
+  return fromData(backend, out, { shape, device, dtype });
 }
 
 /** The thin Q [m, k] of A [m, k] (m >= k) by Householder reflections, with diag(R) made positive. */

@@ -78,11 +78,13 @@ function picked<B extends Backend>(logp: F<B>, target: I<B>, weight: F<B> | unde
 
 function finish<B extends Backend>(op: string, losses: F<B>, weights: F<B>, reduction: Reduction | undefined, restShape: number[], ignored: Tensor<B, 'bool'>): F<B> {
   const r = reduction ?? 'mean';
-  // Masked rather than multiplied by their zero weight: with every target ignored the mean is 0 / 0
-  // (NaN, as torch) and its gradient 1 / 0 must reach no input (torch's is 0), not 0 * inf = NaN.
-  if (r === 'mean') return losses.maskFill(ignored, 0).sum().div(weights.sum());
-  if (r === 'none') return losses.reshape(restShape);
-  return reduce(op, losses, r);
+  // Ignored rows are masked rather than multiplied by their zero weight: their log-probability may
+  // be -inf (0 * inf = NaN where torch has 0), and with every target ignored the mean is 0 / 0
+  // (NaN, as torch) whose gradient 1 / 0 must reach no input (torch's is 0).
+  const kept = losses.maskFill(ignored, 0);
+  if (r === 'mean') return kept.sum().div(weights.sum());
+  if (r === 'none') return kept.reshape(restShape);
+  return reduce(op, kept, r);
 }
 
 /** torch.nn.functional.nll_loss: log-probabilities [N, C, d...] (or [C]) and class indices [N, d...]. */

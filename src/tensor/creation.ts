@@ -8,6 +8,7 @@ import type { Backend } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import { encodeHalves } from '../ir/half.js';
 import { allocTyped, coerce, storedValue, type DType, type FloatDType, type Kind, type KindOf, type TypedArray } from '../ir/dtype.js';
+import { fromHalfBits, roundHalf, toHalfBits } from '../ir/half.js';
 import type { DistributionSpec } from '../ir/ops.js';
 import { checkShape } from '../ir/shape.js';
 import { MAX_ELEMENTS, MAX_RANK, checkBackend, checkDType, checkDevice, checkInt32Value, checkNumber, checkOptions, show } from '../ir/validate.js';
@@ -249,10 +250,35 @@ export function random<B extends Backend>(backend: B, shape: readonly number[], 
   const { seed, counter } = b.randomStream(device, n);
   const drawn: Tensor<B, 'float'> = Tensor.create(b, 'random', { distribution: dist, seed, counter }, dims, 'float32', device) as never;
   if (dtype === 'float32') return drawn;
-  // float16 values are the float32 draws rounded once (torch draws half in float too).
+  // float16 values are the float32 draws rounded once (torch draws half in float too); rounding
+  // can reach a uniform's high end (0.9998 to 1) or pass a low end float16 cannot hold, so those
+  // ends are clamped in: [low, high) as in float32.
   const rounded = drawn.cast(dtype);
   drawn.dispose();
-  return rounded;
+  const range = dist.kind === 'default' ? ([0, 1] as const) : dist.kind === 'uniform' && dist.low < dist.high ? ([dist.low, dist.high] as const) : undefined;
+  if (!range) return rounded;
+  const inRange = rounded.clamp(halfAtLeast(range[0]), halfBelow(range[1]));
+  rounded.dispose();
+  return inRange;
+}
+
+/** The largest float16 value below v. */
+function halfBelow(v: number): number {
+  const r = roundHalf(v);
+  if (r < v) return r;
+  const bits = toHalfBits(r);
+  // One pattern towards -inf: a smaller magnitude above zero, a larger one below.
+  if (r > 0) return fromHalfBits(bits - 1);
+  return r === 0 ? fromHalfBits(0x8001) : fromHalfBits(bits + 1);
+}
+
+/** The smallest float16 value at or above v. */
+function halfAtLeast(v: number): number {
+  const r = roundHalf(v);
+  if (r >= v) return r;
+  const bits = toHalfBits(r);
+  if (r > 0) return fromHalfBits(bits + 1);
+  return r === 0 ? fromHalfBits(0x0001) : fromHalfBits(bits - 1);
 }
 
 /** The n x m identity (ones on the diagonal; m defaults to n), as torch.eye. Default dtype float32. */

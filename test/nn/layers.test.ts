@@ -263,24 +263,52 @@ describe('initialisers', () => {
     expect(await vals(orthogonal(ad, [3, 2, 2]))).toEqual(a);
   });
 
-  it('dtype float16: the float32 values of the same stream, rounded once', async () => {
-    const draws: Array<[string, (o: { dtype?: 'float16' }) => ReturnType<typeof xavierUniform<typeof ad>>]> = [
-      ['xavierUniform', (o) => xavierUniform(ad, [20, 30], o)],
-      ['kaimingNormal', (o) => kaimingNormal(ad, [20, 30], o)],
-      ['truncatedNormal', (o) => truncatedNormal(ad, [600], o)],
-      ['orthogonal', (o) => orthogonal(ad, [20, 30], o)],
-      ['random', (o) => random(ad, [600], Distribution.Normal(0, 3), o)],
+  it('dtype float16: the float32 values of the same stream, rounded once (the ends of a uniform clamped in)', async () => {
+    const bound = Math.sqrt(6 / (20 + 30));
+    // [low, high) where the draw is uniform: rounding may leave it, and is then clamped in.
+    const draws: Array<[string, (o: { dtype?: 'float16' }) => ReturnType<typeof xavierUniform<typeof ad>>, [number, number] | undefined]> = [
+      ['xavierUniform', (o) => xavierUniform(ad, [20, 30], o), [-bound, bound]],
+      ['kaimingNormal', (o) => kaimingNormal(ad, [20, 30], o), undefined],
+      ['truncatedNormal', (o) => truncatedNormal(ad, [600], o), undefined],
+      ['orthogonal', (o) => orthogonal(ad, [20, 30], o), undefined],
+      ['random', (o) => random(ad, [600], Distribution.Normal(0, 3), o), undefined],
     ];
-    for (const [name, draw] of draws) {
+    for (const [name, draw, range] of draws) {
       ad.seed(11);
-      const wide = draw({});
+      const wide = await vals(draw({}));
       ad.seed(11);
       const half = draw({ dtype: 'float16' });
       expect(half.dtype, name).toBe('float16');
-      expect(half.shape, name).toEqual(wide.shape);
-      expect(await vals(half), name).toEqual((await vals(wide)).map(roundHalf));
+      expect(half.shape, name).toEqual([name === 'truncatedNormal' || name === 'random' ? 600 : 20, ...(name === 'truncatedNormal' || name === 'random' ? [] : [30])]);
+      const got = await vals(half);
+      wide.forEach((w, i) => {
+        const r = roundHalf(w);
+        if (!range || (r >= range[0] && r < range[1])) expect(got[i], `${name}[${i}]`).toBe(r);
+        else {
+          expect(got[i]! >= range[0] && got[i]! < range[1], `${name}[${i}] = ${got[i]} in range`).toBe(true);
+          expect(Math.abs(got[i]! - w), `${name}[${i}] within a float16 step`).toBeLessThanOrEqual(2 ** -10 * Math.abs(w));
+        }
+      });
     }
     expect(() => random(ad, [2], Distribution.Default, untyped({ dtype: 'int32' }))).toThrow(DTypeError);
+    for (const dtype of ['int32', 'bool', null, 'float64']) {
+      expect(() => truncatedNormal(ad, [4], untyped({ dtype })), String(dtype)).toThrow(DTypeError);
+      expect(() => orthogonal(ad, [2, 2], untyped({ dtype })), String(dtype)).toThrow(DTypeError);
+    }
+  });
+
+  it('dtype float16 uniforms stay in [low, high): rounding to the high end is clamped in (torch draws none there)', async () => {
+    // 2^-12 of the float32 draws in [0, 1) round up to 1 in float16: about 50 of 200000.
+    ad.seed(5);
+    const unit = await vals(random(ad, [200000], Distribution.Default, { dtype: 'float16' }));
+    const max = (v: number[]): number => v.reduce((a, b) => Math.max(a, b), -Infinity);
+    const min = (v: number[]): number => v.reduce((a, b) => Math.min(a, b), Infinity);
+    expect(max(unit)).toBe(1 - 2 ** -11);
+    expect(min(unit)).toBeGreaterThanOrEqual(0);
+    // -0.3 and 0.3 are not float16 values: the nearest ones (±0.30005) lie outside the range.
+    const u = await vals(random(ad, [200000], Distribution.Uniform(-0.3, 0.3), { dtype: 'float16' }));
+    expect(min(u)).toBeGreaterThanOrEqual(-0.3);
+    expect(max(u)).toBe(0.2998046875);
   });
 });
 

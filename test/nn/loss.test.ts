@@ -38,6 +38,27 @@ describe('crossEntropy', () => {
   it('checks its shapes', () => {
     expect(() => crossEntropy(fromData(ad, [1, 2]), fromData(ad, new Int32Array([0])))).toThrow(ShapeError);
   });
+
+  it('an ignored row adds 0 in every reduction, even where its scores hold -inf (torch)', async () => {
+    // Row 0 is ignored and its class 0 (the index an ignored row reads) is -inf: 0, not -(-inf) * 0.
+    const rows = [
+      [-Infinity, 0, 1],
+      [2, 0.5, -1],
+    ];
+    const t = fromData(ad, new Int32Array([-100, 1]));
+    const kept = Math.log(Math.exp(2) + Math.exp(0.5) + Math.exp(-1)) - 0.5;
+    for (const labelSmoothing of [0, 0.2]) {
+      // With smoothing, the kept row's loss is (1 - s) nll + s * mean over classes of -log p.
+      const lse = Math.log(Math.exp(2) + Math.exp(0.5) + Math.exp(-1));
+      const row = labelSmoothing === 0 ? kept : (1 - labelSmoothing) * kept + (labelSmoothing / 3) * (3 * lse - (2 + 0.5 - 1));
+      const sum = await crossEntropy(fromData(ad, rows), t, { reduction: 'sum', labelSmoothing }).item();
+      expect(sum).toBeCloseTo(row, 5);
+      const none = Array.from((await crossEntropy(fromData(ad, rows), t, { reduction: 'none', labelSmoothing }).toData()).values);
+      expect(none[0]).toBe(0);
+      expect(none[1]).toBeCloseTo(row, 5);
+      expect(await crossEntropy(fromData(ad, rows), t, { labelSmoothing }).item()).toBeCloseTo(row, 5);
+    }
+  });
 });
 
 describe('mseLoss', () => {
