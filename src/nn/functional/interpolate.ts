@@ -4,7 +4,8 @@
  * 'bilinear' and 'bicubic' (4-D), 'trilinear' (5-D). Each spatial dim is resampled on its own (the
  * modes are separable): source indices and weights are tables computed here with torch's CPU
  * coordinate rules, in float32 as torch computes them, then applied with indexSelect and
- * elementwise weights ('area': an averaging matrix and matmul), so gradients flow (indexSelect's
+ * elementwise weights ('area': adaptive average pooling, adaptive-pool.ts's for 3-D and 4-D inputs,
+ * windows gathered per dim for 5-D ones), so gradients flow (indexSelect's
  * backward adds into the sources).
  */
 import type { Backend } from '../../backends/backend.js';
@@ -14,6 +15,7 @@ import { tidy } from '../../memory/tidy.js';
 import { fromData } from '../../tensor/creation.js';
 import type { Tensor } from '../../tensor/tensor.js';
 import { checkTensors } from '../check.js';
+import { adaptiveAvgPool1d, adaptiveAvgPool2d } from './adaptive-pool.js';
 import { checkElements, checkFloat } from './args.js';
 
 type F<B extends Backend> = Tensor<B, 'float'>;
@@ -214,7 +216,7 @@ function areaAlong<B extends Backend>(x: F<B>, d: number, out: number): F<B> {
     // Past a window's end the index repeats its last element, masked out below.
     const index = fromData(x.backend, lo.map((v, i) => v + Math.min(k, len[i]! - 1)), { device: x.device });
     let term = x.indexSelect(d, index);
-    if (len.some((n) => n <= k)) term = term.where(fromData(x.backend, Uint8Array.from(len, (n) => (n > k ? 1 : 0)), { device: x.device, shape: [out, ...trailing] }), 0);
+    if (len.some((n) => n <= k)) term = term.maskFill(fromData(x.backend, Uint8Array.from(len, (n) => (n <= k ? 1 : 0)), { device: x.device, shape: [out, ...trailing] }), 0);
     sum = sum === undefined ? term : sum.add(term);
   }
   return (sum ?? x).div(fromData(x.backend, Float32Array.from(len), { device: x.device, dtype: x.dtype, shape: [out, ...trailing] }));
@@ -275,6 +277,9 @@ export function interpolate<B extends Backend>(x: F<B>, options: InterpolateOpti
   }
   x.live(op);
   const { sizes, scales } = plan(op, x, o, mode);
+  // torch's area mode is adaptive average pooling: the pools' one gather per window, where they exist.
+  if (mode === 'area' && x.rank === 3) return adaptiveAvgPool1d(x, sizes[0]!);
+  if (mode === 'area' && x.rank === 4) return adaptiveAvgPool2d(x, [sizes[0]!, sizes[1]!]);
   return tidy(() => {
     let y = x;
     // Last dim first: torch's kernels sum the innermost (last) dim's neighbours first, then weight
