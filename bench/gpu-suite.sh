@@ -10,7 +10,10 @@ mkdir -p "$out"
 code=$(git rev-parse --short HEAD 2>/dev/null || cat dist/CODE 2>/dev/null || echo unknown)
 root=$(pwd)
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader 2>/dev/null
-if python3 -c 'import torch' 2>/dev/null; then
+# Arguments pick benches by name (default: all, in order); `torch` picks the reference vectors.
+want() { [ $# -eq 0 ] || [[ " $picks " == *" $1 "* ]]; }
+picks="$*"
+if { [ -z "$picks" ] || want torch; } && python3 -c 'import torch' 2>/dev/null; then
   tv=$(mktemp -d)/tv && mkdir -p "$tv"
   (cd "$tv/.." && timeout 120 python3 "$root/tools/torch-vectors/gen.py" "$tv" > "$tv/gen.log" 2>&1; echo "gen rc $?" >> "$tv/gen.log")
   tail -3 "$tv/gen.log"
@@ -19,6 +22,7 @@ fi
 run() {
   local name=$1 limit=$2
   shift 2
+  [ -z "$picks" ] || want "$name" || return 0
   local t0=$(date +%s)
   { echo "# code $code"; echo "# node dist/bench/main.js $*"; timeout "$limit" node dist/bench/main.js "$@"; echo "# rc $? in $(( $(date +%s) - t0 )) s"; } > "$out/$name.txt" 2>&1
   tail -4 "$out/$name.txt"

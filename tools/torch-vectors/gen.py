@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Writes PyTorch reference vectors for test/torch-vectors.test.ts.
 
-    /usr/bin/python3 tools/torch-vectors/gen.py [OUT_DIR]      (default test/fixtures/torch/)
+    /usr/bin/python3 tools/torch-vectors/gen.py [OUT_DIR [GROUP ...]]   (default test/fixtures/torch/, all groups)
 
-One JSON file per group (interpolate, activations, losses, norms, misc, transformer). Each file:
+One JSON file per group: interpolate, activations, losses, norms, misc, transformer here, later
+groups one module each in groups/ (see more_groups). Each file:
 
     { "group", "torch": torch.__version__, "generator": 1, "tolerance": {"rtol", "atol"},
       "cases": [ { "name", "op", "args", "inputs": [ {"name", "shape", "dtype", "data", "grad"} ],
@@ -677,11 +678,30 @@ def transformer_group():
 GROUPS = [interpolate_group, activations_group, losses_group, norms_group, misc_group, transformer_group]
 
 
+def more_groups():
+    """Later groups, one module each in tools/torch-vectors/groups/ (its file name is the group's):
+    a module defines make(gen) -> Group, where gen is this module (Group, num32, ...)."""
+    import importlib.util
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'groups')
+    makers = []
+    for f in sorted(os.listdir(here)) if os.path.isdir(here) else []:
+        if f.endswith('.py') and not f.startswith('_'):
+            spec = importlib.util.spec_from_file_location('torch_vectors_' + f[:-3], os.path.join(here, f))
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            makers.append(lambda mod=mod: mod.make(sys.modules[__name__]))
+    return makers
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'test', 'fixtures', 'torch')
     os.makedirs(out_dir, exist_ok=True)
-    for make in GROUPS:
-        path, n, size = make().write(out_dir)
+    only = set(sys.argv[2:])  # group names after OUT_DIR: just those
+    for make in GROUPS + more_groups():
+        g = make()
+        if only and g.name not in only:
+            continue
+        path, n, size = g.write(out_dir)
         print('%-40s %4d cases %8.1f KB' % (os.path.relpath(path), n, size / 1024))
         if size > 1024 * 1024:
             print('  warning: over 1 MB', file=sys.stderr)
