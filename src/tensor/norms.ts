@@ -14,10 +14,10 @@ import type { Tensor } from './tensor.js';
 
 type F<B extends Backend> = Tensor<B, 'float'>;
 
-/** The order p: a number > 0, 0 (count of non-zeros), or ±Infinity. */
+/** The order p: any number but NaN; 0 counts non-zeros, ±Infinity take the largest / smallest |x|. */
 export function checkOrder(op: string, p: unknown): number {
-  if (typeof p !== 'number' || Number.isNaN(p) || (p < 0 && p !== -Infinity)) {
-    throw new ArgumentError(`p must be a number >= 0, Infinity or -Infinity, got ${show(p)}`, { op, hint: 'p = 2 is the Euclidean norm, 1 the sum of |x|, Infinity the largest |x|' });
+  if (typeof p !== 'number' || Number.isNaN(p)) {
+    throw new ArgumentError(`p must be a number (Infinity and negative orders included), got ${show(p)}`, { op, hint: 'p = 2 is the Euclidean norm, 1 the sum of |x|, Infinity the largest |x|' });
   }
   return p;
 }
@@ -43,9 +43,9 @@ export function vectorNorm<B extends Backend>(x: Tensor<B, Kind>, p: number, dim
   if (f.dtype === 'float16') return inFloat32(f, (xf) => vectorNorm(xf, p, dim, keepDims));
   const dims = coveredDims(op, dim, f.shape);
   const count = dims.reduce((n, d) => n * f.shape[d]!, 1);
-  if (!Number.isFinite(p) && count === 0) {
-    // max / min have no identity: torch refuses the ±inf norm of an empty reduction too.
-    throw new ShapeError(`the ${p > 0 ? '' : '-'}inf norm of an empty reduction is undefined (dims [${dims.join(', ')}])`, { op, shapes: [f.shape], hint: 'check for empty inputs first' });
+  if ((!Number.isFinite(p) || p < 0) && count === 0) {
+    // max / min and the sum of |x|^p for p < 0 (inf at 0) have no identity: torch refuses these on an empty reduction too.
+    throw new ShapeError(`the ${p === Infinity ? 'inf' : p === -Infinity ? '-inf' : p} norm of an empty reduction is undefined (dims [${dims.join(', ')}])`, { op, shapes: [f.shape], hint: 'check for empty inputs first' });
   }
   return tidy(() => {
     if (p === Infinity || p === -Infinity) {
@@ -59,6 +59,16 @@ export function vectorNorm<B extends Backend>(x: Tensor<B, Kind>, p: number, dim
       if (!f.requiresGrad) return n;
       const all = full(f.backend, [], 1, { device: f.device, dtype: 'bool' });
       return n.add(f.maskFill(all, 0).sum(dims, keepDims));
+    }
+    if (p < 0) {
+      // (sum |x|^p)^(1/p): a zero makes the sum inf and the norm 0, and torch's gradient is 0 on
+      // the whole reduction then (its norm_backward masks norm == 0); computed with zeros as 1
+      // and masked after, so no inf * 0 reaches the gradient.
+      const a = f.abs();
+      const zero = a.equal(0);
+      const hit = zero.any(dims, keepDims);
+      const s = a.maskFill(zero, 1).pow(p).sum(dims, keepDims);
+      return s.pow(1 / p).maskFill(hit, 0);
     }
     if (p === 1) return f.abs().sum(dims, keepDims);
     if (p === 2) return root(f.square().sum(dims, keepDims), 2);

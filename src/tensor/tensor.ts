@@ -780,8 +780,9 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /**
    * The vector p-norm over `dim` (all dims when omitted or null), torch.linalg.vector_norm: p > 0
-   * gives (sum |x|^p)^(1/p), 0 the count of non-zeros, Infinity / -Infinity the largest / smallest |x|.
-   * Gradients as torch's: 0 where the norm is 0; the inf-norm's shared evenly among ties.
+   * and p < 0 give (sum |x|^p)^(1/p) (0 for p < 0 where the reduction holds a zero), 0 the count of
+   * non-zeros, Infinity / -Infinity the largest / smallest |x|. Gradients as torch's: 0 where the
+   * norm is 0; the inf-norm's shared evenly among ties.
    */
   norm(this: Tensor<B, 'float'>, p = 2, dim?: Dims, keepDims = false): Tensor<B, 'float'> {
     checkOrder('norm', p);

@@ -510,6 +510,18 @@ def norms_group():
            lambda m, x: torch.linalg.vector_norm(x, 2.0, dim=1))
     g.case('vector_norm ord=inf ties', 'vector_norm', {'ord': 'inf', 'dim': None, 'keepdim': False}, [('x', torch.tensor([[1.0, -3.0], [3.0, 2.0]]))],
            lambda m, x: torch.linalg.vector_norm(x, float('inf')))
+    # Negative orders: (sum |x|^p)^(1/p); a zero in the reduction makes the norm 0 (gradient 0 there).
+    w = g.randn(3, 4, scale=2.0)
+    for ord in [-1.0, -2.0, -0.5]:
+        o = num64(ord)
+        for dim, keep in [(None, False), (1, True)]:
+            g.case('vector_norm ord=%s dim=%s keepdim=%s' % (o, dim, keep), 'vector_norm', {'ord': o, 'dim': dim, 'keepdim': keep}, [('x', w)],
+                   lambda m, x, ord=ord, dim=dim, keep=keep: torch.linalg.vector_norm(x, ord, dim=dim, keepdim=keep))
+        g.case('vector_norm ord=%s zeros dim=1' % o, 'vector_norm', {'ord': o, 'dim': 1, 'keepdim': False}, [('x', v)],
+               lambda m, x, ord=ord: torch.linalg.vector_norm(x, ord, dim=1))
+    g.case('normalize p=-1.0', 'normalize', {'p': -1.0, 'dim': 1}, [('x', w)], lambda m, x: F.normalize(x, p=-1.0, dim=1))
+    g.case('pairwise_distance p=-1.0', 'pairwise_distance', {'p': -1.0, 'eps': 1e-6, 'keepdim': False}, [('x1', w), ('x2', v)],
+           lambda m, a, b: F.pairwise_distance(a, b, p=-1.0, eps=1e-6))
     return g
 
 
