@@ -69,6 +69,15 @@ export abstract class LrScheduler {
     return this.rateAt(this.stepCount, base);
   }
 
+  /**
+   * The rate of step `step` for a parameter group whose lr is `base * scale` (ParamGroup.lrScale):
+   * the schedule run from the group's own lr, as torch schedules each group from its lr, so
+   * that a floor (CosineLR's minLr) is the same for every group rather than scaled with it.
+   */
+  groupRate(step: number, base: number, scale: number): number {
+    return this.rateAt(step, base * scale);
+  }
+
   /** Plain data, to checkpoint beside the optimizer state. */
   state(): LrSchedulerState {
     return { kind: this.kind, stepCount: this.stepCount };
@@ -364,6 +373,10 @@ export class OneCycleLR extends LrScheduler {
           { end, from: this.maxLr, to: this.minLr },
         ];
   }
+  /** Its rates ignore the base: a group's scale multiplies them (torch's per-group max_lr list, in proportion). */
+  override groupRate(step: number, _base: number, scale: number): number {
+    return this.rateAt(step) * scale;
+  }
   private interpolate(start: number, end: number, pct: number): number {
     return this.anneal === 'cos' ? cosineFrom(start, end, pct) : (end - start) * pct + start;
   }
@@ -434,8 +447,13 @@ export class ReduceLROnPlateau extends LrScheduler {
   }
 
   rateAt(_step: number, base: number): number {
-    this.lastBase = base;
     return base * this.scale;
+  }
+
+  /** Records the base (observe reduces from its rate); rateAt stays pure, so a group's rate can be asked at any time. */
+  override next(base: number): number {
+    this.lastBase = base;
+    return super.next(base);
   }
 
   private improves(metric: number): boolean {
@@ -536,6 +554,11 @@ export class SequentialLR extends LrScheduler {
   rateAt(step: number, base: number): number {
     const { scheduler, local } = this.locate(step);
     return scheduler.rateAt(local, base);
+  }
+
+  override groupRate(step: number, base: number, scale: number): number {
+    const { scheduler, local } = this.locate(step);
+    return scheduler.groupRate(local, base, scale);
   }
 
   /** Also moves the running scheduler's own count, so its state() says where it is (as torch's last_epoch). */

@@ -203,7 +203,8 @@ def clip_case(name, fn, args, grads):
         p = torch.zeros(g.shape, requires_grad=True)
         p.grad = g.clone()
         ps.append(p)
-    case = {'name': name, 'fn': fn, 'args': args, 'grads': [{'shape': list(g.shape), 'data': flat(g)} for g in grads]}
+    json_args = {k: num(v) if isinstance(v, float) else v for k, v in args.items()}  # norm_type inf as "inf"
+    case = {'name': name, 'fn': fn, 'args': json_args, 'grads': [{'shape': list(g.shape), 'data': flat(g)} for g in grads]}
     try:
         r = getattr(torch.nn.utils, fn)(ps, **args)
     except RuntimeError as e:
@@ -295,12 +296,16 @@ def scheduler_cases():
         c('CosineAnnealingLR past T_max', 'CosineAnnealingLR', {'T_max': 10}),
         c('CosineAnnealingWarmRestarts', 'CosineAnnealingWarmRestarts', {'T_0': 5}),
         c('CosineAnnealingWarmRestarts T_mult eta_min', 'CosineAnnealingWarmRestarts', {'T_0': 3, 'T_mult': 2, 'eta_min': 0.001}),
-        c('OneCycleLR', 'OneCycleLR', {'max_lr': 0.5, 'total_steps': 25}),
-        c('OneCycleLR linear three_phase', 'OneCycleLR', {'max_lr': 0.5, 'total_steps': 25, 'pct_start': 0.25, 'anneal_strategy': 'linear', 'three_phase': True, 'div_factor': 10, 'final_div_factor': 100}),
+        # OneCycleLR sets every group's lr from max_lr: one group, or a max_lr per group.
+        c('OneCycleLR', 'OneCycleLR', {'max_lr': 0.5, 'total_steps': 25}, lrs0=(0.1,)),
+        c('OneCycleLR linear three_phase', 'OneCycleLR', {'max_lr': 0.5, 'total_steps': 25, 'pct_start': 0.25, 'anneal_strategy': 'linear', 'three_phase': True, 'div_factor': 10, 'final_div_factor': 100}, lrs0=(0.1,)),
+        c('OneCycleLR max_lr per group', 'OneCycleLR', {'max_lr': [0.5, 0.1], 'total_steps': 25}),
+        c('OneCycleLR one max_lr, two groups', 'OneCycleLR', {'max_lr': 0.5, 'total_steps': 25}),
         c('LambdaLR', 'LambdaLR', {}, lam='decay-sawtooth'),
         c('ReduceLROnPlateau', 'ReduceLROnPlateau', {'patience': 1}, metrics=loss),
         c('ReduceLROnPlateau max abs cooldown', 'ReduceLROnPlateau', {'mode': 'max', 'factor': 0.5, 'patience': 1, 'threshold': 0.02, 'threshold_mode': 'abs', 'cooldown': 2}, metrics=acc),
-        c('ReduceLROnPlateau min_lr', 'ReduceLROnPlateau', {'factor': 0.2, 'patience': 0, 'min_lr': 0.005}, metrics=loss),
+        c('ReduceLROnPlateau min_lr', 'ReduceLROnPlateau', {'factor': 0.2, 'patience': 0, 'min_lr': 0.005}, metrics=loss, lrs0=(0.1,)),
+        c('ReduceLROnPlateau min_lr, two groups', 'ReduceLROnPlateau', {'factor': 0.2, 'patience': 0, 'min_lr': 0.005}, metrics=loss),
         c('SequentialLR LinearLR then ExponentialLR', 'SequentialLR', {}, inner=[{'type': 'LinearLR', 'args': {'start_factor': 0.1, 'total_iters': 4}}, {'type': 'ExponentialLR', 'args': {'gamma': 0.9}}], milestones=[5]),
         c('SequentialLR ConstantLR, StepLR, CosineAnnealingLR', 'SequentialLR', {}, inner=[{'type': 'ConstantLR', 'args': {'factor': 0.5, 'total_iters': 3}}, {'type': 'StepLR', 'args': {'step_size': 2, 'gamma': 0.5}}, {'type': 'CosineAnnealingLR', 'args': {'T_max': 16}}], milestones=[3, 9]),
     ]
