@@ -16,6 +16,7 @@ case here is a sequence of steps. The file:
           "groups": [ { "params": [param index...], torch keyword: value } ]   (absent: one group);
                     group 0 sets nothing of its own (it takes "options")
           "scheduler": { "type", "args" }       (absent: none) stepped after each optimizer step
+          "clip_norm": max_norm                 (absent: none) clip_grad_norm_ before each step
           "params": [ { "shape", "data" } ],    the starting values
           "grads": [ [ data | null per param ] per step ],   null: grad None (torch skips it)
           "steps": [ { "params": [ data per param ],
@@ -30,7 +31,7 @@ case here is a sequence of steps. The file:
                         "lrs0": [ base lr per group ],
                         "schedulers": [ { "type", "args" } ] and "milestones"   (SequentialLR)
                         "lambda": a name the test maps to the same function  (LambdaLR)
-                        "metrics": [ one per epoch ]                         (ReduceLROnPlateau)
+                        "metrics": [ one per epoch, "nan" for NaN ]          (ReduceLROnPlateau)
                         "lrs": [ [ lr per group ] per epoch ] } ] }
 
 Epoch e's rates are the optimizer's param_groups' lr after e calls of scheduler.step() (for
@@ -115,7 +116,7 @@ def make_scheduler(opt, spec):
     return cls(opt, **spec['args'])
 
 
-def optimizer_case(name, kind, options, groups=None, missing=False, zero=False, scheduler=None):
+def optimizer_case(name, kind, options, groups=None, missing=False, zero=False, scheduler=None, clip_norm=None):
     params = [p.clone().requires_grad_(True) for p in start_params()]
     if groups:
         torch_groups = [dict({'params': [params[i] for i in g['params']]}, **{k: v for k, v in g.items() if k != 'params'}) for g in groups]
@@ -129,6 +130,8 @@ def optimizer_case(name, kind, options, groups=None, missing=False, zero=False, 
         for p, g in zip(params, row):
             p.grad = None if g is None else g.clone()
         lrs = [g['lr'] for g in opt.param_groups]
+        if clip_norm is not None:
+            torch.nn.utils.clip_grad_norm_(params, clip_norm)
         opt.step()
         if sched:
             sched.step()
@@ -149,6 +152,8 @@ def optimizer_case(name, kind, options, groups=None, missing=False, zero=False, 
         case['groups'] = groups
     if scheduler:
         case['scheduler'] = scheduler
+    if clip_norm is not None:
+        case['clip_norm'] = clip_norm
     return case
 
 
@@ -194,6 +199,8 @@ def optimizer_cases():
         c('adagrad maximize', 'Adagrad', {'lr': 0.1, 'maximize': True}),
         c('adagrad missing and zero grads, lr_decay', 'Adagrad', {'lr': 0.1, 'lr_decay': 0.2}, missing=True, zero=True),
         c('adagrad groups', 'Adagrad', {'lr': 0.1, 'weight_decay': 0.05}, groups=all_three),
+        c('sgd momentum, clip_grad_norm_ before each step, missing grads', 'SGD', {'lr': 0.1, 'momentum': 0.9}, missing=True, clip_norm=0.75),
+        c('adamw clip_grad_norm_ before each step', 'AdamW', {'lr': 0.01}, clip_norm=0.5),
     ]
 
 
@@ -236,6 +243,8 @@ def clip_cases():
         c('norm 2 nan grad', 'clip_grad_norm_', {'max_norm': 1.0, 'error_if_nonfinite': False}, nan),
         c('norm 2 inf grad error_if_nonfinite', 'clip_grad_norm_', {'max_norm': 1.0, 'error_if_nonfinite': True}, bad),
         c('norm 2 nan grad error_if_nonfinite', 'clip_grad_norm_', {'max_norm': 1.0, 'error_if_nonfinite': True}, nan),
+        c('norm 0.5', 'clip_grad_norm_', {'max_norm': 1.0, 'norm_type': 0.5}, gs),
+        c('norm 2 no gradients', 'clip_grad_norm_', {'max_norm': 1.0}, []),
         c('value 0.5', 'clip_grad_value_', {'clip_value': 0.5}, gs),
         c('value 0', 'clip_grad_value_', {'clip_value': 0.0}, gs),
         c('value 0.5 nan and inf', 'clip_grad_value_', {'clip_value': 0.5}, [bad[1], nan[0]]),
@@ -270,7 +279,7 @@ def sched_case(name, type_, args, lrs0=(0.1, 0.02), metrics=None, lam=None, inne
             sched.step()
     case = {'name': name, 'type': type_, 'args': args, 'lrs0': list(lrs0), 'lrs': lrs}
     if metrics is not None:
-        case['metrics'] = metrics
+        case['metrics'] = [num(m) for m in metrics]
     if lam:
         case['lambda'] = lam
     if inner:
@@ -308,6 +317,15 @@ def scheduler_cases():
         c('ReduceLROnPlateau min_lr, two groups', 'ReduceLROnPlateau', {'factor': 0.2, 'patience': 0, 'min_lr': 0.005}, metrics=loss),
         c('SequentialLR LinearLR then ExponentialLR', 'SequentialLR', {}, inner=[{'type': 'LinearLR', 'args': {'start_factor': 0.1, 'total_iters': 4}}, {'type': 'ExponentialLR', 'args': {'gamma': 0.9}}], milestones=[5]),
         c('SequentialLR ConstantLR, StepLR, CosineAnnealingLR', 'SequentialLR', {}, inner=[{'type': 'ConstantLR', 'args': {'factor': 0.5, 'total_iters': 3}}, {'type': 'StepLR', 'args': {'step_size': 2, 'gamma': 0.5}}, {'type': 'CosineAnnealingLR', 'args': {'T_max': 16}}], milestones=[3, 9]),
+    ]
+    out += [
+        c('MultiStepLR milestone 0', 'MultiStepLR', {'milestones': [0, 3], 'gamma': 0.5}),
+        c('ConstantLR total_iters 0', 'ConstantLR', {'factor': 0.5, 'total_iters': 0}),
+        c('ReduceLROnPlateau eps skips small reductions', 'ReduceLROnPlateau', {'factor': 0.5, 'patience': 0, 'eps': 0.03}, metrics=loss, lrs0=(0.1,)),
+        c('ReduceLROnPlateau max rel, nan metrics', 'ReduceLROnPlateau', {'mode': 'max', 'patience': 2, 'threshold': 0.1}, metrics=[0.1, 0.2, float('nan'), 0.21, 0.25, float('nan'), 0.3, 0.3, 0.3, 0.3, 0.3, 0.4, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6]),
+        c('ReduceLROnPlateau min, negative metrics', 'ReduceLROnPlateau', {'patience': 0, 'threshold': 0.05}, metrics=[-v for v in acc]),
+        c('SequentialLR ExponentialLR then LinearLR', 'SequentialLR', {}, inner=[{'type': 'ExponentialLR', 'args': {'gamma': 0.8}}, {'type': 'LinearLR', 'args': {'start_factor': 0.2, 'total_iters': 3}}], milestones=[4]),
+        c('SequentialLR LinearLR, CosineAnnealingWarmRestarts, MultiStepLR', 'SequentialLR', {}, inner=[{'type': 'LinearLR', 'args': {'start_factor': 0.5, 'total_iters': 2}}, {'type': 'CosineAnnealingWarmRestarts', 'args': {'T_0': 4, 'eta_min': 0.001}}, {'type': 'MultiStepLR', 'args': {'milestones': [0, 2, 4], 'gamma': 0.5}}], milestones=[3, 12]),
     ]
     if hasattr(torch.optim.lr_scheduler, 'PolynomialLR'):
         out.append(c('PolynomialLR', 'PolynomialLR', {'total_iters': 10, 'power': 2.0}))
