@@ -116,6 +116,8 @@ function expectClose(actual: ArrayLike<number>, expected: readonly Num[], tol: T
 const KNOWN: Readonly<Record<string, string>> = {
   'CosineAnnealingLR past T_max':
     "CosineLR holds minLr after totalSteps; torch's CosineAnnealingLR runs on along the cosine and climbs back to the base rate (a schedule past its end is meant to stay at its end)",
+  'sgd momentum + OneCycleLR (cycle_momentum, its default)':
+    "OneCycleLR sets only the rate: torch's also cycles the momentum (SGD's momentum, Adam's beta1) against the rate by default (cycle_momentum=True); ours has no such option and keeps the optimizer's momentum",
   'OneCycleLR one max_lr, two groups':
     "a group's lrScale multiplies OneCycleLR's rates (as torch's per-group max_lr list in proportion: 'OneCycleLR max_lr per group' matches); torch with one max_lr gives every group the same rates, whatever their lr",
   'ReduceLROnPlateau min_lr, two groups':
@@ -202,7 +204,8 @@ const LAMBDAS: Readonly<Record<string, (e: number) => number>> = {
   'decay-sawtooth': (e) => 0.95 ** e / (1 + (e % 3)),
 };
 
-function makeScheduler(spec: SchedulerSpec, c?: SchedulerCase): LrScheduler {
+/** `groupLrs`: each parameter group's lr (a scheduler case's lrs0), `c` the case for a lambda or inner schedulers. */
+function makeScheduler(spec: SchedulerSpec, groupLrs: readonly number[], c?: SchedulerCase): LrScheduler {
   const r = new OptionReader(spec.args, spec.type);
   let s: LrScheduler;
   switch (spec.type) {
@@ -235,8 +238,9 @@ function makeScheduler(spec: SchedulerSpec, c?: SchedulerCase): LrScheduler {
       if (anneal !== undefined && anneal !== 'cos' && anneal !== 'linear') throw new Error(`anneal_strategy ${anneal}`);
       // A max_lr per group: the first is ours; the others must be in proportion to the groups' lrs (their lrScale).
       const maxLrs = typeof spec.args.max_lr === 'number' ? [r.num('max_lr')] : r.nums('max_lr') ?? [];
-      const lrs0 = c?.lrs0 ?? [];
-      if (maxLrs.length > 1) maxLrs.forEach((m, g) => expect(m! / maxLrs[0]!, `max_lr[${g}] in proportion to the group's lr`).toBeCloseTo(lrs0[g]! / lrs0[0]!, 12));
+      // Read, so that the option check passes: ours never cycles the momentum (see KNOWN).
+      r.bool('cycle_momentum');
+      if (maxLrs.length > 1) maxLrs.forEach((m, g) => expect(m! / maxLrs[0]!, `max_lr[${g}] in proportion to the group's lr`).toBeCloseTo(groupLrs[g]! / groupLrs[0]!, 12));
       s = new OneCycleLR({
         maxLr: required(maxLrs[0], 'max_lr'),
         totalSteps: required(r.num('total_steps'), 'total_steps'),
@@ -263,7 +267,7 @@ function makeScheduler(spec: SchedulerSpec, c?: SchedulerCase): LrScheduler {
       break;
     }
     case 'SequentialLR':
-      s = new SequentialLR({ schedulers: (c?.schedulers ?? []).map((inner) => makeScheduler(inner)), milestones: c?.milestones ?? [] });
+      s = new SequentialLR({ schedulers: (c?.schedulers ?? []).map((inner) => makeScheduler(inner, groupLrs)), milestones: c?.milestones ?? [] });
       break;
     default:
       throw new Error(`no scheduler of ours for torch's ${spec.type}`);
@@ -288,7 +292,7 @@ function makeOptimizer(c: OptimizerCase, extra: { fused: boolean; capturable: bo
     fused: extra.fused,
     clipNorm: c.clip_norm,
     ...(groups.length > 0 ? { groups } : {}),
-    ...(c.scheduler ? { scheduler: makeScheduler(c.scheduler) } : {}),
+    ...(c.scheduler ? { scheduler: makeScheduler(c.scheduler, [base, ...(c.groups ?? []).slice(1).map((g) => g.lr ?? base)]) } : {}),
   };
   let opt: Optimizer<AD>;
   switch (c.optimizer) {
@@ -325,12 +329,21 @@ const STATE_NAMES: Readonly<Record<OptimizerCase['optimizer'], Readonly<Record<s
   Adagrad: { sum: 'sum' },
 };
 
-async function replay(c: OptimizerCase, extra: { fused: boolean; capturable: boolean }): Promise<void> {
+/** `resumeAt`: at that step the optimizer (and its schedule) are saved and loaded into new ones, which go on. */
+async function replay(c: OptimizerCase, extra: { fused: boolean; capturable: boolean; resumeAt?: number }): Promise<void> {
   const tol = fixture.tolerance;
   const m = new Params<AD>(c.params.map((p) => new Param(fromData(ad, p.data.map(num), { shape: p.shape }))));
-  const opt = makeOptimizer(c, extra);
+  let opt = makeOptimizer(c, extra);
   try {
     for (const [t, row] of c.grads.entries()) {
+      if (t === extra.resumeAt) {
+        const saved = await opt.state();
+        const schedule = opt.options.scheduler?.state();
+        opt.clear();
+        opt = makeOptimizer(c, extra);
+        opt.loadState(saved, m);
+        if (schedule) opt.options.scheduler?.loadState(schedule);
+      }
       const grads = new ParamGrads<AD>();
       row.forEach((g, j) => {
         if (g !== null) grads.set(m.ps[j]!.id, fromData(ad, g.map(num), { shape: c.params[j]!.shape }));
@@ -366,9 +379,16 @@ async function replay(c: OptimizerCase, extra: { fused: boolean; capturable: boo
 describe(`optimizers vs torch ${fixture.torch}`, () => {
   for (const c of fixture.optimizers) {
     it(c.name, async () => {
+      if (KNOWN[c.name]) {
+        await expect(replay(c, { fused: true, capturable: false }), `${c.name} is a known difference (${KNOWN[c.name]}) but matches torch now`).rejects.toThrow(/ours .*, torch/);
+        return;
+      }
       await replay(c, { fused: true, capturable: false });
       await replay(c, { fused: false, capturable: false });
       if (c.optimizer === 'Adam' || c.optimizer === 'AdamW') await replay(c, { fused: true, capturable: true });
+      // Saved and restored half-way: the counts (Adam's bias corrections) and the buffers carry on.
+      await replay(c, { fused: true, capturable: false, resumeAt: 3 });
+      if (c.optimizer === 'Adam' || c.optimizer === 'AdamW') await replay(c, { fused: true, capturable: true, resumeAt: 3 });
     });
   }
 });
@@ -415,7 +435,7 @@ describe(`LR schedulers vs torch ${fixture.torch}`, () => {
   for (const c of fixture.schedulers) {
     it(c.name, () => {
       const [base, ...others] = c.lrs0;
-      const s = makeScheduler(c, c);
+      const s = makeScheduler(c, c.lrs0, c);
       const ours: number[][] = [];
       for (const [e] of c.lrs.entries()) {
         const lr = s.next(base!);
