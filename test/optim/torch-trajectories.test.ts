@@ -120,8 +120,6 @@ const KNOWN: Readonly<Record<string, string>> = {
     "OneCycleLR sets only the rate: torch's also cycles the momentum (SGD's momentum, Adam's beta1) against the rate by default (cycle_momentum=True); ours has no such option and keeps the optimizer's momentum",
   'OneCycleLR one max_lr, two groups':
     "a group's lrScale multiplies OneCycleLR's rates (as torch's per-group max_lr list in proportion: 'OneCycleLR max_lr per group' matches); torch with one max_lr gives every group the same rates, whatever their lr",
-  'ReduceLROnPlateau min_lr, two groups':
-    "one factor for every group: a group's rate is its lr times the base group's reduction, so minLr bounds the base group's rate only; torch bounds each group's own (ours keeps one scale, as its state records)",
   'ConstantLR total_iters 0':
     "ours gives the base rate from step 0 (no step at the factor: torch's own closed form); torch's recursive form applies the factor at step 0 and, never reaching total_iters again, never takes it back",
   'norm 2 no gradients':
