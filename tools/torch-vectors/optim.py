@@ -24,7 +24,7 @@ case here is a sequence of steps. The file:
                        "counts": [ state["step"] per param, null where torch keeps none (SGD) ],
                        "lrs": [ lr per group ] (the lr that step used) } ] } ],
       "clip": [ { "name", "fn": "clip_grad_norm_" | "clip_grad_value_",
-                  "args": { max_norm, norm_type, error_if_nonfinite } | { clip_value },
+                  "args": { max_norm, norm_type ("inf" for inf), error_if_nonfinite } | { clip_value },
                   "grads": [ { "shape", "data" } ],
                   "out": [ data ] and "norm" (clip_grad_norm_'s result), or "error": message } ],
       "schedulers": [ { "name", "type": torch class name, "args": { torch keyword: value },
@@ -37,7 +37,8 @@ case here is a sequence of steps. The file:
 Epoch e's rates are the optimizer's param_groups' lr after e calls of scheduler.step() (for
 ReduceLROnPlateau, step(metrics[e - 1])): what the optimizer step of epoch e uses.
 
-Inputs are float32 from fixed formulas (no RNG); parameters and state are torch's float32
+Some cases record where torch and Switchyard differ on purpose: the test names them (KNOWN) and
+checks that they still differ. Inputs are float32 from fixed formulas (no RNG); parameters and state are torch's float32
 results, written with 9 significant digits (exact float32). Non-finite numbers are the strings
 "nan", "inf", "-inf". Runs unchanged on torch 1.13 and 2.x (CPU, standard library only): the
 options only some versions have (foreach, fused, differentiable, capturable on CPU) are not used.
