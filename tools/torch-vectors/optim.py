@@ -331,8 +331,10 @@ def scheduler_cases():
         c('SequentialLR ExponentialLR then LinearLR', 'SequentialLR', {}, inner=[{'type': 'ExponentialLR', 'args': {'gamma': 0.8}}, {'type': 'LinearLR', 'args': {'start_factor': 0.2, 'total_iters': 3}}], milestones=[4]),
         c('SequentialLR LinearLR, CosineAnnealingWarmRestarts, MultiStepLR', 'SequentialLR', {}, inner=[{'type': 'LinearLR', 'args': {'start_factor': 0.5, 'total_iters': 2}}, {'type': 'CosineAnnealingWarmRestarts', 'args': {'T_0': 4, 'eta_min': 0.001}}, {'type': 'MultiStepLR', 'args': {'milestones': [0, 2, 4], 'gamma': 0.5}}], milestones=[3, 12]),
     ]
+    out.append(c('LinearLR to 0', 'LinearLR', {'start_factor': 0.5, 'end_factor': 0.0, 'total_iters': 7}))
     if hasattr(torch.optim.lr_scheduler, 'PolynomialLR'):
         out.append(c('PolynomialLR', 'PolynomialLR', {'total_iters': 10, 'power': 2.0}))
+        out.append(c('PolynomialLR power 0.5', 'PolynomialLR', {'total_iters': 20, 'power': 0.5}))
     return out
 
 
