@@ -69,6 +69,15 @@ export abstract class LrScheduler {
     return this.rateAt(this.stepCount, base);
   }
 
+  /**
+   * The rate of step `step` for a parameter group whose lr is `base * scale` (ParamGroup.lrScale):
+   * the schedule run from the group's own lr, as torch schedules each group from its lr, so
+   * that a floor (CosineLR's minLr) is the same for every group rather than scaled with it.
+   */
+  groupRate(step: number, base: number, scale: number): number {
+    return this.rateAt(step, base * scale);
+  }
+
   /** Plain data, to checkpoint beside the optimizer state. */
   state(): LrSchedulerState {
     return { kind: this.kind, stepCount: this.stepCount };
@@ -364,6 +373,10 @@ export class OneCycleLR extends LrScheduler {
           { end, from: this.maxLr, to: this.minLr },
         ];
   }
+  /** Its rates ignore the base: a group's scale multiplies them (torch's per-group max_lr list, in proportion). */
+  override groupRate(step: number, _base: number, scale: number): number {
+    return this.rateAt(step) * scale;
+  }
   private interpolate(start: number, end: number, pct: number): number {
     return this.anneal === 'cos' ? cosineFrom(start, end, pct) : (end - start) * pct + start;
   }
@@ -400,16 +413,18 @@ export interface ReduceLROnPlateauOptions {
 /**
  * torch ReduceLROnPlateau: `observe(metric)` after each validation (fit does it with the validation
  * loss); after `patience` observations without improvement the rate is multiplied by `factor`.
+ * Each rate is its base after that many of torch's reductions, so a parameter group (another
+ * base) is floored at minLr on its own, as torch reduces each group's lr.
  */
 export class ReduceLROnPlateau extends LrScheduler {
   readonly kind = 'plateau';
   private readonly o: Required<ReduceLROnPlateauOptions>;
-  /** The current rate's factor over the base (1 until the first reduction). */
-  private scale = 1;
+  /** Plateaus that called for a reduction so far. */
+  private reductions = 0;
   private best: number;
   private bad = 0;
   private cooldownLeft = 0;
-  /** The base of the last rate given: observe reduces from that rate. */
+  /** The base of the last rate given: observe reports whether its rate changed. */
   private lastBase: number | undefined;
 
   constructor(options: ReduceLROnPlateauOptions = {}) {
@@ -433,9 +448,28 @@ export class ReduceLROnPlateau extends LrScheduler {
     return this.o.mode === 'min' ? Infinity : -Infinity;
   }
 
+  /**
+   * `base` after `n` of torch's reductions (_reduce_lr: max(lr * factor, minLr), skipped when it
+   * changes the rate by eps or less, which then holds for every later one: the loop ends there).
+   */
+  private reduced(base: number, n: number): number {
+    let r = base;
+    for (let i = 0; i < n; i++) {
+      const next = Math.max(r * this.o.factor, this.o.minLr);
+      if (!(r - next > this.o.eps)) break;
+      r = next;
+    }
+    return r;
+  }
+
   rateAt(_step: number, base: number): number {
+    return this.reduced(base, this.reductions);
+  }
+
+  /** Records the base (observe reports on its rate); rateAt stays pure, so a group's rate can be asked at any time. */
+  override next(base: number): number {
     this.lastBase = base;
-    return base * this.scale;
+    return super.next(base);
   }
 
   private improves(metric: number): boolean {
@@ -444,7 +478,7 @@ export class ReduceLROnPlateau extends LrScheduler {
     return thresholdMode === 'rel' ? metric > this.best * (1 + threshold) : metric > this.best + threshold;
   }
 
-  /** Reports a metric; returns true when this observation reduced the rate. */
+  /** Reports a metric; returns true when this observation reduced the rate (of the last base given). */
   observe(metric: number): boolean {
     // NaN is allowed as torch allows it: it never improves.
     checkNumber('ReduceLROnPlateau.observe', 'metric', metric);
@@ -459,17 +493,15 @@ export class ReduceLROnPlateau extends LrScheduler {
     if (this.bad <= this.o.patience) return false;
     this.bad = 0;
     this.cooldownLeft = this.o.cooldown;
-    // torch's _reduce_lr: minLr bounds the reduction only, and a reduction of eps or less is skipped.
+    // Counted even where it changes no rate: torch tries every group's, and another base may change.
     const base = this.lastBase ?? 1;
-    const old = base * this.scale;
-    const reduced = Math.max(old * this.o.factor, this.o.minLr);
-    if (!(old - reduced > this.o.eps)) return false;
-    this.scale = reduced / base;
-    return true;
+    const before = this.reduced(base, this.reductions);
+    this.reductions++;
+    return this.reduced(base, this.reductions) !== before;
   }
 
   override state(): LrSchedulerState {
-    const extra: Record<string, number> = { scale: this.scale, best: this.best, bad: this.bad, cooldownLeft: this.cooldownLeft };
+    const extra: Record<string, number> = { reductions: this.reductions, best: this.best, bad: this.bad, cooldownLeft: this.cooldownLeft };
     if (this.lastBase !== undefined) extra.lastBase = this.lastBase;
     return { kind: this.kind, stepCount: this.stepCount, extra };
   }
@@ -479,18 +511,30 @@ export class ReduceLROnPlateau extends LrScheduler {
     const { stepCount, extra = {} } = readState(op, state, this.kind);
     const finite = (name: string, dflt: number): number => checkSetting(op, `the state's extra.${name}`, extra[name] ?? dflt, () => true, 'a finite number');
     const count = (name: string): number => checkInteger(op, `the state's extra.${name}`, extra[name] ?? 0, 0);
-    const scale = finite('scale', 1);
     // best is ±Infinity until a metric improves on it; readState has refused NaN.
     const best = extra.best ?? this.worst();
     const bad = count('bad');
     const cooldownLeft = count('cooldownLeft');
     const lastBase = extra.lastBase === undefined ? undefined : finite('lastBase', 1);
+    // A state saved before 'reductions' holds the rate's factor over its base ('scale').
+    const reductions = extra.reductions !== undefined ? count('reductions') : this.reductionsFor(finite('scale', 1), lastBase ?? 1, op);
     this.stepCount = stepCount;
-    this.scale = scale;
+    this.reductions = reductions;
     this.best = best;
     this.bad = bad;
     this.cooldownLeft = cooldownLeft;
     this.lastBase = lastBase;
+  }
+
+  /** The number of reductions that take `base` to `base * scale`. */
+  private reductionsFor(scale: number, base: number, op: string): number {
+    const want = base * scale;
+    for (let n = 0, r = base; ; n++) {
+      if (Math.abs(r - want) <= 1e-9 * Math.abs(want)) return n;
+      const next = Math.max(r * this.o.factor, this.o.minLr);
+      if (!(r - next > this.o.eps)) throw new ArgumentError(`the state's extra.scale ${scale} is no rate this schedule reaches from its base ${base}`, { op, hint: 'load a state saved by a ReduceLROnPlateau with the same options' });
+      r = next;
+    }
   }
 }
 
@@ -536,6 +580,11 @@ export class SequentialLR extends LrScheduler {
   rateAt(step: number, base: number): number {
     const { scheduler, local } = this.locate(step);
     return scheduler.rateAt(local, base);
+  }
+
+  override groupRate(step: number, base: number, scale: number): number {
+    const { scheduler, local } = this.locate(step);
+    return scheduler.groupRate(local, base, scale);
   }
 
   /** Also moves the running scheduler's own count, so its state() says where it is (as torch's last_epoch). */

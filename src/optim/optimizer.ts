@@ -63,7 +63,11 @@ export interface ParamGroup {
   params: (name: string, param: Param) => boolean;
   /** This group's weight decay (default: the optimizer's). */
   weightDecay?: number;
-  /** A factor on every step's rate for this group (default 1): torch's per-group lr, schedules included. */
+  /**
+   * This group's lr is the optimizer's times this factor (default 1): torch's per-group lr. A
+   * schedule runs from the group's lr (see LrScheduler.groupRate), so a floor such as CosineLR's
+   * minLr is the same for every group, as in torch.
+   */
   lrScale?: number;
 }
 
@@ -157,6 +161,8 @@ export abstract class Optimizer<B extends Backend = Backend> {
     const clip = field(options, 'clip');
     if (clip !== undefined) checkBoolean('Optimizer.step', 'options.clip', clip);
     if (typeof rate === 'number') checkSetting('step', 'the learning rate', rate, () => true, 'a finite number');
+    const schedule = typeof rate === 'object' ? rate : undefined;
+    const scheduleStep = schedule?.stepCount ?? 0;
     const lr = rate === undefined ? this.lr : typeof rate === 'number' ? rate : rate.next(this.lr);
     // A schedule's rate is checked too: NaN would reach every weight.
     if (typeof rate === 'object' && !Number.isFinite(lr)) throw new ArgumentError(`the schedule '${rate.kind}' gave the rate ${lr} at its step ${rate.stepCount - 1}`, { op: 'Optimizer.step', hint: "check the schedule's settings" });
@@ -164,6 +170,14 @@ export abstract class Optimizer<B extends Backend = Backend> {
     if (this.options.clipNorm !== undefined && clip !== false) clipGradNorm(grads, this.options.clipNorm)?.dispose();
     // params() lists a parameter that appears in several places (tied weights) once: stepped once.
     const names = this.groups.length > 0 ? firstNames(module) : undefined;
+    // Each group's rate, before any parameter changes: a scaled lr, or the schedule run from the group's lr.
+    const groupRates = new Map<ParamGroup, number>();
+    for (const group of this.groups) {
+      if (group.lrScale === undefined) continue;
+      const r = schedule ? schedule.groupRate(scheduleStep, this.lr, group.lrScale) : lr * group.lrScale;
+      if (!Number.isFinite(r)) throw new ArgumentError(`the schedule '${schedule?.kind}' gave a group the rate ${r} at its step ${scheduleStep}`, { op: 'Optimizer.step', hint: "check the schedule's settings" });
+      groupRates.set(group, r);
+    }
     noGrad(() => {
       for (const p of module.params()) {
         const g = grads.get(p.id);
@@ -177,7 +191,7 @@ export abstract class Optimizer<B extends Backend = Backend> {
         state.step++;
         const s = state;
         const group = names ? this.groups.find((gr) => gr.params(names.get(p)!, p)) : undefined;
-        const rate = group?.lrScale === undefined ? lr : lr * group.lrScale;
+        const rate = (group && groupRates.get(group)) ?? lr;
         const decay = group?.weightDecay ?? this.weightDecay;
         const next = tidy(() => {
           const here = g.device.key === p.value.device.key ? g : g.toDevice(p.value.device as DeviceOf<B>);

@@ -417,7 +417,7 @@ describe('state and loadState', () => {
     a.next(1);
     a.observe(1);
     a.observe(0.5);
-    expect(a.state()).toEqual({ kind: 'plateau', stepCount: 1, extra: { scale: 0.5, best: 1, bad: 0, cooldownLeft: 0, lastBase: 1 } });
+    expect(a.state()).toEqual({ kind: 'plateau', stepCount: 1, extra: { reductions: 1, best: 1, bad: 0, cooldownLeft: 0, lastBase: 1 } });
     const b = new ReduceLROnPlateau({ mode: 'max', patience: 0, minLr: 0.15, factor: 0.5 });
     b.loadState(a.state());
     // The next reduction works from the loaded rate and floors at minLr: max(0.25, 0.15), then max(0.125, 0.15).
@@ -425,6 +425,22 @@ describe('state and loadState', () => {
     expect(b.next(1)).toBe(0.25);
     expect(b.observe(0.5)).toBe(true);
     expect(b.next(1)).toBe(0.15);
+    // A state saved before 'reductions' (its factor as 'scale') loads as the same count.
+    const c = new ReduceLROnPlateau({ mode: 'max', patience: 0, minLr: 0.15, factor: 0.5 });
+    c.loadState({ kind: 'plateau', stepCount: 1, extra: { scale: 0.5, best: 1, bad: 0, cooldownLeft: 0, lastBase: 1 } });
+    expect(c.state().extra?.reductions).toBe(1);
+    expect(() => c.loadState({ kind: 'plateau', stepCount: 1, extra: { scale: 0.3, lastBase: 1 } })).toThrow(/extra.scale 0.3 is no rate this schedule reaches from its base 1/);
+  });
+
+  it('ReduceLROnPlateau floors each base at minLr on its own (torch reduces each group)', () => {
+    const s = new ReduceLROnPlateau({ patience: 0, factor: 0.2, minLr: 0.005 });
+    s.next(0.1);
+    s.observe(1);
+    s.observe(1);
+    // 0.1 -> 0.02, 0.02 -> max(0.004, 0.005); then 0.02 -> 0.005, and 0.005 stays (no change > eps).
+    expect([s.peek(0.1), s.peek(0.02)]).toEqual([0.020000000000000004, 0.005]);
+    s.observe(1);
+    expect([s.peek(0.1), s.peek(0.02)]).toEqual([0.005, 0.005]);
   });
 
   it('SequentialLR holds its schedulers\u2019 states and loads them back', () => {

@@ -15,7 +15,7 @@ import { Adagrad } from '../../src/optim/adagrad.js';
 import { Adam, AdamW } from '../../src/optim/adam.js';
 import { Adamax } from '../../src/optim/adamax.js';
 import { clipGradNorm, clipGradValue } from '../../src/optim/clip.js';
-import { LrScheduler } from '../../src/optim/lr-scheduler.js';
+import { CosineLR, LrScheduler, ReduceLROnPlateau } from '../../src/optim/lr-scheduler.js';
 import type { Optimizer } from '../../src/optim/optimizer.js';
 import { ParamGrads } from '../../src/optim/param-grads.js';
 import { RMSprop } from '../../src/optim/rmsprop.js';
@@ -190,6 +190,33 @@ describe('groups', () => {
     const o2 = new AdamW<AD>({ lr: 0.01, weightDecay: 0.1 });
     for (let t = 0; t < 3; t++) o2.step(plain, grads(plain, t));
     expect(await values(plain)).not.toEqual(got);
+  });
+
+  it("a schedule runs from each group's lr: CosineLR's minLr is every group's floor, as torch's eta_min (not scaled by lrScale)", async () => {
+    const m = model();
+    // Unit gradients: each SGD step moves a parameter by exactly its rate.
+    const ones = (): ParamGrads<AD> => {
+      const g = new ParamGrads<AD>();
+      g.set(m.w.id, fromData(ad, W0.map(() => 1)));
+      g.set(m.b.id, fromData(ad, B0.map(() => 1)));
+      return g;
+    };
+    const opt = new SGD<AD>({ lr: 0.1, scheduler: new CosineLR({ totalSteps: 2, minLr: 0.01 }), groups: [{ params: (name) => name === 'b', lrScale: 0.5 }] });
+    // Steps 0, 1, 2: the base group 0.1, 0.055, 0.01; 'b' (lr 0.05) 0.05, 0.03, 0.01.
+    for (let t = 0; t < 3; t++) opt.step(m, ones());
+    const got = await values(m);
+    [...W0.map((w) => w - 0.165), ...B0.map((b) => b - 0.09)].forEach((v, i) => expect(got[i], `[${i}]`).toBeCloseTo(v, 6));
+  });
+
+  it("ReduceLROnPlateau's rate for a group does not move the base it reduces from", () => {
+    // With minLr the reduction depends on the rate reduced: had the group's rate (0.25) become
+    // the base, the reduction would be to minLr, a factor 0.8 instead of 0.5.
+    const s = new ReduceLROnPlateau({ patience: 0, factor: 0.5, minLr: 0.2 });
+    expect(s.next(1)).toBe(1);
+    expect(s.groupRate(0, 1, 0.25)).toBe(0.25);
+    s.observe(1);
+    expect(s.observe(2)).toBe(true);
+    expect(s.peek(1)).toBe(0.5);
   });
 
   it('checks its groups', () => {
