@@ -1,6 +1,6 @@
 /**
- * Multi-head attention (torch.nn.MultiheadAttention with batch_first=True: inputs are
- * [batch, seq, embed]). The q, k, v projections are one [E, 3E] weight (PyTorch's in_proj_weight,
+ * Multi-head attention (torch.nn.MultiheadAttention; batch-first by default: inputs are
+ * [batch, seq, embed], or [seq, batch, embed] with `batchFirst: false`). The q, k, v projections are one [E, 3E] weight (PyTorch's in_proj_weight,
  * stored [in, out] here), initialised as PyTorch: xavier-uniform weights, zero biases.
  */
 import type { Backend } from '../backends/backend.js';
@@ -26,6 +26,8 @@ export interface MultiheadAttentionOptions {
   dropout?: number;
   /** Biases on the projections (default true). */
   bias?: boolean;
+  /** Inputs and output [N, L, E] (default true) or [L, N, E] (torch's default); the weights are [N, L, S] either way. */
+  batchFirst?: boolean;
   device?: Device;
 }
 
@@ -81,10 +83,23 @@ export class MultiheadAttention<B extends Backend = Backend> extends Module<B> {
     const op = 'MultiheadAttention';
     checkTensors(op, { query, key, value });
     checkOptions(op, call);
+    if (this.options.batchFirst === false) {
+      // [L, N, E] in and out: the batch-first computation between two transposes (views on the CPU).
+      return tidy(() => {
+        const swap = (t: F<B>): F<B> => (t.rank === 3 ? t.swapDims(0, 1) : t);
+        const y = this.attendBatchFirst(swap(query), swap(key), swap(value), call, needWeights);
+        return { output: y.output.swapDims(0, 1), weights: y.weights };
+      });
+    }
+    return this.attendBatchFirst(query, key, value, call, needWeights);
+  }
+
+  private attendBatchFirst(query: F<B>, key: F<B>, value: F<B>, call: MultiheadAttentionCall<B>, needWeights: boolean): { output: F<B>; weights: F<B> | undefined } {
+    const op = 'MultiheadAttention';
     checkOptionalTensors(op, { attnMask: call.attnMask, keyPaddingMask: call.keyPaddingMask });
     const e = this.embedDim;
     if (query.rank !== 3 || key.rank !== 3 || value.rank !== 3 || query.shape[2] !== e || key.shape[2] !== e || value.shape[2] !== e || key.shape[1] !== value.shape[1] || key.shape[0] !== query.shape[0] || value.shape[0] !== query.shape[0]) {
-      throw new ShapeError(`query, key and value must be [N, L, ${e}], [N, S, ${e}], [N, S, ${e}]`, { op, shapes: [query.shape, key.shape, value.shape], hint: 'inputs are batch-first' });
+      throw new ShapeError(`query, key and value must be [N, L, ${e}], [N, S, ${e}], [N, S, ${e}]`, { op, shapes: [query.shape, key.shape, value.shape], hint: this.options.batchFirst === false ? 'with batchFirst: false the inputs are [L, N, E] (shown here batch-first)' : 'inputs are batch-first (pass batchFirst: false for [L, N, E])' });
     }
     const [n, l] = query.shape as [number, number];
     const s = key.shape[1]!;

@@ -15,7 +15,7 @@ export { Dropout } from './dropout.js';
 export { Relu, Gelu, Tanh, Sigmoid, Silu, LeakyRelu, Softplus, Softmax, LogSoftmax, Identity, Hardtanh, Relu6, Hardsigmoid, Hardswish, Mish, Selu, Elu, Celu, Glu, LogSigmoid, Softsign, Tanhshrink, Hardshrink, Softshrink, Threshold, Softmin, PRelu, type PReluOptions } from './activation.js';
 export { Flatten } from './flatten.js';
 export { Sequential } from './sequential.js';
-export { Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, type ConvOptions, type Conv1dLayerOptions, type Conv2dLayerOptions, type ConvTranspose1dLayerOptions, type ConvTranspose2dLayerOptions } from './conv.js';
+export { Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, type ConvOptions, type ConvPaddingMode, type Conv1dLayerOptions, type Conv2dLayerOptions, type ConvTranspose1dLayerOptions, type ConvTranspose2dLayerOptions } from './conv.js';
 export { MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d } from './pool.js';
 export { Upsample, PixelShuffle, PixelUnshuffle } from './upsample.js';
 export { CosineSimilarity, PairwiseDistance } from './distance.js';
