@@ -61,6 +61,15 @@ function batchNorm(x: Ctx, make: (b: AD, c: number, o: nn.BatchNormOptions) => n
   return { outputs: [y!, ...stats], module: m };
 }
 
+function instanceNorm(x: Ctx, make: (b: AD, c: number, o: nn.InstanceNormOptions) => nn.InstanceNorm1d<AD> | nn.InstanceNorm2d<AD>): { outputs: F[]; module: nn.Module<AD> } {
+  const m = make(x.b, a.num(x, 'num_features')!, { momentum: a.num(x, 'momentum')!, affine: a.bool(x, 'affine')!, trackRunningStats: a.bool(x, 'track_running_stats')! });
+  load(m, x.c);
+  m.train(a.bool(x, 'training')!);
+  const y = m.forward(x.t['x']!);
+  const stats = [m.runningMean, m.runningVar].filter((s) => s !== undefined).map((s) => s.value.clone());
+  return { outputs: [y, ...stats], module: m };
+}
+
 const ADAPTERS: Readonly<Record<string, Adapter>> = {
   conv1d: (x) => NF.conv1d(x.t['x']!, x.t['weight']!, convOptions(x) as NF.Conv1dOptions<AD>),
   conv2d: (x) => NF.conv2d(x.t['x']!, x.t['weight']!, convOptions(x) as NF.Conv2dOptions<AD>),
@@ -130,6 +139,16 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
   linear: (x) => x.t['x']!.matmul(x.t['weight']!.transpose()).add(x.t['bias']!),
   BatchNorm1d: (x) => batchNorm(x, (b, c, o) => new nn.BatchNorm1d(b, c, o)),
   BatchNorm2d: (x) => batchNorm(x, (b, c, o) => new nn.BatchNorm2d(b, c, o)),
+  InstanceNorm1d: (x) => instanceNorm(x, (b, c, o) => new nn.InstanceNorm1d(b, c, o)),
+  InstanceNorm2d: (x) => instanceNorm(x, (b, c, o) => new nn.InstanceNorm2d(b, c, o)),
+  LayerNorm: (x) => {
+    const m = new nn.LayerNorm(x.b, x.args['normalized_shape'] as number[], { eps: a.num(x, 'eps')!, elementwiseAffine: a.bool(x, 'elementwise_affine')! });
+    return moduleCase(x, m, () => m.forward(x.t['x']!));
+  },
+  GroupNorm: (x) => {
+    const m = new nn.GroupNorm(x.b, a.num(x, 'num_groups')!, a.num(x, 'num_channels')!, { affine: a.bool(x, 'affine')! });
+    return moduleCase(x, m, () => m.forward(x.t['x']!));
+  },
 };
 
 const UNSUPPORTED: Readonly<Record<string, string>> = {

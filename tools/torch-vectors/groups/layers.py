@@ -34,7 +34,7 @@ def make(gen):
         (2, 2, 3, {'stride': 3, 'padding': 2, 'dilation': 2}, 9),
     ]
     for cin, cout, k, kw, length in conv1d:
-        x = g.randn(2, cin, length)
+        x = g.randn(1, cin, length)
         w = g.randn(cout, cin // kw.get('groups', 1), k)
         b = g.randn(cout)
         g.case('conv1d %d->%d k=%d L=%d %s' % (cin, cout, k, length, kw), 'conv1d', kw, [('x', x), ('weight', w), ('bias', b)],
@@ -81,7 +81,7 @@ def make(gen):
         (4, 6, 3, {'groups': 2, 'stride': 2, 'padding': 2, 'dilation': 2, 'output_padding': 1}),
     ]
     for cin, cout, k, kw in ct1:
-        x = g.randn(2, cin, 5)
+        x = g.randn(1, cin, 5)
         w = g.randn(cin, cout // kw.get('groups', 1), k)
         b = g.randn(cout)
         g.case('conv_transpose1d %d->%d k=%d %s' % (cin, cout, k, kw), 'conv_transpose1d', kw, [('x', x), ('weight', w), ('bias', b)],
@@ -113,7 +113,7 @@ def make(gen):
         for bias in [True, False]:
             m = randomise(nn.Conv2d(2, 3, (3, 2), stride=(1, 2), padding=(2, 1), padding_mode=mode, bias=bias))
             args = {'in_channels': 2, 'out_channels': 3, 'kernel_size': [3, 2], 'stride': [1, 2], 'padding': [2, 1], 'padding_mode': mode, 'bias': bias}
-            g.case('Conv2d padding_mode=%s bias=%s' % (mode, bias), 'Conv2d', args, [('x', g.randn(2, 2, 4, 5))], lambda m, x: m(x), module=m)
+            g.case('Conv2d padding_mode=%s bias=%s' % (mode, bias), 'Conv2d', args, [('x', g.randn(1, 2, 4, 5))], lambda m, x: m(x), module=m)
         m = randomise(nn.Conv1d(4, 2, 3, padding=2, dilation=2, groups=2, padding_mode=mode))
         args = {'in_channels': 4, 'out_channels': 2, 'kernel_size': 3, 'padding': 2, 'dilation': 2, 'groups': 2, 'padding_mode': mode, 'bias': True}
         g.case('Conv1d padding_mode=%s groups=2' % mode, 'Conv1d', args, [('x', g.randn(2, 4, 6))], lambda m, x: m(x), module=m)
@@ -137,7 +137,7 @@ def make(gen):
     # -------------------------------------------------------------------------------------------
     # pooling
 
-    x6 = g.randn(2, 2, 5, 6)
+    x6 = g.randn(1, 2, 5, 6)
     mp2 = [
         (2, {'stride': 2, 'padding': 1, 'ceil_mode': True}),          # the last window would start in the padding: dropped
         (3, {'stride': 2, 'padding': 1, 'ceil_mode': True}),
@@ -344,4 +344,103 @@ def make(gen):
         m.eval()
         g.case('%s %s eval' % (name, list(shape)), name, {'num_features': 3, 'momentum': 0.1, 'affine': True, 'track_running_stats': True, 'steps': 1, 'training': False},
                [('x', g.randn(*shape))], bn_run(1), module=m)
+    # -------------------------------------------------------------------------------------------
+    # non-finite values, empty batches, fully masked rows
+
+    nf = torch.tensor([[[[1.0, float('nan'), 2.0, -1.0, 0.5], [float('inf'), 0.0, -2.0, 3.0, 1.0], [-float('inf'), -float('inf'), 4.0, float('nan'), 2.0],
+                         [0.0, 1.0, -float('inf'), 2.0, -1.0]]]])
+    for ks, kw in [(2, {}), (2, {'stride': 1}), (3, {'stride': 2, 'padding': 1, 'ceil_mode': True}), (2, {'stride': 2, 'padding': 1})]:
+        g.case('max_pool2d non-finite k=%s %s' % (ks, kw), 'max_pool2d', dict(kw, kernel_size=ks), [('x', nf)], lambda m, x, ks=ks, kw=kw: F.max_pool2d(x, ks, **kw))
+        g.case('avg_pool2d non-finite k=%s %s' % (ks, kw), 'avg_pool2d', dict(kw, kernel_size=ks), [('x', nf)], lambda m, x, ks=ks, kw=kw: F.avg_pool2d(x, ks, **kw))
+    ninf = torch.full((1, 1, 3, 3), float('-inf'))
+    ninf[0, 0, 2, 2] = 1.0
+    g.case('max_pool2d -inf windows padded', 'max_pool2d', {'kernel_size': 3, 'stride': 2, 'padding': 1}, [('x', ninf)], lambda m, x: F.max_pool2d(x, 3, stride=2, padding=1))
+    g.case('max_pool1d -inf windows padded ceil', 'max_pool1d', {'kernel_size': 2, 'stride': 2, 'padding': 1, 'ceil_mode': True},
+           [('x', torch.tensor([[[-float('inf'), -float('inf'), 1.0, -float('inf'), -float('inf')]]]))], lambda m, x: F.max_pool1d(x, 2, stride=2, padding=1, ceil_mode=True))
+    ties = torch.tensor([[[[1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 0.0, 0.0], [2.0, 2.0, 2.0, 2.0], [2.0, 2.0, 2.0, 2.0]]]])
+    g.case('max_pool2d ties overlapping', 'max_pool2d', {'kernel_size': 2, 'stride': 1}, [('x', ties)], lambda m, x: F.max_pool2d(x, 2, stride=1))
+    g.case('max_pool2d ties padded dilated', 'max_pool2d', {'kernel_size': 3, 'stride': 1, 'padding': 1, 'dilation': 2}, [('x', ties)], lambda m, x: F.max_pool2d(x, 3, stride=1, padding=1, dilation=2))
+    g.case('adaptive_max_pool2d ties', 'adaptive_max_pool2d', {'output_size': [3, 3]}, [('x', ties)], lambda m, x: F.adaptive_max_pool2d(x, [3, 3]))
+    g.case('adaptive_max_pool2d non-finite', 'adaptive_max_pool2d', {'output_size': [3, 2]}, [('x', nf)], lambda m, x: F.adaptive_max_pool2d(x, [3, 2]))
+    g.case('adaptive_avg_pool2d non-finite', 'adaptive_avg_pool2d', {'output_size': [3, 2]}, [('x', nf)], lambda m, x: F.adaptive_avg_pool2d(x, [3, 2]))
+    g.case('avg_pool1d stride>kernel ceil', 'avg_pool1d', {'kernel_size': 2, 'stride': 3, 'ceil_mode': True}, [('x', g.randn(1, 2, 7))], lambda m, x: F.avg_pool1d(x, 2, stride=3, ceil_mode=True))
+    g.case('max_pool1d stride>kernel ceil', 'max_pool1d', {'kernel_size': 2, 'stride': 3, 'ceil_mode': True}, [('x', g.randn(1, 2, 7))], lambda m, x: F.max_pool1d(x, 2, stride=3, ceil_mode=True))
+    g.case('avg_pool2d stride>kernel ceil pad no-count', 'avg_pool2d', {'kernel_size': 2, 'stride': 3, 'padding': 1, 'ceil_mode': True, 'count_include_pad': False},
+           [('x', g.randn(1, 1, 6, 7))], lambda m, x: F.avg_pool2d(x, 2, stride=3, padding=1, ceil_mode=True, count_include_pad=False))
+    g.case('conv2d non-finite input', 'conv2d', {'padding': 1}, [('x', nf), ('weight', g.randn(2, 1, 2, 2)), ('bias', g.randn(2))], lambda m, x, w, b: F.conv2d(x, w, b, padding=1), grad=['weight', 'bias'])
+    g.case('conv_transpose2d padding>kernel', 'conv_transpose2d', {'stride': 3, 'padding': 2}, [('x', g.randn(1, 2, 3, 3)), ('weight', g.randn(2, 2, 2, 3)), ('bias', g.randn(2))],
+           lambda m, x, w, b: F.conv_transpose2d(x, w, b, stride=3, padding=2))
+    g.case('conv_transpose1d padding>kernel', 'conv_transpose1d', {'stride': 4, 'padding': 3, 'output_padding': 3}, [('x', g.randn(1, 2, 4)), ('weight', g.randn(2, 2, 2)), ('bias', g.randn(2))],
+           lambda m, x, w, b: F.conv_transpose1d(x, w, b, stride=4, padding=3, output_padding=3))
+
+    empty = g.randn(0, 2, 5, 4)
+    g.case('conv2d empty batch', 'conv2d', {'padding': 1}, [('x', empty), ('weight', g.randn(3, 2, 3, 3)), ('bias', g.randn(3))], lambda m, x, w, b: F.conv2d(x, w, b, padding=1))
+    g.case('conv_transpose2d empty batch', 'conv_transpose2d', {'stride': 2}, [('x', empty), ('weight', g.randn(2, 3, 2, 2)), ('bias', g.randn(3))], lambda m, x, w, b: F.conv_transpose2d(x, w, b, stride=2))
+    g.case('max_pool2d empty batch', 'max_pool2d', {'kernel_size': 2}, [('x', empty)], lambda m, x: F.max_pool2d(x, 2))
+    g.case('avg_pool2d empty batch', 'avg_pool2d', {'kernel_size': 2, 'padding': 1}, [('x', empty)], lambda m, x: F.avg_pool2d(x, 2, padding=1))
+    g.case('adaptive_avg_pool2d empty batch', 'adaptive_avg_pool2d', {'output_size': [2, 3]}, [('x', empty)], lambda m, x: F.adaptive_avg_pool2d(x, [2, 3]))
+    g.case('adaptive_max_pool2d empty batch', 'adaptive_max_pool2d', {'output_size': [2, 3]}, [('x', empty)], lambda m, x: F.adaptive_max_pool2d(x, [2, 3]))
+    m = randomise(nn.Linear(4, 3))
+    g.case('Linear empty batch', 'Linear', {'in_features': 4, 'out_features': 3, 'bias': True}, [('x', g.randn(0, 4))], lambda m, x: m(x), module=m)
+    m = randomise(nn.Linear(0, 3))
+    g.case('Linear in_features=0', 'Linear', {'in_features': 0, 'out_features': 3, 'bias': True}, [('x', g.randn(2, 0))], lambda m, x: m(x), module=m)
+    m = randomise(nn.GRU(3, 2, batch_first=True))
+    g.case('GRU empty batch', 'GRU', {'input_size': 3, 'hidden_size': 2, 'num_layers': 1, 'bidirectional': False, 'batch_first': True, 'bias': True, 'dropout': 0.0},
+           [('input', g.randn(0, 4, 3))], lambda m, x: m(x), module=m)
+    m = randomise(nn.Embedding(4, 2))
+    g.case('Embedding empty indices', 'Embedding', {'num_embeddings': 4, 'embedding_dim': 2}, [('indices', torch.zeros(2, 0, dtype=torch.int64))], lambda m, i: m(i), module=m)
+    g.case('Embedding scalar index', 'Embedding', {'num_embeddings': 4, 'embedding_dim': 2}, [('indices', torch.tensor(3))], lambda m, i: m(i), module=m)
+
+    m = randomise(nn.MultiheadAttention(E, Hh, batch_first=True))
+    allpad = torch.tensor([[True, True, True, True, True], [False, True, False, True, False]])
+    g.case('MultiheadAttention fully padded row', 'MultiheadAttention', dict(base, need_weights=True), [('query', q), ('key', k), ('value', v), ('key_padding_mask', allpad)],
+           lambda m, q, k, v, kp: m(q, k, v, key_padding_mask=kp), module=m)
+    rowmask = torch.zeros(4, S, dtype=torch.bool)
+    rowmask[2] = True
+    g.case('MultiheadAttention fully masked query', 'MultiheadAttention', dict(base, need_weights=True), [('query', q), ('key', k), ('value', v), ('attn_mask', rowmask)],
+           lambda m, q, k, v, am: m(q, k, v, attn_mask=am), module=m)
+    bm3 = g.rand(N * Hh, 4, S) > 0.6
+    bm3[..., 0] = False
+    g.case('MultiheadAttention 3-D bool mask', 'MultiheadAttention', dict(base, need_weights=True), [('query', q), ('key', k), ('value', v), ('attn_mask', bm3)],
+           lambda m, q, k, v, am: m(q, k, v, attn_mask=am), module=m)
+    g.case('MultiheadAttention L=S=1', 'MultiheadAttention', dict(base, need_weights=True), [('query', g.randn(N, 1, E)), ('key', g.randn(N, 1, E)), ('value', g.randn(N, 1, E))],
+           lambda m, q, k, v: m(q, k, v), module=m)
+    g.case('MultiheadAttention is_causal', 'MultiheadAttention', dict(base, is_causal=True), [('query', qs), ('attn_mask', torch.ones(S, S, dtype=torch.bool).triu(1))],
+           lambda m, x, am: m(x, x, x, attn_mask=am, need_weights=False)[0], module=m)
+    m1 = randomise(nn.MultiheadAttention(E, 1, batch_first=True))
+    g.case('MultiheadAttention one head', 'MultiheadAttention', dict(base, num_heads=1, need_weights=True), [('query', q), ('key', k), ('value', v)], lambda m, q, k, v: m(q, k, v), module=m1)
+
+    # -------------------------------------------------------------------------------------------
+    # more normalisation modules: InstanceNorm running statistics, LayerNorm, GroupNorm
+
+    def in_run(m, x):
+        saved = {k: v.clone() for k, v in m.named_buffers()}
+        y = m(x)
+        outs = (y,) + tuple(b.clone() for b in [m.running_mean, m.running_var] if b is not None)
+        for k, v in saved.items():
+            setattr(m, k, v)
+        return outs
+
+    for cls, name, shape in [(nn.InstanceNorm1d, 'InstanceNorm1d', (2, 3, 5)), (nn.InstanceNorm2d, 'InstanceNorm2d', (2, 3, 2, 3)), (nn.InstanceNorm1d, 'InstanceNorm1d', (3, 4))]:
+        for affine, track, training, momentum in [(True, True, True, 0.1), (False, True, True, 0.3), (True, True, False, 0.1), (True, False, True, 0.1)]:
+            m = cls(3, affine=affine, track_running_stats=track, momentum=momentum)
+            if affine:
+                randomise(m)
+            with torch.no_grad():
+                if track:
+                    m.running_mean.copy_(g.randn(3))
+                    m.running_var.copy_(g.rand(3, lo=0.5, hi=2.0))
+            m.train(training)
+            args = {'num_features': 3, 'affine': affine, 'track_running_stats': track, 'momentum': momentum, 'training': training}
+            g.case('%s %s affine=%s track=%s training=%s momentum=%s' % (name, list(shape), affine, track, training, momentum), name, args, [('x', g.randn(*shape, scale=2.0))], in_run, module=m)
+    for shape, affine, eps in [([4], True, 1e-5), ([3, 4], True, 1e-3), ([4], False, 1e-5)]:
+        m = nn.LayerNorm(shape, eps=eps, elementwise_affine=affine)
+        if affine:
+            randomise(m)
+        g.case('LayerNorm %s affine=%s eps=%s' % (shape, affine, eps), 'LayerNorm', {'normalized_shape': shape, 'elementwise_affine': affine, 'eps': eps}, [('x', g.randn(2, 3, 4, scale=2.0))], lambda m, x: m(x), module=m)
+    for groups, affine in [(2, True), (4, False), (1, True)]:
+        m = nn.GroupNorm(groups, 4, affine=affine)
+        if affine:
+            randomise(m)
+        g.case('GroupNorm groups=%d affine=%s' % (groups, affine), 'GroupNorm', {'num_groups': groups, 'num_channels': 4, 'affine': affine}, [('x', g.randn(2, 4, 3, scale=2.0))], lambda m, x: m(x), module=m)
     return g
