@@ -32,8 +32,8 @@ export interface MultiheadAttentionOptions {
 }
 
 export interface MultiheadAttentionCall<B extends Backend> {
-  /** [N, S], true where a key is padding (ignored), as PyTorch's key_padding_mask. */
-  keyPaddingMask?: Tensor<B, 'bool'> | undefined;
+  /** [N, S] ([S] for an unbatched input): bool true where a key is padding (ignored), or float added to the key's scores, as PyTorch's key_padding_mask. */
+  keyPaddingMask?: Tensor<B, 'bool'> | F<B> | undefined;
   /** [L, S] or [N * heads, L, S]: bool true where attention is NOT allowed (PyTorch's convention here), or float added to the scores. */
   attnMask?: Tensor<B, 'bool'> | F<B> | undefined;
   /** Query i attends keys j <= i only. */
@@ -83,6 +83,15 @@ export class MultiheadAttention<B extends Backend = Backend> extends Module<B> {
     const op = 'MultiheadAttention';
     checkTensors(op, { query, key, value });
     checkOptions(op, call);
+    checkOptionalTensors(op, { attnMask: call.attnMask, keyPaddingMask: call.keyPaddingMask });
+    if (query.rank === 2 && key.rank === 2 && value.rank === 2) {
+      // Unbatched [L, E], [S, E], [S, E] (torch takes them too, either batchFirst): a batch of one.
+      return tidy(() => {
+        const kpm = call.keyPaddingMask;
+        const y = this.attendBatchFirst(query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0), { ...call, keyPaddingMask: kpm?.rank === 1 ? kpm.unsqueeze(0) : kpm }, needWeights);
+        return { output: y.output.squeeze(0), weights: y.weights?.squeeze(0) };
+      });
+    }
     if (this.options.batchFirst === false) {
       // [L, N, E] in and out: the batch-first computation between two transposes (views on the CPU).
       return tidy(() => {
@@ -108,6 +117,8 @@ export class MultiheadAttention<B extends Backend = Backend> extends Module<B> {
     if (call.keyPaddingMask && (call.keyPaddingMask.rank !== 2 || call.keyPaddingMask.shape[0] !== n || call.keyPaddingMask.shape[1] !== s)) {
       throw new ShapeError(`keyPaddingMask must be [${n}, ${s}]`, { op, shapes: [call.keyPaddingMask.shape] });
     }
+    const kpm = call.keyPaddingMask;
+    if (kpm && kpm.dtype !== 'bool' && !isFloat(kpm.dtype)) throw new DTypeError(`keyPaddingMask must be bool (true: padding) or float (added), got ${kpm.dtype}`, { op, dtypes: [kpm.dtype] });
     const mask = call.attnMask;
     if (mask && !(mask.rank === 2 && mask.shape[0] === l && mask.shape[1] === s) && !(mask.rank === 3 && mask.shape[0] === n * h && mask.shape[1] === l && mask.shape[2] === s)) {
       throw new ShapeError(`attnMask must be [${l}, ${s}] or [${n * h}, ${l}, ${s}] (batch * heads, L, S)`, { op, shapes: [query.shape, key.shape, mask.shape] });
@@ -132,9 +143,12 @@ export class MultiheadAttention<B extends Backend = Backend> extends Module<B> {
       else if (mask) additive = mask as F<B>;
       if (blocked?.rank === 3) blocked = blocked.reshape([n, h, l, s]);
       if (additive?.rank === 3) additive = additive.reshape([n, h, l, s]);
-      if (call.keyPaddingMask) {
-        const pad = call.keyPaddingMask.reshape([n, 1, 1, s]);
+      if (kpm?.dtype === 'bool') {
+        const pad = (kpm as Tensor<B, 'bool'>).reshape([n, 1, 1, s]);
         blocked = blocked ? blocked.logicalOr(pad) : pad;
+      } else if (kpm) {
+        const pad = (kpm as F<B>).reshape([n, 1, 1, s]);
+        additive = additive ? additive.add(pad) : pad;
       }
       let attnMask: F<B> | undefined = additive;
       if (blocked) {

@@ -36,7 +36,7 @@ function convLayerOptions(x: Ctx): Record<string, unknown> {
 }
 
 function rnnOptions(x: Ctx): nn.RnnOptions {
-  return { numLayers: a.num(x, 'num_layers')!, bidirectional: a.bool(x, 'bidirectional')!, batchFirst: a.bool(x, 'batch_first')!, bias: a.bool(x, 'bias') ?? true, dropout: a.num(x, 'dropout', 0)! };
+  return { numLayers: a.num(x, 'num_layers', 1)!, bidirectional: a.bool(x, 'bidirectional') ?? false, batchFirst: a.bool(x, 'batch_first') ?? false, bias: a.bool(x, 'bias') ?? true, dropout: a.num(x, 'dropout', 0)! };
 }
 
 function moduleCase(x: Ctx, m: nn.Module<AD>, run: () => F | F[]): { outputs: F[]; module: nn.Module<AD> } {
@@ -118,11 +118,18 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
       return [y.output, y.h];
     });
   },
+  RNN: (x) => {
+    const m = new nn.RNN(x.b, a.num(x, 'input_size')!, a.num(x, 'hidden_size')!, { ...rnnOptions(x), nonlinearity: (x.args['nonlinearity'] ?? 'tanh') as 'tanh' | 'relu' });
+    return moduleCase(x, m, () => {
+      const y = m.forward(x.t['input']!, x.t['h0']);
+      return [y.output, y.h];
+    });
+  },
   MultiheadAttention: (x) => {
     const m = new nn.MultiheadAttention(x.b, a.num(x, 'embed_dim')!, a.num(x, 'num_heads')!, { bias: a.bool(x, 'bias') ?? true, batchFirst: a.bool(x, 'batch_first') ?? true });
     return moduleCase(x, m, () => {
       const q = x.t['query']!;
-      const call = { keyPaddingMask: x.bool['key_padding_mask'], attnMask: x.t['attn_mask'] ?? x.bool['attn_mask'] };
+      const call = { keyPaddingMask: x.bool['key_padding_mask'] ?? x.t['key_padding_mask'], attnMask: x.t['attn_mask'] ?? x.bool['attn_mask'] };
       const k = x.t['key'] ?? q;
       const v = x.t['value'] ?? k;
       if (a.bool(x, 'need_weights')) {
@@ -164,7 +171,6 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
   Embedding_max_norm: "Embedding has no max_norm (torch renormalises the table's rows in place at lookup)",
   EmbeddingBag: 'no EmbeddingBag',
   LSTM_proj: 'LSTM has no proj_size',
-  RNN: 'no plain (Elman) RNN layer: LSTM and GRU only',
   MultiheadAttention_per_head: 'forwardWithWeights returns the head-averaged weights only (average_attn_weights=False is not offered)',
   MultiheadAttention_kvdim: 'MultiheadAttention has no kdim / vdim (key and value have the embedding size)',
   MultiheadAttention_bias_kv: 'MultiheadAttention has no add_bias_kv / add_zero_attn',

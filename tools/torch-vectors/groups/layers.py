@@ -42,8 +42,8 @@ def make(gen):
     g.case('conv1d no bias unbatched', 'conv1d', {'padding': 1}, [('x', g.randn(3, 5)), ('weight', g.randn(2, 3, 3))], lambda m, x, w: F.conv1d(x, w, padding=1))
 
     conv2d = [
-        (2, 6, [3, 3], {'groups': 2, 'padding': 1}, (6, 5)),
-        (2, 6, [3, 3], {'groups': 2, 'padding': 1, 'stride': 2}, (6, 5)),
+        (2, 4, [3, 3], {'groups': 2, 'padding': 1}, (6, 5)),
+        (2, 4, [3, 3], {'groups': 2, 'padding': 1, 'stride': 2}, (6, 5)),
         (3, 3, [3, 3], {'groups': 3, 'dilation': [2, 1], 'padding': [2, 1]}, (6, 5)),   # depthwise
         (2, 4, [2, 2], {'groups': 2, 'stride': [3, 4]}, (7, 9)),   # stride > kernel
         (2, 3, [4, 2], {'padding': 'same'}, (5, 6)),               # even kernels
@@ -98,7 +98,7 @@ def make(gen):
         (4, 4, [3, 3], {'groups': 2, 'stride': 2, 'padding': 1, 'dilation': [2, 1], 'output_padding': [1, 1]}),
     ]
     for cin, cout, k, kw in ct2:
-        x = g.randn(1, cin, 4, 3)
+        x = g.randn(1, cin, 3, 3)
         w = g.randn(cin, cout // kw.get('groups', 1), *k)
         b = g.randn(cout)
         g.case('conv_transpose2d %d->%d k=%s %s' % (cin, cout, k, kw), 'conv_transpose2d', kw, [('x', x), ('weight', w), ('bias', b)],
@@ -218,7 +218,7 @@ def make(gen):
     # -------------------------------------------------------------------------------------------
     # recurrent layers
 
-    I, Hd, N, L = 3, 3, 2, 4
+    I, Hd, N, L = 3, 2, 2, 4
     for name, cls in [('LSTM', nn.LSTM), ('GRU', nn.GRU)]:
         variants = [
             ({'num_layers': 1, 'bidirectional': False, 'batch_first': False, 'bias': True}, L),
@@ -239,8 +239,8 @@ def make(gen):
                        lambda m, x, h, c: (lambda o: (o[0], o[1][0], o[1][1]))(m(x, (h, c))), module=m)
             else:
                 g.case(nm, name, args, [('input', x), ('h0', g.randn(D, N, Hd))], lambda m, x, h: m(x, h), module=m)
-    m = randomise(nn.LSTM(I, Hd, proj_size=2, batch_first=True))
-    g.case('LSTM proj_size=2', 'LSTM_proj', {'input_size': I, 'hidden_size': Hd, 'proj_size': 2, 'batch_first': True}, [('input', g.randn(N, L, I))],
+    m = randomise(nn.LSTM(I, Hd, proj_size=1, batch_first=True))
+    g.case('LSTM proj_size=1', 'LSTM_proj', {'input_size': I, 'hidden_size': Hd, 'proj_size': 1, 'batch_first': True}, [('input', g.randn(N, L, I))],
            lambda m, x: (lambda o: (o[0], o[1][0], o[1][1]))(m(x)), module=m)
     for nl in ['tanh', 'relu']:
         for kw in [{'num_layers': 1, 'bidirectional': False, 'batch_first': True, 'bias': True}, {'num_layers': 2, 'bidirectional': True, 'batch_first': False, 'bias': False}]:
@@ -250,6 +250,17 @@ def make(gen):
             x = g.randn(N, L, I) if kw['batch_first'] else g.randn(L, N, I)
             g.case('RNN %s %s' % (nl, ' '.join('%s=%s' % kv for kv in kw.items())), 'RNN', args, [('input', x), ('h0', g.randn(D, N, Hd))],
                    lambda m, x, h: m(x, h), module=m)
+
+    for name, cls in [('LSTM', nn.LSTM), ('GRU', nn.GRU), ('RNN', nn.RNN)]:
+        for bf in [True, False]:
+            m = randomise(cls(I, Hd, num_layers=1, bidirectional=True, batch_first=bf))
+            args = {'num_layers': 1, 'bidirectional': True, 'batch_first': bf, 'bias': True, 'input_size': I, 'hidden_size': Hd, 'dropout': 0.0}
+            x, h0 = g.randn(L, I), g.randn(2, Hd)
+            if name == 'LSTM':
+                g.case('%s unbatched batch_first=%s' % (name, bf), name, args, [('input', x), ('h0', h0), ('c0', g.randn(2, Hd))],
+                       lambda m, x, h, c: (lambda o: (o[0], o[1][0], o[1][1]))(m(x, (h, c))), module=m)
+            else:
+                g.case('%s unbatched batch_first=%s' % (name, bf), name, args, [('input', x), ('h0', h0)], lambda m, x, h: m(x, h), module=m)
 
     # -------------------------------------------------------------------------------------------
     # multi-head attention
@@ -267,6 +278,8 @@ def make(gen):
         sfx = '' if bias else ' bias=False'
         g.case('MultiheadAttention cross' + sfx, 'MultiheadAttention', a, [('query', q), ('key', k), ('value', v)],
                lambda m, q, k, v: m(q, k, v, need_weights=False)[0], module=m)
+        if not bias:
+            continue
         g.case('MultiheadAttention cross weights' + sfx, 'MultiheadAttention', dict(a, need_weights=True), [('query', q), ('key', k), ('value', v)],
                lambda m, q, k, v: m(q, k, v), module=m)
         g.case('MultiheadAttention key_padding_mask + bool mask' + sfx, 'MultiheadAttention', dict(a, need_weights=True),
@@ -279,7 +292,6 @@ def make(gen):
            [('query', q), ('key', k), ('value', v), ('attn_mask', fm3), ('key_padding_mask', kpm)],
            lambda m, q, k, v, am, kp: m(q, k, v, attn_mask=am, key_padding_mask=kp), module=m, grad=['query', 'key', 'value', 'attn_mask'])
     qs = g.randn(N, S, E)
-    g.case('MultiheadAttention self', 'MultiheadAttention', base, [('query', qs)], lambda m, x: m(x, x, x, need_weights=False)[0], module=m)
     g.case('MultiheadAttention self key_padding_mask', 'MultiheadAttention', base, [('query', qs), ('key_padding_mask', kpm)],
            lambda m, x, kp: m(x, x, x, key_padding_mask=kp, need_weights=False)[0], module=m)
     g.case('MultiheadAttention per-head weights', 'MultiheadAttention_per_head', dict(base, average_attn_weights=False), [('query', q), ('key', k), ('value', v)],
@@ -407,6 +419,14 @@ def make(gen):
            lambda m, q, k, v: m(q, k, v), module=m)
     g.case('MultiheadAttention is_causal', 'MultiheadAttention', dict(base, is_causal=True), [('query', qs), ('attn_mask', torch.ones(S, S, dtype=torch.bool).triu(1))],
            lambda m, x, am: m(x, x, x, attn_mask=am, need_weights=False)[0], module=m)
+    fkpm = g.randn(N, S)
+    g.case('MultiheadAttention float key_padding_mask', 'MultiheadAttention', dict(base, need_weights=True), [('query', q), ('key', k), ('value', v), ('key_padding_mask', fkpm)],
+           lambda m, q, k, v, kp: m(q, k, v, key_padding_mask=kp), module=m)
+    for bf in [True, False]:
+        mu = randomise(nn.MultiheadAttention(E, Hh, batch_first=bf))
+        g.case('MultiheadAttention unbatched batch_first=%s' % bf, 'MultiheadAttention', dict(base, batch_first=bf, need_weights=True),
+               [('query', q[0]), ('key', k[0]), ('value', v[0]), ('key_padding_mask', kpm[0]), ('attn_mask', g.randn(Hh, 4, S))],
+               lambda m, q, k, v, kp, am: m(q, k, v, key_padding_mask=kp, attn_mask=am), module=mu)
     m1 = randomise(nn.MultiheadAttention(E, 1, batch_first=True))
     g.case('MultiheadAttention one head', 'MultiheadAttention', dict(base, num_heads=1, need_weights=True), [('query', q), ('key', k), ('value', v)], lambda m, q, k, v: m(q, k, v), module=m1)
 
