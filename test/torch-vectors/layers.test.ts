@@ -101,8 +101,13 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
   adaptive_max_pool2d: unary((t, x) => NF.adaptiveMaxPool2d(t, x.args['output_size'] as NF.AdaptiveSize2d)),
   Embedding: (x) => {
     const pad = a.num(x, 'padding_idx');
-    const m = new nn.Embedding(x.b, a.num(x, 'num_embeddings')!, a.num(x, 'embedding_dim')!, pad === undefined ? {} : { paddingIdx: pad });
-    return moduleCase(x, m, () => m.forward(x.int['indices']!));
+    const maxNorm = a.num(x, 'max_norm');
+    const m = new nn.Embedding(x.b, a.num(x, 'num_embeddings')!, a.num(x, 'embedding_dim')!, {
+      ...(pad === undefined ? {} : { paddingIdx: pad }),
+      ...(maxNorm === undefined ? {} : { maxNorm, normType: a.num(x, 'norm_type', 2)! }),
+    });
+    // With maxNorm the table after the lookup (renormalised rows) is compared too, outside the graph.
+    return moduleCase(x, m, () => (maxNorm === undefined ? m.forward(x.int['indices']!) : [m.forward(x.int['indices']!), m.weight.value.detach()]));
   },
   LSTM: (x) => {
     const m = new nn.LSTM(x.b, a.num(x, 'input_size')!, a.num(x, 'hidden_size')!, rnnOptions(x));
@@ -168,7 +173,6 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
   lp_pool1d: 'no power-average pools',
   lp_pool2d: 'no power-average pools',
   max_pool2d_with_indices: 'maxPool2d returns no indices (return_indices), and there is no maxUnpool',
-  Embedding_max_norm: "Embedding has no max_norm (torch renormalises the table's rows in place at lookup)",
   EmbeddingBag: 'no EmbeddingBag',
   LSTM_proj: 'LSTM has no proj_size',
   MultiheadAttention_per_head: 'forwardWithWeights returns the head-averaged weights only (average_attn_weights=False is not offered)',

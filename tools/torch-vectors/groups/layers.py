@@ -210,8 +210,11 @@ def make(gen):
            lambda m, i: m(i), module=randomise(nn.Embedding(5, 3, padding_idx=4), scale=1.0))
     g.case('Embedding 1-D indices', 'Embedding', {'num_embeddings': 5, 'embedding_dim': 3}, [('indices', torch.tensor([0, 0, 4, 2, 0]))],
            lambda m, i: m(i), module=randomise(nn.Embedding(5, 3), scale=1.0))
-    g.case('Embedding max_norm', 'Embedding_max_norm', {'num_embeddings': 5, 'embedding_dim': 3, 'max_norm': 1.0}, [('indices', ids)],
-           lambda m, i: m(i), module=randomise(nn.Embedding(5, 3, max_norm=1.0), scale=1.0))
+    # max_norm renormalises the rows a lookup reads, in the table: the table after the lookup is the second output.
+    for kw in [{'max_norm': 1.0}, {'max_norm': 1.5, 'norm_type': 1.0}, {'max_norm': 0.8, 'padding_idx': 3}]:
+        m = randomise(nn.Embedding(5, 3, **kw), scale=1.0)
+        g.case('Embedding %s' % ' '.join('%s=%s' % e for e in kw.items()), 'Embedding', dict(kw, num_embeddings=5, embedding_dim=3), [('indices', ids)],
+               lambda m, i: (m(i), m.weight.detach().clone()), module=m)
     g.case('EmbeddingBag mean', 'EmbeddingBag', {'num_embeddings': 5, 'embedding_dim': 3, 'mode': 'mean'}, [('indices', torch.tensor([1, 2, 4, 4, 3])), ('offsets', torch.tensor([0, 2]))],
            lambda m, i, o: m(i, o), module=randomise(nn.EmbeddingBag(5, 3, mode='mean'), scale=1.0))
 
