@@ -180,6 +180,7 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
   MultiheadAttention_bias_kv: 'MultiheadAttention has no add_bias_kv / add_zero_attn',
   Bilinear: 'no Bilinear layer',
   LocalResponseNorm: 'no LocalResponseNorm',
+  ConvTranspose2d_output_size: "ConvTranspose2d's forward takes no output_size (give outputPadding instead)",
 };
 
 const KNOWN: readonly Known[] = [];

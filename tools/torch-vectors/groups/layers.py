@@ -356,6 +356,20 @@ def make(gen):
         m.eval()
         g.case('%s %s eval' % (name, list(shape)), name, {'num_features': 3, 'momentum': 0.1, 'affine': True, 'track_running_stats': True, 'steps': 1, 'training': False},
                [('x', g.randn(*shape))], bn_run(1), module=m)
+    m = nn.BatchNorm1d(3, momentum=None)
+    with torch.no_grad():
+        m.num_batches_tracked.fill_(4)  # a loaded counter: the cumulative average continues from it
+        m.running_mean.copy_(g.randn(3))
+    g.case('BatchNorm1d momentum=None num_batches_tracked=4', 'BatchNorm1d', {'num_features': 3, 'momentum': None, 'affine': True, 'track_running_stats': True, 'steps': 2, 'training': True},
+           [('x', g.randn(4, 3))], bn_run(2), module=m)
+    m = nn.BatchNorm2d(3, track_running_stats=False)
+    m.eval()
+    g.case('BatchNorm2d eval track=False', 'BatchNorm2d', {'num_features': 3, 'momentum': 0.1, 'affine': True, 'track_running_stats': False, 'steps': 1, 'training': False},
+           [('x', g.randn(2, 3, 2, 2))], bn_run(1), module=randomise(m))
+    m = randomise(nn.ConvTranspose2d(2, 2, 3, stride=2))
+    g.case('ConvTranspose2d output_size', 'ConvTranspose2d_output_size', {'in_channels': 2, 'out_channels': 2, 'kernel_size': [3, 3], 'stride': [2, 2], 'output_size': [8, 8]},
+           [('x', g.randn(1, 2, 3, 3))], lambda m, x: m(x, output_size=[8, 8]), module=m)
+
     # -------------------------------------------------------------------------------------------
     # non-finite values, empty batches, fully masked rows
 
@@ -458,7 +472,7 @@ def make(gen):
         return outs
 
     for cls, name, shape in [(nn.InstanceNorm1d, 'InstanceNorm1d', (2, 3, 5)), (nn.InstanceNorm2d, 'InstanceNorm2d', (2, 3, 2, 3)), (nn.InstanceNorm1d, 'InstanceNorm1d', (3, 4))]:
-        for affine, track, training, momentum in [(True, True, True, 0.1), (False, True, True, 0.3), (True, True, False, 0.1), (True, False, True, 0.1)]:
+        for affine, track, training, momentum in [(True, True, True, 0.1), (False, True, True, 0.3), (True, True, False, 0.1), (True, False, True, 0.1), (True, False, False, 0.1)]:
             m = cls(3, affine=affine, track_running_stats=track, momentum=momentum)
             if affine:
                 randomise(m)
