@@ -378,6 +378,12 @@ def make(gen):
     for ks, kw in [(2, {}), (2, {'stride': 1}), (3, {'stride': 2, 'padding': 1, 'ceil_mode': True}), (2, {'stride': 2, 'padding': 1})]:
         g.case('max_pool2d non-finite k=%s %s' % (ks, kw), 'max_pool2d', dict(kw, kernel_size=ks), [('x', nf)], lambda m, x, ks=ks, kw=kw: F.max_pool2d(x, ks, **kw))
         g.case('avg_pool2d non-finite k=%s %s' % (ks, kw), 'avg_pool2d', dict(kw, kernel_size=ks), [('x', nf)], lambda m, x, ks=ks, kw=kw: F.avg_pool2d(x, ks, **kw))
+    # Without a gradient to route the pools take another path (a plain maximum): the same values.
+    g.case('max_pool2d non-finite no grad', 'max_pool2d', {'kernel_size': 2, 'stride': 1, 'padding': 1}, [('x', nf)], lambda m, x: F.max_pool2d(x, 2, stride=1, padding=1), grad=[])
+    g.case('max_pool2d non-finite tiled no grad', 'max_pool2d', {'kernel_size': 2}, [('x', nf)], lambda m, x: F.max_pool2d(x, 2), grad=[])
+    g.case('adaptive_max_pool2d non-finite no grad', 'adaptive_max_pool2d', {'output_size': [3, 2]}, [('x', nf)], lambda m, x: F.adaptive_max_pool2d(x, [3, 2]), grad=[])
+    g.case('conv_transpose2d unbatched', 'conv_transpose2d', {'stride': 2, 'padding': 1, 'groups': 2}, [('x', g.randn(2, 3, 2)), ('weight', g.randn(2, 2, 3, 3)), ('bias', g.randn(4))],
+           lambda m, x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, groups=2))
     ninf = torch.full((1, 1, 3, 3), float('-inf'))
     ninf[0, 0, 2, 2] = 1.0
     g.case('max_pool2d -inf windows padded', 'max_pool2d', {'kernel_size': 3, 'stride': 2, 'padding': 1}, [('x', ninf)], lambda m, x: F.max_pool2d(x, 3, stride=2, padding=1))
