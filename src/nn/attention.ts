@@ -7,7 +7,7 @@ import type { Backend } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import { isFloat } from '../ir/dtype.js';
-import { checkInteger, checkOptions } from '../ir/validate.js';
+import { checkBoolean, checkInteger, checkOptions } from '../ir/validate.js';
 import { checkLayer, checkOptionalTensors, checkTensors } from './check.js';
 import { checkDropout } from './functional/dropout.js';
 import { tidy } from '../memory/tidy.js';
@@ -53,6 +53,7 @@ export class MultiheadAttention<B extends Backend = Backend> extends Module<B> {
     checkInteger('MultiheadAttention', 'numHeads', numHeads, 1);
     if (embedDim % numHeads !== 0) throw new ArgumentError(`numHeads ${numHeads} must divide embedDim ${embedDim}`, { op: 'MultiheadAttention' });
     if (options.dropout !== undefined) checkDropout('MultiheadAttention', options.dropout, 'dropout');
+    if (options.batchFirst !== undefined) checkBoolean('MultiheadAttention', 'batchFirst', options.batchFirst);
     this.headDim = embedDim / numHeads;
     const device = options.device ?? backend.defaultDevice();
     this.inProjWeight = new Param(xavierUniform(backend, [embedDim, 3 * embedDim], { device, fanIn: embedDim, fanOut: 3 * embedDim }));

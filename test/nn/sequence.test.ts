@@ -190,6 +190,7 @@ describe('MultiheadAttention', () => {
     const f = m.forward(x, kv, kv, { keyPaddingMask: fromData(ad, [[0, -Infinity]]) });
     expect(mismatch(await host(f), out)).toBeUndefined();
     expect(() => m.forward(x, kv, kv, { keyPaddingMask: untyped(fromData(ad, new Int32Array([0, 0]), { shape: [1, 2] })) })).toThrow(DTypeError);
+    expect(() => new MultiheadAttention(ad, 4, 2, { batchFirst: untyped('no') })).toThrow(/MultiheadAttention: batchFirst must be/);
   });
 
   it('checks shapes', () => {
