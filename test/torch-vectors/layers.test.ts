@@ -1,10 +1,12 @@
 /**
  * Switchyard's layers against PyTorch's reference vectors, group 'layers'
  * (tools/torch-vectors/groups/layers.py): convolutions and their modules (padding modes, groups,
- * dilation, output padding), pools at their ceil-mode and padding edges, Embedding, LSTM / GRU
- * beyond transformer.json, MultiheadAttention, Linear, and BatchNorm's running statistics (the
- * fixture's outputs after the layer's output are the running mean and variance after training
- * forwards, so the buffers are compared too).
+ * dilation, output padding), pools at their ceil-mode, padding and non-finite edges, Embedding
+ * (padding_idx, max_norm: the table after the lookup is a second output), RNN / LSTM / GRU beyond
+ * transformer.json (unbatched, time-major, no bias, length 1), MultiheadAttention (masks, layouts),
+ * Linear, and the running statistics of BatchNorm and InstanceNorm (the fixture's outputs after the
+ * layer's output are the running mean and variance after training forwards, so the buffers are
+ * compared too). Ops we lack have their own op names in the fixture and are named in UNSUPPORTED.
  */
 import * as NF from '../../src/nn/functional/index.js';
 import * as nn from '../../src/nn/index.js';
