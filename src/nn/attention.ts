@@ -1,13 +1,13 @@
 /**
- * Multi-head attention (torch.nn.MultiheadAttention with batch_first=True: inputs are
- * [batch, seq, embed]). The q, k, v projections are one [E, 3E] weight (PyTorch's in_proj_weight,
+ * Multi-head attention (torch.nn.MultiheadAttention; batch-first by default: inputs are
+ * [batch, seq, embed], or [seq, batch, embed] with `batchFirst: false`). The q, k, v projections are one [E, 3E] weight (PyTorch's in_proj_weight,
  * stored [in, out] here), initialised as PyTorch: xavier-uniform weights, zero biases.
  */
 import type { Backend } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import { isFloat } from '../ir/dtype.js';
-import { checkInteger, checkOptions } from '../ir/validate.js';
+import { checkBoolean, checkInteger, checkOptions } from '../ir/validate.js';
 import { checkLayer, checkOptionalTensors, checkTensors } from './check.js';
 import { checkDropout } from './functional/dropout.js';
 import { tidy } from '../memory/tidy.js';
@@ -26,12 +26,14 @@ export interface MultiheadAttentionOptions {
   dropout?: number;
   /** Biases on the projections (default true). */
   bias?: boolean;
+  /** Inputs and output [N, L, E] (default true) or [L, N, E] (torch's default); the weights are [N, L, S] either way. */
+  batchFirst?: boolean;
   device?: Device;
 }
 
 export interface MultiheadAttentionCall<B extends Backend> {
-  /** [N, S], true where a key is padding (ignored), as PyTorch's key_padding_mask. */
-  keyPaddingMask?: Tensor<B, 'bool'> | undefined;
+  /** [N, S] ([S] for an unbatched input): bool true where a key is padding (ignored), or float added to the key's scores, as PyTorch's key_padding_mask. */
+  keyPaddingMask?: Tensor<B, 'bool'> | F<B> | undefined;
   /** [L, S] or [N * heads, L, S]: bool true where attention is NOT allowed (PyTorch's convention here), or float added to the scores. */
   attnMask?: Tensor<B, 'bool'> | F<B> | undefined;
   /** Query i attends keys j <= i only. */
@@ -51,6 +53,7 @@ export class MultiheadAttention<B extends Backend = Backend> extends Module<B> {
     checkInteger('MultiheadAttention', 'numHeads', numHeads, 1);
     if (embedDim % numHeads !== 0) throw new ArgumentError(`numHeads ${numHeads} must divide embedDim ${embedDim}`, { op: 'MultiheadAttention' });
     if (options.dropout !== undefined) checkDropout('MultiheadAttention', options.dropout, 'dropout');
+    if (options.batchFirst !== undefined) checkBoolean('MultiheadAttention', 'batchFirst', options.batchFirst);
     this.headDim = embedDim / numHeads;
     const device = options.device ?? backend.defaultDevice();
     this.inProjWeight = new Param(xavierUniform(backend, [embedDim, 3 * embedDim], { device, fanIn: embedDim, fanOut: 3 * embedDim }));
@@ -82,9 +85,31 @@ export class MultiheadAttention<B extends Backend = Backend> extends Module<B> {
     checkTensors(op, { query, key, value });
     checkOptions(op, call);
     checkOptionalTensors(op, { attnMask: call.attnMask, keyPaddingMask: call.keyPaddingMask });
+    if (query.rank === 2 && key.rank === 2 && value.rank === 2) {
+      // Unbatched [L, E], [S, E], [S, E] (torch takes them too, either batchFirst): a batch of one.
+      return tidy(() => {
+        const kpm = call.keyPaddingMask;
+        const y = this.attendBatchFirst(query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0), { ...call, keyPaddingMask: kpm?.rank === 1 ? kpm.unsqueeze(0) : kpm }, needWeights);
+        return { output: y.output.squeeze(0), weights: y.weights?.squeeze(0) };
+      });
+    }
+    if (this.options.batchFirst === false) {
+      // [L, N, E] in and out: the batch-first computation between two transposes (views on the CPU).
+      return tidy(() => {
+        const swap = (t: F<B>): F<B> => (t.rank === 3 ? t.swapDims(0, 1) : t);
+        const y = this.attendBatchFirst(swap(query), swap(key), swap(value), call, needWeights);
+        return { output: y.output.swapDims(0, 1), weights: y.weights };
+      });
+    }
+    return this.attendBatchFirst(query, key, value, call, needWeights);
+  }
+
+  private attendBatchFirst(query: F<B>, key: F<B>, value: F<B>, call: MultiheadAttentionCall<B>, needWeights: boolean): { output: F<B>; weights: F<B> | undefined } {
+    const op = 'MultiheadAttention';
+    checkOptionalTensors(op, { attnMask: call.attnMask, keyPaddingMask: call.keyPaddingMask });
     const e = this.embedDim;
     if (query.rank !== 3 || key.rank !== 3 || value.rank !== 3 || query.shape[2] !== e || key.shape[2] !== e || value.shape[2] !== e || key.shape[1] !== value.shape[1] || key.shape[0] !== query.shape[0] || value.shape[0] !== query.shape[0]) {
-      throw new ShapeError(`query, key and value must be [N, L, ${e}], [N, S, ${e}], [N, S, ${e}]`, { op, shapes: [query.shape, key.shape, value.shape], hint: 'inputs are batch-first' });
+      throw new ShapeError(`query, key and value must be [N, L, ${e}], [N, S, ${e}], [N, S, ${e}]`, { op, shapes: [query.shape, key.shape, value.shape], hint: this.options.batchFirst === false ? 'with batchFirst: false the inputs are [L, N, E] (shown here batch-first)' : 'inputs are batch-first (pass batchFirst: false for [L, N, E])' });
     }
     const [n, l] = query.shape as [number, number];
     const s = key.shape[1]!;
@@ -93,6 +118,8 @@ export class MultiheadAttention<B extends Backend = Backend> extends Module<B> {
     if (call.keyPaddingMask && (call.keyPaddingMask.rank !== 2 || call.keyPaddingMask.shape[0] !== n || call.keyPaddingMask.shape[1] !== s)) {
       throw new ShapeError(`keyPaddingMask must be [${n}, ${s}]`, { op, shapes: [call.keyPaddingMask.shape] });
     }
+    const kpm = call.keyPaddingMask;
+    if (kpm && kpm.dtype !== 'bool' && !isFloat(kpm.dtype)) throw new DTypeError(`keyPaddingMask must be bool (true: padding) or float (added), got ${kpm.dtype}`, { op, dtypes: [kpm.dtype] });
     const mask = call.attnMask;
     if (mask && !(mask.rank === 2 && mask.shape[0] === l && mask.shape[1] === s) && !(mask.rank === 3 && mask.shape[0] === n * h && mask.shape[1] === l && mask.shape[2] === s)) {
       throw new ShapeError(`attnMask must be [${l}, ${s}] or [${n * h}, ${l}, ${s}] (batch * heads, L, S)`, { op, shapes: [query.shape, key.shape, mask.shape] });
@@ -117,9 +144,12 @@ export class MultiheadAttention<B extends Backend = Backend> extends Module<B> {
       else if (mask) additive = mask as F<B>;
       if (blocked?.rank === 3) blocked = blocked.reshape([n, h, l, s]);
       if (additive?.rank === 3) additive = additive.reshape([n, h, l, s]);
-      if (call.keyPaddingMask) {
-        const pad = call.keyPaddingMask.reshape([n, 1, 1, s]);
+      if (kpm?.dtype === 'bool') {
+        const pad = (kpm as Tensor<B, 'bool'>).reshape([n, 1, 1, s]);
         blocked = blocked ? blocked.logicalOr(pad) : pad;
+      } else if (kpm) {
+        const pad = (kpm as F<B>).reshape([n, 1, 1, s]);
+        additive = additive ? additive.add(pad) : pad;
       }
       let attnMask: F<B> | undefined = additive;
       if (blocked) {

@@ -8,7 +8,9 @@ import type { Backend } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import { ArgumentError } from '../errors.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { pair, type Padding1d, type Padding2d, type Pair } from './functional/args.js';
+import { show } from '../ir/validate.js';
+import { tidy } from '../memory/tidy.js';
+import { pads, pair, type Padding1d, type Padding2d, type Pair } from './functional/args.js';
 import { conv1d, conv2d, convTranspose1d, convTranspose2d } from './functional/conv.js';
 import { kaimingUniform, uniform } from './init.js';
 import { Module } from './module.js';
@@ -23,16 +25,40 @@ export interface ConvOptions {
   device?: Device;
 }
 
+/** torch's padding_mode: what the padding holds (zeros, the mirrored, repeated or wrapped-around input). */
+export type ConvPaddingMode = 'zeros' | 'reflect' | 'replicate' | 'circular';
+
 export interface Conv2dLayerOptions extends ConvOptions {
   stride?: Pair;
   padding?: Padding2d;
   dilation?: Pair;
+  /** Default 'zeros'. */
+  paddingMode?: ConvPaddingMode;
 }
 
 export interface Conv1dLayerOptions extends ConvOptions {
   stride?: number;
   padding?: Padding1d;
   dilation?: number;
+  /** Default 'zeros'. */
+  paddingMode?: ConvPaddingMode;
+}
+
+const PADDING_MODES: readonly unknown[] = ['zeros', 'reflect', 'replicate', 'circular'];
+
+function checkPaddingMode(op: string, mode: unknown): void {
+  if (mode !== undefined && !PADDING_MODES.includes(mode)) {
+    throw new ArgumentError(`paddingMode must be 'zeros', 'reflect', 'replicate' or 'circular', got ${show(mode)}`, { op });
+  }
+}
+
+/**
+ * A convolution whose padding is not zeros pads the input itself (tensor pad's reflect, replicate
+ * or circular, torch's F.pad) and convolves without padding, as torch's _conv_forward.
+ * `pd` is [top, bottom, left, right].
+ */
+function padInput<B extends Backend>(x: Tensor<B, 'float'>, pd: readonly number[], mode: Exclude<ConvPaddingMode, 'zeros'>, rank: 1 | 2): Tensor<B, 'float'> {
+  return x.pad(rank === 1 ? [pd[2]!, pd[3]!] : [pd[2]!, pd[3]!, pd[0]!, pd[1]!], mode);
 }
 
 export interface ConvTranspose2dLayerOptions extends ConvOptions {
@@ -77,15 +103,18 @@ export class Conv2d<B extends Backend = Backend> extends Module<B> {
     super();
     const groups = options.groups ?? 1;
     checkChannels('Conv2d', inChannels, outChannels, groups);
+    checkPaddingMode('Conv2d', options.paddingMode);
     this.kernelSize = pair('Conv2d', 'kernelSize', kernelSize, 1);
     const [kh, kw] = this.kernelSize;
     ({ weight: this.weight, bias: this.bias } = params(backend, [outChannels, inChannels / groups, kh, kw], (inChannels / groups) * kh * kw, outChannels, options));
   }
 
   forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
-    const { stride, padding, dilation, groups } = this.options;
+    const { stride, padding, dilation, groups, paddingMode = 'zeros' } = this.options;
     checkTensors('Conv2d', { input: x });
-    return conv2d(x, this.weight.value, { bias: this.bias?.value, stride, padding, dilation, groups });
+    if (paddingMode === 'zeros') return conv2d(x, this.weight.value, { bias: this.bias?.value, stride, padding, dilation, groups });
+    const pd = pads('Conv2d', padding ?? 0, this.kernelSize, pair('Conv2d', 'stride', stride ?? 1, 1), pair('Conv2d', 'dilation', dilation ?? 1, 1));
+    return tidy(() => conv2d(padInput(x, pd, paddingMode, 2), this.weight.value, { bias: this.bias?.value, stride, dilation, groups }));
   }
 }
 
@@ -98,14 +127,18 @@ export class Conv1d<B extends Backend = Backend> extends Module<B> {
     super();
     const groups = options.groups ?? 1;
     checkChannels('Conv1d', inChannels, outChannels, groups);
+    checkPaddingMode('Conv1d', options.paddingMode);
     pair('Conv1d', 'kernelSize', kernelSize, 1);
     ({ weight: this.weight, bias: this.bias } = params(backend, [outChannels, inChannels / groups, kernelSize], (inChannels / groups) * kernelSize, outChannels, options));
   }
 
   forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
-    const { stride, padding, dilation, groups } = this.options;
+    const { stride, padding, dilation, groups, paddingMode = 'zeros' } = this.options;
     checkTensors('Conv1d', { input: x });
-    return conv1d(x, this.weight.value, { bias: this.bias?.value, stride, padding, dilation, groups });
+    if (paddingMode === 'zeros') return conv1d(x, this.weight.value, { bias: this.bias?.value, stride, padding, dilation, groups });
+    const p = padding ?? 0;
+    const pd = pads('Conv1d', typeof p === 'string' ? p : [0, p], [1, this.kernelSize], [1, stride ?? 1], [1, dilation ?? 1]);
+    return tidy(() => conv1d(padInput(x, pd, paddingMode, 1), this.weight.value, { bias: this.bias?.value, stride, dilation, groups }));
   }
 }
 

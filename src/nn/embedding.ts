@@ -3,6 +3,7 @@ import type { Backend } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import { ArgumentError, DTypeError } from '../errors.js';
 import { checkInteger, show } from '../ir/validate.js';
+import { noGrad } from '../autodiff/grad-mode.js';
 import { tidy } from '../memory/tidy.js';
 import { zeros } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
@@ -18,12 +19,21 @@ export interface EmbeddingOptions {
    * stays as it is). Negative counts from the end.
    */
   paddingIdx?: number;
+  /**
+   * torch's max_norm: each row a lookup reads whose `normType`-norm exceeds this is first scaled
+   * down to it, in the table itself (outside the graph, as torch's embedding_renorm_).
+   */
+  maxNorm?: number;
+  /** The p of maxNorm's norm (default 2). */
+  normType?: number;
 }
 
 export class Embedding<B extends Backend = Backend> extends Module<B> {
   readonly weight: Param<B>;
   /** The padding row (from 0), if any. */
   readonly paddingIdx: number | undefined;
+  readonly maxNorm: number | undefined;
+  readonly normType: number;
 
   constructor(backend: B, readonly numEmbeddings: number, readonly dim: number, options: EmbeddingOptions = {}) {
     super();
@@ -34,6 +44,13 @@ export class Embedding<B extends Backend = Backend> extends Module<B> {
       throw new ArgumentError(`paddingIdx must be an integer in [${-numEmbeddings}, ${numEmbeddings}), got ${show(pad)}`, { op: 'Embedding', hint: 'a row of the table, negative from the end' });
     }
     this.paddingIdx = pad === undefined ? undefined : pad < 0 ? pad + numEmbeddings : pad;
+    const { maxNorm, normType = 2 } = options;
+    if (maxNorm !== undefined && !(typeof maxNorm === 'number' && maxNorm >= 0 && Number.isFinite(maxNorm))) {
+      throw new ArgumentError(`maxNorm must be a finite number >= 0, got ${show(maxNorm)}`, { op: 'Embedding' });
+    }
+    if (!(typeof normType === 'number' && normType > 0)) throw new ArgumentError(`normType must be a number > 0, got ${show(normType)}`, { op: 'Embedding' });
+    this.maxNorm = maxNorm;
+    this.normType = normType;
     const device = options.device ?? backend.defaultDevice();
     const init = normal(backend, [numEmbeddings, dim], 0, 1, { device });
     if (this.paddingIdx === undefined) this.weight = new Param(init);
@@ -48,6 +65,7 @@ export class Embedding<B extends Backend = Backend> extends Module<B> {
   forward(indices: Tensor<B, 'int'>): Tensor<B, 'float'> {
     checkTensors('Embedding', { indices });
     if (indices.dtype !== 'int32') throw new DTypeError(`the indices must be int32, got ${indices.dtype}`, { op: 'Embedding', dtypes: [indices.dtype], hint: "cast them: indices.cast('int32')" });
+    if (this.maxNorm !== undefined) this.renorm(indices);
     return tidy(() => {
       const flat = indices.reshape([-1]);
       const table = this.weight.value;
@@ -57,5 +75,21 @@ export class Embedding<B extends Backend = Backend> extends Module<B> {
       if (pad !== undefined && table.requiresGrad) rows = rows.where(flat.notEqual(pad).unsqueeze(1), rows.detach());
       return rows.reshape([...indices.shape, this.dim]);
     });
+  }
+
+  /** Scales the rows `indices` reads whose norm exceeds maxNorm to maxNorm / (norm + 1e-7) of it (torch's embedding_renorm_). */
+  private renorm(indices: Tensor<B, 'int'>): void {
+    const maxNorm = this.maxNorm!;
+    const next = noGrad(() =>
+      tidy(() => {
+        const table = this.weight.value;
+        // A row is read when some index names it (an out-of-range index fails in the lookup after).
+        const used = indices.reshape([-1]).oneHot(this.numEmbeddings).sum(0).greater(0).unsqueeze(1);
+        const norms = table.norm(this.normType, 1, true);
+        const scaled = table.mul(norms.add(1e-7).recip().mul(maxNorm));
+        return scaled.where(used.logicalAnd(norms.greater(maxNorm)), table);
+      }),
+    );
+    this.weight.set(next);
   }
 }

@@ -1,14 +1,14 @@
 /**
- * Recurrent layers (torch.nn.LSTM and torch.nn.GRU): stacked, optionally bidirectional, with
+ * Recurrent layers (torch.nn.RNN, torch.nn.LSTM and torch.nn.GRU): stacked, optionally bidirectional, with
  * dropout between layers while training. Inputs are batch-first by default ([N, L, in]; pass
  * `batchFirst: false` for PyTorch's default [L, N, in]). Gate order as PyTorch (LSTM: i, f, g, o;
- * GRU: r, z, n); weights stored [in, gates * hidden] here ([gates * hidden, in] in a state dict),
+ * GRU: r, z, n; RNN: one); weights stored [in, gates * hidden] here ([gates * hidden, in] in a state dict),
  * all initialised U(-1/sqrt(hidden), 1/sqrt(hidden)) as PyTorch.
  */
 import type { Backend } from '../backends/backend.js';
 import type { Device } from '../devices/device.js';
 import { ArgumentError, ShapeError } from '../errors.js';
-import { checkOptions } from '../ir/validate.js';
+import { checkOptions, show } from '../ir/validate.js';
 import { tidy } from '../memory/tidy.js';
 import { zeros } from '../tensor/creation.js';
 import { Tensor } from '../tensor/tensor.js';
@@ -92,17 +92,35 @@ abstract class Recurrent<B extends Backend> extends Module<B> {
   /** One step: the new state from the input's projection xw [N, G H] (bias included) and the state. */
   protected abstract cell(xw: F<B>, state: F<B>[], k: number): F<B>[];
 
-  protected checkState(name: string, t: F<B> | undefined, n: number): void {
-    const want = [this.numLayers * this.directions, n, this.hiddenSize];
-    if (t && (t.rank !== 3 || t.shape.some((d, i) => d !== want[i]))) {
-      throw new ShapeError(`${name} must be [${want.join(', ')}] (layers * directions, batch, hidden)`, { op: this.op, shapes: [t.shape] });
+  /** The states given with input `x`: [layers * directions, N, hidden], or [layers * directions, hidden] with an unbatched input. */
+  protected checkStates(x: F<B>, states: Readonly<Record<string, F<B> | undefined>>): void {
+    if (x.rank !== 2 && x.rank !== 3) {
+      throw new ShapeError(`the input must be ${this.batchFirst ? '[N, L' : '[L, N'}, ${this.inputSize}] or unbatched [L, ${this.inputSize}]`, { op: this.op, shapes: [x.shape] });
+    }
+    const want = x.rank === 2 ? [this.numLayers * this.directions, this.hiddenSize] : [this.numLayers * this.directions, x.shape[this.batchFirst ? 0 : 1]!, this.hiddenSize];
+    for (const [name, t] of Object.entries(states)) {
+      if (t && (t.rank !== want.length || t.shape.some((d, i) => d !== want[i]))) {
+        const what = x.rank === 2 ? 'layers * directions, hidden; the input is unbatched' : 'layers * directions, batch, hidden';
+        throw new ShapeError(`${name} must be [${want.join(', ')}] (${what})`, { op: this.op, shapes: [x.shape, t.shape] });
+      }
     }
   }
 
-  /** Runs every layer and direction; `initial` holds per-state [layers * dirs, N, H] tensors (zeros when absent). */
+  /**
+   * Runs every layer and direction; `initial` holds per-state [layers * dirs, N, H] tensors (zeros
+   * when absent). An unbatched input [L, in] (torch takes one too) runs as a batch of one, with
+   * states [layers * dirs, H].
+   */
   protected run(x: F<B>, initial: Array<F<B> | undefined>): { output: F<B>; finals: F<B>[] } {
+    if (x.rank === 2) {
+      return tidy(() => {
+        const batchDim = this.batchFirst ? 0 : 1;
+        const r = this.run(x.unsqueeze(batchDim), initial.map((s) => s?.unsqueeze(1)));
+        return { output: r.output.squeeze(batchDim), finals: r.finals.map((f) => f.squeeze(1)) };
+      });
+    }
     if (x.rank !== 3 || x.shape[2] !== this.inputSize) {
-      throw new ShapeError(`the input must be ${this.batchFirst ? '[N, L' : '[L, N'}, ${this.inputSize}]`, { op: this.op, shapes: [x.shape] });
+      throw new ShapeError(`the input must be ${this.batchFirst ? '[N, L' : '[L, N'}, ${this.inputSize}] or unbatched [L, ${this.inputSize}]`, { op: this.op, shapes: [x.shape] });
     }
     const input = this.batchFirst ? x : x.swapDims(0, 1);
     const [n, l] = input.shape as [number, number];
@@ -152,9 +170,7 @@ export class LSTM<B extends Backend = Backend> extends Recurrent<B> {
     checkTensors(this.op, { input: x });
     checkOptions(this.op, state);
     checkOptionalTensors(this.op, { h: state.h, c: state.c });
-    const n = x.shape[this.batchFirst ? 0 : 1]!;
-    this.checkState('h', state.h, n);
-    this.checkState('c', state.c, n);
+    this.checkStates(x, { h: state.h, c: state.c });
     const { output, finals } = this.run(x, [state.h, state.c]);
     return { output, h: finals[0]!, c: finals[1]! };
   }
@@ -175,7 +191,7 @@ export class GRU<B extends Backend = Backend> extends Recurrent<B> {
   forward(x: F<B>, h?: F<B>): RnnOutput<B> {
     checkTensors(this.op, { input: x });
     checkOptionalTensors(this.op, { h });
-    this.checkState('h', h, x.shape[this.batchFirst ? 0 : 1]!);
+    this.checkStates(x, { h });
     const { output, finals } = this.run(x, [h]);
     return { output, h: finals[0]! };
   }
@@ -188,5 +204,36 @@ export class GRU<B extends Backend = Backend> extends Recurrent<B> {
     const cand = xn.add(r.mul(hn)).tanh();
     // h' = (1 - z) n + z h = n + z (h - n)
     return [cand.add(z.mul(h!.sub(cand)))];
+  }
+}
+
+export interface ElmanRnnOptions extends RnnOptions {
+  /** h' = act(x W_ih + b_ih + h W_hh + b_hh) with act 'tanh' (default) or 'relu'. */
+  nonlinearity?: 'tanh' | 'relu';
+}
+
+/** torch.nn.RNN: the plain (Elman) recurrent layer. */
+export class RNN<B extends Backend = Backend> extends Recurrent<B> {
+  readonly nonlinearity: 'tanh' | 'relu';
+
+  constructor(backend: B, inputSize: number, hiddenSize: number, options: ElmanRnnOptions = {}) {
+    super(backend, inputSize, hiddenSize, 1, 'RNN', options);
+    const act: unknown = options.nonlinearity ?? 'tanh';
+    if (act !== 'tanh' && act !== 'relu') throw new ArgumentError(`nonlinearity must be 'tanh' or 'relu', got ${show(act)}`, { op: 'RNN' });
+    this.nonlinearity = act;
+  }
+
+  /** `h` defaults to zeros; returns the output and the final h. */
+  forward(x: F<B>, h?: F<B>): RnnOutput<B> {
+    checkTensors(this.op, { input: x });
+    checkOptionalTensors(this.op, { h });
+    this.checkStates(x, { h });
+    const { output, finals } = this.run(x, [h]);
+    return { output, h: finals[0]! };
+  }
+
+  protected cell(xw: F<B>, [h]: F<B>[], k: number): F<B>[] {
+    const pre = xw.add(this.hidden(h!, k));
+    return [this.nonlinearity === 'tanh' ? pre.tanh() : pre.relu()];
   }
 }

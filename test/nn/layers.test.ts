@@ -5,7 +5,7 @@ import { Cpu } from '../../src/backends/cpu/backend.js';
 import { ArgumentError, DTypeError, ShapeError } from '../../src/errors.js';
 import { LeakyRelu, LogSoftmax, Sigmoid, Silu, Softmax, Softplus, Tanh } from '../../src/nn/activation.js';
 import { BatchNorm1d, BatchNorm2d } from '../../src/nn/batch-norm.js';
-import { Conv1d, Conv2d, ConvTranspose2d } from '../../src/nn/conv.js';
+import { Conv1d, Conv2d, ConvTranspose2d, type ConvPaddingMode } from '../../src/nn/conv.js';
 import { Flatten } from '../../src/nn/flatten.js';
 import { batchNorm, groupNorm, layerNorm, rmsNorm } from '../../src/nn/functional/normalization.js';
 import { GroupNorm } from '../../src/nn/group-norm.js';
@@ -175,6 +175,22 @@ describe('convolution and pooling layers', () => {
     const c = new Conv1d(ad, 2, 3, 5, { bias: false, padding: 'same' });
     expect(c.namedParams().map(([n]) => n)).toEqual(['weight']);
     expect(c.forward(fromData(ad, new Float32Array(14), { shape: [1, 2, 7] })).shape).toEqual([1, 3, 7]);
+  });
+
+  it("Conv1d / Conv2d paddingMode: the padding mirrors, repeats or wraps the input (torch's padding_mode)", async () => {
+    // x [1, 2, 3, 4], weight [1, 2, 3], padding 1: each mode's padded row by hand.
+    const x = fromData(ad, [[[1, 2, 3, 4]]]);
+    const want: Array<[ConvPaddingMode, number[]]> = [['zeros', [8, 14, 20, 11]], ['reflect', [10, 14, 20, 20]], ['replicate', [9, 14, 20, 23]], ['circular', [12, 14, 20, 14]]];
+    for (const [mode, values] of want) {
+      const c = new Conv1d(ad, 1, 1, 3, { padding: 1, bias: false, paddingMode: mode });
+      c.weight.set(fromData(ad, [[[1, 2, 3]]]));
+      expect(Array.from(await vals(c.forward(x))), mode).toEqual(values);
+    }
+    // 2-D, 'same' with an even kernel: torch pads 0 before and 1 after in each dim; replicate repeats the last row and column.
+    const c2 = new Conv2d(ad, 1, 1, 2, { padding: 'same', bias: false, paddingMode: 'replicate' });
+    c2.weight.set(fromData(ad, [[[[1, 0], [0, 1]]]]));
+    expect(Array.from(await vals(c2.forward(fromData(ad, [[[[1, 2], [3, 4]]]]))))).toEqual([5, 6, 7, 8]);
+    expect(() => new Conv2d(ad, 1, 1, 2, { paddingMode: untyped('mirror') })).toThrow(/Conv2d: paddingMode must be 'zeros', 'reflect', 'replicate' or 'circular'/);
   });
 
   it('a LeNet-shaped Sequential runs end to end with gradients for every parameter', async () => {

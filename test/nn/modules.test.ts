@@ -224,6 +224,23 @@ describe('layers', () => {
     }
   });
 
+  it('Embedding maxNorm: the rows a lookup reads are scaled down to the norm in the table (torch max_norm), others stay', async () => {
+    const e = new Embedding(ad, 3, 2, { maxNorm: 1 });
+    e.weight.set(fromData(ad, [[3, 4], [0.6, 0.8], [6, 8]]));
+    const out = e.forward(fromData(ad, new Int32Array([0, 1, 0])));
+    // Row 0 (norm 5) becomes (3, 4) / (5 + 1e-7); row 1 has norm 1 (not above); row 2 is not read.
+    const s = 1 / (5 + 1e-7);
+    expectClose(await vals(out), [3 * s, 4 * s, 0.6, 0.8, 3 * s, 4 * s]);
+    expectClose(await vals(e.weight.value), [3 * s, 4 * s, 0.6, 0.8, 6, 8]);
+    // The gradient is the lookup's (the scaling is outside the graph).
+    expect(await vals(e.weight.value.grad(out.sum().backward()))).toEqual([2, 2, 1, 1, 0, 0]);
+    const l1 = new Embedding(ad, 1, 2, { maxNorm: 2, normType: 1 });
+    l1.weight.set(fromData(ad, [[3, -1]]));
+    expectClose(await vals(l1.forward(fromData(ad, new Int32Array([0])))), [3 * (2 / (4 + 1e-7)), -(2 / (4 + 1e-7))]);
+    expect(() => new Embedding(ad, 3, 2, { maxNorm: -1 })).toThrow(/Embedding: maxNorm must be a finite number >= 0, got -1/);
+    expect(() => new Embedding(ad, 3, 2, { maxNorm: 1, normType: 0 })).toThrow(/Embedding: normType must be a number > 0/);
+  });
+
   it('Embedding arguments: sizes, paddingIdx and the index dtype are checked', () => {
     expect(() => new Embedding(ad, -1, 2)).toThrow(ArgumentError);
     expect(() => new Embedding(ad, 4, 1.5)).toThrow(/Embedding: dim must be an integer >= 0, got 1.5/);

@@ -2,13 +2,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Autodiff } from '../../src/autodiff/autodiff.js';
 import { Cpu } from '../../src/backends/cpu/backend.js';
-import { ArgumentError, ShapeError } from '../../src/errors.js';
+import { ArgumentError, DTypeError, ShapeError } from '../../src/errors.js';
 import { MultiheadAttention } from '../../src/nn/attention.js';
 import { scaledDotProductAttention } from '../../src/nn/functional/attention.js';
-import { GRU, LSTM } from '../../src/nn/rnn.js';
+import { GRU, LSTM, RNN } from '../../src/nn/rnn.js';
 import { TransformerEncoderLayer } from '../../src/nn/transformer.js';
 import { fromData } from '../../src/tensor/creation.js';
 import { Tensor } from '../../src/tensor/tensor.js';
+import { untyped } from '../untyped.js';
 import { checkCase, type AD, type F, type FnCase } from './check.js';
 import { mismatch, randn, rng, type Nd } from './conv-ref.js';
 
@@ -162,6 +163,34 @@ describe('MultiheadAttention', () => {
       },
     };
     await checkCase(ad, c, 402);
+  });
+
+  it('unbatched inputs, batchFirst: false and a float key padding mask give the batch-first results', async () => {
+    const next = rng(47);
+    const m = new MultiheadAttention(ad, 4, 2);
+    m.inProjBias!.set(fromData(ad, Float32Array.from(randn([12], next).data)));
+    const x = fromData(ad, Float32Array.from(randn([1, 3, 4], next).data), { shape: [1, 3, 4] });
+    const kv = fromData(ad, Float32Array.from(randn([1, 2, 4], next).data), { shape: [1, 2, 4] });
+    const pad = fromData(ad, [[false, true]]);
+    const ref = m.forwardWithWeights(x, kv, kv, { keyPaddingMask: pad });
+    const [out, ws] = await Promise.all([host(ref.output), host(ref.weights)]);
+    // Unbatched [L, E] with a [S] mask: [L, E] and weights [L, S].
+    const un = m.forwardWithWeights(x.squeeze(0), kv.squeeze(0), kv.squeeze(0), { keyPaddingMask: fromData(ad, [false, true]) });
+    expect(un.output.shape).toEqual([3, 4]);
+    expect(un.weights.shape).toEqual([3, 2]);
+    expect(mismatch(await host(un.output), out)).toBeUndefined();
+    expect(mismatch(await host(un.weights), ws)).toBeUndefined();
+    // [L, N, E] with batchFirst false, the same parameters.
+    const tm = new MultiheadAttention(ad, 4, 2, { batchFirst: false });
+    for (const [[, p], [, q]] of tm.namedParams().map((e, i) => [e, m.namedParams()[i]!] as const)) p.set(q.value.clone());
+    const y = tm.forward(x.swapDims(0, 1), kv.swapDims(0, 1), kv.swapDims(0, 1), { keyPaddingMask: pad });
+    expect(y.shape).toEqual([3, 1, 4]);
+    expect(mismatch(await host(y), out)).toBeUndefined();
+    // A float mask is added to the scores: -Infinity is the bool mask's padding.
+    const f = m.forward(x, kv, kv, { keyPaddingMask: fromData(ad, [[0, -Infinity]]) });
+    expect(mismatch(await host(f), out)).toBeUndefined();
+    expect(() => m.forward(x, kv, kv, { keyPaddingMask: untyped(fromData(ad, new Int32Array([0, 0]), { shape: [1, 2] })) })).toThrow(DTypeError);
+    expect(() => new MultiheadAttention(ad, 4, 2, { batchFirst: untyped('no') })).toThrow(/MultiheadAttention: batchFirst must be/);
   });
 
   it('checks shapes', () => {
@@ -325,6 +354,37 @@ describe('LSTM and GRU', () => {
       },
     };
     await checkCase(ad, c, 501);
+  });
+
+  it("RNN (tanh and relu): output and final h against a float64 loop; an unbatched input is a batch of one", async () => {
+    for (const act of ['tanh', 'relu'] as const) {
+      const rnn = new RNN(ad, 2, 3, { nonlinearity: act });
+      const x = randn([2, 4, 2], rng(61));
+      const [wih, whh, bih, bhh] = await Promise.all([rnn.weightIh[0]!, rnn.weightHh[0]!, rnn.biasIh[0]!, rnn.biasHh[0]!].map((p) => host(p.value)));
+      const f = act === 'tanh' ? Math.tanh : (v: number) => Math.max(v, 0);
+      const out = new Float64Array(24);
+      const hF = new Float64Array(6);
+      for (let b = 0; b < 2; b++) {
+        let h = new Float64Array(3);
+        for (let t = 0; t < 4; t++) {
+          const xw = mm(x.data.slice((b * 4 + t) * 2, (b * 4 + t + 1) * 2), wih!, 1, 2, 3);
+          const hw = mm(h, whh!, 1, 3, 3);
+          h = Float64Array.from({ length: 3 }, (_, j) => f(xw[j]! + bih![j]! + hw[j]! + bhh![j]!));
+          out.set(h, (b * 4 + t) * 3);
+        }
+        hF.set(h, b * 3);
+      }
+      const xt = fromData(ad, Float32Array.from(x.data), { shape: x.shape });
+      const y = rnn.forward(xt);
+      expect(mismatch(await host(y.output), out), act).toBeUndefined();
+      expect(mismatch(await host(y.h), hF), act).toBeUndefined();
+      const one = rnn.forward(xt.narrow(0, 1, 1).squeeze(0), fromData(ad, new Float32Array(3), { shape: [1, 3] }));
+      expect(one.output.shape).toEqual([4, 3]);
+      expect(one.h.shape).toEqual([1, 3]);
+      expect(mismatch(await host(one.output), out.slice(12))).toBeUndefined();
+    }
+    expect(() => new RNN(ad, 2, 3, { nonlinearity: untyped('sigmoid') })).toThrow(/RNN: nonlinearity must be 'tanh' or 'relu'/);
+    expect(() => new LSTM(ad, 2, 3).forward(fromData(ad, new Float32Array(8), { shape: [4, 2] }), { h: fromData(ad, new Float32Array(3), { shape: [1, 1, 3] }) })).toThrow(/LSTM: h must be \[1, 3\] \(layers \* directions, hidden; the input is unbatched\)/);
   });
 
   it('bidirectional, two layers, time-major: shapes, and the reverse direction of layer 0 as the reference', async () => {

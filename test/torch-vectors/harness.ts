@@ -210,7 +210,8 @@ async function runCase(b: AD, c: Case, tol: Tolerance, adapters: Readonly<Record
     const m = mismatch((await o.toData()).values, want.data, tol, c.ref64?.outputs[k]);
     if (m) problems.push(`output ${k}: ${m}`);
   }
-  const params = module ? torchEntries(module) : [];
+  // Buffers (BatchNorm's running statistics) are state dict entries but not parameters: torch records no gradient for them.
+  const params = module ? torchEntries(module).filter((e) => e.param.trainable) : [];
   if (leaves.length + params.length > 0 && problems.length === 0) {
     const ws = outputs.map((o, k) => fromData(b, weight(o.size, k), { shape: o.shape }));
     let loss = outputs[0]!.mul(ws[0]!).sum();

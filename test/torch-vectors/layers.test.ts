@@ -1,0 +1,190 @@
+/**
+ * Switchyard's layers against PyTorch's reference vectors, group 'layers'
+ * (tools/torch-vectors/groups/layers.py): convolutions and their modules (padding modes, groups,
+ * dilation, output padding), pools at their ceil-mode, padding and non-finite edges, Embedding
+ * (padding_idx, max_norm: the table after the lookup is a second output), RNN / LSTM / GRU beyond
+ * transformer.json (unbatched, time-major, no bias, length 1), MultiheadAttention (masks, layouts),
+ * Linear, and the running statistics of BatchNorm and InstanceNorm (the fixture's outputs after the
+ * layer's output are the running mean and variance after training forwards, so the buffers are
+ * compared too). Ops we lack have their own op names in the fixture and are named in UNSUPPORTED.
+ */
+import * as NF from '../../src/nn/functional/index.js';
+import * as nn from '../../src/nn/index.js';
+import { a, load, torchVectorSuite, unary, type AD, type Adapter, type Ctx, type F, type Known } from './harness.js';
+
+function poolOptions(x: Ctx): NF.MaxPool2dOptions & NF.AvgPool2dOptions {
+  const o: Record<string, unknown> = {};
+  for (const [k, ours] of [['stride', 'stride'], ['padding', 'padding'], ['dilation', 'dilation'], ['ceil_mode', 'ceilMode'], ['count_include_pad', 'countIncludePad'], ['divisor_override', 'divisorOverride']] as const) {
+    if (x.args[k] !== undefined) o[ours] = x.args[k];
+  }
+  return o;
+}
+
+function convOptions(x: Ctx): Record<string, unknown> {
+  const o: Record<string, unknown> = { bias: x.t['bias'] };
+  for (const [k, ours] of [['stride', 'stride'], ['padding', 'padding'], ['dilation', 'dilation'], ['groups', 'groups'], ['output_padding', 'outputPadding']] as const) {
+    if (x.args[k] !== undefined) o[ours] = x.args[k];
+  }
+  return o;
+}
+
+/** A conv module's options from the case's args (torch's names -> ours). */
+function convLayerOptions(x: Ctx): Record<string, unknown> {
+  const o: Record<string, unknown> = { bias: a.bool(x, 'bias') ?? true };
+  for (const [k, ours] of [['stride', 'stride'], ['padding', 'padding'], ['dilation', 'dilation'], ['groups', 'groups'], ['output_padding', 'outputPadding'], ['padding_mode', 'paddingMode']] as const) {
+    if (x.args[k] !== undefined) o[ours] = x.args[k];
+  }
+  return o;
+}
+
+function rnnOptions(x: Ctx): nn.RnnOptions {
+  return { numLayers: a.num(x, 'num_layers', 1)!, bidirectional: a.bool(x, 'bidirectional') ?? false, batchFirst: a.bool(x, 'batch_first') ?? false, bias: a.bool(x, 'bias') ?? true, dropout: a.num(x, 'dropout', 0)! };
+}
+
+function moduleCase(x: Ctx, m: nn.Module<AD>, run: () => F | F[]): { outputs: F[]; module: nn.Module<AD> } {
+  load(m, x.c);
+  const y = run();
+  return { outputs: Array.isArray(y) ? y : [y], module: m };
+}
+
+function batchNorm(x: Ctx, make: (b: AD, c: number, o: nn.BatchNormOptions) => nn.BatchNorm1d<AD> | nn.BatchNorm2d<AD>): { outputs: F[]; module: nn.Module<AD> } {
+  const m = make(x.b, a.num(x, 'num_features')!, { momentum: x.args['momentum'] === null ? null : a.num(x, 'momentum')!, affine: a.bool(x, 'affine')!, trackRunningStats: a.bool(x, 'track_running_stats')! });
+  load(m, x.c);
+  m.train(a.bool(x, 'training')!);
+  const input = x.t['x']!;
+  let y: F | undefined;
+  const steps = a.num(x, 'steps')!;
+  for (let i = 0; i < steps; i++) {
+    y?.dispose();
+    // gen.py's later inputs: x (1 + i) - 0.5 i.
+    y = i === 0 ? m.forward(input) : m.forward(input.mul(1 + i).sub(0.5 * i));
+  }
+  const stats = [m.runningMean, m.runningVar].filter((s) => s !== undefined).map((s) => s.value.clone());
+  return { outputs: [y!, ...stats], module: m };
+}
+
+function instanceNorm(x: Ctx, make: (b: AD, c: number, o: nn.InstanceNormOptions) => nn.InstanceNorm1d<AD> | nn.InstanceNorm2d<AD>): { outputs: F[]; module: nn.Module<AD> } {
+  const m = make(x.b, a.num(x, 'num_features')!, { momentum: a.num(x, 'momentum')!, affine: a.bool(x, 'affine')!, trackRunningStats: a.bool(x, 'track_running_stats')! });
+  load(m, x.c);
+  m.train(a.bool(x, 'training')!);
+  const y = m.forward(x.t['x']!);
+  const stats = [m.runningMean, m.runningVar].filter((s) => s !== undefined).map((s) => s.value.clone());
+  return { outputs: [y, ...stats], module: m };
+}
+
+const ADAPTERS: Readonly<Record<string, Adapter>> = {
+  conv1d: (x) => NF.conv1d(x.t['x']!, x.t['weight']!, convOptions(x) as NF.Conv1dOptions<AD>),
+  conv2d: (x) => NF.conv2d(x.t['x']!, x.t['weight']!, convOptions(x) as NF.Conv2dOptions<AD>),
+  conv_transpose1d: (x) => NF.convTranspose1d(x.t['x']!, x.t['weight']!, convOptions(x) as NF.ConvTranspose1dOptions<AD>),
+  conv_transpose2d: (x) => NF.convTranspose2d(x.t['x']!, x.t['weight']!, convOptions(x) as NF.ConvTranspose2dOptions<AD>),
+  Conv1d: (x) => {
+    const m = new nn.Conv1d(x.b, a.num(x, 'in_channels')!, a.num(x, 'out_channels')!, a.num(x, 'kernel_size')!, convLayerOptions(x) as nn.Conv1dLayerOptions);
+    return moduleCase(x, m, () => m.forward(x.t['x']!));
+  },
+  Conv2d: (x) => {
+    const m = new nn.Conv2d(x.b, a.num(x, 'in_channels')!, a.num(x, 'out_channels')!, a.list(x, 'kernel_size') as NF.Pair, convLayerOptions(x) as nn.Conv2dLayerOptions);
+    return moduleCase(x, m, () => m.forward(x.t['x']!));
+  },
+  ConvTranspose1d: (x) => {
+    const m = new nn.ConvTranspose1d(x.b, a.num(x, 'in_channels')!, a.num(x, 'out_channels')!, a.num(x, 'kernel_size')!, convLayerOptions(x) as nn.ConvTranspose1dLayerOptions);
+    return moduleCase(x, m, () => m.forward(x.t['x']!));
+  },
+  ConvTranspose2d: (x) => {
+    const m = new nn.ConvTranspose2d(x.b, a.num(x, 'in_channels')!, a.num(x, 'out_channels')!, a.list(x, 'kernel_size') as NF.Pair, convLayerOptions(x) as nn.ConvTranspose2dLayerOptions);
+    return moduleCase(x, m, () => m.forward(x.t['x']!));
+  },
+  max_pool2d: unary((t, x) => NF.maxPool2d(t, a.list(x, 'kernel_size') as NF.Pair, poolOptions(x))),
+  avg_pool2d: unary((t, x) => NF.avgPool2d(t, a.list(x, 'kernel_size') as NF.Pair, poolOptions(x))),
+  max_pool1d: unary((t, x) => NF.maxPool1d(t, a.num(x, 'kernel_size')!, poolOptions(x) as NF.Pool1dOptions)),
+  avg_pool1d: unary((t, x) => NF.avgPool1d(t, a.num(x, 'kernel_size')!, poolOptions(x) as NF.Pool1dOptions)),
+  adaptive_avg_pool1d: unary((t, x) => NF.adaptiveAvgPool1d(t, a.num(x, 'output_size')!)),
+  adaptive_max_pool1d: unary((t, x) => NF.adaptiveMaxPool1d(t, a.num(x, 'output_size')!)),
+  adaptive_avg_pool2d: unary((t, x) => NF.adaptiveAvgPool2d(t, x.args['output_size'] as NF.AdaptiveSize2d)),
+  adaptive_max_pool2d: unary((t, x) => NF.adaptiveMaxPool2d(t, x.args['output_size'] as NF.AdaptiveSize2d)),
+  Embedding: (x) => {
+    const pad = a.num(x, 'padding_idx');
+    const maxNorm = a.num(x, 'max_norm');
+    const m = new nn.Embedding(x.b, a.num(x, 'num_embeddings')!, a.num(x, 'embedding_dim')!, {
+      ...(pad === undefined ? {} : { paddingIdx: pad }),
+      ...(maxNorm === undefined ? {} : { maxNorm, normType: a.num(x, 'norm_type', 2)! }),
+    });
+    // With maxNorm the table after the lookup (renormalised rows) is compared too, outside the graph.
+    return moduleCase(x, m, () => (maxNorm === undefined ? m.forward(x.int['indices']!) : [m.forward(x.int['indices']!), m.weight.value.detach()]));
+  },
+  LSTM: (x) => {
+    const m = new nn.LSTM(x.b, a.num(x, 'input_size')!, a.num(x, 'hidden_size')!, rnnOptions(x));
+    return moduleCase(x, m, () => {
+      const y = m.forward(x.t['input']!, { ...(x.t['h0'] ? { h: x.t['h0'] } : {}), ...(x.t['c0'] ? { c: x.t['c0'] } : {}) });
+      return [y.output, y.h, y.c];
+    });
+  },
+  GRU: (x) => {
+    const m = new nn.GRU(x.b, a.num(x, 'input_size')!, a.num(x, 'hidden_size')!, rnnOptions(x));
+    return moduleCase(x, m, () => {
+      const y = m.forward(x.t['input']!, x.t['h0']);
+      return [y.output, y.h];
+    });
+  },
+  RNN: (x) => {
+    const m = new nn.RNN(x.b, a.num(x, 'input_size')!, a.num(x, 'hidden_size')!, { ...rnnOptions(x), nonlinearity: (x.args['nonlinearity'] ?? 'tanh') as 'tanh' | 'relu' });
+    return moduleCase(x, m, () => {
+      const y = m.forward(x.t['input']!, x.t['h0']);
+      return [y.output, y.h];
+    });
+  },
+  MultiheadAttention: (x) => {
+    const m = new nn.MultiheadAttention(x.b, a.num(x, 'embed_dim')!, a.num(x, 'num_heads')!, { bias: a.bool(x, 'bias') ?? true, batchFirst: a.bool(x, 'batch_first') ?? true });
+    return moduleCase(x, m, () => {
+      const q = x.t['query']!;
+      const call = { keyPaddingMask: x.bool['key_padding_mask'] ?? x.t['key_padding_mask'], attnMask: x.t['attn_mask'] ?? x.bool['attn_mask'] };
+      const k = x.t['key'] ?? q;
+      const v = x.t['value'] ?? k;
+      if (a.bool(x, 'need_weights')) {
+        const y = m.forwardWithWeights(q, k, v, call);
+        return [y.output, y.weights];
+      }
+      return m.forward(q, k, v, call);
+    });
+  },
+  Linear: (x) => {
+    const m = new nn.Linear(x.b, a.num(x, 'in_features')!, a.num(x, 'out_features')!, { bias: a.bool(x, 'bias')! });
+    return moduleCase(x, m, () => m.forward(x.t['x']!));
+  },
+  linear: (x) => x.t['x']!.matmul(x.t['weight']!.transpose()).add(x.t['bias']!),
+  BatchNorm1d: (x) => batchNorm(x, (b, c, o) => new nn.BatchNorm1d(b, c, o)),
+  BatchNorm2d: (x) => batchNorm(x, (b, c, o) => new nn.BatchNorm2d(b, c, o)),
+  InstanceNorm1d: (x) => instanceNorm(x, (b, c, o) => new nn.InstanceNorm1d(b, c, o)),
+  InstanceNorm2d: (x) => instanceNorm(x, (b, c, o) => new nn.InstanceNorm2d(b, c, o)),
+  LayerNorm: (x) => {
+    const m = new nn.LayerNorm(x.b, x.args['normalized_shape'] as number[], { eps: a.num(x, 'eps')!, elementwiseAffine: a.bool(x, 'elementwise_affine')! });
+    return moduleCase(x, m, () => m.forward(x.t['x']!));
+  },
+  GroupNorm: (x) => {
+    const m = new nn.GroupNorm(x.b, a.num(x, 'num_groups')!, a.num(x, 'num_channels')!, { affine: a.bool(x, 'affine')! });
+    return moduleCase(x, m, () => m.forward(x.t['x']!));
+  },
+};
+
+const UNSUPPORTED: Readonly<Record<string, string>> = {
+  conv3d: 'no 3-D convolutions (conv1d / conv2d only)',
+  conv_transpose3d: 'no 3-D transposed convolutions',
+  max_pool3d: 'no 3-D pools',
+  avg_pool3d: 'no 3-D pools',
+  adaptive_avg_pool3d: 'no 3-D adaptive pools (interpolate "area" on 5-D inputs is the only 3-D average)',
+  adaptive_max_pool3d: 'no 3-D adaptive pools',
+  lp_pool1d: 'no power-average pools',
+  lp_pool2d: 'no power-average pools',
+  max_pool2d_with_indices: 'maxPool2d returns no indices (return_indices), and there is no maxUnpool',
+  EmbeddingBag: 'no EmbeddingBag',
+  LSTM_proj: 'LSTM has no proj_size',
+  MultiheadAttention_per_head: 'forwardWithWeights returns the head-averaged weights only (average_attn_weights=False is not offered)',
+  MultiheadAttention_kvdim: 'MultiheadAttention has no kdim / vdim (key and value have the embedding size)',
+  MultiheadAttention_bias_kv: 'MultiheadAttention has no add_bias_kv / add_zero_attn',
+  Bilinear: 'no Bilinear layer',
+  LocalResponseNorm: 'no LocalResponseNorm',
+  ConvTranspose2d_output_size: "ConvTranspose2d's forward takes no output_size (give outputPadding instead)",
+};
+
+const KNOWN: readonly Known[] = [];
+
+await torchVectorSuite({ groups: ['layers'], adapters: ADAPTERS, unsupported: UNSUPPORTED, known: KNOWN });
