@@ -17,6 +17,7 @@ const BENCHES: Record<string, string> = {
   overlap: 'CPU and GPU work overlapping through the router',
   overhead: 'per-op overhead of a tiny add: bare Cpu, Router, Autodiff<Router>',
   ops: 'scans, sorts, composite reductions, padding, activations, attention: Switchyard CPU (inline, pool; --wgpu) beside TensorFlow.js cpu',
+  'block-profile': 'the transformer block of the fusion bench: GPU time per kernel (timestamps), its matmul shapes alone beside torch fp32 (--small for lavapipe)',
   fusion: 'Fusion: fused GELU vs unfused and torch copy; MLP and transformer training steps with and without fusion beside TF.js webgpu and torch',
   placement: "auto-placement: four workloads on each device, by hand, 'auto' and 'trace'; time to place a 1,000-op graph",
   wgsl: 'generated WGSL of the fused GELU and of add (no GPU needed; --n <elements>)',
