@@ -7,4 +7,9 @@ export { clipGradNorm, clipGradValue, type ClipGradNormOptions } from './clip.js
 export { RMSprop, type RMSpropOptions } from './rmsprop.js';
 export { Adagrad, type AdagradOptions } from './adagrad.js';
 export { Adamax, type AdamaxOptions } from './adamax.js';
+export { NAdam, type NAdamOptions } from './nadam.js';
+export { RAdam, type RAdamOptions } from './radam.js';
+export { Adadelta, type AdadeltaOptions } from './adadelta.js';
+export { Rprop, type RpropOptions } from './rprop.js';
+export { ASGD, type ASGDOptions } from './asgd.js';
 export { LrScheduler, StepLR, MultiStepLR, ExponentialLR, ConstantLR, LinearLR, PolynomialLR, LambdaLR, CosineLR, CosineAnnealingWarmRestarts, OneCycleLR, ReduceLROnPlateau, SequentialLR, type LrSchedulerState, type ReduceLROnPlateauOptions } from './lr-scheduler.js';

@@ -14,7 +14,9 @@ import { Module } from '../../src/nn/module.js';
 import { Param } from '../../src/nn/param.js';
 import { Adagrad } from '../../src/optim/adagrad.js';
 import { Adam, AdamW } from '../../src/optim/adam.js';
+import { Adadelta } from '../../src/optim/adadelta.js';
 import { Adamax } from '../../src/optim/adamax.js';
+import { ASGD } from '../../src/optim/asgd.js';
 import { clipGradNorm, clipGradValue } from '../../src/optim/clip.js';
 import {
   ConstantLR,
@@ -31,9 +33,12 @@ import {
   SequentialLR,
   StepLR,
 } from '../../src/optim/lr-scheduler.js';
+import { NAdam } from '../../src/optim/nadam.js';
 import type { Optimizer, ParamGroup } from '../../src/optim/optimizer.js';
 import { ParamGrads } from '../../src/optim/param-grads.js';
+import { RAdam } from '../../src/optim/radam.js';
 import { RMSprop } from '../../src/optim/rmsprop.js';
+import { Rprop } from '../../src/optim/rprop.js';
 import { SGD } from '../../src/optim/sgd.js';
 import { fromData } from '../../src/tensor/creation.js';
 
@@ -48,7 +53,9 @@ interface Tolerance {
 }
 interface OptimizerCase {
   readonly name: string;
-  readonly optimizer: 'SGD' | 'Adam' | 'AdamW' | 'Adamax' | 'RMSprop' | 'Adagrad';
+  readonly optimizer: 'SGD' | 'Adam' | 'AdamW' | 'Adamax' | 'RMSprop' | 'Adagrad' | 'NAdam' | 'RAdam' | 'Adadelta' | 'Rprop' | 'ASGD';
+  /** 'torch 2.x': NAdam's rule as torch 2.x has it, recorded on 1.13 (see optim.py's _nadam_2x). */
+  readonly rule?: string;
   readonly options: Options;
   readonly groups?: ReadonlyArray<{ readonly params: readonly number[]; readonly lr?: number; readonly weight_decay?: number }>;
   readonly scheduler?: SchedulerSpec;
@@ -120,6 +127,8 @@ const KNOWN: Readonly<Record<string, string>> = {
     "OneCycleLR sets only the rate: torch's also cycles the momentum (SGD's momentum, Adam's beta1) against the rate by default (cycle_momentum=True); ours has no such option and keeps the optimizer's momentum",
   'OneCycleLR one max_lr, two groups':
     "a group's lrScale multiplies OneCycleLR's rates (as torch's per-group max_lr list in proportion: 'OneCycleLR max_lr per group' matches); torch with one max_lr gives every group the same rates, whatever their lr",
+  "nadam, torch 1.13's rule":
+    "torch 1.13's NAdam multiplies the next step's momentum product by mu_t once too often (mu_product * mu * mu_next after mu_product *= mu); ours is torch 2.x's (and Dozat's) rule, which the other NAdam cases check",
   'ConstantLR total_iters 0':
     "ours gives the base rate from step 0 (no step at the factor: torch's own closed form); torch's recursive form applies the factor at step 0 and, never reaching total_iters again, never takes it back",
   'norm 2 no gradients':
@@ -277,7 +286,7 @@ function makeScheduler(spec: SchedulerSpec, groupLrs: readonly number[], c?: Sch
 function makeOptimizer(c: OptimizerCase, extra: { fused: boolean; capturable: boolean }): Optimizer<AD> {
   const r = new OptionReader(c.options, c.name);
   const lr = r.num('lr');
-  const base = lr ?? { SGD: NaN, Adam: 1e-3, AdamW: 1e-3, Adamax: 2e-3, RMSprop: 1e-2, Adagrad: 1e-2 }[c.optimizer];
+  const base = lr ?? { SGD: NaN, Adam: 1e-3, AdamW: 1e-3, Adamax: 2e-3, RMSprop: 1e-2, Adagrad: 1e-2, NAdam: 2e-3, RAdam: 1e-3, Adadelta: 1, Rprop: 1e-2, ASGD: 1e-2 }[c.optimizer];
   // torch's groups as ours: the group's lr as a factor on the optimizer's.
   const groups: ParamGroup[] = (c.groups ?? []).slice(1).map((g) => ({
     params: (name: string) => g.params.some((i) => name === `ps.${i}`),
@@ -312,6 +321,26 @@ function makeOptimizer(c: OptimizerCase, extra: { fused: boolean; capturable: bo
     case 'Adagrad':
       opt = new Adagrad<AD>({ ...common, lr, lrDecay: r.num('lr_decay'), initialAccumulatorValue: r.num('initial_accumulator_value'), eps: r.num('eps') });
       break;
+    case 'NAdam':
+      if (c.rule !== undefined && c.rule !== 'torch 2.x') throw new Error(`${c.name}: rule ${c.rule}`);
+      opt = new NAdam<AD>({ ...common, lr, betas: r.pair('betas'), eps: r.num('eps'), momentumDecay: r.num('momentum_decay') });
+      break;
+    case 'RAdam':
+      opt = new RAdam<AD>({ ...common, lr, betas: r.pair('betas'), eps: r.num('eps') });
+      break;
+    case 'Adadelta':
+      opt = new Adadelta<AD>({ ...common, lr, rho: r.num('rho'), eps: r.num('eps') });
+      break;
+    case 'Rprop': {
+      // torch's Rprop has no weight_decay: ours refuses the key.
+      const { weightDecay, ...rest } = common;
+      if (weightDecay !== undefined) throw new Error(`${c.name}: Rprop with weight_decay`);
+      opt = new Rprop<AD>({ ...rest, lr, etas: r.pair('etas'), stepSizes: r.pair('step_sizes') });
+      break;
+    }
+    case 'ASGD':
+      opt = new ASGD<AD>({ ...common, lr, lambd: r.num('lambd'), alpha: r.num('alpha'), t0: r.num('t0') });
+      break;
   }
   r.done();
   return opt;
@@ -325,6 +354,20 @@ const STATE_NAMES: Readonly<Record<OptimizerCase['optimizer'], Readonly<Record<s
   Adamax: { exp_avg: 'm', exp_inf: 'u' },
   RMSprop: { square_avg: 'squareAvg', grad_avg: 'gradAvg', momentum_buffer: 'momentum' },
   Adagrad: { sum: 'sum' },
+  NAdam: { exp_avg: 'm', exp_avg_sq: 'v' },
+  RAdam: { exp_avg: 'm', exp_avg_sq: 'v' },
+  Adadelta: { square_avg: 'squareAvg', acc_delta: 'accDelta' },
+  Rprop: { prev: 'prev', step_size: 'stepSize' },
+  ASGD: { eta: 'eta', ax: 'ax' },
+};
+
+/**
+ * torch's state that ours computes from the step count instead of keeping (the trajectories
+ * check it): NAdam's product of the momenta, ASGD's averaging weight mu.
+ */
+const FROM_COUNT: Readonly<Partial<Record<OptimizerCase['optimizer'], readonly string[]>>> = {
+  NAdam: ['mu_product'],
+  ASGD: ['mu'],
 };
 
 /** `resumeAt`: at that step the optimizer (and its schedule) are saved and loaded into new ones, which go on. */
@@ -358,11 +401,13 @@ async function replay(c: OptimizerCase, extra: { fused: boolean; capturable: boo
         // torch's SGD keeps no count; ours counts each parameter's updates like the others.
         if (count !== null && count !== undefined) expect(ours?.step ?? 0, `step ${t} param ${j}: count`).toBe(count);
         const names = STATE_NAMES[c.optimizer];
-        const theirs = Object.keys(want.state[j]!).map((k) => names[k] ?? `(torch's ${k})`);
+        const fromCount = FROM_COUNT[c.optimizer] ?? [];
+        const kept = Object.entries(want.state[j]!).filter(([k]) => !fromCount.includes(k));
+        const theirs = kept.map(([k]) => names[k] ?? `(torch's ${k})`);
         // Our capturable Adam keeps the count on the device too ('t').
         const oursNames = Object.keys(ours?.tensors ?? {}).filter((k) => k !== 't');
         expect(oursNames.sort(), `step ${t} param ${j}: state names`).toEqual(theirs.sort());
-        for (const [k, data] of Object.entries(want.state[j]!)) {
+        for (const [k, data] of kept) {
           const mine = ours?.tensors[names[k] ?? ''];
           expect(mine, `step ${t} param ${j}: state ${k}`).toBeDefined();
           if (mine) expectClose(mine.data, data, tol, `step ${t} param ${j} state ${k}`);
