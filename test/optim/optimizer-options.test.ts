@@ -13,7 +13,12 @@ import { Module } from '../../src/nn/module.js';
 import { Param } from '../../src/nn/param.js';
 import { Adagrad } from '../../src/optim/adagrad.js';
 import { Adam, AdamW } from '../../src/optim/adam.js';
+import { Adadelta } from '../../src/optim/adadelta.js';
 import { Adamax } from '../../src/optim/adamax.js';
+import { ASGD } from '../../src/optim/asgd.js';
+import { NAdam } from '../../src/optim/nadam.js';
+import { RAdam } from '../../src/optim/radam.js';
+import { Rprop } from '../../src/optim/rprop.js';
 import { clipGradNorm, clipGradValue } from '../../src/optim/clip.js';
 import { CosineLR, LrScheduler, ReduceLROnPlateau } from '../../src/optim/lr-scheduler.js';
 import type { Optimizer } from '../../src/optim/optimizer.js';
@@ -63,6 +68,10 @@ const KINDS: Array<[string, (o: Record<string, unknown>) => Optimizer<AD>]> = [
   ['RMSprop', (o) => new RMSprop<AD>(o)],
   ['Adagrad', (o) => new Adagrad<AD>(o)],
   ['Adamax', (o) => new Adamax<AD>(o)],
+  ['NAdam', (o) => new NAdam<AD>(o)],
+  ['RAdam', (o) => new RAdam<AD>(o)],
+  ['Adadelta', (o) => new Adadelta<AD>(o)],
+  ['ASGD', (o) => new ASGD<AD>(o)],
 ];
 
 describe('options', () => {
@@ -74,6 +83,41 @@ describe('options', () => {
     expect(() => make({ clipNorm: NaN })).toThrow(/clipNorm must be a finite number >= 0, got NaN/);
     expect(() => make({ clipNorm: -1 })).toThrow(/clipNorm must be a finite number >= 0, got -1/);
     expect(() => make({ scheduler: 0.1 })).toThrow(/scheduler must be a learning-rate schedule/);
+  });
+
+  it("Rprop (torch's has no weight decay) refuses one, and checks its etas and step sizes; maximising g takes the steps of minimising -g", async () => {
+    expect(() => new Rprop<AD>(untyped({ weightDecay: 0.1 }))).toThrow(/^Rprop: unknown option 'weightDecay'/);
+    expect(() => new Rprop<AD>({ groups: [{ params: () => true, weightDecay: 0 }] })).toThrow(/^Rprop: groups\[0\].weightDecay: Rprop has no weight decay/);
+    expect(() => new Rprop<AD>({ etas: [1, 1.2] })).toThrow(/^Rprop: etas\[0\] must be a number in \(0, 1\), got 1/);
+    expect(() => new Rprop<AD>({ etas: [0.5, 1] })).toThrow(/^Rprop: etas\[1\] must be a finite number > 1, got 1/);
+    expect(() => new Rprop<AD>(untyped({ etas: 0.5 }))).toThrow(/^Rprop: etas must be two numbers/);
+    expect(() => new Rprop<AD>({ stepSizes: [0.1, 0.01] })).toThrow(/^Rprop: stepSizes\[1\] must be a finite number >= stepSizes\[0\] \(0.1\), got 0.01/);
+    expect(() => new Rprop<AD>({ lr: -0.1 })).toThrow(/^Rprop: lr must be a finite number >= 0/);
+    const up = model();
+    const down = model();
+    const a = new Rprop<AD>({ maximize: true });
+    const b = new Rprop<AD>();
+    for (let t = 0; t < 3; t++) {
+      a.step(up, grads(up, t));
+      const g = grads(down, t);
+      for (const [id, x] of g.entries()) g.set(id, x.neg());
+      b.step(down, g);
+    }
+    expect(await values(up)).toEqual(await values(down));
+  });
+
+  it('the new optimizers name a bad option', () => {
+    expect(() => new NAdam<AD>({ betas: [0.9, 1] })).toThrow(/^NAdam: betas\[1\] must be a number in \[0, 1\), got 1/);
+    expect(() => new NAdam<AD>({ momentumDecay: -1 })).toThrow(/^NAdam: momentumDecay must be a finite number >= 0, got -1/);
+    expect(() => new NAdam<AD>(untyped({ decoupledWeightDecay: 1 }))).toThrow(/^NAdam: decoupledWeightDecay must be true or false/);
+    expect(() => new NAdam<AD>(untyped({ momentum_decay: 0.1 }))).toThrow(/^NAdam: unknown option 'momentum_decay' \(did you mean 'momentumDecay'\?\)/);
+    expect(() => new RAdam<AD>({ eps: -1 })).toThrow(/^RAdam: eps must be a finite number >= 0, got -1/);
+    expect(() => new RAdam<AD>(untyped({ betas: [0.9] }))).toThrow(/^RAdam: betas must be two numbers in \[0, 1\)/);
+    expect(() => new Adadelta<AD>({ rho: 1.5 })).toThrow(/^Adadelta: rho must be a number in \[0, 1\], got 1.5/);
+    expect(() => new Adadelta<AD>({ weightDecay: NaN })).toThrow(/^Adadelta: weightDecay must be a finite number >= 0, got NaN/);
+    expect(() => new ASGD<AD>({ lambd: -1 })).toThrow(/^ASGD: lambd must be a finite number >= 0, got -1/);
+    expect(() => new ASGD<AD>({ t0: Infinity })).toThrow(/^ASGD: t0 must be a finite number, got Infinity/);
+    expect(() => new ASGD<AD>(untyped({ alpha: '0.75' }))).toThrow(/^ASGD: alpha must be a finite number, got "0.75"/);
   });
 
   it('lr set later is checked as lr given to the constructor', () => {
