@@ -5,7 +5,24 @@
  */
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { checkSetting, Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
+import { checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState } from './optimizer.js';
+
+/** What a parameter group may set of Adadelta's own (torch's param_groups): the rest is the optimizer's. */
+export interface AdadeltaSettings {
+  readonly rho: number;
+  readonly eps: number;
+}
+
+export interface AdadeltaGroup extends ParamGroup, Partial<AdadeltaSettings> {}
+
+const KEYS = ['rho', 'eps'] as const;
+
+function read(o: unknown, base: AdadeltaSettings, where: string): AdadeltaSettings {
+  return {
+    rho: checkSetting('Adadelta', `${where}rho`, given(o, 'rho', base.rho), (v) => v >= 0 && v <= 1, 'a number in [0, 1]'),
+    eps: checkSetting('Adadelta', `${where}eps`, given(o, 'eps', base.eps), (v) => v >= 0, 'a finite number >= 0'),
+  };
+}
 
 export interface AdadeltaOptions extends OptimizerOptions {
   /** Default 1. */
@@ -15,6 +32,7 @@ export interface AdadeltaOptions extends OptimizerOptions {
   /** Default 1e-6. */
   eps?: number;
   weightDecay?: number;
+  groups?: readonly AdadeltaGroup[];
 }
 
 export class Adadelta<B extends Backend = Backend> extends Optimizer<B> {
@@ -22,11 +40,12 @@ export class Adadelta<B extends Backend = Backend> extends Optimizer<B> {
   readonly rho: number;
   readonly eps: number;
   readonly weightDecay: number;
+  private readonly settings: GroupSettings<AdadeltaSettings>;
 
   constructor(options: AdadeltaOptions = {}) {
-    super(options?.lr ?? 1, options, ['rho', 'eps', 'weightDecay']);
-    this.rho = checkSetting('Adadelta', 'rho', options.rho ?? 0.9, (v) => v >= 0 && v <= 1, 'a number in [0, 1]');
-    this.eps = checkSetting('Adadelta', 'eps', options.eps ?? 1e-6, (v) => v >= 0, 'a finite number >= 0');
+    super(options?.lr ?? 1, options, [...KEYS, 'weightDecay'], KEYS);
+    this.settings = new GroupSettings(options, { rho: 0.9, eps: 1e-6 }, read);
+    ({ rho: this.rho, eps: this.eps } = this.settings.own);
     this.weightDecay = checkSetting('Adadelta', 'weightDecay', options.weightDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
   }
 
@@ -34,8 +53,8 @@ export class Adadelta<B extends Backend = Backend> extends Optimizer<B> {
     return name === 'squareAvg' || name === 'accDelta' ? param : undefined;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number): Tensor<B, 'float'> {
-    const { rho, eps } = this;
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number, group: number | undefined): Tensor<B, 'float'> {
+    const { rho, eps } = this.settings.of(group);
     return this.elementwiseUpdate(p, g, state, (v) => {
       const grad = weightDecay !== 0 ? v.g.add(v.p.mul(weightDecay)) : v.g;
       const s0 = v.state('squareAvg');

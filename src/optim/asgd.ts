@@ -6,7 +6,26 @@
 import type { Backend } from '../backends/backend.js';
 import { full } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { checkSetting, Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
+import { checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState } from './optimizer.js';
+
+/** What a parameter group may set of ASGD's own (torch's param_groups): the rest is the optimizer's. */
+export interface ASGDSettings {
+  readonly lambd: number;
+  readonly alpha: number;
+  readonly t0: number;
+}
+
+export interface ASGDGroup extends ParamGroup, Partial<ASGDSettings> {}
+
+const KEYS = ['lambd', 'alpha', 't0'] as const;
+
+function read(o: unknown, base: ASGDSettings, where: string): ASGDSettings {
+  return {
+    lambd: checkSetting('ASGD', `${where}lambd`, given(o, 'lambd', base.lambd), (v) => v >= 0, 'a finite number >= 0'),
+    alpha: checkSetting('ASGD', `${where}alpha`, given(o, 'alpha', base.alpha), () => true, 'a finite number'),
+    t0: checkSetting('ASGD', `${where}t0`, given(o, 't0', base.t0), () => true, 'a finite number'),
+  };
+}
 
 export interface ASGDOptions extends OptimizerOptions {
   /** Default 1e-2. */
@@ -18,6 +37,7 @@ export interface ASGDOptions extends OptimizerOptions {
   /** The step from which the average starts (default 1e6). */
   t0?: number;
   weightDecay?: number;
+  groups?: readonly ASGDGroup[];
 }
 
 export class ASGD<B extends Backend = Backend> extends Optimizer<B> {
@@ -26,12 +46,12 @@ export class ASGD<B extends Backend = Backend> extends Optimizer<B> {
   readonly alpha: number;
   readonly t0: number;
   readonly weightDecay: number;
+  private readonly settings: GroupSettings<ASGDSettings>;
 
   constructor(options: ASGDOptions = {}) {
-    super(options?.lr ?? 1e-2, options, ['lambd', 'alpha', 't0', 'weightDecay']);
-    this.lambd = checkSetting('ASGD', 'lambd', options.lambd ?? 1e-4, (v) => v >= 0, 'a finite number >= 0');
-    this.alpha = checkSetting('ASGD', 'alpha', options.alpha ?? 0.75, () => true, 'a finite number');
-    this.t0 = checkSetting('ASGD', 't0', options.t0 ?? 1e6, () => true, 'a finite number');
+    super(options?.lr ?? 1e-2, options, [...KEYS, 'weightDecay'], KEYS);
+    this.settings = new GroupSettings(options, { lambd: 1e-4, alpha: 0.75, t0: 1e6 }, read);
+    ({ lambd: this.lambd, alpha: this.alpha, t0: this.t0 } = this.settings.own);
     this.weightDecay = checkSetting('ASGD', 'weightDecay', options.weightDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
   }
 
@@ -40,8 +60,8 @@ export class ASGD<B extends Backend = Backend> extends Optimizer<B> {
     return name === 'ax' ? param : undefined;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number): Tensor<B, 'float'> {
-    const { lambd, alpha, t0 } = this;
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number, group: number | undefined): Tensor<B, 'float'> {
+    const { lambd, alpha, t0 } = this.settings.of(group);
     const t = state.step;
     // This step's eta was computed after the last step from that step's lr (torch's order: a
     // schedule's new rate reaches eta one step late), so it is state, kept on the device: [1],

@@ -4,9 +4,35 @@
  */
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { ArgumentError } from '../errors.js';
 import { checkBoolean } from '../ir/validate.js';
-import { checkSetting, Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
+import { checkPair, checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState } from './optimizer.js';
+
+/** What a parameter group may set of NAdam's own (torch's param_groups): the rest is the optimizer's. */
+export interface NAdamSettings {
+  readonly betas: readonly [number, number];
+  readonly eps: number;
+  readonly momentumDecay: number;
+  readonly decoupledWeightDecay: boolean;
+}
+
+export interface NAdamGroup extends ParamGroup, Partial<NAdamSettings> {}
+
+const KEYS = ['betas', 'eps', 'momentumDecay', 'decoupledWeightDecay'] as const;
+
+function read(o: unknown, base: NAdamSettings, where: string): NAdamSettings {
+  const op = 'NAdam';
+  return {
+    betas: checkPair(op, o, 'betas', base.betas, where, (v) => v >= 0 && v < 1, 'a number in [0, 1)', 'two numbers in [0, 1)'),
+    eps: checkSetting(op, `${where}eps`, given(o, 'eps', base.eps), (v) => v >= 0, 'a finite number >= 0'),
+    momentumDecay: checkSetting(op, `${where}momentumDecay`, given(o, 'momentumDecay', base.momentumDecay), (v) => v >= 0, 'a finite number >= 0'),
+    decoupledWeightDecay: checkBoolean(op, `${where}decoupledWeightDecay`, given(o, 'decoupledWeightDecay', base.decoupledWeightDecay)),
+  };
+}
+
+/** mu_t, the momentum at step t. */
+function mu(s: NAdamSettings, t: number): number {
+  return s.betas[0] * (1 - 0.5 * 0.96 ** (t * s.momentumDecay));
+}
 
 export interface NAdamOptions extends OptimizerOptions {
   /** Default 2e-3. */
@@ -24,6 +50,7 @@ export interface NAdamOptions extends OptimizerOptions {
    * Default false.
    */
   decoupledWeightDecay?: boolean;
+  groups?: readonly NAdamGroup[];
 }
 
 export class NAdam<B extends Backend = Backend> extends Optimizer<B> {
@@ -34,49 +61,45 @@ export class NAdam<B extends Backend = Backend> extends Optimizer<B> {
   readonly weightDecay: number;
   readonly momentumDecay: number;
   readonly decoupledWeightDecay: boolean;
-  /** prod_{k <= t} mu_k by t, grown as steps come: every parameter at step t needs the same product. */
-  private readonly muProducts: number[] = [1];
+  private readonly settings: GroupSettings<NAdamSettings>;
+  /**
+   * prod_{k <= t} mu_k by t, per settings (a group's momentum may differ), grown as steps come:
+   * every parameter of a group at step t needs the same product.
+   */
+  private readonly muProducts = new Map<NAdamSettings, number[]>();
 
   constructor(options: NAdamOptions = {}) {
-    super(options?.lr ?? 2e-3, options, ['betas', 'eps', 'weightDecay', 'momentumDecay', 'decoupledWeightDecay']);
-    const op = 'NAdam';
-    const betas: unknown = options.betas ?? [0.9, 0.999];
-    if (!Array.isArray(betas) || betas.length !== 2) throw new ArgumentError(`betas must be two numbers in [0, 1), got ${String(betas)}`, { op });
-    this.beta1 = checkSetting(op, 'betas[0]', betas[0], (v) => v >= 0 && v < 1, 'a number in [0, 1)');
-    this.beta2 = checkSetting(op, 'betas[1]', betas[1], (v) => v >= 0 && v < 1, 'a number in [0, 1)');
-    this.eps = checkSetting(op, 'eps', options.eps ?? 1e-8, (v) => v >= 0, 'a finite number >= 0');
-    this.weightDecay = checkSetting(op, 'weightDecay', options.weightDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
-    this.momentumDecay = checkSetting(op, 'momentumDecay', options.momentumDecay ?? 4e-3, (v) => v >= 0, 'a finite number >= 0');
-    this.decoupledWeightDecay = options.decoupledWeightDecay === undefined ? false : checkBoolean(op, 'decoupledWeightDecay', options.decoupledWeightDecay);
+    super(options?.lr ?? 2e-3, options, [...KEYS, 'weightDecay'], KEYS);
+    this.weightDecay = checkSetting('NAdam', 'weightDecay', options.weightDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
+    this.settings = new GroupSettings(options, { betas: [0.9, 0.999], eps: 1e-8, momentumDecay: 4e-3, decoupledWeightDecay: false }, read);
+    [this.beta1, this.beta2] = this.settings.own.betas;
+    ({ eps: this.eps, momentumDecay: this.momentumDecay, decoupledWeightDecay: this.decoupledWeightDecay } = this.settings.own);
   }
 
   protected override stateShape(name: string, param: readonly number[]): readonly number[] | undefined {
     return name === 'm' || name === 'v' ? param : undefined;
   }
 
-  /** mu_t, the momentum at step t. */
-  private mu(t: number): number {
-    return this.beta1 * (1 - 0.5 * 0.96 ** (t * this.momentumDecay));
-  }
-
   /**
    * prod_{k <= t} mu_k: a function of the count (torch keeps it as the state 'mu_product'), so
    * it is computed here, on the host, and a step needs no read from the device.
    */
-  private muProduct(t: number): number {
-    const p = this.muProducts;
-    while (p.length <= t) p.push(p[p.length - 1]! * this.mu(p.length));
+  private muProduct(s: NAdamSettings, t: number): number {
+    let p = this.muProducts.get(s);
+    if (!p) this.muProducts.set(s, (p = [1]));
+    while (p.length <= t) p.push(p[p.length - 1]! * mu(s, p.length));
     return p[t]!;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, wd: number): Tensor<B, 'float'> {
-    const { beta1: b1, beta2: b2, eps, decoupledWeightDecay: decoupled } = this;
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, wd: number, group: number | undefined): Tensor<B, 'float'> {
+    const s = this.settings.of(group);
+    const { betas: [b1, b2], eps, decoupledWeightDecay: decoupled } = s;
     const t = state.step;
-    const mu = this.mu(t);
-    const muNext = this.mu(t + 1);
-    const product = this.muProduct(t);
+    const muT = mu(s, t);
+    const muNext = mu(s, t + 1);
+    const product = this.muProduct(s, t);
     // torch 2.x's coefficients (1.13 multiplied the next product by mu once more: a bug torch 2.0 fixed).
-    const gradRate = (lr * (1 - mu)) / (1 - product);
+    const gradRate = (lr * (1 - muT)) / (1 - product);
     const momentRate = (lr * muNext) / (1 - product * muNext);
     const bc2 = 1 - b2 ** t;
     return this.elementwiseUpdate(p, g, state, (v) => {

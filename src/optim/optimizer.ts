@@ -42,8 +42,10 @@ export interface OptimizerOptions {
   maximize?: boolean;
   /**
    * Settings for some parameters (torch's parameter groups): the first group whose `params`
-   * accepts a parameter (by its dotted name in the module) gives it its weight decay and a
-   * factor on the step's rate; the rest use the optimizer's own. E.g. no decay for biases and norms:
+   * accepts a parameter (by its dotted name in the module) gives it its weight decay, a factor on
+   * the step's rate and any of the optimizer's own settings that its groups may override (each
+   * optimizer's group type lists them: SGDGroup's momentum, AdamGroup's betas, ...); the rest use
+   * the optimizer's own. E.g. no decay for biases and norms:
    * `groups: [{ params: (name) => name.endsWith('bias') || name.includes('norm'), weightDecay: 0 }]`.
    */
   groups?: readonly ParamGroup[];
@@ -74,14 +76,18 @@ export interface ParamGroup {
 /** The options every optimizer takes, beside its own. */
 const COMMON_KEYS = ['lr', 'clipNorm', 'scheduler', 'maximize', 'groups', 'fused'] as const;
 
-/** Checks `groups` for untyped callers; returns them. */
-function checkGroups(op: string, v: unknown): readonly ParamGroup[] {
+/**
+ * Checks `groups` for untyped callers; returns them. `settings`: the optimizer's settings a group
+ * may override (the optimizer checks their values, see GroupSettings).
+ */
+function checkGroups(op: string, v: unknown, settings: readonly string[]): readonly ParamGroup[] {
   if (v === undefined) return [];
   const list = checkArray(op, 'groups', v);
   return list.map((g, i) => {
     const params = field(g, 'params');
     if (typeof params !== 'function') throw new ArgumentError(`groups[${i}].params must be a function (name, param) => boolean, got ${show(params)}`, { op });
-    checkKeys(`${op} groups[${i}]`, g, ['params', 'weightDecay', 'lrScale']);
+    // A group's lr is lrScale (a factor on the optimizer's lr, so that setting opt.lr moves every group).
+    checkKeys(`${op} groups[${i}]`, g, ['params', 'weightDecay', 'lrScale', ...settings]);
     const wd = field(g, 'weightDecay');
     const scale = field(g, 'lrScale');
     return {
@@ -107,11 +113,15 @@ export abstract class Optimizer<B extends Backend = Backend> {
   abstract readonly weightDecay: number;
   readonly groups: readonly ParamGroup[];
 
-  /** `keys`: the subclass's own option names, beside lr, clipNorm, scheduler and maximize. */
+  /**
+   * `keys`: the subclass's own option names, beside lr, clipNorm, scheduler and maximize;
+   * `groupKeys`: those of them a parameter group may override (read with GroupSettings).
+   */
   constructor(
     lr: number,
     readonly options: OptimizerOptions = {},
     keys: readonly string[] = [],
+    groupKeys: readonly string[] = [],
   ) {
     // Untyped callers and bad settings fail here, named, not as NaN weights steps later (torch raises too).
     const op = new.target.name;
@@ -122,7 +132,7 @@ export abstract class Optimizer<B extends Backend = Backend> {
     if (options.clipNorm !== undefined) checkSetting(op, 'clipNorm', options.clipNorm, (v) => v >= 0, 'a finite number >= 0');
     if (options.scheduler !== undefined && !isScheduler(options.scheduler)) throw new ArgumentError(`scheduler must be a learning-rate schedule (optim.StepLR, optim.CosineLR, ...), got ${show(options.scheduler)}`, { op });
     this.maximize = options.maximize === undefined ? false : checkBoolean(op, 'maximize', options.maximize);
-    this.groups = checkGroups(op, options.groups);
+    this.groups = checkGroups(op, options.groups, groupKeys);
     this.fused = options.fused === undefined ? undefined : checkBoolean(op, 'fused', options.fused);
   }
 
@@ -138,8 +148,12 @@ export abstract class Optimizer<B extends Backend = Backend> {
     this.rate = checkSetting(this.constructor.name, 'lr', v, () => true, 'a finite number');
   }
 
-  /** The new value of one parameter at rate `lr` and weight decay `weightDecay` (its group's); `state` holds what earlier steps left (see setState). */
-  protected abstract update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number): Tensor<B, 'float'>;
+  /**
+   * The new value of one parameter at rate `lr` and weight decay `weightDecay` (its group's);
+   * `state` holds what earlier steps left (see setState); `group` is the index in `groups` of the
+   * parameter's group, undefined for none (GroupSettings.of gives that group's settings).
+   */
+  protected abstract update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number, group: number | undefined): Tensor<B, 'float'>;
 
   /** The rate the last step used. */
   lastLr: number | undefined;
@@ -190,13 +204,14 @@ export abstract class Optimizer<B extends Backend = Backend> {
         if (!state) this.states.set(p.id, (state = { step: 0, tensors: new Map() }));
         state.step++;
         const s = state;
-        const group = names ? this.groups.find((gr) => gr.params(names.get(p)!, p)) : undefined;
+        const index = names ? this.groups.findIndex((gr) => gr.params(names.get(p)!, p)) : -1;
+        const group = index >= 0 ? this.groups[index] : undefined;
         const rate = (group && groupRates.get(group)) ?? lr;
         const decay = group?.weightDecay ?? this.weightDecay;
         const next = tidy(() => {
           const here = g.device.key === p.value.device.key ? g : g.toDevice(p.value.device as DeviceOf<B>);
           // torch's maximize: every rule runs on the negated gradient.
-          return this.update(p.value, this.maximize ? here.neg() : here, s, rate, decay);
+          return this.update(p.value, this.maximize ? here.neg() : here, s, rate, decay, group ? index : undefined);
         });
         p.set(next);
       }
@@ -361,6 +376,46 @@ function isFloatTensor<B extends Backend>(t: Tensor<B, Kind>): t is Tensor<B, 'f
 function floatTensor<B extends Backend>(t: Tensor<B, Kind>): Tensor<B, 'float'> {
   if (!isFloatTensor(t)) throw new ArgumentError(`an update rule gave a ${t.dtype} value`, { op: 'Optimizer.step', hint: 'a rule keeps to float arithmetic' });
   return t;
+}
+
+/**
+ * An optimizer's settings and each parameter group's, as torch's param_groups hold them: a group
+ * overrides some (its type lists which), and takes the optimizer's for the rest. `read` reads
+ * options over a base and checks each value it takes, naming it with `where` before its name:
+ * the optimizer's own options over its defaults (where ''), each group over the optimizer's
+ * (where 'groups[i].'). Made once, in the constructor: a bad group setting fails there.
+ */
+export class GroupSettings<S> {
+  /** The optimizer's own. */
+  readonly own: S;
+  private readonly byGroup: readonly S[];
+
+  constructor(options: object, defaults: S, read: (o: unknown, base: S, where: string) => S) {
+    this.own = read(options, defaults, '');
+    const groups = field(options, 'groups');
+    const list: readonly unknown[] = Array.isArray(groups) ? groups : [];
+    this.byGroup = list.map((g, i) => read(g, this.own, `groups[${i}].`));
+  }
+
+  /** The settings of group `group` (update's argument), the optimizer's own for undefined. */
+  of(group: number | undefined): S {
+    return group === undefined ? this.own : (this.byGroup[group] ?? this.own);
+  }
+}
+
+/** An option `name` of `o`, or `base` where it is left out (or undefined). */
+export function given(o: unknown, name: string, base: unknown): unknown {
+  const v = field(o, name);
+  return v === undefined ? base : v;
+}
+
+/** Two numbers (betas, etas...) from `o[name]` or `base`, each checked by `ok` and named `name[i]`. */
+export function checkPair(op: string, o: unknown, name: string, base: readonly [number, number], where: string, ok: (v: number) => boolean, what: string, pairWhat: string): readonly [number, number] {
+  const v: unknown = given(o, name, base);
+  if (!Array.isArray(v) || v.length !== 2) throw new ArgumentError(`${where}${name} must be ${pairWhat}, got ${String(v)}`, { op });
+  const a: unknown = v[0];
+  const b: unknown = v[1];
+  return [checkSetting(op, `${where}${name}[0]`, a, ok, what), checkSetting(op, `${where}${name}[1]`, b, ok, what)];
 }
 
 /** A numeric optimizer setting: a finite number that `ok` accepts, else an ArgumentError naming it. */

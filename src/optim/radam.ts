@@ -5,9 +5,28 @@
  */
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { ArgumentError } from '../errors.js';
 import { checkBoolean } from '../ir/validate.js';
-import { checkSetting, Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
+import { checkPair, checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState } from './optimizer.js';
+
+/** What a parameter group may set of RAdam's own (torch's param_groups): the rest is the optimizer's. */
+export interface RAdamSettings {
+  readonly betas: readonly [number, number];
+  readonly eps: number;
+  readonly decoupledWeightDecay: boolean;
+}
+
+export interface RAdamGroup extends ParamGroup, Partial<RAdamSettings> {}
+
+const KEYS = ['betas', 'eps', 'decoupledWeightDecay'] as const;
+
+function read(o: unknown, base: RAdamSettings, where: string): RAdamSettings {
+  const op = 'RAdam';
+  return {
+    betas: checkPair(op, o, 'betas', base.betas, where, (v) => v >= 0 && v < 1, 'a number in [0, 1)', 'two numbers in [0, 1)'),
+    eps: checkSetting(op, `${where}eps`, given(o, 'eps', base.eps), (v) => v >= 0, 'a finite number >= 0'),
+    decoupledWeightDecay: checkBoolean(op, `${where}decoupledWeightDecay`, given(o, 'decoupledWeightDecay', base.decoupledWeightDecay)),
+  };
+}
 
 export interface RAdamOptions extends OptimizerOptions {
   /** Default 1e-3. */
@@ -23,6 +42,7 @@ export interface RAdamOptions extends OptimizerOptions {
    * Default false.
    */
   decoupledWeightDecay?: boolean;
+  groups?: readonly RAdamGroup[];
 }
 
 export class RAdam<B extends Backend = Backend> extends Optimizer<B> {
@@ -32,25 +52,22 @@ export class RAdam<B extends Backend = Backend> extends Optimizer<B> {
   readonly eps: number;
   readonly weightDecay: number;
   readonly decoupledWeightDecay: boolean;
+  private readonly settings: GroupSettings<RAdamSettings>;
 
   constructor(options: RAdamOptions = {}) {
-    super(options?.lr ?? 1e-3, options, ['betas', 'eps', 'weightDecay', 'decoupledWeightDecay']);
-    const op = 'RAdam';
-    const betas: unknown = options.betas ?? [0.9, 0.999];
-    if (!Array.isArray(betas) || betas.length !== 2) throw new ArgumentError(`betas must be two numbers in [0, 1), got ${String(betas)}`, { op });
-    this.beta1 = checkSetting(op, 'betas[0]', betas[0], (v) => v >= 0 && v < 1, 'a number in [0, 1)');
-    this.beta2 = checkSetting(op, 'betas[1]', betas[1], (v) => v >= 0 && v < 1, 'a number in [0, 1)');
-    this.eps = checkSetting(op, 'eps', options.eps ?? 1e-8, (v) => v >= 0, 'a finite number >= 0');
-    this.weightDecay = checkSetting(op, 'weightDecay', options.weightDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
-    this.decoupledWeightDecay = options.decoupledWeightDecay === undefined ? false : checkBoolean(op, 'decoupledWeightDecay', options.decoupledWeightDecay);
+    super(options?.lr ?? 1e-3, options, [...KEYS, 'weightDecay'], KEYS);
+    this.weightDecay = checkSetting('RAdam', 'weightDecay', options.weightDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
+    this.settings = new GroupSettings(options, { betas: [0.9, 0.999], eps: 1e-8, decoupledWeightDecay: false }, read);
+    [this.beta1, this.beta2] = this.settings.own.betas;
+    ({ eps: this.eps, decoupledWeightDecay: this.decoupledWeightDecay } = this.settings.own);
   }
 
   protected override stateShape(name: string, param: readonly number[]): readonly number[] | undefined {
     return name === 'm' || name === 'v' ? param : undefined;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, wd: number): Tensor<B, 'float'> {
-    const { beta1: b1, beta2: b2, eps, decoupledWeightDecay: decoupled } = this;
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, wd: number, group: number | undefined): Tensor<B, 'float'> {
+    const { betas: [b1, b2], eps, decoupledWeightDecay: decoupled } = this.settings.of(group);
     const t = state.step;
     const bc1 = 1 - b1 ** t;
     const bc2 = 1 - b2 ** t;

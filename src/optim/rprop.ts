@@ -7,7 +7,33 @@ import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
 import type { ProgramValue } from '../tensor/elementwise-program.js';
 import { ArgumentError } from '../errors.js';
-import { checkSetting, Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
+import { checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState } from './optimizer.js';
+
+/** What a parameter group may set of Rprop's own (torch's param_groups): the rest is the optimizer's. */
+export interface RpropSettings {
+  readonly etas: readonly [number, number];
+  readonly stepSizes: readonly [number, number];
+}
+
+/** A group may not set weightDecay (Rprop has none); its lrScale scales its first step sizes. */
+export interface RpropGroup extends ParamGroup, Partial<RpropSettings> {
+  weightDecay?: never;
+}
+
+const KEYS = ['etas', 'stepSizes'] as const;
+
+function read(o: unknown, base: RpropSettings, where: string): RpropSettings {
+  const op = 'Rprop';
+  const etas: unknown = given(o, 'etas', base.etas);
+  if (!Array.isArray(etas) || etas.length !== 2) throw new ArgumentError(`${where}etas must be two numbers with 0 < etas[0] < 1 < etas[1], got ${String(etas)}`, { op });
+  const sizes: unknown = given(o, 'stepSizes', base.stepSizes);
+  if (!Array.isArray(sizes) || sizes.length !== 2) throw new ArgumentError(`${where}stepSizes must be two numbers [min, max], got ${String(sizes)}`, { op });
+  const min = checkSetting(op, `${where}stepSizes[0]`, sizes[0], (v) => v >= 0, 'a finite number >= 0');
+  return {
+    etas: [checkSetting(op, `${where}etas[0]`, etas[0], (v) => v > 0 && v < 1, 'a number in (0, 1)'), checkSetting(op, `${where}etas[1]`, etas[1], (v) => v > 1, 'a finite number > 1')],
+    stepSizes: [min, checkSetting(op, `${where}stepSizes[1]`, sizes[1], (v) => v >= min, `a finite number >= stepSizes[0] (${min})`)],
+  };
+}
 
 export interface RpropOptions extends OptimizerOptions {
   /**
@@ -19,6 +45,7 @@ export interface RpropOptions extends OptimizerOptions {
   etas?: readonly [number, number];
   /** The step size's bounds [min, max] (torch's step_sizes, default [1e-6, 50]). */
   stepSizes?: readonly [number, number];
+  groups?: readonly RpropGroup[];
 }
 
 /**
@@ -37,20 +64,16 @@ export class Rprop<B extends Backend = Backend> extends Optimizer<B> {
   readonly stepMax: number;
   /** torch's Rprop has no weight decay. */
   readonly weightDecay = 0;
+  private readonly settings: GroupSettings<RpropSettings>;
 
   constructor(options: RpropOptions = {}) {
-    super(options?.lr ?? 1e-2, options, ['etas', 'stepSizes']);
+    super(options?.lr ?? 1e-2, options, KEYS, KEYS);
     const op = 'Rprop';
     // The step size starts at lr: a negative one would be clamped to stepSizes[0] on the first step.
     checkSetting(op, 'lr', this.lr, (v) => v >= 0, 'a finite number >= 0 (the first step size; maximize: true steps up the gradient)');
-    const etas: unknown = options.etas ?? [0.5, 1.2];
-    if (!Array.isArray(etas) || etas.length !== 2) throw new ArgumentError(`etas must be two numbers with 0 < etas[0] < 1 < etas[1], got ${String(etas)}`, { op });
-    this.etaMinus = checkSetting(op, 'etas[0]', etas[0], (v) => v > 0 && v < 1, 'a number in (0, 1)');
-    this.etaPlus = checkSetting(op, 'etas[1]', etas[1], (v) => v > 1, 'a finite number > 1');
-    const sizes: unknown = options.stepSizes ?? [1e-6, 50];
-    if (!Array.isArray(sizes) || sizes.length !== 2) throw new ArgumentError(`stepSizes must be two numbers [min, max], got ${String(sizes)}`, { op });
-    this.stepMin = checkSetting(op, 'stepSizes[0]', sizes[0], (v) => v >= 0, 'a finite number >= 0');
-    this.stepMax = checkSetting(op, 'stepSizes[1]', sizes[1], (v) => v >= this.stepMin, `a finite number >= stepSizes[0] (${this.stepMin})`);
+    this.settings = new GroupSettings(options, { etas: [0.5, 1.2], stepSizes: [1e-6, 50] }, read);
+    [this.etaMinus, this.etaPlus] = this.settings.own.etas;
+    [this.stepMin, this.stepMax] = this.settings.own.stepSizes;
     const i = this.groups.findIndex((g) => g.weightDecay !== undefined);
     if (i >= 0) throw new ArgumentError(`groups[${i}].weightDecay: Rprop has no weight decay (torch's has none)`, { op });
   }
@@ -59,8 +82,8 @@ export class Rprop<B extends Backend = Backend> extends Optimizer<B> {
     return name === 'prev' || name === 'stepSize' ? param : undefined;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number): Tensor<B, 'float'> {
-    const { etaMinus, etaPlus, stepMin, stepMax } = this;
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, _weightDecay: number, group: number | undefined): Tensor<B, 'float'> {
+    const { etas: [etaMinus, etaPlus], stepSizes: [stepMin, stepMax] } = this.settings.of(group);
     return this.elementwiseUpdate(p, g, state, (v) => {
       const prev = v.state('prev');
       const size0 = v.state('stepSize') ?? v.p.mul(0).add(lr);

@@ -87,7 +87,7 @@ describe('options', () => {
 
   it("Rprop (torch's has no weight decay) refuses one, and checks its etas and step sizes; maximising g takes the steps of minimising -g", async () => {
     expect(() => new Rprop<AD>(untyped({ weightDecay: 0.1 }))).toThrow(/^Rprop: unknown option 'weightDecay'/);
-    expect(() => new Rprop<AD>({ groups: [{ params: () => true, weightDecay: 0 }] })).toThrow(/^Rprop: groups\[0\].weightDecay: Rprop has no weight decay/);
+    expect(() => new Rprop<AD>({ groups: [untyped({ params: () => true, weightDecay: 0 })] })).toThrow(/^Rprop: groups\[0\].weightDecay: Rprop has no weight decay/);
     expect(() => new Rprop<AD>({ etas: [1, 1.2] })).toThrow(/^Rprop: etas\[0\] must be a number in \(0, 1\), got 1/);
     expect(() => new Rprop<AD>({ etas: [0.5, 1] })).toThrow(/^Rprop: etas\[1\] must be a finite number > 1, got 1/);
     expect(() => new Rprop<AD>(untyped({ etas: 0.5 }))).toThrow(/^Rprop: etas must be two numbers/);

@@ -34,7 +34,7 @@ import {
   StepLR,
 } from '../../src/optim/lr-scheduler.js';
 import { NAdam } from '../../src/optim/nadam.js';
-import type { Optimizer, ParamGroup } from '../../src/optim/optimizer.js';
+import type { Optimizer } from '../../src/optim/optimizer.js';
 import { ParamGrads } from '../../src/optim/param-grads.js';
 import { RAdam } from '../../src/optim/radam.js';
 import { RMSprop } from '../../src/optim/rmsprop.js';
@@ -57,7 +57,8 @@ interface OptimizerCase {
   /** 'torch 2.x': NAdam's rule as torch 2.x has it, recorded on 1.13 (see optim.py's _nadam_2x). */
   readonly rule?: string;
   readonly options: Options;
-  readonly groups?: ReadonlyArray<{ readonly params: readonly number[]; readonly lr?: number; readonly weight_decay?: number }>;
+  /** torch's keyword names, as in options. */
+  readonly groups?: ReadonlyArray<Options & { readonly params: readonly number[] }>;
   readonly scheduler?: SchedulerSpec;
   readonly clip_norm?: number;
   readonly params: ReadonlyArray<{ readonly shape: readonly number[]; readonly data: readonly Num[] }>;
@@ -287,62 +288,79 @@ function makeOptimizer(c: OptimizerCase, extra: { fused: boolean; capturable: bo
   const r = new OptionReader(c.options, c.name);
   const lr = r.num('lr');
   const base = lr ?? { SGD: NaN, Adam: 1e-3, AdamW: 1e-3, Adamax: 2e-3, RMSprop: 1e-2, Adagrad: 1e-2, NAdam: 2e-3, RAdam: 1e-3, Adadelta: 1, Rprop: 1e-2, ASGD: 1e-2 }[c.optimizer];
-  // torch's groups as ours: the group's lr as a factor on the optimizer's.
-  const groups: ParamGroup[] = (c.groups ?? []).slice(1).map((g) => ({
-    params: (name: string) => g.params.some((i) => name === `ps.${i}`),
-    ...(g.lr !== undefined ? { lrScale: g.lr / base } : {}),
-    ...(g.weight_decay !== undefined ? { weightDecay: g.weight_decay } : {}),
-  }));
+  // torch's groups as ours: the group's lr as a factor on the optimizer's; its other settings are
+  // read as the optimizer's own are (`settings` below), each group's reader checked for options left unread.
+  const torchGroups = (c.groups ?? []).slice(1).map((g, i) => {
+    const { params, lr: groupLr, weight_decay: wd, ...rest } = g;
+    const group = {
+      params: (name: string) => params.some((k) => name === `ps.${k}`),
+      ...(typeof groupLr === 'number' ? { lrScale: groupLr / base } : {}),
+      ...(typeof wd === 'number' ? { weightDecay: wd } : {}),
+    };
+    return { group, reader: new OptionReader(rest, `${c.name} groups[${i + 1}]`) };
+  });
+  /** The optimizer's settings read from its options, and its groups with theirs. */
+  const withGroups = <S extends object>(settings: (o: OptionReader) => S): S & { groups?: Array<(typeof torchGroups)[number]['group'] & S> } => {
+    const own = settings(r);
+    if (torchGroups.length === 0) return own;
+    return { ...own, groups: torchGroups.map(({ group, reader }) => ({ ...group, ...settings(reader) })) };
+  };
   const common = {
     maximize: r.bool('maximize'),
     weightDecay: r.num('weight_decay'),
     fused: extra.fused,
     clipNorm: c.clip_norm,
-    ...(groups.length > 0 ? { groups } : {}),
-    ...(c.scheduler ? { scheduler: makeScheduler(c.scheduler, [base, ...(c.groups ?? []).slice(1).map((g) => g.lr ?? base)]) } : {}),
+    ...(c.scheduler ? { scheduler: makeScheduler(c.scheduler, [base, ...(c.groups ?? []).slice(1).map((g) => (typeof g.lr === 'number' ? g.lr : base))]) } : {}),
   };
+  const adamLike = (o: OptionReader) => ({ betas: o.pair('betas'), eps: o.num('eps') });
   let opt: Optimizer<AD>;
   switch (c.optimizer) {
     case 'SGD':
-      opt = new SGD<AD>({ ...common, lr: required(lr, 'lr'), momentum: r.num('momentum'), dampening: r.num('dampening'), nesterov: r.bool('nesterov') });
+      opt = new SGD<AD>({ ...common, lr: required(lr, 'lr'), ...withGroups((o) => ({ momentum: o.num('momentum'), dampening: o.num('dampening'), nesterov: o.bool('nesterov') })) });
       break;
     case 'Adam':
     case 'AdamW': {
-      const o = { ...common, lr, betas: r.pair('betas'), eps: r.num('eps'), amsgrad: r.bool('amsgrad'), capturable: extra.capturable };
+      const o = { ...common, lr, capturable: extra.capturable, ...withGroups((o) => ({ ...adamLike(o), amsgrad: o.bool('amsgrad') })) };
       opt = c.optimizer === 'Adam' ? new Adam<AD>(o) : new AdamW<AD>(o);
       break;
     }
     case 'Adamax':
-      opt = new Adamax<AD>({ ...common, lr, betas: r.pair('betas'), eps: r.num('eps') });
+      opt = new Adamax<AD>({ ...common, lr, ...withGroups(adamLike) });
       break;
     case 'RMSprop':
-      opt = new RMSprop<AD>({ ...common, lr, alpha: r.num('alpha'), eps: r.num('eps'), momentum: r.num('momentum'), centered: r.bool('centered') });
+      opt = new RMSprop<AD>({ ...common, lr, ...withGroups((o) => ({ alpha: o.num('alpha'), eps: o.num('eps'), momentum: o.num('momentum'), centered: o.bool('centered') })) });
       break;
     case 'Adagrad':
-      opt = new Adagrad<AD>({ ...common, lr, lrDecay: r.num('lr_decay'), initialAccumulatorValue: r.num('initial_accumulator_value'), eps: r.num('eps') });
+      opt = new Adagrad<AD>({ ...common, lr, ...withGroups((o) => ({ lrDecay: o.num('lr_decay'), initialAccumulatorValue: o.num('initial_accumulator_value'), eps: o.num('eps') })) });
       break;
     case 'NAdam':
       if (c.rule !== undefined && c.rule !== 'torch 2.x') throw new Error(`${c.name}: rule ${c.rule}`);
-      opt = new NAdam<AD>({ ...common, lr, betas: r.pair('betas'), eps: r.num('eps'), momentumDecay: r.num('momentum_decay') });
+      opt = new NAdam<AD>({ ...common, lr, ...withGroups((o) => ({ ...adamLike(o), momentumDecay: o.num('momentum_decay') })) });
       break;
     case 'RAdam':
-      opt = new RAdam<AD>({ ...common, lr, betas: r.pair('betas'), eps: r.num('eps') });
+      opt = new RAdam<AD>({ ...common, lr, ...withGroups(adamLike) });
       break;
     case 'Adadelta':
-      opt = new Adadelta<AD>({ ...common, lr, rho: r.num('rho'), eps: r.num('eps') });
+      opt = new Adadelta<AD>({ ...common, lr, ...withGroups((o) => ({ rho: o.num('rho'), eps: o.num('eps') })) });
       break;
     case 'Rprop': {
-      // torch's Rprop has no weight_decay: ours refuses the key.
+      // torch's Rprop has no weight_decay: ours refuses the key, in the options and in a group.
       const { weightDecay, ...rest } = common;
       if (weightDecay !== undefined) throw new Error(`${c.name}: Rprop with weight_decay`);
-      opt = new Rprop<AD>({ ...rest, lr, etas: r.pair('etas'), stepSizes: r.pair('step_sizes') });
+      const { groups, ...settings } = withGroups((o) => ({ etas: o.pair('etas'), stepSizes: o.pair('step_sizes') }));
+      const noDecay = (groups ?? []).map(({ weightDecay: wd, ...g }) => {
+        if (wd !== undefined) throw new Error(`${c.name}: an Rprop group with weight_decay`);
+        return g;
+      });
+      opt = new Rprop<AD>({ ...rest, lr, ...settings, ...(noDecay.length > 0 ? { groups: noDecay } : {}) });
       break;
     }
     case 'ASGD':
-      opt = new ASGD<AD>({ ...common, lr, lambd: r.num('lambd'), alpha: r.num('alpha'), t0: r.num('t0') });
+      opt = new ASGD<AD>({ ...common, lr, ...withGroups((o) => ({ lambd: o.num('lambd'), alpha: o.num('alpha'), t0: o.num('t0') })) });
       break;
   }
   r.done();
+  for (const { reader } of torchGroups) reader.done();
   return opt;
 }
 
