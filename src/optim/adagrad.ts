@@ -3,22 +3,23 @@ import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState } from './optimizer.js';
 
-/** What a parameter group may set of Adagrad's own (torch's param_groups): the rest is the optimizer's. */
+/**
+ * What a parameter group may set of Adagrad's own (torch's param_groups): the rest is the
+ * optimizer's. Not initialAccumulatorValue: torch fills every group's sum with the optimizer's.
+ */
 export interface AdagradSettings {
   readonly lrDecay: number;
-  readonly initialAccumulatorValue: number;
   readonly eps: number;
 }
 
 export interface AdagradGroup extends ParamGroup, Partial<AdagradSettings> {}
 
-const KEYS = ['lrDecay', 'initialAccumulatorValue', 'eps'] as const;
+const KEYS = ['lrDecay', 'eps'] as const;
 
 function read(o: unknown, base: AdagradSettings, where: string): AdagradSettings {
   const op = 'Adagrad';
   return {
     lrDecay: checkSetting(op, `${where}lrDecay`, given(o, 'lrDecay', base.lrDecay), (v) => v >= 0, 'a finite number >= 0'),
-    initialAccumulatorValue: checkSetting(op, `${where}initialAccumulatorValue`, given(o, 'initialAccumulatorValue', base.initialAccumulatorValue), (v) => v >= 0, 'a finite number >= 0'),
     eps: checkSetting(op, `${where}eps`, given(o, 'eps', base.eps), (v) => v >= 0, 'a finite number >= 0'),
   };
 }
@@ -45,10 +46,11 @@ export class Adagrad<B extends Backend = Backend> extends Optimizer<B> {
   private readonly settings: GroupSettings<AdagradSettings>;
 
   constructor(options: AdagradOptions = {}) {
-    super(options?.lr ?? 1e-2, options, [...KEYS, 'weightDecay'], KEYS);
+    super(options?.lr ?? 1e-2, options, [...KEYS, 'weightDecay', 'initialAccumulatorValue'], KEYS);
     this.weightDecay = checkSetting('Adagrad', 'weightDecay', options.weightDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
-    this.settings = new GroupSettings(options, { lrDecay: 0, initialAccumulatorValue: 0, eps: 1e-10 }, read);
-    ({ lrDecay: this.lrDecay, initialAccumulatorValue: this.initialAccumulatorValue, eps: this.eps } = this.settings.own);
+    this.initialAccumulatorValue = checkSetting('Adagrad', 'initialAccumulatorValue', options.initialAccumulatorValue ?? 0, (v) => v >= 0, 'a finite number >= 0');
+    this.settings = new GroupSettings(options, { lrDecay: 0, eps: 1e-10 }, read);
+    ({ lrDecay: this.lrDecay, eps: this.eps } = this.settings.own);
   }
 
   protected override stateShape(name: string, param: readonly number[]): readonly number[] | undefined {
@@ -56,7 +58,8 @@ export class Adagrad<B extends Backend = Backend> extends Optimizer<B> {
   }
 
   protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number, group: number | undefined): Tensor<B, 'float'> {
-    const { initialAccumulatorValue: init, eps, lrDecay } = this.settings.of(group);
+    const { eps, lrDecay } = this.settings.of(group);
+    const init = this.initialAccumulatorValue;
     const rate = lr / (1 + (state.step - 1) * lrDecay);
     return this.elementwiseUpdate(p, g, state, (v) => {
       const grad = weightDecay !== 0 ? v.g.add(v.p.mul(weightDecay)) : v.g;

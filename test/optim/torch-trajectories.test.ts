@@ -331,7 +331,7 @@ function makeOptimizer(c: OptimizerCase, extra: { fused: boolean; capturable: bo
       opt = new RMSprop<AD>({ ...common, lr, ...withGroups((o) => ({ alpha: o.num('alpha'), eps: o.num('eps'), momentum: o.num('momentum'), centered: o.bool('centered') })) });
       break;
     case 'Adagrad':
-      opt = new Adagrad<AD>({ ...common, lr, ...withGroups((o) => ({ lrDecay: o.num('lr_decay'), initialAccumulatorValue: o.num('initial_accumulator_value'), eps: o.num('eps') })) });
+      opt = new Adagrad<AD>({ ...common, lr, initialAccumulatorValue: r.num('initial_accumulator_value'), ...withGroups((o) => ({ lrDecay: o.num('lr_decay'), eps: o.num('eps') })) });
       break;
     case 'NAdam':
       if (c.rule !== undefined && c.rule !== 'torch 2.x') throw new Error(`${c.name}: rule ${c.rule}`);

@@ -16,7 +16,8 @@ case here is a sequence of steps. The file:
           "rule": "torch 2.x"                   (NAdam only; absent: torch's own rule, see NADAM_2X)
           "options": { torch keyword: value },  the optimizer's defaults, torch's names (lr, betas, ...)
           "groups": [ { "params": [param index...], torch keyword: value } ]   (absent: one group);
-                    group 0 sets nothing of its own (it takes "options")
+                    group 0 sets nothing of its own (it takes "options"); the others may set
+                    lr, weight_decay and the optimizer's own keywords (momentum, betas, ...)
           "scheduler": { "type", "args" }       (absent: none) stepped after each optimizer step
           "clip_norm": max_norm                 (absent: none) clip_grad_norm_ before each step
           "params": [ { "shape", "data" } ],    the starting values
@@ -292,6 +293,31 @@ def more_optimizer_cases():
         c('asgd groups', 'ASGD', {'lr': 0.05, 'lambd': 0.01, 't0': 1, 'weight_decay': 0.05}, groups=all_three),
         # eta, the step size, is computed after each step from that step's lr: the next step uses it.
         c("asgd + StepLR (eta from the last step's lr)", 'ASGD', {'lr': 0.05, 'lambd': 0.1, 't0': 1}, scheduler={'type': 'StepLR', 'args': {'step_size': 2, 'gamma': 0.5}}),
+    ] + group_setting_cases()
+
+
+def group_setting_cases():
+    """Two groups, the second with its own settings beside lr and weight_decay (torch's param_groups)."""
+    c = optimizer_case
+
+    def two(**own):
+        return [{'params': [0, 2]}, dict({'params': [1]}, **own)]
+    x = 'torch 2.x'
+    return [
+        c('sgd groups: momentum, nesterov, lr per group', 'SGD', {'lr': 0.1, 'momentum': 0.9}, groups=two(lr=0.05, momentum=0.5, nesterov=True, weight_decay=0.01)),
+        c('sgd groups: no momentum in one, dampening in the other', 'SGD', {'lr': 0.1, 'momentum': 0.9, 'dampening': 0.3}, groups=two(momentum=0)),
+        c('sgd groups: per-group momentum + StepLR', 'SGD', {'lr': 0.1}, groups=two(lr=0.02, momentum=0.8), scheduler={'type': 'StepLR', 'args': {'step_size': 2, 'gamma': 0.5}}),
+        c('adam groups: betas, eps, amsgrad per group', 'Adam', {'lr': 0.01}, groups=two(betas=[0.8, 0.9], eps=1e-3, amsgrad=True)),
+        c('adamw groups: betas, weight_decay per group + CosineAnnealingLR', 'AdamW', {'lr': 0.01, 'weight_decay': 0.1}, groups=two(lr=0.02, betas=[0.5, 0.6], weight_decay=0.5), scheduler={'type': 'CosineAnnealingLR', 'args': {'T_max': 8, 'eta_min': 0.001}}),
+        c('adamax groups: betas, eps per group', 'Adamax', {'lr': 0.01}, groups=two(betas=[0.8, 0.9], eps=1e-3)),
+        c('rmsprop groups: alpha, centered, momentum, eps per group', 'RMSprop', {'lr': 0.005, 'momentum': 0.5}, groups=two(alpha=0.9, centered=True, momentum=0, eps=1e-3)),
+        # torch fills every group's sum with the constructor's initial_accumulator_value: not a group setting.
+        c('adagrad groups: lr_decay, eps per group', 'Adagrad', {'lr': 0.1, 'initial_accumulator_value': 0.3}, groups=two(lr_decay=0.5, eps=1e-3)),
+        c('nadam groups: betas, momentum_decay per group', 'NAdam', {'lr': 0.01}, groups=two(betas=[0.8, 0.9], momentum_decay=0.05), rule=x),
+        c('radam groups: betas, eps per group', 'RAdam', {'lr': 0.01}, groups=two(betas=[0.8, 0.95], eps=1e-4), steps=10),
+        c('adadelta groups: rho, eps per group', 'Adadelta', {'lr': 0.5}, groups=two(rho=0.5, eps=1e-3)),
+        c('rprop groups: etas, step_sizes per group', 'Rprop', {'lr': 0.05}, groups=two(etas=[0.3, 1.5], step_sizes=[0.02, 0.1]), steps=10),
+        c('asgd groups: lambd, alpha, t0 per group', 'ASGD', {'lr': 0.05, 'lambd': 0.01}, groups=two(lambd=0.1, alpha=0.5, t0=2), steps=8),
     ]
 
 
