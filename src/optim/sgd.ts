@@ -30,7 +30,7 @@ function read(o: unknown, base: SGDSettings, where: string): SGDSettings {
   const momentum = checkSetting(op, `${where}momentum`, given(o, 'momentum', base.momentum), (v) => v >= 0, 'a finite number >= 0');
   const dampening = checkSetting(op, `${where}dampening`, given(o, 'dampening', base.dampening), () => true, 'a finite number');
   const nesterov = checkBoolean(op, `${where}nesterov`, given(o, 'nesterov', base.nesterov));
-  if (nesterov && (momentum <= 0 || dampening !== 0)) throw new ArgumentError(`${where}Nesterov momentum needs momentum > 0 and dampening 0`, { op });
+  if (nesterov && (momentum <= 0 || dampening !== 0)) throw new ArgumentError(`${where ? `${where.slice(0, -1)}: ` : ''}Nesterov momentum needs momentum > 0 and dampening 0`, { op });
   return { momentum, dampening, nesterov };
 }
 

@@ -269,6 +269,44 @@ describe('groups', () => {
     expect(() => new SGD<AD>({ lr: 0.1, groups: [{ params: () => true, lr: 0.5 } as never] })).toThrow(/unknown option 'lr'/);
     expect(() => new SGD<AD>({ lr: 0.1, groups: untyped({}) })).toThrow(/groups must be an array/);
   });
+
+  it("a group's own settings are checked as the optimizer's, named with the group; one the optimizer lacks is refused, naming what it takes", () => {
+    expect(() => new SGD<AD>({ lr: 0.1, groups: [{ params: () => true, momentum: -1 }] })).toThrow(/^SGD: groups\[0\].momentum must be a finite number >= 0, got -1/);
+    // Nesterov is checked with the settings the group inherits.
+    expect(() => new SGD<AD>({ lr: 0.1, momentum: 0.9, nesterov: true, groups: [{ params: () => true }, { params: () => true, momentum: 0 }] })).toThrow(/^SGD: groups\[1\]: Nesterov momentum needs momentum > 0 and dampening 0/);
+    expect(() => new SGD<AD>({ lr: 0.1, groups: [untyped({ params: () => true, betas: [0.9, 0.99] })] })).toThrow(/^SGD groups\[0\]: unknown option 'betas'; hint: .*'momentum', 'dampening', 'nesterov'/);
+    expect(() => new Adam<AD>({ groups: [{ params: () => true, betas: [0.9, 1] }] })).toThrow(/^Adam: groups\[0\].betas\[1\] must be a number in \[0, 1\), got 1/);
+    expect(() => new AdamW<AD>({ groups: [untyped({ params: () => true, betas: 0.9 })] })).toThrow(/^AdamW: groups\[0\].betas must be two numbers in \[0, 1\), got 0.9/);
+    expect(() => new Adam<AD>({ groups: [untyped({ params: () => true, amsgrad: 1 })] })).toThrow(/^Adam: groups\[0\].amsgrad must be true or false, got 1/);
+    // capturable is the optimizer's (the captured step is one program), torch's Adagrad fills every sum with the optimizer's initial value.
+    expect(() => new Adam<AD>({ groups: [untyped({ params: () => true, capturable: true })] })).toThrow(/^Adam groups\[0\]: unknown option 'capturable'/);
+    expect(() => new Adagrad<AD>({ groups: [untyped({ params: () => true, initialAccumulatorValue: 0.1 })] })).toThrow(/^Adagrad groups\[0\]: unknown option 'initialAccumulatorValue'/);
+    expect(() => new RMSprop<AD>({ groups: [untyped({ params: () => true, centered: 'yes' })] })).toThrow(/^RMSprop: groups\[0\].centered must be true or false/);
+    expect(() => new Rprop<AD>({ groups: [{ params: () => true, etas: [0.5, 0.9] }] })).toThrow(/^Rprop: groups\[0\].etas\[1\] must be a finite number > 1, got 0.9/);
+    expect(() => new ASGD<AD>({ groups: [{ params: () => true, t0: NaN }] })).toThrow(/^ASGD: groups\[0\].t0 must be a finite number, got NaN/);
+    expect(() => new NAdam<AD>({ groups: [untyped({ params: () => true, momentum_decay: 0.1 })] })).toThrow(/^NAdam groups\[0\]: unknown option 'momentum_decay' \(did you mean 'momentumDecay'\?\)/);
+    // A group that sets nothing of its own takes the optimizer's.
+    const opt = new RMSprop<AD>({ alpha: 0.9, groups: [{ params: () => true, weightDecay: 0 }] });
+    expect(opt.alpha).toBe(0.9);
+  });
+
+  it("a group's settings against float64: SGD's momentum and Nesterov for 'b' only", async () => {
+    const m = model();
+    const opt = new SGD<AD>({ lr: 0.1, groups: [{ params: (name) => name === 'b', momentum: 0.5, nesterov: true, lrScale: 0.5 }] });
+    for (let t = 0; t < 3; t++) opt.step(m, grads(m, t));
+    const w = [...W0];
+    GW.forEach((g) => g.forEach((x, i) => (w[i]! -= 0.1 * x)));
+    const b = [...B0];
+    const buf = b.map(() => 0);
+    GB.forEach((g, t) =>
+      g.forEach((x, i) => {
+        buf[i] = t === 0 ? x : 0.5 * buf[i]! + x;
+        b[i]! -= 0.05 * (x + 0.5 * buf[i]!);
+      }),
+    );
+    const got = await values(m);
+    [...w, ...b].forEach((v, i) => expect(Math.abs(got[i]! - v), `[${i}]`).toBeLessThanOrEqual(1e-6 + 1e-5 * Math.abs(v)));
+  });
 });
 
 describe('clipping', () => {
