@@ -5,7 +5,7 @@
  */
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState } from './optimizer.js';
+import { checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
 
 /** What a parameter group may set of Adadelta's own (torch's param_groups): the rest is the optimizer's. */
 export interface AdadeltaSettings {
@@ -53,8 +53,8 @@ export class Adadelta<B extends Backend = Backend> extends Optimizer<B> {
     return name === 'squareAvg' || name === 'accDelta' ? param : undefined;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number, group: number | undefined): Tensor<B, 'float'> {
-    const { rho, eps } = this.settings.of(group);
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number, at: StepContext): Tensor<B, 'float'> {
+    const { rho, eps } = this.settings.of(at);
     return this.elementwiseUpdate(p, g, state, (v) => {
       const grad = weightDecay !== 0 ? v.g.add(v.p.mul(weightDecay)) : v.g;
       const s0 = v.state('squareAvg');

@@ -1,7 +1,7 @@
 /** Adagrad (torch.optim.Adagrad): steps scaled by the root of the summed squared gradients, with optional rate decay. */
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState } from './optimizer.js';
+import { checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
 
 /**
  * What a parameter group may set of Adagrad's own (torch's param_groups): the rest is the
@@ -57,8 +57,8 @@ export class Adagrad<B extends Backend = Backend> extends Optimizer<B> {
     return name === 'sum' ? param : undefined;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number, group: number | undefined): Tensor<B, 'float'> {
-    const { eps, lrDecay } = this.settings.of(group);
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number, at: StepContext): Tensor<B, 'float'> {
+    const { eps, lrDecay } = this.settings.of(at);
     const init = this.initialAccumulatorValue;
     const rate = lr / (1 + (state.step - 1) * lrDecay);
     return this.elementwiseUpdate(p, g, state, (v) => {

@@ -6,7 +6,7 @@ import type { Backend } from '../backends/backend.js';
 import { full } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { checkBoolean } from '../ir/validate.js';
-import { checkPair, checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState } from './optimizer.js';
+import { checkPair, checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
 
 /** What a parameter group may set of Adam's own (torch's param_groups): the rest is the optimizer's. */
 export interface AdamSettings {
@@ -66,10 +66,14 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
     const op = new.target.name;
     this.weightDecay = checkSetting(op, 'weightDecay', options.weightDecay ?? defaultWeightDecay, (v) => v >= 0, 'a finite number >= 0');
     this.capturable = options.capturable === undefined ? false : checkBoolean(op, 'capturable', options.capturable);
-    this.settings = new GroupSettings(options, { betas: [0.9, 0.999], eps: 1e-8, amsgrad: false }, readAdam(op));
+    this.settings = new GroupSettings(options, { betas: [0.9, 0.999], eps: 1e-8, amsgrad: false }, readAdam(op), (s, beta1) => ({ ...s, betas: [beta1, s.betas[1]] }));
     [this.beta1, this.beta2] = this.settings.own.betas;
     this.eps = this.settings.own.eps;
     this.amsgrad = this.settings.own.amsgrad;
+  }
+
+  protected override momentumSetting(): string {
+    return 'betas[0]';
   }
 
   protected override stateShape(name: string, param: readonly number[]): readonly number[] | undefined {
@@ -77,9 +81,9 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
     return ['m', 'v', 'vMax'].includes(name) ? param : undefined;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, wd: number, group: number | undefined): Tensor<B, 'float'> {
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, wd: number, at: StepContext): Tensor<B, 'float'> {
     const { decoupled } = this;
-    const { betas: [b1, b2], eps, amsgrad } = this.settings.of(group);
+    const { betas: [b1, b2], eps, amsgrad } = this.settings.of(at);
     // The bias corrections 1 - beta^t: scalars, or with `capturable` tensors from the step count
     // kept on the device (1 - exp(t ln beta), shaped to broadcast over the parameter).
     const t0 = state.tensors.get('t');

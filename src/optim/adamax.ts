@@ -1,7 +1,7 @@
 /** Adamax (torch.optim.Adamax): Adam with the infinity norm, u = max(beta2 u, |g| + eps). */
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { checkPair, checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState } from './optimizer.js';
+import { checkPair, checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
 
 /** What a parameter group may set of Adamax's own (torch's param_groups): the rest is the optimizer's. */
 export interface AdamaxSettings {
@@ -43,17 +43,21 @@ export class Adamax<B extends Backend = Backend> extends Optimizer<B> {
   constructor(options: AdamaxOptions = {}) {
     super(options?.lr ?? 2e-3, options, [...KEYS, 'weightDecay'], KEYS);
     this.weightDecay = checkSetting('Adamax', 'weightDecay', options.weightDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
-    this.settings = new GroupSettings(options, { betas: [0.9, 0.999], eps: 1e-8 }, read);
+    this.settings = new GroupSettings(options, { betas: [0.9, 0.999], eps: 1e-8 }, read, (s, beta1) => ({ ...s, betas: [beta1, s.betas[1]] }));
     [this.beta1, this.beta2] = this.settings.own.betas;
     this.eps = this.settings.own.eps;
+  }
+
+  protected override momentumSetting(): string {
+    return 'betas[0]';
   }
 
   protected override stateShape(name: string, param: readonly number[]): readonly number[] | undefined {
     return name === 'm' || name === 'u' ? param : undefined;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number, group: number | undefined): Tensor<B, 'float'> {
-    const { betas: [beta1, beta2], eps } = this.settings.of(group);
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number, at: StepContext): Tensor<B, 'float'> {
+    const { betas: [beta1, beta2], eps } = this.settings.of(at);
     const rate = lr / (1 - beta1 ** state.step);
     return this.elementwiseUpdate(p, g, state, (v) => {
       const grad = weightDecay !== 0 ? v.g.add(v.p.mul(weightDecay)) : v.g;

@@ -6,7 +6,7 @@
 import type { Backend } from '../backends/backend.js';
 import { full } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState } from './optimizer.js';
+import { checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
 
 /** What a parameter group may set of ASGD's own (torch's param_groups): the rest is the optimizer's. */
 export interface ASGDSettings {
@@ -60,8 +60,8 @@ export class ASGD<B extends Backend = Backend> extends Optimizer<B> {
     return name === 'ax' ? param : undefined;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number, group: number | undefined): Tensor<B, 'float'> {
-    const { lambd, alpha, t0 } = this.settings.of(group);
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number, at: StepContext): Tensor<B, 'float'> {
+    const { lambd, alpha, t0 } = this.settings.of(at);
     const t = state.step;
     // This step's eta was computed after the last step from that step's lr (torch's order: a
     // schedule's new rate reaches eta one step late), so it is state, kept on the device: [1],

@@ -1,5 +1,5 @@
 /** Optimizers keyed by ParamId, gradient clipping, and gradients by parameter. */
-export { GroupSettings, Optimizer, type OptimizerOptions, type OptimizerRecord, type ParamGroup, type ParamState, type UpdateValues } from './optimizer.js';
+export { GroupSettings, Optimizer, type OptimizerOptions, type OptimizerRecord, type ParamGroup, type ParamState, type StepContext, type UpdateValues } from './optimizer.js';
 export { SGD, type SGDGroup, type SGDOptions, type SGDSettings } from './sgd.js';
 export { Adam, AdamW, type AdamGroup, type AdamOptions, type AdamSettings } from './adam.js';
 export { ParamGrads, type ParamGradsRecord } from './param-grads.js';

@@ -5,7 +5,7 @@
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { checkBoolean } from '../ir/validate.js';
-import { checkPair, checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState } from './optimizer.js';
+import { checkPair, checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
 
 /** What a parameter group may set of NAdam's own (torch's param_groups): the rest is the optimizer's. */
 export interface NAdamSettings {
@@ -91,8 +91,8 @@ export class NAdam<B extends Backend = Backend> extends Optimizer<B> {
     return p[t]!;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, wd: number, group: number | undefined): Tensor<B, 'float'> {
-    const s = this.settings.of(group);
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, wd: number, at: StepContext): Tensor<B, 'float'> {
+    const s = this.settings.of(at);
     const { betas: [b1, b2], eps, decoupledWeightDecay: decoupled } = s;
     const t = state.step;
     const muT = mu(s, t);

@@ -131,6 +131,8 @@ export abstract class Optimizer<B extends Backend = Backend> {
     this.rate = checkSetting(op, 'lr', lr, () => true, 'a finite number');
     if (options.clipNorm !== undefined) checkSetting(op, 'clipNorm', options.clipNorm, (v) => v >= 0, 'a finite number >= 0');
     if (options.scheduler !== undefined && !isScheduler(options.scheduler)) throw new ArgumentError(`scheduler must be a learning-rate schedule (optim.StepLR, optim.CosineLR, ...), got ${show(options.scheduler)}`, { op });
+    // torch's OneCycleLR refuses an optimizer without a momentum to cycle when it is made.
+    if (options.scheduler) this.checkMomentum(op, options.scheduler, 0);
     this.maximize = options.maximize === undefined ? false : checkBoolean(op, 'maximize', options.maximize);
     this.groups = checkGroups(op, options.groups, groupKeys);
     this.fused = options.fused === undefined ? undefined : checkBoolean(op, 'fused', options.fused);
@@ -150,10 +152,30 @@ export abstract class Optimizer<B extends Backend = Backend> {
 
   /**
    * The new value of one parameter at rate `lr` and weight decay `weightDecay` (its group's);
-   * `state` holds what earlier steps left (see setState); `group` is the index in `groups` of the
-   * parameter's group, undefined for none (GroupSettings.of gives that group's settings).
+   * `state` holds what earlier steps left (see setState); `at` its group and a schedule's momentum
+   * (GroupSettings.of gives the settings they make).
    */
-  protected abstract update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number, group: number | undefined): Tensor<B, 'float'>;
+  protected abstract update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number, at: StepContext): Tensor<B, 'float'>;
+
+  /**
+   * The setting a schedule's momentum replaces (OneCycleLR's cycleMomentum: torch's 'momentum',
+   * or beta1 where the optimizer has betas), named; undefined where there is none to set.
+   */
+  protected momentumSetting(): string | undefined {
+    return undefined;
+  }
+
+  /** A schedule that sets the momentum needs an optimizer with one (torch raises too). */
+  private checkMomentum(op: string, schedule: LrScheduler, step: number): number | undefined {
+    const momentum = schedule.momentumAt(step);
+    if (momentum !== undefined && this.momentumSetting() === undefined) {
+      throw new ArgumentError(`the schedule '${schedule.kind}' sets the momentum (OneCycleLR's cycleMomentum), and ${this.constructor.name} takes none from a schedule`, {
+        op,
+        hint: "give the schedule cycleMomentum: false (torch's Adagrad, Adadelta, Rprop and ASGD have no momentum; NAdam's product of momenta here is a function of the step count)",
+      });
+    }
+    return momentum;
+  }
 
   /** The rate the last step used. */
   lastLr: number | undefined;
@@ -177,6 +199,8 @@ export abstract class Optimizer<B extends Backend = Backend> {
     if (typeof rate === 'number') checkSetting('step', 'the learning rate', rate, () => true, 'a finite number');
     const schedule = typeof rate === 'object' ? rate : undefined;
     const scheduleStep = schedule?.stepCount ?? 0;
+    // Read before the schedule moves on: a refused one is not moved.
+    const momentum = schedule ? this.checkMomentum('Optimizer.step', schedule, scheduleStep) : undefined;
     const lr = rate === undefined ? this.lr : typeof rate === 'number' ? rate : rate.next(this.lr);
     // A schedule's rate is checked too: NaN would reach every weight.
     if (typeof rate === 'object' && !Number.isFinite(lr)) throw new ArgumentError(`the schedule '${rate.kind}' gave the rate ${lr} at its step ${rate.stepCount - 1}`, { op: 'Optimizer.step', hint: "check the schedule's settings" });
@@ -211,7 +235,7 @@ export abstract class Optimizer<B extends Backend = Backend> {
         const next = tidy(() => {
           const here = g.device.key === p.value.device.key ? g : g.toDevice(p.value.device as DeviceOf<B>);
           // torch's maximize: every rule runs on the negated gradient.
-          return this.update(p.value, this.maximize ? here.neg() : here, s, rate, decay, group ? index : undefined);
+          return this.update(p.value, this.maximize ? here.neg() : here, s, rate, decay, { group: group ? index : undefined, momentum });
         });
         p.set(next);
       }
@@ -390,17 +414,34 @@ export class GroupSettings<S> {
   readonly own: S;
   private readonly byGroup: readonly S[];
 
-  constructor(options: object, defaults: S, read: (o: unknown, base: S, where: string) => S) {
+  /** `withMomentum`: the settings with a schedule's momentum in place of theirs (see Optimizer.momentumSetting). */
+  constructor(
+    options: object,
+    defaults: S,
+    read: (o: unknown, base: S, where: string) => S,
+    private readonly withMomentum?: (s: S, momentum: number) => S,
+  ) {
     this.own = read(options, defaults, '');
     const groups = field(options, 'groups');
     const list: readonly unknown[] = Array.isArray(groups) ? groups : [];
     this.byGroup = list.map((g, i) => read(g, this.own, `groups[${i}].`));
   }
 
-  /** The settings of group `group` (update's argument), the optimizer's own for undefined. */
-  of(group: number | undefined): S {
-    return group === undefined ? this.own : (this.byGroup[group] ?? this.own);
+  /** The settings of a step (update's `at`): its group's, the optimizer's own for none, with the schedule's momentum. */
+  of(at: StepContext): S {
+    const s = at.group === undefined ? this.own : (this.byGroup[at.group] ?? this.own);
+    if (at.momentum === undefined) return s;
+    if (!this.withMomentum) throw new ArgumentError("a schedule's momentum reached an optimizer without one", { op: 'Optimizer.step' });
+    return this.withMomentum(s, at.momentum);
   }
+}
+
+/** What a parameter's step takes beside its rate and weight decay. */
+export interface StepContext {
+  /** The index in `groups` of the parameter's group; undefined for none. */
+  readonly group: number | undefined;
+  /** A schedule's momentum for this step (OneCycleLR's cycleMomentum), in every group; undefined for none. */
+  readonly momentum: number | undefined;
 }
 
 /** An option `name` of `o`, or `base` where it is left out (or undefined). */

@@ -6,7 +6,7 @@
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { checkBoolean } from '../ir/validate.js';
-import { checkPair, checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState } from './optimizer.js';
+import { checkPair, checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
 
 /** What a parameter group may set of RAdam's own (torch's param_groups): the rest is the optimizer's. */
 export interface RAdamSettings {
@@ -57,17 +57,21 @@ export class RAdam<B extends Backend = Backend> extends Optimizer<B> {
   constructor(options: RAdamOptions = {}) {
     super(options?.lr ?? 1e-3, options, [...KEYS, 'weightDecay'], KEYS);
     this.weightDecay = checkSetting('RAdam', 'weightDecay', options.weightDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
-    this.settings = new GroupSettings(options, { betas: [0.9, 0.999], eps: 1e-8, decoupledWeightDecay: false }, read);
+    this.settings = new GroupSettings(options, { betas: [0.9, 0.999], eps: 1e-8, decoupledWeightDecay: false }, read, (s, beta1) => ({ ...s, betas: [beta1, s.betas[1]] }));
     [this.beta1, this.beta2] = this.settings.own.betas;
     ({ eps: this.eps, decoupledWeightDecay: this.decoupledWeightDecay } = this.settings.own);
+  }
+
+  protected override momentumSetting(): string {
+    return 'betas[0]';
   }
 
   protected override stateShape(name: string, param: readonly number[]): readonly number[] | undefined {
     return name === 'm' || name === 'v' ? param : undefined;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, wd: number, group: number | undefined): Tensor<B, 'float'> {
-    const { betas: [b1, b2], eps, decoupledWeightDecay: decoupled } = this.settings.of(group);
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, wd: number, at: StepContext): Tensor<B, 'float'> {
+    const { betas: [b1, b2], eps, decoupledWeightDecay: decoupled } = this.settings.of(at);
     const t = state.step;
     const bc1 = 1 - b1 ** t;
     const bc2 = 1 - b2 ** t;

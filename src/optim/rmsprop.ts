@@ -2,7 +2,7 @@
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { checkBoolean } from '../ir/validate.js';
-import { checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState } from './optimizer.js';
+import { checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
 
 /** What a parameter group may set of RMSprop's own (torch's param_groups): the rest is the optimizer's. */
 export interface RMSpropSettings {
@@ -52,16 +52,20 @@ export class RMSprop<B extends Backend = Backend> extends Optimizer<B> {
   constructor(options: RMSpropOptions = {}) {
     super(options?.lr ?? 1e-2, options, [...KEYS, 'weightDecay'], KEYS);
     this.weightDecay = checkSetting('RMSprop', 'weightDecay', options.weightDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
-    this.settings = new GroupSettings(options, { alpha: 0.99, eps: 1e-8, momentum: 0, centered: false }, read);
+    this.settings = new GroupSettings(options, { alpha: 0.99, eps: 1e-8, momentum: 0, centered: false }, read, (s, momentum) => ({ ...s, momentum }));
     ({ alpha: this.alpha, eps: this.eps, momentum: this.momentum, centered: this.centered } = this.settings.own);
+  }
+
+  protected override momentumSetting(): string {
+    return 'momentum';
   }
 
   protected override stateShape(name: string, param: readonly number[]): readonly number[] | undefined {
     return ['squareAvg', 'gradAvg', 'momentum'].includes(name) ? param : undefined;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number, group: number | undefined): Tensor<B, 'float'> {
-    const { alpha: a, centered, momentum, eps } = this.settings.of(group);
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number, at: StepContext): Tensor<B, 'float'> {
+    const { alpha: a, centered, momentum, eps } = this.settings.of(at);
     return this.elementwiseUpdate(p, g, state, (v) => {
       const grad = weightDecay !== 0 ? v.g.add(v.p.mul(weightDecay)) : v.g;
       const v0 = v.state('squareAvg');

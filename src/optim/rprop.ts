@@ -7,7 +7,7 @@ import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
 import type { ProgramValue } from '../tensor/elementwise-program.js';
 import { ArgumentError } from '../errors.js';
-import { checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState } from './optimizer.js';
+import { checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
 
 /** What a parameter group may set of Rprop's own (torch's param_groups): the rest is the optimizer's. */
 export interface RpropSettings {
@@ -82,8 +82,8 @@ export class Rprop<B extends Backend = Backend> extends Optimizer<B> {
     return name === 'prev' || name === 'stepSize' ? param : undefined;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, _weightDecay: number, group: number | undefined): Tensor<B, 'float'> {
-    const { etas: [etaMinus, etaPlus], stepSizes: [stepMin, stepMax] } = this.settings.of(group);
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, _weightDecay: number, at: StepContext): Tensor<B, 'float'> {
+    const { etas: [etaMinus, etaPlus], stepSizes: [stepMin, stepMax] } = this.settings.of(at);
     return this.elementwiseUpdate(p, g, state, (v) => {
       const prev = v.state('prev');
       const size0 = v.state('stepSize') ?? v.p.mul(0).add(lr);

@@ -3,7 +3,7 @@ import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { ArgumentError } from '../errors.js';
 import { checkBoolean } from '../ir/validate.js';
-import { checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState } from './optimizer.js';
+import { checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
 
 /** What a parameter group may set of SGD's own (torch's param_groups): the rest is the optimizer's. */
 export interface SGDSettings {
@@ -45,16 +45,20 @@ export class SGD<B extends Backend = Backend> extends Optimizer<B> {
   constructor(options: SGDOptions) {
     super(options?.lr, options, [...KEYS, 'weightDecay'], KEYS);
     this.weightDecay = checkSetting('SGD', 'weightDecay', options.weightDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
-    this.settings = new GroupSettings(options, { momentum: 0, dampening: 0, nesterov: false }, read);
+    this.settings = new GroupSettings(options, { momentum: 0, dampening: 0, nesterov: false }, read, (s, momentum) => ({ ...s, momentum }));
     ({ momentum: this.momentum, dampening: this.dampening, nesterov: this.nesterov } = this.settings.own);
+  }
+
+  protected override momentumSetting(): string {
+    return 'momentum';
   }
 
   protected override stateShape(name: string, param: readonly number[]): readonly number[] | undefined {
     return name === 'momentum' ? param : undefined;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number, group: number | undefined): Tensor<B, 'float'> {
-    const { momentum, dampening, nesterov } = this.settings.of(group);
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number, at: StepContext): Tensor<B, 'float'> {
+    const { momentum, dampening, nesterov } = this.settings.of(at);
     return this.elementwiseUpdate(p, g, state, (v) => {
       let d = weightDecay !== 0 ? v.g.add(v.p.mul(weightDecay)) : v.g;
       if (momentum !== 0) {

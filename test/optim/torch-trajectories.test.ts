@@ -124,8 +124,6 @@ function expectClose(actual: ArrayLike<number>, expected: readonly Num[], tol: T
 const KNOWN: Readonly<Record<string, string>> = {
   'CosineAnnealingLR past T_max':
     "CosineLR holds minLr after totalSteps; torch's CosineAnnealingLR runs on along the cosine and climbs back to the base rate (a schedule past its end is meant to stay at its end)",
-  'sgd momentum + OneCycleLR (cycle_momentum, its default)':
-    "OneCycleLR sets only the rate: torch's also cycles the momentum (SGD's momentum, Adam's beta1) against the rate by default (cycle_momentum=True); ours has no such option and keeps the optimizer's momentum",
   'OneCycleLR one max_lr, two groups':
     "a group's lrScale multiplies OneCycleLR's rates (as torch's per-group max_lr list in proportion: 'OneCycleLR max_lr per group' matches); torch with one max_lr gives every group the same rates, whatever their lr",
   "nadam, torch 1.13's rule":
@@ -246,8 +244,6 @@ function makeScheduler(spec: SchedulerSpec, groupLrs: readonly number[], c?: Sch
       if (anneal !== undefined && anneal !== 'cos' && anneal !== 'linear') throw new Error(`anneal_strategy ${anneal}`);
       // A max_lr per group: the first is ours; the others must be in proportion to the groups' lrs (their lrScale).
       const maxLrs = typeof spec.args.max_lr === 'number' ? [r.num('max_lr')] : r.nums('max_lr') ?? [];
-      // Read, so that the option check passes: ours never cycles the momentum (see KNOWN).
-      r.bool('cycle_momentum');
       if (maxLrs.length > 1) maxLrs.forEach((m, g) => expect(m! / maxLrs[0]!, `max_lr[${g}] in proportion to the group's lr`).toBeCloseTo(groupLrs[g]! / groupLrs[0]!, 12));
       s = new OneCycleLR({
         maxLr: required(maxLrs[0], 'max_lr'),
@@ -257,6 +253,9 @@ function makeScheduler(spec: SchedulerSpec, groupLrs: readonly number[], c?: Sch
         finalDivFactor: r.num('final_div_factor'),
         anneal,
         threePhase: r.bool('three_phase'),
+        cycleMomentum: r.bool('cycle_momentum'),
+        baseMomentum: r.num('base_momentum'),
+        maxMomentum: r.num('max_momentum'),
       });
       break;
     }

@@ -318,6 +318,24 @@ def group_setting_cases():
         c('adadelta groups: rho, eps per group', 'Adadelta', {'lr': 0.5}, groups=two(rho=0.5, eps=1e-3)),
         c('rprop groups: etas, step_sizes per group', 'Rprop', {'lr': 0.05}, groups=two(etas=[0.3, 1.5], step_sizes=[0.02, 0.1]), steps=10),
         c('asgd groups: lambd, alpha, t0 per group', 'ASGD', {'lr': 0.05, 'lambd': 0.01}, groups=two(lambd=0.1, alpha=0.5, t0=2), steps=8),
+    ] + cycle_momentum_cases()
+
+
+def cycle_momentum_cases():
+    """OneCycleLR's cycle_momentum (its default): SGD's and RMSprop's momentum, the others' beta1, in every group."""
+    c = optimizer_case
+
+    def one_cycle(max_lr, total=6, **more):
+        return {'type': 'OneCycleLR', 'args': dict({'max_lr': max_lr, 'total_steps': total}, **more)}
+    return [
+        c('adam + OneCycleLR, cycle_momentum (beta1)', 'Adam', {'lr': 0.01}, scheduler=one_cycle(0.05)),
+        c('adamw amsgrad + OneCycleLR, base and max momentum', 'AdamW', {'lr': 0.01, 'amsgrad': True}, scheduler=one_cycle(0.05, base_momentum=0.7, max_momentum=0.9)),
+        c('rmsprop (no momentum of its own) + OneCycleLR, cycle_momentum', 'RMSprop', {'lr': 0.005}, scheduler=one_cycle(0.01, base_momentum=0.5, max_momentum=0.8)),
+        c('adamax + OneCycleLR, cycle_momentum', 'Adamax', {'lr': 0.01}, scheduler=one_cycle(0.05)),
+        c('radam + OneCycleLR, cycle_momentum', 'RAdam', {'lr': 0.01}, scheduler=one_cycle(0.05, total=10), steps=10),
+        c('sgd groups (momentum per group) + OneCycleLR three_phase linear, cycle_momentum in every group', 'SGD', {'lr': 0.1, 'momentum': 0.9},
+          groups=[{'params': [0, 2]}, {'params': [1], 'lr': 0.05, 'momentum': 0.5}],
+          scheduler=one_cycle([0.5, 0.25], total=8, pct_start=0.25, three_phase=True, anneal_strategy='linear')),
     ]
 
 
