@@ -20,7 +20,7 @@ import { NAdam } from '../../src/optim/nadam.js';
 import { RAdam } from '../../src/optim/radam.js';
 import { Rprop } from '../../src/optim/rprop.js';
 import { clipGradNorm, clipGradValue } from '../../src/optim/clip.js';
-import { CosineLR, LrScheduler, ReduceLROnPlateau } from '../../src/optim/lr-scheduler.js';
+import { CosineLR, LrScheduler, OneCycleLR, ReduceLROnPlateau } from '../../src/optim/lr-scheduler.js';
 import type { Optimizer } from '../../src/optim/optimizer.js';
 import { ParamGrads } from '../../src/optim/param-grads.js';
 import { RMSprop } from '../../src/optim/rmsprop.js';
@@ -288,6 +288,32 @@ describe('groups', () => {
     // A group that sets nothing of its own takes the optimizer's.
     const opt = new RMSprop<AD>({ alpha: 0.9, groups: [{ params: () => true, weightDecay: 0 }] });
     expect(opt.alpha).toBe(0.9);
+  });
+
+  it("OneCycleLR's cycleMomentum (its default) needs an optimizer with a momentum or betas, as torch's; refused before anything moves", () => {
+    const m = model();
+    for (const make of [() => new Adagrad<AD>(), () => new Adadelta<AD>(), () => new Rprop<AD>(), () => new ASGD<AD>(), () => new NAdam<AD>()]) {
+      const opt = make();
+      const s = new OneCycleLR({ maxLr: 0.1, totalSteps: 10 });
+      expect(() => opt.step(m, grads(m, 0), s)).toThrow(new RegExp(`^Optimizer.step: the schedule 'oneCycle' sets the momentum \\(OneCycleLR's cycleMomentum\\), and ${opt.constructor.name} takes none from a schedule; hint: give the schedule cycleMomentum: false`));
+      expect(s.stepCount).toBe(0);
+      opt.step(m, grads(m, 0), new OneCycleLR({ maxLr: 0.1, totalSteps: 10, cycleMomentum: false }));
+    }
+    expect(() => new Adagrad<AD>({ scheduler: new OneCycleLR({ maxLr: 0.1, totalSteps: 10 }) })).toThrow(/^Adagrad: the schedule 'oneCycle' sets the momentum/);
+    expect(() => new OneCycleLR({ maxLr: 0.1, totalSteps: 10, baseMomentum: 1 })).toThrow(/^OneCycleLR: baseMomentum must be a number in \[0, 1\), got 1/);
+    expect(() => new OneCycleLR(untyped({ maxLr: 0.1, totalSteps: 10, cycle_momentum: false }))).toThrow(/^OneCycleLR: unknown option 'cycle_momentum' \(did you mean 'cycleMomentum'\?\)/);
+  });
+
+  it("OneCycleLR's momentum against torch's formula: cosine from maxMomentum to baseMomentum and back, against the rate", () => {
+    const s = new OneCycleLR({ maxLr: 1, totalSteps: 11, pctStart: 0.3 });
+    // torch: phase ends 0.3 * 11 - 1 = 2.3 and 10; cos annealing end + (start - end) / 2 * (1 + cos(pi pct)).
+    const cos = (a: number, b: number, pct: number): number => b + ((a - b) / 2) * (1 + Math.cos(Math.PI * pct));
+    for (let k = 0; k < 11; k++) {
+      const want = k <= 2.3 ? cos(0.95, 0.85, k / 2.3) : cos(0.85, 0.95, (k - 2.3) / (10 - 2.3));
+      expect(s.momentumAt(k)).toBeCloseTo(want, 14);
+    }
+    expect(s.momentumAt(20)).toBeCloseTo(0.95, 14);
+    expect(new OneCycleLR({ maxLr: 1, totalSteps: 11, cycleMomentum: false }).momentumAt(3)).toBeUndefined();
   });
 
   it("a group's settings against float64: SGD's momentum and Nesterov for 'b' only", async () => {
