@@ -5,9 +5,27 @@
 import type { Backend } from '../backends/backend.js';
 import { full } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { ArgumentError } from '../errors.js';
 import { checkBoolean } from '../ir/validate.js';
-import { checkSetting, Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
+import { checkPair, checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
+
+/** What a parameter group may set of Adam's own (torch's param_groups): the rest is the optimizer's. */
+export interface AdamSettings {
+  readonly betas: readonly [number, number];
+  readonly eps: number;
+  readonly amsgrad: boolean;
+}
+
+export interface AdamGroup extends ParamGroup, Partial<AdamSettings> {}
+
+const KEYS = ['betas', 'eps', 'amsgrad'] as const;
+
+function readAdam(op: string): (o: unknown, base: AdamSettings, where: string) => AdamSettings {
+  return (o, base, where) => ({
+    betas: checkPair(op, o, 'betas', base.betas, where, (v) => v >= 0 && v < 1, 'a number in [0, 1)', 'two numbers in [0, 1)'),
+    eps: checkSetting(op, `${where}eps`, given(o, 'eps', base.eps), (v) => v >= 0, 'a finite number >= 0'),
+    amsgrad: checkBoolean(op, `${where}amsgrad`, given(o, 'amsgrad', base.amsgrad)),
+  });
+}
 
 export interface AdamOptions extends OptimizerOptions {
   /** Default 1e-3. */
@@ -29,6 +47,7 @@ export interface AdamOptions extends OptimizerOptions {
    * (a state tensor 'vMax'), so a parameter's step size never grows back. Default false.
    */
   amsgrad?: boolean;
+  groups?: readonly AdamGroup[];
 }
 
 export class Adam<B extends Backend = Backend> extends Optimizer<B> {
@@ -40,18 +59,21 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
   readonly capturable: boolean;
   readonly amsgrad: boolean;
   protected readonly decoupled: boolean = false;
+  private readonly settings: GroupSettings<AdamSettings>;
 
   constructor(options: AdamOptions = {}, defaultWeightDecay = 0) {
-    super(options?.lr ?? 1e-3, options, ['betas', 'eps', 'weightDecay', 'capturable', 'amsgrad']);
+    super(options?.lr ?? 1e-3, options, [...KEYS, 'weightDecay', 'capturable'], KEYS);
     const op = new.target.name;
-    const betas: unknown = options.betas ?? [0.9, 0.999];
-    if (!Array.isArray(betas) || betas.length !== 2) throw new ArgumentError(`betas must be two numbers in [0, 1), got ${String(betas)}`, { op });
-    this.beta1 = checkSetting(op, 'betas[0]', betas[0], (v) => v >= 0 && v < 1, 'a number in [0, 1)');
-    this.beta2 = checkSetting(op, 'betas[1]', betas[1], (v) => v >= 0 && v < 1, 'a number in [0, 1)');
-    this.eps = checkSetting(op, 'eps', options.eps ?? 1e-8, (v) => v >= 0, 'a finite number >= 0');
     this.weightDecay = checkSetting(op, 'weightDecay', options.weightDecay ?? defaultWeightDecay, (v) => v >= 0, 'a finite number >= 0');
     this.capturable = options.capturable === undefined ? false : checkBoolean(op, 'capturable', options.capturable);
-    this.amsgrad = options.amsgrad === undefined ? false : checkBoolean(op, 'amsgrad', options.amsgrad);
+    this.settings = new GroupSettings(options, { betas: [0.9, 0.999], eps: 1e-8, amsgrad: false }, readAdam(op), (s, beta1) => ({ ...s, betas: [beta1, s.betas[1]] }));
+    [this.beta1, this.beta2] = this.settings.own.betas;
+    this.eps = this.settings.own.eps;
+    this.amsgrad = this.settings.own.amsgrad;
+  }
+
+  protected override momentumSetting(): string {
+    return 'betas[0]';
   }
 
   protected override stateShape(name: string, param: readonly number[]): readonly number[] | undefined {
@@ -59,8 +81,9 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
     return ['m', 'v', 'vMax'].includes(name) ? param : undefined;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, wd: number): Tensor<B, 'float'> {
-    const { beta1: b1, beta2: b2, eps, amsgrad, decoupled } = this;
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, wd: number, at: StepContext): Tensor<B, 'float'> {
+    const { decoupled } = this;
+    const { betas: [b1, b2], eps, amsgrad } = this.settings.of(at);
     // The bias corrections 1 - beta^t: scalars, or with `capturable` tensors from the step count
     // kept on the device (1 - exp(t ln beta), shaped to broadcast over the parameter).
     const t0 = state.tensors.get('t');

@@ -1,8 +1,25 @@
 /** Adamax (torch.optim.Adamax): Adam with the infinity norm, u = max(beta2 u, |g| + eps). */
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { ArgumentError } from '../errors.js';
-import { checkSetting, Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
+import { checkPair, checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
+
+/** What a parameter group may set of Adamax's own (torch's param_groups): the rest is the optimizer's. */
+export interface AdamaxSettings {
+  readonly betas: readonly [number, number];
+  readonly eps: number;
+}
+
+export interface AdamaxGroup extends ParamGroup, Partial<AdamaxSettings> {}
+
+const KEYS = ['betas', 'eps'] as const;
+
+function read(o: unknown, base: AdamaxSettings, where: string): AdamaxSettings {
+  const op = 'Adamax';
+  return {
+    betas: checkPair(op, o, 'betas', base.betas, where, (v) => v >= 0 && v < 1, 'a number in [0, 1)', 'two numbers in [0, 1)'),
+    eps: checkSetting(op, `${where}eps`, given(o, 'eps', base.eps), (v) => v >= 0, 'a finite number >= 0'),
+  };
+}
 
 export interface AdamaxOptions extends OptimizerOptions {
   /** Default 2e-3. */
@@ -12,6 +29,7 @@ export interface AdamaxOptions extends OptimizerOptions {
   /** Default 1e-8. */
   eps?: number;
   weightDecay?: number;
+  groups?: readonly AdamaxGroup[];
 }
 
 export class Adamax<B extends Backend = Backend> extends Optimizer<B> {
@@ -20,23 +38,26 @@ export class Adamax<B extends Backend = Backend> extends Optimizer<B> {
   readonly beta2: number;
   readonly eps: number;
   readonly weightDecay: number;
+  private readonly settings: GroupSettings<AdamaxSettings>;
 
   constructor(options: AdamaxOptions = {}) {
-    super(options?.lr ?? 2e-3, options, ['betas', 'eps', 'weightDecay']);
-    const betas: unknown = options.betas ?? [0.9, 0.999];
-    if (!Array.isArray(betas) || betas.length !== 2) throw new ArgumentError(`betas must be two numbers in [0, 1), got ${String(betas)}`, { op: 'Adamax' });
-    this.beta1 = checkSetting('Adamax', 'betas[0]', betas[0], (v) => v >= 0 && v < 1, 'a number in [0, 1)');
-    this.beta2 = checkSetting('Adamax', 'betas[1]', betas[1], (v) => v >= 0 && v < 1, 'a number in [0, 1)');
-    this.eps = checkSetting('Adamax', 'eps', options.eps ?? 1e-8, (v) => v >= 0, 'a finite number >= 0');
+    super(options?.lr ?? 2e-3, options, [...KEYS, 'weightDecay'], KEYS);
     this.weightDecay = checkSetting('Adamax', 'weightDecay', options.weightDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
+    this.settings = new GroupSettings(options, { betas: [0.9, 0.999], eps: 1e-8 }, read, (s, beta1) => ({ ...s, betas: [beta1, s.betas[1]] }));
+    [this.beta1, this.beta2] = this.settings.own.betas;
+    this.eps = this.settings.own.eps;
+  }
+
+  protected override momentumSetting(): string {
+    return 'betas[0]';
   }
 
   protected override stateShape(name: string, param: readonly number[]): readonly number[] | undefined {
     return name === 'm' || name === 'u' ? param : undefined;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number): Tensor<B, 'float'> {
-    const { beta1, beta2, eps } = this;
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number, at: StepContext): Tensor<B, 'float'> {
+    const { betas: [beta1, beta2], eps } = this.settings.of(at);
     const rate = lr / (1 - beta1 ** state.step);
     return this.elementwiseUpdate(p, g, state, (v) => {
       const grad = weightDecay !== 0 ? v.g.add(v.p.mul(weightDecay)) : v.g;

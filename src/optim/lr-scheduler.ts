@@ -78,6 +78,15 @@ export abstract class LrScheduler {
     return this.rateAt(step, base * scale);
   }
 
+  /**
+   * The momentum of step `step` where the schedule sets it (OneCycleLR's cycleMomentum: SGD's and
+   * RMSprop's momentum, the others' beta1, in every group), else undefined: the optimizer's own.
+   */
+  momentumAt(step: number): number | undefined {
+    void step;
+    return undefined;
+  }
+
   /** Plain data, to checkpoint beside the optimizer state. */
   state(): LrSchedulerState {
     return { kind: this.kind, stepCount: this.stepCount };
@@ -320,13 +329,19 @@ interface OneCyclePhase {
   readonly end: number;
   readonly from: number;
   readonly to: number;
+  /** The momentum at the phase's start and end (cycleMomentum). */
+  readonly momentum: readonly [number, number];
 }
 
 /**
  * The one-cycle policy (torch OneCycleLR): from maxLr / divFactor up to maxLr over pctStart of the
  * steps, then down to that / finalDivFactor, by cosine (or linear) annealing; with threePhase,
  * back down to maxLr / divFactor by 2 * pctStart first, then to the minimum. Held after the last
- * step. It sets the rate itself: the optimizer's lr is not used.
+ * step. It sets the rate itself: the optimizer's lr is not used. With cycleMomentum (torch's
+ * default) the momentum goes the other way, maxMomentum to baseMomentum while the rate rises and
+ * back (three phases: held at maxMomentum in the last), replacing every group's (SGD's and
+ * RMSprop's momentum, Adam's, AdamW's, Adamax's and RAdam's beta1); an optimizer without one
+ * refuses the schedule, as torch.
  */
 export class OneCycleLR extends LrScheduler {
   readonly kind = 'oneCycle';
@@ -337,11 +352,29 @@ export class OneCycleLR extends LrScheduler {
   readonly minLr: number;
   readonly anneal: 'cos' | 'linear';
   readonly threePhase: boolean;
+  /** Whether it sets the momentum too (default true, as torch's cycle_momentum). */
+  readonly cycleMomentum: boolean;
+  readonly baseMomentum: number;
+  readonly maxMomentum: number;
   private readonly phases: readonly OneCyclePhase[];
-  constructor(options: { maxLr: number; totalSteps: number; pctStart?: number; divFactor?: number; finalDivFactor?: number; anneal?: 'cos' | 'linear'; threePhase?: boolean }) {
+  constructor(options: {
+    maxLr: number;
+    totalSteps: number;
+    pctStart?: number;
+    divFactor?: number;
+    finalDivFactor?: number;
+    anneal?: 'cos' | 'linear';
+    threePhase?: boolean;
+    /** Default true. */
+    cycleMomentum?: boolean;
+    /** The momentum at the peak rate (default 0.85). */
+    baseMomentum?: number;
+    /** The momentum at the lowest rates (default 0.95). */
+    maxMomentum?: number;
+  }) {
     super();
     const op = 'OneCycleLR';
-    const o = optionsOf(op, options, ['maxLr', 'totalSteps', 'pctStart', 'divFactor', 'finalDivFactor', 'anneal', 'threePhase'], true);
+    const o = optionsOf(op, options, ['maxLr', 'totalSteps', 'pctStart', 'divFactor', 'finalDivFactor', 'anneal', 'threePhase', 'cycleMomentum', 'baseMomentum', 'maxMomentum'], true);
     this.totalSteps = checkInteger(op, 'totalSteps', o.totalSteps, 1);
     this.maxLr = checkSetting(op, 'maxLr', o.maxLr, above0, 'a finite number > 0');
     this.pctStart = checkSetting(op, 'pctStart', given(o, 'pctStart', 0.3), (x) => x > 0 && x < 1, 'a number in (0, 1)');
@@ -349,6 +382,13 @@ export class OneCycleLR extends LrScheduler {
     const finalDivFactor = checkSetting(op, 'finalDivFactor', given(o, 'finalDivFactor', 1e4), above0, 'a finite number > 0');
     this.anneal = checkChoice(op, 'anneal', given(o, 'anneal', 'cos'), ['cos', 'linear']);
     this.threePhase = checkBoolean(op, 'threePhase', given(o, 'threePhase', false));
+    this.cycleMomentum = checkBoolean(op, 'cycleMomentum', given(o, 'cycleMomentum', true));
+    // A momentum or beta1 outside [0, 1) would reach every group unchecked.
+    const momentum = (x: number): boolean => x >= 0 && x < 1;
+    this.baseMomentum = checkSetting(op, 'baseMomentum', given(o, 'baseMomentum', 0.85), momentum, 'a number in [0, 1)');
+    this.maxMomentum = checkSetting(op, 'maxMomentum', given(o, 'maxMomentum', 0.95), momentum, 'a number in [0, 1)');
+    const down: readonly [number, number] = [this.maxMomentum, this.baseMomentum];
+    const up: readonly [number, number] = [this.baseMomentum, this.maxMomentum];
     this.initialLr = this.maxLr / divFactor;
     this.minLr = this.initialLr / finalDivFactor;
     // torch's phase ends, computed as torch does.
@@ -364,13 +404,13 @@ export class OneCycleLR extends LrScheduler {
     const end = this.totalSteps - 1;
     this.phases = this.threePhase
       ? [
-          { end: upEnd, from: this.initialLr, to: this.maxLr },
-          { end: 2 * this.pctStart * this.totalSteps - 2, from: this.maxLr, to: this.initialLr },
-          { end, from: this.initialLr, to: this.minLr },
+          { end: upEnd, from: this.initialLr, to: this.maxLr, momentum: down },
+          { end: 2 * this.pctStart * this.totalSteps - 2, from: this.maxLr, to: this.initialLr, momentum: up },
+          { end, from: this.initialLr, to: this.minLr, momentum: [this.maxMomentum, this.maxMomentum] },
         ]
       : [
-          { end: upEnd, from: this.initialLr, to: this.maxLr },
-          { end, from: this.maxLr, to: this.minLr },
+          { end: upEnd, from: this.initialLr, to: this.maxLr, momentum: down },
+          { end, from: this.maxLr, to: this.minLr, momentum: up },
         ];
   }
   /** Its rates ignore the base: a group's scale multiplies them (torch's per-group max_lr list, in proportion). */
@@ -380,15 +420,24 @@ export class OneCycleLR extends LrScheduler {
   private interpolate(start: number, end: number, pct: number): number {
     return this.anneal === 'cos' ? cosineFrom(start, end, pct) : (end - start) * pct + start;
   }
-  rateAt(step: number): number {
+  /** Step `step`'s phase and how far into it (0 to 1), as torch: the first phase whose end is not passed, else the last one. */
+  private locate(step: number): { phase: OneCyclePhase; pct: number } {
     const t = Math.min(step, this.totalSteps - 1);
     let start = 0;
     for (const [i, phase] of this.phases.entries()) {
-      // As torch: the first phase whose end is not passed, else the last one.
-      if (t <= phase.end || i === this.phases.length - 1) return this.interpolate(phase.from, phase.to, (t - start) / (phase.end - start));
+      if (t <= phase.end || i === this.phases.length - 1) return { phase, pct: (t - start) / (phase.end - start) };
       start = phase.end;
     }
     throw new Error('unreachable: OneCycleLR has phases');
+  }
+  rateAt(step: number): number {
+    const { phase, pct } = this.locate(step);
+    return this.interpolate(phase.from, phase.to, pct);
+  }
+  override momentumAt(step: number): number | undefined {
+    if (!this.cycleMomentum) return undefined;
+    const { phase, pct } = this.locate(step);
+    return this.interpolate(phase.momentum[0], phase.momentum[1], pct);
   }
 }
 
@@ -585,6 +634,15 @@ export class SequentialLR extends LrScheduler {
   override groupRate(step: number, base: number, scale: number): number {
     const { scheduler, local } = this.locate(step);
     return scheduler.groupRate(local, base, scale);
+  }
+
+  /**
+   * The running scheduler's momentum (a OneCycleLR's with cycleMomentum), else the optimizer's own:
+   * torch's momentum stays where a OneCycleLR last set it once the next scheduler runs.
+   */
+  override momentumAt(step: number): number | undefined {
+    const { scheduler, local } = this.locate(step);
+    return scheduler.momentumAt(local);
   }
 
   /** Also moves the running scheduler's own count, so its state() says where it is (as torch's last_epoch). */

@@ -42,8 +42,10 @@ export interface OptimizerOptions {
   maximize?: boolean;
   /**
    * Settings for some parameters (torch's parameter groups): the first group whose `params`
-   * accepts a parameter (by its dotted name in the module) gives it its weight decay and a
-   * factor on the step's rate; the rest use the optimizer's own. E.g. no decay for biases and norms:
+   * accepts a parameter (by its dotted name in the module) gives it its weight decay, a factor on
+   * the step's rate and any of the optimizer's own settings that its groups may override (each
+   * optimizer's group type lists them: SGDGroup's momentum, AdamGroup's betas, ...); the rest use
+   * the optimizer's own. E.g. no decay for biases and norms:
    * `groups: [{ params: (name) => name.endsWith('bias') || name.includes('norm'), weightDecay: 0 }]`.
    */
   groups?: readonly ParamGroup[];
@@ -74,14 +76,18 @@ export interface ParamGroup {
 /** The options every optimizer takes, beside its own. */
 const COMMON_KEYS = ['lr', 'clipNorm', 'scheduler', 'maximize', 'groups', 'fused'] as const;
 
-/** Checks `groups` for untyped callers; returns them. */
-function checkGroups(op: string, v: unknown): readonly ParamGroup[] {
+/**
+ * Checks `groups` for untyped callers; returns them. `settings`: the optimizer's settings a group
+ * may override (the optimizer checks their values, see GroupSettings).
+ */
+function checkGroups(op: string, v: unknown, settings: readonly string[]): readonly ParamGroup[] {
   if (v === undefined) return [];
   const list = checkArray(op, 'groups', v);
   return list.map((g, i) => {
     const params = field(g, 'params');
     if (typeof params !== 'function') throw new ArgumentError(`groups[${i}].params must be a function (name, param) => boolean, got ${show(params)}`, { op });
-    checkKeys(`${op} groups[${i}]`, g, ['params', 'weightDecay', 'lrScale']);
+    // A group's lr is lrScale (a factor on the optimizer's lr, so that setting opt.lr moves every group).
+    checkKeys(`${op} groups[${i}]`, g, ['params', 'weightDecay', 'lrScale', ...settings]);
     const wd = field(g, 'weightDecay');
     const scale = field(g, 'lrScale');
     return {
@@ -107,11 +113,15 @@ export abstract class Optimizer<B extends Backend = Backend> {
   abstract readonly weightDecay: number;
   readonly groups: readonly ParamGroup[];
 
-  /** `keys`: the subclass's own option names, beside lr, clipNorm, scheduler and maximize. */
+  /**
+   * `keys`: the subclass's own option names, beside lr, clipNorm, scheduler and maximize;
+   * `groupKeys`: those of them a parameter group may override (read with GroupSettings).
+   */
   constructor(
     lr: number,
     readonly options: OptimizerOptions = {},
     keys: readonly string[] = [],
+    groupKeys: readonly string[] = [],
   ) {
     // Untyped callers and bad settings fail here, named, not as NaN weights steps later (torch raises too).
     const op = new.target.name;
@@ -121,8 +131,10 @@ export abstract class Optimizer<B extends Backend = Backend> {
     this.rate = checkSetting(op, 'lr', lr, () => true, 'a finite number');
     if (options.clipNorm !== undefined) checkSetting(op, 'clipNorm', options.clipNorm, (v) => v >= 0, 'a finite number >= 0');
     if (options.scheduler !== undefined && !isScheduler(options.scheduler)) throw new ArgumentError(`scheduler must be a learning-rate schedule (optim.StepLR, optim.CosineLR, ...), got ${show(options.scheduler)}`, { op });
+    // torch's OneCycleLR refuses an optimizer without a momentum to cycle when it is made.
+    if (options.scheduler) this.checkMomentum(op, options.scheduler, 0);
     this.maximize = options.maximize === undefined ? false : checkBoolean(op, 'maximize', options.maximize);
-    this.groups = checkGroups(op, options.groups);
+    this.groups = checkGroups(op, options.groups, groupKeys);
     this.fused = options.fused === undefined ? undefined : checkBoolean(op, 'fused', options.fused);
   }
 
@@ -138,8 +150,32 @@ export abstract class Optimizer<B extends Backend = Backend> {
     this.rate = checkSetting(this.constructor.name, 'lr', v, () => true, 'a finite number');
   }
 
-  /** The new value of one parameter at rate `lr` and weight decay `weightDecay` (its group's); `state` holds what earlier steps left (see setState). */
-  protected abstract update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number): Tensor<B, 'float'>;
+  /**
+   * The new value of one parameter at rate `lr` and weight decay `weightDecay` (its group's);
+   * `state` holds what earlier steps left (see setState); `at` its group and a schedule's momentum
+   * (GroupSettings.of gives the settings they make).
+   */
+  protected abstract update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number, at: StepContext): Tensor<B, 'float'>;
+
+  /**
+   * The setting a schedule's momentum replaces (OneCycleLR's cycleMomentum: torch's 'momentum',
+   * or beta1 where the optimizer has betas), named; undefined where there is none to set.
+   */
+  protected momentumSetting(): string | undefined {
+    return undefined;
+  }
+
+  /** A schedule that sets the momentum needs an optimizer with one (torch raises too). */
+  private checkMomentum(op: string, schedule: LrScheduler, step: number): number | undefined {
+    const momentum = schedule.momentumAt(step);
+    if (momentum !== undefined && this.momentumSetting() === undefined) {
+      throw new ArgumentError(`the schedule '${schedule.kind}' sets the momentum (OneCycleLR's cycleMomentum), and ${this.constructor.name} takes none from a schedule`, {
+        op,
+        hint: "give the schedule cycleMomentum: false (torch's Adagrad, Adadelta, Rprop and ASGD have no momentum; NAdam's product of momenta here is a function of the step count)",
+      });
+    }
+    return momentum;
+  }
 
   /** The rate the last step used. */
   lastLr: number | undefined;
@@ -163,6 +199,8 @@ export abstract class Optimizer<B extends Backend = Backend> {
     if (typeof rate === 'number') checkSetting('step', 'the learning rate', rate, () => true, 'a finite number');
     const schedule = typeof rate === 'object' ? rate : undefined;
     const scheduleStep = schedule?.stepCount ?? 0;
+    // Read before the schedule moves on: a refused one is not moved.
+    const momentum = schedule ? this.checkMomentum('Optimizer.step', schedule, scheduleStep) : undefined;
     const lr = rate === undefined ? this.lr : typeof rate === 'number' ? rate : rate.next(this.lr);
     // A schedule's rate is checked too: NaN would reach every weight.
     if (typeof rate === 'object' && !Number.isFinite(lr)) throw new ArgumentError(`the schedule '${rate.kind}' gave the rate ${lr} at its step ${rate.stepCount - 1}`, { op: 'Optimizer.step', hint: "check the schedule's settings" });
@@ -190,13 +228,14 @@ export abstract class Optimizer<B extends Backend = Backend> {
         if (!state) this.states.set(p.id, (state = { step: 0, tensors: new Map() }));
         state.step++;
         const s = state;
-        const group = names ? this.groups.find((gr) => gr.params(names.get(p)!, p)) : undefined;
+        const index = names ? this.groups.findIndex((gr) => gr.params(names.get(p)!, p)) : -1;
+        const group = index >= 0 ? this.groups[index] : undefined;
         const rate = (group && groupRates.get(group)) ?? lr;
         const decay = group?.weightDecay ?? this.weightDecay;
         const next = tidy(() => {
           const here = g.device.key === p.value.device.key ? g : g.toDevice(p.value.device as DeviceOf<B>);
           // torch's maximize: every rule runs on the negated gradient.
-          return this.update(p.value, this.maximize ? here.neg() : here, s, rate, decay);
+          return this.update(p.value, this.maximize ? here.neg() : here, s, rate, decay, { group: group ? index : undefined, momentum });
         });
         p.set(next);
       }
@@ -361,6 +400,63 @@ function isFloatTensor<B extends Backend>(t: Tensor<B, Kind>): t is Tensor<B, 'f
 function floatTensor<B extends Backend>(t: Tensor<B, Kind>): Tensor<B, 'float'> {
   if (!isFloatTensor(t)) throw new ArgumentError(`an update rule gave a ${t.dtype} value`, { op: 'Optimizer.step', hint: 'a rule keeps to float arithmetic' });
   return t;
+}
+
+/**
+ * An optimizer's settings and each parameter group's, as torch's param_groups hold them: a group
+ * overrides some (its type lists which), and takes the optimizer's for the rest. `read` reads
+ * options over a base and checks each value it takes, naming it with `where` before its name:
+ * the optimizer's own options over its defaults (where ''), each group over the optimizer's
+ * (where 'groups[i].'). Made once, in the constructor: a bad group setting fails there.
+ */
+export class GroupSettings<S> {
+  /** The optimizer's own. */
+  readonly own: S;
+  private readonly byGroup: readonly S[];
+
+  /** `withMomentum`: the settings with a schedule's momentum in place of theirs (see Optimizer.momentumSetting). */
+  constructor(
+    options: object,
+    defaults: S,
+    read: (o: unknown, base: S, where: string) => S,
+    private readonly withMomentum?: (s: S, momentum: number) => S,
+  ) {
+    this.own = read(options, defaults, '');
+    const groups = field(options, 'groups');
+    const list: readonly unknown[] = Array.isArray(groups) ? groups : [];
+    this.byGroup = list.map((g, i) => read(g, this.own, `groups[${i}].`));
+  }
+
+  /** The settings of a step (update's `at`): its group's, the optimizer's own for none, with the schedule's momentum. */
+  of(at: StepContext): S {
+    const s = at.group === undefined ? this.own : (this.byGroup[at.group] ?? this.own);
+    if (at.momentum === undefined) return s;
+    if (!this.withMomentum) throw new ArgumentError("a schedule's momentum reached an optimizer without one", { op: 'Optimizer.step' });
+    return this.withMomentum(s, at.momentum);
+  }
+}
+
+/** What a parameter's step takes beside its rate and weight decay. */
+export interface StepContext {
+  /** The index in `groups` of the parameter's group; undefined for none. */
+  readonly group: number | undefined;
+  /** A schedule's momentum for this step (OneCycleLR's cycleMomentum), in every group; undefined for none. */
+  readonly momentum: number | undefined;
+}
+
+/** An option `name` of `o`, or `base` where it is left out (or undefined). */
+export function given(o: unknown, name: string, base: unknown): unknown {
+  const v = field(o, name);
+  return v === undefined ? base : v;
+}
+
+/** Two numbers (betas, etas...) from `o[name]` or `base`, each checked by `ok` and named `name[i]`. */
+export function checkPair(op: string, o: unknown, name: string, base: readonly [number, number], where: string, ok: (v: number) => boolean, what: string, pairWhat: string): readonly [number, number] {
+  const v: unknown = given(o, name, base);
+  if (!Array.isArray(v) || v.length !== 2) throw new ArgumentError(`${where}${name} must be ${pairWhat}, got ${String(v)}`, { op });
+  const a: unknown = v[0];
+  const b: unknown = v[1];
+  return [checkSetting(op, `${where}${name}[0]`, a, ok, what), checkSetting(op, `${where}${name}[1]`, b, ok, what)];
 }
 
 /** A numeric optimizer setting: a finite number that `ok` accepts, else an ArgumentError naming it. */

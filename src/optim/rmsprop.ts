@@ -2,7 +2,29 @@
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { checkBoolean } from '../ir/validate.js';
-import { checkSetting, Optimizer, type OptimizerOptions, type ParamState } from './optimizer.js';
+import { checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
+
+/** What a parameter group may set of RMSprop's own (torch's param_groups): the rest is the optimizer's. */
+export interface RMSpropSettings {
+  readonly alpha: number;
+  readonly eps: number;
+  readonly momentum: number;
+  readonly centered: boolean;
+}
+
+export interface RMSpropGroup extends ParamGroup, Partial<RMSpropSettings> {}
+
+const KEYS = ['alpha', 'eps', 'momentum', 'centered'] as const;
+
+function read(o: unknown, base: RMSpropSettings, where: string): RMSpropSettings {
+  const op = 'RMSprop';
+  return {
+    alpha: checkSetting(op, `${where}alpha`, given(o, 'alpha', base.alpha), (v) => v >= 0, 'a finite number >= 0'),
+    eps: checkSetting(op, `${where}eps`, given(o, 'eps', base.eps), (v) => v >= 0, 'a finite number >= 0'),
+    momentum: checkSetting(op, `${where}momentum`, given(o, 'momentum', base.momentum), (v) => v >= 0, 'a finite number >= 0'),
+    centered: checkBoolean(op, `${where}centered`, given(o, 'centered', base.centered)),
+  };
+}
 
 export interface RMSpropOptions extends OptimizerOptions {
   /** Default 1e-2. */
@@ -15,6 +37,7 @@ export interface RMSpropOptions extends OptimizerOptions {
   momentum?: number;
   /** Normalise by the gradient's estimated variance instead of its second moment (default false). */
   centered?: boolean;
+  groups?: readonly RMSpropGroup[];
 }
 
 export class RMSprop<B extends Backend = Backend> extends Optimizer<B> {
@@ -24,22 +47,25 @@ export class RMSprop<B extends Backend = Backend> extends Optimizer<B> {
   readonly weightDecay: number;
   readonly momentum: number;
   readonly centered: boolean;
+  private readonly settings: GroupSettings<RMSpropSettings>;
 
   constructor(options: RMSpropOptions = {}) {
-    super(options?.lr ?? 1e-2, options, ['alpha', 'eps', 'weightDecay', 'momentum', 'centered']);
-    this.alpha = checkSetting('RMSprop', 'alpha', options.alpha ?? 0.99, (v) => v >= 0, 'a finite number >= 0');
-    this.eps = checkSetting('RMSprop', 'eps', options.eps ?? 1e-8, (v) => v >= 0, 'a finite number >= 0');
+    super(options?.lr ?? 1e-2, options, [...KEYS, 'weightDecay'], KEYS);
     this.weightDecay = checkSetting('RMSprop', 'weightDecay', options.weightDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
-    this.momentum = checkSetting('RMSprop', 'momentum', options.momentum ?? 0, (v) => v >= 0, 'a finite number >= 0');
-    this.centered = options.centered === undefined ? false : checkBoolean('RMSprop', 'centered', options.centered);
+    this.settings = new GroupSettings(options, { alpha: 0.99, eps: 1e-8, momentum: 0, centered: false }, read, (s, momentum) => ({ ...s, momentum }));
+    ({ alpha: this.alpha, eps: this.eps, momentum: this.momentum, centered: this.centered } = this.settings.own);
+  }
+
+  protected override momentumSetting(): string {
+    return 'momentum';
   }
 
   protected override stateShape(name: string, param: readonly number[]): readonly number[] | undefined {
     return ['squareAvg', 'gradAvg', 'momentum'].includes(name) ? param : undefined;
   }
 
-  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number): Tensor<B, 'float'> {
-    const { alpha: a, centered, momentum, eps } = this;
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, weightDecay: number, at: StepContext): Tensor<B, 'float'> {
+    const { alpha: a, centered, momentum, eps } = this.settings.of(at);
     return this.elementwiseUpdate(p, g, state, (v) => {
       const grad = weightDecay !== 0 ? v.g.add(v.p.mul(weightDecay)) : v.g;
       const v0 = v.state('squareAvg');

@@ -16,7 +16,12 @@ import { Module } from '../../src/nn/module.js';
 import { Param } from '../../src/nn/param.js';
 import { Adagrad } from '../../src/optim/adagrad.js';
 import { Adam, AdamW, type AdamOptions } from '../../src/optim/adam.js';
+import { Adadelta } from '../../src/optim/adadelta.js';
 import { Adamax } from '../../src/optim/adamax.js';
+import { ASGD } from '../../src/optim/asgd.js';
+import { NAdam, type NAdamOptions } from '../../src/optim/nadam.js';
+import { RAdam } from '../../src/optim/radam.js';
+import { Rprop, type RpropOptions } from '../../src/optim/rprop.js';
 import { Optimizer, type ParamState } from '../../src/optim/optimizer.js';
 import type { Tensor } from '../../src/tensor/tensor.js';
 import { ParamGrads } from '../../src/optim/param-grads.js';
@@ -27,7 +32,7 @@ import { roundHalf } from '../../src/ir/half.js';
 import { fromData } from '../../src/tensor/creation.js';
 import { ElementwiseProgram } from '../../src/index.js';
 import { describeGpu } from '../wgpu/gpu.js';
-import { adagrad, adam, adamax, rmsprop, sgd, type Rule } from './rules.js';
+import { adadelta, adagrad, adam, adamax, asgd, nadam, radam, rmsprop, rprop, sgd, type Rule } from './rules.js';
 
 interface Case {
   readonly name: string;
@@ -49,6 +54,16 @@ const CASES: readonly Case[] = [
   { name: 'RMSprop', make: (f) => new RMSprop(opt({ lr: 0.01 }, f)), rule: rmsprop(0.01, 0.99, 1e-8, 0, 0, false) },
   { name: 'Adagrad', make: (f) => new Adagrad(opt({ lr: 0.1, lrDecay: 0.01, initialAccumulatorValue: 0.1 }, f)), rule: adagrad(0.1, 0.01, 0, 0.1, 1e-10) },
   { name: 'Adamax', make: (f) => new Adamax(opt({ lr: 0.02, weightDecay: 0.01 }, f)), rule: adamax(0.02, 0.9, 0.999, 1e-8, 0.01) },
+  { name: 'NAdam, defaults', make: (f) => new NAdam(opt({}, f)), rule: nadam(2e-3, 0.9, 0.999, 1e-8, 0, 4e-3, false) },
+  { name: 'NAdam, L2 decay, momentumDecay', make: (f) => new NAdam(opt<NAdamOptions>({ lr: 0.01, weightDecay: 0.1, momentumDecay: 0.05, betas: [0.8, 0.9] }, f)), rule: nadam(0.01, 0.8, 0.9, 1e-8, 0.1, 0.05, false) },
+  { name: "NAdam, decoupledWeightDecay (torch 2.x's)", make: (f) => new NAdam(opt({ lr: 0.01, weightDecay: 0.1, decoupledWeightDecay: true }, f)), rule: nadam(0.01, 0.9, 0.999, 1e-8, 0.1, 4e-3, true) },
+  // RAdam rectifies from step 5 or 6 whatever its betas, past these STEPS: torch-trajectories.test.ts holds the rectified steps.
+  { name: 'RAdam, defaults (no rectified step yet)', make: (f) => new RAdam(opt({}, f)), rule: radam(1e-3, 0.9, 0.999, 1e-8, 0, false) },
+  { name: "RAdam, decoupledWeightDecay (torch 2.x's)", make: (f) => new RAdam(opt({ lr: 0.01, weightDecay: 0.1, decoupledWeightDecay: true }, f)), rule: radam(0.01, 0.9, 0.999, 1e-8, 0.1, true) },
+  { name: 'Adadelta, defaults', make: (f) => new Adadelta(opt({}, f)), rule: adadelta(1, 0.9, 1e-6, 0) },
+  { name: 'Adadelta, rho, eps, decay', make: (f) => new Adadelta(opt({ lr: 0.5, rho: 0.7, eps: 1e-3, weightDecay: 0.1 }, f)), rule: adadelta(0.5, 0.7, 1e-3, 0.1) },
+  { name: 'Rprop, defaults', make: (f) => new Rprop(opt({}, f)), rule: rprop(0.01, 0.5, 1.2, 1e-6, 50) },
+  { name: 'Rprop, etas, clamped step sizes', make: (f) => new Rprop(opt<RpropOptions>({ lr: 0.05, etas: [0.3, 1.5], stepSizes: [0.02, 0.06] }, f)), rule: rprop(0.05, 0.3, 1.5, 0.02, 0.06) },
 ];
 
 // ---- data -------------------------------------------------------------------------------------
@@ -149,6 +164,21 @@ describe('fused optimizer updates on the CPU', () => {
       expect(each.ops.has('fused')).toBe(false);
     });
   }
+
+  it("ASGD: one fused record per parameter besides eta's (a [1] tensor made after each step for the next), matching float64, fused or not", async () => {
+    for (const [o, rule] of [
+      [{}, asgd(0.01, 1e-4, 0.75, 1e6, 0)],
+      [{ lr: 0.05, lambd: 0.1, alpha: 0.5, t0: 1, weightDecay: 0.1 }, asgd(0.05, 0.1, 0.5, 1, 0.1)],
+    ] as const) {
+      const want = expected(rule);
+      const fused = await train(ad, new ASGD({ ...o }), cpu);
+      expectClose(fused.values, want, 'fused');
+      expect(fused.ops.get('fused')).toBe(SHAPES.length * STEPS);
+      // eta: one 'full' per parameter and step, reshaped to broadcast from the second step on.
+      expect([...fused.ops]).toEqual([['fused', SHAPES.length * STEPS], ['full', SHAPES.length * STEPS], ['reshape', SHAPES.length * (STEPS - 1)]]);
+      expectClose((await train(ad, new ASGD({ ...o, fused: false }), cpu)).values, want, 'op by op');
+    }
+  });
 
   it('by default a parameter of more than 2048 values steps op by op on the CPU (its wasm passes beat the fused JS loop there), one of 2048 fused', async () => {
     const grads = new ParamGrads<typeof ad>();

@@ -13,9 +13,14 @@ import { Module } from '../../src/nn/module.js';
 import { Param } from '../../src/nn/param.js';
 import { Adagrad } from '../../src/optim/adagrad.js';
 import { Adam, AdamW } from '../../src/optim/adam.js';
+import { Adadelta } from '../../src/optim/adadelta.js';
 import { Adamax } from '../../src/optim/adamax.js';
+import { ASGD } from '../../src/optim/asgd.js';
+import { NAdam } from '../../src/optim/nadam.js';
+import { RAdam } from '../../src/optim/radam.js';
+import { Rprop } from '../../src/optim/rprop.js';
 import { clipGradNorm, clipGradValue } from '../../src/optim/clip.js';
-import { CosineLR, LrScheduler, ReduceLROnPlateau } from '../../src/optim/lr-scheduler.js';
+import { CosineLR, LrScheduler, OneCycleLR, ReduceLROnPlateau } from '../../src/optim/lr-scheduler.js';
 import type { Optimizer } from '../../src/optim/optimizer.js';
 import { ParamGrads } from '../../src/optim/param-grads.js';
 import { RMSprop } from '../../src/optim/rmsprop.js';
@@ -63,6 +68,10 @@ const KINDS: Array<[string, (o: Record<string, unknown>) => Optimizer<AD>]> = [
   ['RMSprop', (o) => new RMSprop<AD>(o)],
   ['Adagrad', (o) => new Adagrad<AD>(o)],
   ['Adamax', (o) => new Adamax<AD>(o)],
+  ['NAdam', (o) => new NAdam<AD>(o)],
+  ['RAdam', (o) => new RAdam<AD>(o)],
+  ['Adadelta', (o) => new Adadelta<AD>(o)],
+  ['ASGD', (o) => new ASGD<AD>(o)],
 ];
 
 describe('options', () => {
@@ -74,6 +83,41 @@ describe('options', () => {
     expect(() => make({ clipNorm: NaN })).toThrow(/clipNorm must be a finite number >= 0, got NaN/);
     expect(() => make({ clipNorm: -1 })).toThrow(/clipNorm must be a finite number >= 0, got -1/);
     expect(() => make({ scheduler: 0.1 })).toThrow(/scheduler must be a learning-rate schedule/);
+  });
+
+  it("Rprop (torch's has no weight decay) refuses one, and checks its etas and step sizes; maximising g takes the steps of minimising -g", async () => {
+    expect(() => new Rprop<AD>(untyped({ weightDecay: 0.1 }))).toThrow(/^Rprop: unknown option 'weightDecay'/);
+    expect(() => new Rprop<AD>({ groups: [untyped({ params: () => true, weightDecay: 0 })] })).toThrow(/^Rprop: groups\[0\].weightDecay: Rprop has no weight decay/);
+    expect(() => new Rprop<AD>({ etas: [1, 1.2] })).toThrow(/^Rprop: etas\[0\] must be a number in \(0, 1\), got 1/);
+    expect(() => new Rprop<AD>({ etas: [0.5, 1] })).toThrow(/^Rprop: etas\[1\] must be a finite number > 1, got 1/);
+    expect(() => new Rprop<AD>(untyped({ etas: 0.5 }))).toThrow(/^Rprop: etas must be two numbers/);
+    expect(() => new Rprop<AD>({ stepSizes: [0.1, 0.01] })).toThrow(/^Rprop: stepSizes\[1\] must be a finite number >= stepSizes\[0\] \(0.1\), got 0.01/);
+    expect(() => new Rprop<AD>({ lr: -0.1 })).toThrow(/^Rprop: lr must be a finite number >= 0/);
+    const up = model();
+    const down = model();
+    const a = new Rprop<AD>({ maximize: true });
+    const b = new Rprop<AD>();
+    for (let t = 0; t < 3; t++) {
+      a.step(up, grads(up, t));
+      const g = grads(down, t);
+      for (const [id, x] of g.entries()) g.set(id, x.neg());
+      b.step(down, g);
+    }
+    expect(await values(up)).toEqual(await values(down));
+  });
+
+  it('the new optimizers name a bad option', () => {
+    expect(() => new NAdam<AD>({ betas: [0.9, 1] })).toThrow(/^NAdam: betas\[1\] must be a number in \[0, 1\), got 1/);
+    expect(() => new NAdam<AD>({ momentumDecay: -1 })).toThrow(/^NAdam: momentumDecay must be a finite number >= 0, got -1/);
+    expect(() => new NAdam<AD>(untyped({ decoupledWeightDecay: 1 }))).toThrow(/^NAdam: decoupledWeightDecay must be true or false/);
+    expect(() => new NAdam<AD>(untyped({ momentum_decay: 0.1 }))).toThrow(/^NAdam: unknown option 'momentum_decay' \(did you mean 'momentumDecay'\?\)/);
+    expect(() => new RAdam<AD>({ eps: -1 })).toThrow(/^RAdam: eps must be a finite number >= 0, got -1/);
+    expect(() => new RAdam<AD>(untyped({ betas: [0.9] }))).toThrow(/^RAdam: betas must be two numbers in \[0, 1\)/);
+    expect(() => new Adadelta<AD>({ rho: 1.5 })).toThrow(/^Adadelta: rho must be a number in \[0, 1\], got 1.5/);
+    expect(() => new Adadelta<AD>({ weightDecay: NaN })).toThrow(/^Adadelta: weightDecay must be a finite number >= 0, got NaN/);
+    expect(() => new ASGD<AD>({ lambd: -1 })).toThrow(/^ASGD: lambd must be a finite number >= 0, got -1/);
+    expect(() => new ASGD<AD>({ t0: Infinity })).toThrow(/^ASGD: t0 must be a finite number, got Infinity/);
+    expect(() => new ASGD<AD>(untyped({ alpha: '0.75' }))).toThrow(/^ASGD: alpha must be a finite number, got "0.75"/);
   });
 
   it('lr set later is checked as lr given to the constructor', () => {
@@ -224,6 +268,70 @@ describe('groups', () => {
     expect(() => new SGD<AD>({ lr: 0.1, groups: [{ params: () => true, weightDecay: -1 }] })).toThrow(/groups\[0\].weightDecay must be a finite number >= 0, got -1/);
     expect(() => new SGD<AD>({ lr: 0.1, groups: [{ params: () => true, lr: 0.5 } as never] })).toThrow(/unknown option 'lr'/);
     expect(() => new SGD<AD>({ lr: 0.1, groups: untyped({}) })).toThrow(/groups must be an array/);
+  });
+
+  it("a group's own settings are checked as the optimizer's, named with the group; one the optimizer lacks is refused, naming what it takes", () => {
+    expect(() => new SGD<AD>({ lr: 0.1, groups: [{ params: () => true, momentum: -1 }] })).toThrow(/^SGD: groups\[0\].momentum must be a finite number >= 0, got -1/);
+    // Nesterov is checked with the settings the group inherits.
+    expect(() => new SGD<AD>({ lr: 0.1, momentum: 0.9, nesterov: true, groups: [{ params: () => true }, { params: () => true, momentum: 0 }] })).toThrow(/^SGD: groups\[1\]: Nesterov momentum needs momentum > 0 and dampening 0/);
+    expect(() => new SGD<AD>({ lr: 0.1, groups: [untyped({ params: () => true, betas: [0.9, 0.99] })] })).toThrow(/^SGD groups\[0\]: unknown option 'betas'; hint: .*'momentum', 'dampening', 'nesterov'/);
+    expect(() => new Adam<AD>({ groups: [{ params: () => true, betas: [0.9, 1] }] })).toThrow(/^Adam: groups\[0\].betas\[1\] must be a number in \[0, 1\), got 1/);
+    expect(() => new AdamW<AD>({ groups: [untyped({ params: () => true, betas: 0.9 })] })).toThrow(/^AdamW: groups\[0\].betas must be two numbers in \[0, 1\), got 0.9/);
+    expect(() => new Adam<AD>({ groups: [untyped({ params: () => true, amsgrad: 1 })] })).toThrow(/^Adam: groups\[0\].amsgrad must be true or false, got 1/);
+    // capturable is the optimizer's (the captured step is one program), torch's Adagrad fills every sum with the optimizer's initial value.
+    expect(() => new Adam<AD>({ groups: [untyped({ params: () => true, capturable: true })] })).toThrow(/^Adam groups\[0\]: unknown option 'capturable'/);
+    expect(() => new Adagrad<AD>({ groups: [untyped({ params: () => true, initialAccumulatorValue: 0.1 })] })).toThrow(/^Adagrad groups\[0\]: unknown option 'initialAccumulatorValue'/);
+    expect(() => new RMSprop<AD>({ groups: [untyped({ params: () => true, centered: 'yes' })] })).toThrow(/^RMSprop: groups\[0\].centered must be true or false/);
+    expect(() => new Rprop<AD>({ groups: [{ params: () => true, etas: [0.5, 0.9] }] })).toThrow(/^Rprop: groups\[0\].etas\[1\] must be a finite number > 1, got 0.9/);
+    expect(() => new ASGD<AD>({ groups: [{ params: () => true, t0: NaN }] })).toThrow(/^ASGD: groups\[0\].t0 must be a finite number, got NaN/);
+    expect(() => new NAdam<AD>({ groups: [untyped({ params: () => true, momentum_decay: 0.1 })] })).toThrow(/^NAdam groups\[0\]: unknown option 'momentum_decay' \(did you mean 'momentumDecay'\?\)/);
+    // A group that sets nothing of its own takes the optimizer's.
+    const opt = new RMSprop<AD>({ alpha: 0.9, groups: [{ params: () => true, weightDecay: 0 }] });
+    expect(opt.alpha).toBe(0.9);
+  });
+
+  it("OneCycleLR's cycleMomentum (its default) needs an optimizer with a momentum or betas, as torch's; refused before anything moves", () => {
+    const m = model();
+    for (const make of [() => new Adagrad<AD>(), () => new Adadelta<AD>(), () => new Rprop<AD>(), () => new ASGD<AD>(), () => new NAdam<AD>()]) {
+      const opt = make();
+      const s = new OneCycleLR({ maxLr: 0.1, totalSteps: 10 });
+      expect(() => opt.step(m, grads(m, 0), s)).toThrow(new RegExp(`^Optimizer.step: the schedule 'oneCycle' sets the momentum \\(OneCycleLR's cycleMomentum\\), and ${opt.constructor.name} takes none from a schedule; hint: give the schedule cycleMomentum: false`));
+      expect(s.stepCount).toBe(0);
+      opt.step(m, grads(m, 0), new OneCycleLR({ maxLr: 0.1, totalSteps: 10, cycleMomentum: false }));
+    }
+    expect(() => new Adagrad<AD>({ scheduler: new OneCycleLR({ maxLr: 0.1, totalSteps: 10 }) })).toThrow(/^Adagrad: the schedule 'oneCycle' sets the momentum/);
+    expect(() => new OneCycleLR({ maxLr: 0.1, totalSteps: 10, baseMomentum: 1 })).toThrow(/^OneCycleLR: baseMomentum must be a number in \[0, 1\), got 1/);
+    expect(() => new OneCycleLR(untyped({ maxLr: 0.1, totalSteps: 10, cycle_momentum: false }))).toThrow(/^OneCycleLR: unknown option 'cycle_momentum' \(did you mean 'cycleMomentum'\?\)/);
+  });
+
+  it("OneCycleLR's momentum against torch's formula: cosine from maxMomentum to baseMomentum and back, against the rate", () => {
+    const s = new OneCycleLR({ maxLr: 1, totalSteps: 11, pctStart: 0.3 });
+    // torch: phase ends 0.3 * 11 - 1 = 2.3 and 10; cos annealing end + (start - end) / 2 * (1 + cos(pi pct)).
+    const cos = (a: number, b: number, pct: number): number => b + ((a - b) / 2) * (1 + Math.cos(Math.PI * pct));
+    for (let k = 0; k < 11; k++) {
+      const want = k <= 2.3 ? cos(0.95, 0.85, k / 2.3) : cos(0.85, 0.95, (k - 2.3) / (10 - 2.3));
+      expect(s.momentumAt(k)).toBeCloseTo(want, 14);
+    }
+    expect(s.momentumAt(20)).toBeCloseTo(0.95, 14);
+    expect(new OneCycleLR({ maxLr: 1, totalSteps: 11, cycleMomentum: false }).momentumAt(3)).toBeUndefined();
+  });
+
+  it("a group's settings against float64: SGD's momentum and Nesterov for 'b' only", async () => {
+    const m = model();
+    const opt = new SGD<AD>({ lr: 0.1, groups: [{ params: (name) => name === 'b', momentum: 0.5, nesterov: true, lrScale: 0.5 }] });
+    for (let t = 0; t < 3; t++) opt.step(m, grads(m, t));
+    const w = [...W0];
+    GW.forEach((g) => g.forEach((x, i) => (w[i]! -= 0.1 * x)));
+    const b = [...B0];
+    const buf = b.map(() => 0);
+    GB.forEach((g, t) =>
+      g.forEach((x, i) => {
+        buf[i] = t === 0 ? x : 0.5 * buf[i]! + x;
+        b[i]! -= 0.05 * (x + 0.5 * buf[i]!);
+      }),
+    );
+    const got = await values(m);
+    [...w, ...b].forEach((v, i) => expect(Math.abs(got[i]! - v), `[${i}]`).toBeLessThanOrEqual(1e-6 + 1e-5 * Math.abs(v)));
   });
 });
 

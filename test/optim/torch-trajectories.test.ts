@@ -14,7 +14,9 @@ import { Module } from '../../src/nn/module.js';
 import { Param } from '../../src/nn/param.js';
 import { Adagrad } from '../../src/optim/adagrad.js';
 import { Adam, AdamW } from '../../src/optim/adam.js';
+import { Adadelta } from '../../src/optim/adadelta.js';
 import { Adamax } from '../../src/optim/adamax.js';
+import { ASGD } from '../../src/optim/asgd.js';
 import { clipGradNorm, clipGradValue } from '../../src/optim/clip.js';
 import {
   ConstantLR,
@@ -31,9 +33,12 @@ import {
   SequentialLR,
   StepLR,
 } from '../../src/optim/lr-scheduler.js';
-import type { Optimizer, ParamGroup } from '../../src/optim/optimizer.js';
+import { NAdam } from '../../src/optim/nadam.js';
+import type { Optimizer } from '../../src/optim/optimizer.js';
 import { ParamGrads } from '../../src/optim/param-grads.js';
+import { RAdam } from '../../src/optim/radam.js';
 import { RMSprop } from '../../src/optim/rmsprop.js';
+import { Rprop } from '../../src/optim/rprop.js';
 import { SGD } from '../../src/optim/sgd.js';
 import { fromData } from '../../src/tensor/creation.js';
 
@@ -48,9 +53,12 @@ interface Tolerance {
 }
 interface OptimizerCase {
   readonly name: string;
-  readonly optimizer: 'SGD' | 'Adam' | 'AdamW' | 'Adamax' | 'RMSprop' | 'Adagrad';
+  readonly optimizer: 'SGD' | 'Adam' | 'AdamW' | 'Adamax' | 'RMSprop' | 'Adagrad' | 'NAdam' | 'RAdam' | 'Adadelta' | 'Rprop' | 'ASGD';
+  /** 'torch 2.x': NAdam's rule as torch 2.x has it, recorded on 1.13 (see optim.py's _nadam_2x). */
+  readonly rule?: string;
   readonly options: Options;
-  readonly groups?: ReadonlyArray<{ readonly params: readonly number[]; readonly lr?: number; readonly weight_decay?: number }>;
+  /** torch's keyword names, as in options. */
+  readonly groups?: ReadonlyArray<Options & { readonly params: readonly number[] }>;
   readonly scheduler?: SchedulerSpec;
   readonly clip_norm?: number;
   readonly params: ReadonlyArray<{ readonly shape: readonly number[]; readonly data: readonly Num[] }>;
@@ -116,10 +124,10 @@ function expectClose(actual: ArrayLike<number>, expected: readonly Num[], tol: T
 const KNOWN: Readonly<Record<string, string>> = {
   'CosineAnnealingLR past T_max':
     "CosineLR holds minLr after totalSteps; torch's CosineAnnealingLR runs on along the cosine and climbs back to the base rate (a schedule past its end is meant to stay at its end)",
-  'sgd momentum + OneCycleLR (cycle_momentum, its default)':
-    "OneCycleLR sets only the rate: torch's also cycles the momentum (SGD's momentum, Adam's beta1) against the rate by default (cycle_momentum=True); ours has no such option and keeps the optimizer's momentum",
   'OneCycleLR one max_lr, two groups':
     "a group's lrScale multiplies OneCycleLR's rates (as torch's per-group max_lr list in proportion: 'OneCycleLR max_lr per group' matches); torch with one max_lr gives every group the same rates, whatever their lr",
+  "nadam, torch 1.13's rule":
+    "torch 1.13's NAdam multiplies the next step's momentum product by mu_t once too often (mu_product * mu * mu_next after mu_product *= mu); ours is torch 2.x's (and Dozat's) rule, which the other NAdam cases check",
   'ConstantLR total_iters 0':
     "ours gives the base rate from step 0 (no step at the factor: torch's own closed form); torch's recursive form applies the factor at step 0 and, never reaching total_iters again, never takes it back",
   'norm 2 no gradients':
@@ -236,8 +244,6 @@ function makeScheduler(spec: SchedulerSpec, groupLrs: readonly number[], c?: Sch
       if (anneal !== undefined && anneal !== 'cos' && anneal !== 'linear') throw new Error(`anneal_strategy ${anneal}`);
       // A max_lr per group: the first is ours; the others must be in proportion to the groups' lrs (their lrScale).
       const maxLrs = typeof spec.args.max_lr === 'number' ? [r.num('max_lr')] : r.nums('max_lr') ?? [];
-      // Read, so that the option check passes: ours never cycles the momentum (see KNOWN).
-      r.bool('cycle_momentum');
       if (maxLrs.length > 1) maxLrs.forEach((m, g) => expect(m! / maxLrs[0]!, `max_lr[${g}] in proportion to the group's lr`).toBeCloseTo(groupLrs[g]! / groupLrs[0]!, 12));
       s = new OneCycleLR({
         maxLr: required(maxLrs[0], 'max_lr'),
@@ -247,6 +253,9 @@ function makeScheduler(spec: SchedulerSpec, groupLrs: readonly number[], c?: Sch
         finalDivFactor: r.num('final_div_factor'),
         anneal,
         threePhase: r.bool('three_phase'),
+        cycleMomentum: r.bool('cycle_momentum'),
+        baseMomentum: r.num('base_momentum'),
+        maxMomentum: r.num('max_momentum'),
       });
       break;
     }
@@ -277,43 +286,80 @@ function makeScheduler(spec: SchedulerSpec, groupLrs: readonly number[], c?: Sch
 function makeOptimizer(c: OptimizerCase, extra: { fused: boolean; capturable: boolean }): Optimizer<AD> {
   const r = new OptionReader(c.options, c.name);
   const lr = r.num('lr');
-  const base = lr ?? { SGD: NaN, Adam: 1e-3, AdamW: 1e-3, Adamax: 2e-3, RMSprop: 1e-2, Adagrad: 1e-2 }[c.optimizer];
-  // torch's groups as ours: the group's lr as a factor on the optimizer's.
-  const groups: ParamGroup[] = (c.groups ?? []).slice(1).map((g) => ({
-    params: (name: string) => g.params.some((i) => name === `ps.${i}`),
-    ...(g.lr !== undefined ? { lrScale: g.lr / base } : {}),
-    ...(g.weight_decay !== undefined ? { weightDecay: g.weight_decay } : {}),
-  }));
+  const base = lr ?? { SGD: NaN, Adam: 1e-3, AdamW: 1e-3, Adamax: 2e-3, RMSprop: 1e-2, Adagrad: 1e-2, NAdam: 2e-3, RAdam: 1e-3, Adadelta: 1, Rprop: 1e-2, ASGD: 1e-2 }[c.optimizer];
+  // torch's groups as ours: the group's lr as a factor on the optimizer's; its other settings are
+  // read as the optimizer's own are (`settings` below), each group's reader checked for options left unread.
+  const torchGroups = (c.groups ?? []).slice(1).map((g, i) => {
+    const { params, lr: groupLr, weight_decay: wd, ...rest } = g;
+    const group = {
+      params: (name: string) => params.some((k) => name === `ps.${k}`),
+      ...(typeof groupLr === 'number' ? { lrScale: groupLr / base } : {}),
+      ...(typeof wd === 'number' ? { weightDecay: wd } : {}),
+    };
+    return { group, reader: new OptionReader(rest, `${c.name} groups[${i + 1}]`) };
+  });
+  /** The optimizer's settings read from its options, and its groups with theirs. */
+  const withGroups = <S extends object>(settings: (o: OptionReader) => S): S & { groups?: Array<(typeof torchGroups)[number]['group'] & S> } => {
+    const own = settings(r);
+    if (torchGroups.length === 0) return own;
+    return { ...own, groups: torchGroups.map(({ group, reader }) => ({ ...group, ...settings(reader) })) };
+  };
   const common = {
     maximize: r.bool('maximize'),
     weightDecay: r.num('weight_decay'),
     fused: extra.fused,
     clipNorm: c.clip_norm,
-    ...(groups.length > 0 ? { groups } : {}),
-    ...(c.scheduler ? { scheduler: makeScheduler(c.scheduler, [base, ...(c.groups ?? []).slice(1).map((g) => g.lr ?? base)]) } : {}),
+    ...(c.scheduler ? { scheduler: makeScheduler(c.scheduler, [base, ...(c.groups ?? []).slice(1).map((g) => (typeof g.lr === 'number' ? g.lr : base))]) } : {}),
   };
+  const adamLike = (o: OptionReader) => ({ betas: o.pair('betas'), eps: o.num('eps') });
   let opt: Optimizer<AD>;
   switch (c.optimizer) {
     case 'SGD':
-      opt = new SGD<AD>({ ...common, lr: required(lr, 'lr'), momentum: r.num('momentum'), dampening: r.num('dampening'), nesterov: r.bool('nesterov') });
+      opt = new SGD<AD>({ ...common, lr: required(lr, 'lr'), ...withGroups((o) => ({ momentum: o.num('momentum'), dampening: o.num('dampening'), nesterov: o.bool('nesterov') })) });
       break;
     case 'Adam':
     case 'AdamW': {
-      const o = { ...common, lr, betas: r.pair('betas'), eps: r.num('eps'), amsgrad: r.bool('amsgrad'), capturable: extra.capturable };
+      const o = { ...common, lr, capturable: extra.capturable, ...withGroups((o) => ({ ...adamLike(o), amsgrad: o.bool('amsgrad') })) };
       opt = c.optimizer === 'Adam' ? new Adam<AD>(o) : new AdamW<AD>(o);
       break;
     }
     case 'Adamax':
-      opt = new Adamax<AD>({ ...common, lr, betas: r.pair('betas'), eps: r.num('eps') });
+      opt = new Adamax<AD>({ ...common, lr, ...withGroups(adamLike) });
       break;
     case 'RMSprop':
-      opt = new RMSprop<AD>({ ...common, lr, alpha: r.num('alpha'), eps: r.num('eps'), momentum: r.num('momentum'), centered: r.bool('centered') });
+      opt = new RMSprop<AD>({ ...common, lr, ...withGroups((o) => ({ alpha: o.num('alpha'), eps: o.num('eps'), momentum: o.num('momentum'), centered: o.bool('centered') })) });
       break;
     case 'Adagrad':
-      opt = new Adagrad<AD>({ ...common, lr, lrDecay: r.num('lr_decay'), initialAccumulatorValue: r.num('initial_accumulator_value'), eps: r.num('eps') });
+      opt = new Adagrad<AD>({ ...common, lr, initialAccumulatorValue: r.num('initial_accumulator_value'), ...withGroups((o) => ({ lrDecay: o.num('lr_decay'), eps: o.num('eps') })) });
+      break;
+    case 'NAdam':
+      if (c.rule !== undefined && c.rule !== 'torch 2.x') throw new Error(`${c.name}: rule ${c.rule}`);
+      opt = new NAdam<AD>({ ...common, lr, ...withGroups((o) => ({ ...adamLike(o), momentumDecay: o.num('momentum_decay') })) });
+      break;
+    case 'RAdam':
+      opt = new RAdam<AD>({ ...common, lr, ...withGroups(adamLike) });
+      break;
+    case 'Adadelta':
+      opt = new Adadelta<AD>({ ...common, lr, ...withGroups((o) => ({ rho: o.num('rho'), eps: o.num('eps') })) });
+      break;
+    case 'Rprop': {
+      // torch's Rprop has no weight_decay: ours refuses the key, in the options and in a group.
+      const { weightDecay, ...rest } = common;
+      if (weightDecay !== undefined) throw new Error(`${c.name}: Rprop with weight_decay`);
+      const { groups, ...settings } = withGroups((o) => ({ etas: o.pair('etas'), stepSizes: o.pair('step_sizes') }));
+      const noDecay = (groups ?? []).map(({ weightDecay: wd, ...g }) => {
+        if (wd !== undefined) throw new Error(`${c.name}: an Rprop group with weight_decay`);
+        return g;
+      });
+      opt = new Rprop<AD>({ ...rest, lr, ...settings, ...(noDecay.length > 0 ? { groups: noDecay } : {}) });
+      break;
+    }
+    case 'ASGD':
+      opt = new ASGD<AD>({ ...common, lr, ...withGroups((o) => ({ lambd: o.num('lambd'), alpha: o.num('alpha'), t0: o.num('t0') })) });
       break;
   }
   r.done();
+  for (const { reader } of torchGroups) reader.done();
   return opt;
 }
 
@@ -325,6 +371,20 @@ const STATE_NAMES: Readonly<Record<OptimizerCase['optimizer'], Readonly<Record<s
   Adamax: { exp_avg: 'm', exp_inf: 'u' },
   RMSprop: { square_avg: 'squareAvg', grad_avg: 'gradAvg', momentum_buffer: 'momentum' },
   Adagrad: { sum: 'sum' },
+  NAdam: { exp_avg: 'm', exp_avg_sq: 'v' },
+  RAdam: { exp_avg: 'm', exp_avg_sq: 'v' },
+  Adadelta: { square_avg: 'squareAvg', acc_delta: 'accDelta' },
+  Rprop: { prev: 'prev', step_size: 'stepSize' },
+  ASGD: { eta: 'eta', ax: 'ax' },
+};
+
+/**
+ * torch's state that ours computes from the step count instead of keeping (the trajectories
+ * check it): NAdam's product of the momenta, ASGD's averaging weight mu.
+ */
+const FROM_COUNT: Readonly<Partial<Record<OptimizerCase['optimizer'], readonly string[]>>> = {
+  NAdam: ['mu_product'],
+  ASGD: ['mu'],
 };
 
 /** `resumeAt`: at that step the optimizer (and its schedule) are saved and loaded into new ones, which go on. */
@@ -358,11 +418,13 @@ async function replay(c: OptimizerCase, extra: { fused: boolean; capturable: boo
         // torch's SGD keeps no count; ours counts each parameter's updates like the others.
         if (count !== null && count !== undefined) expect(ours?.step ?? 0, `step ${t} param ${j}: count`).toBe(count);
         const names = STATE_NAMES[c.optimizer];
-        const theirs = Object.keys(want.state[j]!).map((k) => names[k] ?? `(torch's ${k})`);
+        const fromCount = FROM_COUNT[c.optimizer] ?? [];
+        const kept = Object.entries(want.state[j]!).filter(([k]) => !fromCount.includes(k));
+        const theirs = kept.map(([k]) => names[k] ?? `(torch's ${k})`);
         // Our capturable Adam keeps the count on the device too ('t').
         const oursNames = Object.keys(ours?.tensors ?? {}).filter((k) => k !== 't');
         expect(oursNames.sort(), `step ${t} param ${j}: state names`).toEqual(theirs.sort());
-        for (const [k, data] of Object.entries(want.state[j]!)) {
+        for (const [k, data] of kept) {
           const mine = ours?.tensors[names[k] ?? ''];
           expect(mine, `step ${t} param ${j}: state ${k}`).toBeDefined();
           if (mine) expectClose(mine.data, data, tol, `step ${t} param ${j} state ${k}`);

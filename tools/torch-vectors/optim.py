@@ -11,10 +11,13 @@ case here is a sequence of steps. The file:
       "tolerance": {"rtol", "atol"},          parameters and state after each step
       "lrTolerance": {"rtol", "atol"},        scheduler rates (float64 here and there)
       "optimizers": [ {
-          "name", "optimizer": "SGD" | "Adam" | "AdamW" | "Adamax" | "RMSprop" | "Adagrad",
+          "name", "optimizer": "SGD" | "Adam" | "AdamW" | "Adamax" | "RMSprop" | "Adagrad"
+                     | "NAdam" | "RAdam" | "Adadelta" | "Rprop" | "ASGD",
+          "rule": "torch 2.x"                   (NAdam only; absent: torch's own rule, see NADAM_2X)
           "options": { torch keyword: value },  the optimizer's defaults, torch's names (lr, betas, ...)
           "groups": [ { "params": [param index...], torch keyword: value } ]   (absent: one group);
-                    group 0 sets nothing of its own (it takes "options")
+                    group 0 sets nothing of its own (it takes "options"); the others may set
+                    lr, weight_decay and the optimizer's own keywords (momentum, betas, ...)
           "scheduler": { "type", "args" }       (absent: none) stepped after each optimizer step
           "clip_norm": max_norm                 (absent: none) clip_grad_norm_ before each step
           "params": [ { "shape", "data" } ],    the starting values
@@ -43,6 +46,7 @@ results, written with 9 significant digits (exact float32). Non-finite numbers a
 "nan", "inf", "-inf". Runs unchanged on torch 1.13 and 2.x (CPU, standard library only): the
 options only some versions have (foreach, fused, differentiable, capturable on CPU) are not used.
 """
+import inspect
 import json
 import math
 import os
@@ -90,10 +94,10 @@ def start_params():
     return [fill(s, 100 + j, 0.75) + 0.125 for j, s in enumerate(SHAPES)]
 
 
-def grad_seq(missing=False, zero=False):
+def grad_seq(missing=False, zero=False, steps=STEPS):
     """grads[t][j]: step t, parameter j; `missing` drops the scalar's at steps 1 and 3, `zero` zeroes the matrix's at step 2."""
     out = []
-    for t in range(STEPS):
+    for t in range(steps):
         row = []
         for j, s in enumerate(SHAPES):
             g = fill(s, 7 * t + 3 * j, 0.5 + 0.25 * j)
@@ -109,7 +113,41 @@ def grad_seq(missing=False, zero=False):
 OPTIMIZERS = {
     'SGD': torch.optim.SGD, 'Adam': torch.optim.Adam, 'AdamW': torch.optim.AdamW,
     'Adamax': torch.optim.Adamax, 'RMSprop': torch.optim.RMSprop, 'Adagrad': torch.optim.Adagrad,
+    'NAdam': torch.optim.NAdam, 'RAdam': torch.optim.RAdam, 'Adadelta': torch.optim.Adadelta,
+    'Rprop': torch.optim.Rprop, 'ASGD': torch.optim.ASGD,
 }
+
+
+def _nadam_2x(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, *, beta1, beta2, lr, weight_decay, momentum_decay, eps):
+    """torch 2.x's _single_tensor_nadam (its default path, without the options 1.13 lacks), line for
+    line: 1.13's multiplies mu_product_next by mu once too often (mu_product * mu * mu_next after
+    mu_product *= mu; torch 2.0 fixed it), so its trajectories are not NAdam's (Dozat's) rule."""
+    for i, param in enumerate(params):
+        grad = grads[i]
+        exp_avg = exp_avgs[i]
+        exp_avg_sq = exp_avg_sqs[i]
+        mu_product = mu_products[i]
+        step_t = state_steps[i]
+        step_t += 1
+        step = step_t.item()
+        bias_correction2 = 1 - beta2 ** step
+        if weight_decay != 0:
+            grad = grad.add(param, alpha=weight_decay)
+        mu = beta1 * (1. - 0.5 * (0.96 ** (step * momentum_decay)))
+        mu_next = beta1 * (1. - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
+        mu_product *= mu
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
+        mu_product_next = mu_product.item() * mu_next
+        param.addcdiv_(grad, denom, value=(-lr * (1. - mu) / (1. - mu_product.item())))
+        param.addcdiv_(exp_avg, denom, value=(-lr * mu_next) / (1. - mu_product_next))
+
+
+# Whether this torch's NAdam has 1.13's extra factor mu (then the "torch 2.x" cases run _nadam_2x).
+# NAdam's module (torch.optim deletes the name): the "torch 2.x" cases replace its rule there.
+NADAM = sys.modules[torch.optim.NAdam.__module__]
+NADAM_2X = 'mu_product * mu * mu_next' in inspect.getsource(NADAM._single_tensor_nadam)
 
 
 def make_scheduler(opt, spec):
@@ -117,7 +155,17 @@ def make_scheduler(opt, spec):
     return cls(opt, **spec['args'])
 
 
-def optimizer_case(name, kind, options, groups=None, missing=False, zero=False, scheduler=None, clip_norm=None):
+def optimizer_case(name, kind, options, groups=None, missing=False, zero=False, scheduler=None, clip_norm=None, steps=STEPS, rule=None):
+    own_nadam = NADAM._single_tensor_nadam
+    if rule == 'torch 2.x' and NADAM_2X:
+        NADAM._single_tensor_nadam = _nadam_2x
+    try:
+        return _optimizer_case(name, kind, options, groups, missing, zero, scheduler, clip_norm, steps, rule)
+    finally:
+        NADAM._single_tensor_nadam = own_nadam
+
+
+def _optimizer_case(name, kind, options, groups, missing, zero, scheduler, clip_norm, steps, rule):
     params = [p.clone().requires_grad_(True) for p in start_params()]
     if groups:
         torch_groups = [dict({'params': [params[i] for i in g['params']]}, **{k: v for k, v in g.items() if k != 'params'}) for g in groups]
@@ -125,7 +173,7 @@ def optimizer_case(name, kind, options, groups=None, missing=False, zero=False, 
         torch_groups = [{'params': params}]
     opt = OPTIMIZERS[kind](torch_groups, **options)
     sched = make_scheduler(opt, scheduler) if scheduler else None
-    grads = grad_seq(missing, zero)
+    grads = grad_seq(missing, zero, steps)
     steps = []
     for row in grads:
         for p, g in zip(params, row):
@@ -149,6 +197,8 @@ def optimizer_case(name, kind, options, groups=None, missing=False, zero=False, 
         'grads': [[None if g is None else flat(g) for g in row] for row in grads],
         'steps': steps,
     }
+    if rule:
+        case['rule'] = rule
     if groups:
         case['groups'] = groups
     if scheduler:
@@ -205,6 +255,87 @@ def optimizer_cases():
         c('adagrad groups', 'Adagrad', {'lr': 0.1, 'weight_decay': 0.05}, groups=all_three),
         c('sgd momentum, clip_grad_norm_ before each step, missing grads', 'SGD', {'lr': 0.1, 'momentum': 0.9}, missing=True, clip_norm=0.75),
         c('adamw clip_grad_norm_ before each step', 'AdamW', {'lr': 0.01}, clip_norm=0.5),
+    ] + more_optimizer_cases()
+
+
+def more_optimizer_cases():
+    c = optimizer_case
+    all_three = [{'params': [0, 2]}, {'params': [1], 'lr': 0.02, 'weight_decay': 0}]
+    lr_only = [{'params': [0, 2]}, {'params': [1], 'lr': 0.02}]
+    x = 'torch 2.x'
+    # RAdam rectifies once rho_t > 5: from step 6 with these betas, so its cases run 10 steps.
+    return [
+        # NAdam (1.13 has no maximize): torch 2.x's rule, and 1.13's own once (a KNOWN difference).
+        c('nadam', 'NAdam', {}, rule=x),
+        c('nadam betas eps momentum_decay', 'NAdam', {'lr': 0.01, 'betas': [0.8, 0.9], 'eps': 1e-4, 'momentum_decay': 0.01}, rule=x),
+        c('nadam weight_decay', 'NAdam', {'lr': 0.01, 'weight_decay': 0.1}, rule=x),
+        c('nadam missing and zero grads', 'NAdam', {'lr': 0.01}, missing=True, zero=True, rule=x),
+        c('nadam groups', 'NAdam', {'lr': 0.01, 'weight_decay': 0.05}, groups=all_three, rule=x),
+        c("nadam, torch 1.13's rule", 'NAdam', {'lr': 0.01}),
+        c('radam', 'RAdam', {}, steps=10),
+        c('radam betas eps weight_decay', 'RAdam', {'lr': 0.01, 'betas': [0.8, 0.95], 'eps': 1e-4, 'weight_decay': 0.1}, steps=10),
+        c('radam missing and zero grads', 'RAdam', {'lr': 0.01}, missing=True, zero=True, steps=10),
+        c('radam groups', 'RAdam', {'lr': 0.01, 'weight_decay': 0.05}, groups=all_three, steps=10),
+        c('adadelta', 'Adadelta', {}),
+        c('adadelta lr rho eps weight_decay', 'Adadelta', {'lr': 0.5, 'rho': 0.8, 'eps': 1e-4, 'weight_decay': 0.1}),
+        c('adadelta maximize', 'Adadelta', {'lr': 0.5, 'maximize': True}),
+        c('adadelta missing and zero grads', 'Adadelta', {'lr': 0.5}, missing=True, zero=True),
+        c('adadelta groups', 'Adadelta', {'lr': 0.5, 'weight_decay': 0.05}, groups=all_three),
+        c('rprop', 'Rprop', {}, steps=10),
+        c('rprop lr etas step_sizes (clamped)', 'Rprop', {'lr': 0.05, 'etas': [0.3, 1.5], 'step_sizes': [0.02, 0.1]}, steps=10),
+        c('rprop maximize', 'Rprop', {'lr': 0.05, 'maximize': True}),
+        c('rprop missing and zero grads', 'Rprop', {'lr': 0.05}, missing=True, zero=True),
+        c('rprop groups (lr only sets the first step size)', 'Rprop', {'lr': 0.05}, groups=lr_only),
+        c('asgd', 'ASGD', {}),
+        c('asgd lr lambd alpha t0 weight_decay', 'ASGD', {'lr': 0.05, 'lambd': 0.01, 'alpha': 0.5, 't0': 2, 'weight_decay': 0.1}, steps=8),
+        c('asgd maximize', 'ASGD', {'lr': 0.05, 'lambd': 0.01, 'maximize': True}),
+        c('asgd missing and zero grads', 'ASGD', {'lr': 0.05, 'lambd': 0.01, 't0': 1}, missing=True, zero=True),
+        c('asgd groups', 'ASGD', {'lr': 0.05, 'lambd': 0.01, 't0': 1, 'weight_decay': 0.05}, groups=all_three),
+        # eta, the step size, is computed after each step from that step's lr: the next step uses it.
+        c("asgd + StepLR (eta from the last step's lr)", 'ASGD', {'lr': 0.05, 'lambd': 0.1, 't0': 1}, scheduler={'type': 'StepLR', 'args': {'step_size': 2, 'gamma': 0.5}}),
+    ] + group_setting_cases()
+
+
+def group_setting_cases():
+    """Two groups, the second with its own settings beside lr and weight_decay (torch's param_groups)."""
+    c = optimizer_case
+
+    def two(**own):
+        return [{'params': [0, 2]}, dict({'params': [1]}, **own)]
+    x = 'torch 2.x'
+    return [
+        c('sgd groups: momentum, nesterov, lr per group', 'SGD', {'lr': 0.1, 'momentum': 0.9}, groups=two(lr=0.05, momentum=0.5, nesterov=True, weight_decay=0.01)),
+        c('sgd groups: no momentum in one, dampening in the other', 'SGD', {'lr': 0.1, 'momentum': 0.9, 'dampening': 0.3}, groups=two(momentum=0)),
+        c('sgd groups: per-group momentum + StepLR', 'SGD', {'lr': 0.1}, groups=two(lr=0.02, momentum=0.8), scheduler={'type': 'StepLR', 'args': {'step_size': 2, 'gamma': 0.5}}),
+        c('adam groups: betas, eps, amsgrad per group', 'Adam', {'lr': 0.01}, groups=two(betas=[0.8, 0.9], eps=1e-3, amsgrad=True)),
+        c('adamw groups: betas, weight_decay per group + CosineAnnealingLR', 'AdamW', {'lr': 0.01, 'weight_decay': 0.1}, groups=two(lr=0.02, betas=[0.5, 0.6], weight_decay=0.5), scheduler={'type': 'CosineAnnealingLR', 'args': {'T_max': 8, 'eta_min': 0.001}}),
+        c('adamax groups: betas, eps per group', 'Adamax', {'lr': 0.01}, groups=two(betas=[0.8, 0.9], eps=1e-3)),
+        c('rmsprop groups: alpha, centered, momentum, eps per group', 'RMSprop', {'lr': 0.005, 'momentum': 0.5}, groups=two(alpha=0.9, centered=True, momentum=0, eps=1e-3)),
+        # torch fills every group's sum with the constructor's initial_accumulator_value: not a group setting.
+        c('adagrad groups: lr_decay, eps per group', 'Adagrad', {'lr': 0.1, 'initial_accumulator_value': 0.3}, groups=two(lr_decay=0.5, eps=1e-3)),
+        c('nadam groups: betas, momentum_decay per group', 'NAdam', {'lr': 0.01}, groups=two(betas=[0.8, 0.9], momentum_decay=0.05), rule=x),
+        c('radam groups: betas, eps per group', 'RAdam', {'lr': 0.01}, groups=two(betas=[0.8, 0.95], eps=1e-4), steps=10),
+        c('adadelta groups: rho, eps per group', 'Adadelta', {'lr': 0.5}, groups=two(rho=0.5, eps=1e-3)),
+        c('rprop groups: etas, step_sizes per group', 'Rprop', {'lr': 0.05}, groups=two(etas=[0.3, 1.5], step_sizes=[0.02, 0.1]), steps=10),
+        c('asgd groups: lambd, alpha, t0 per group', 'ASGD', {'lr': 0.05, 'lambd': 0.01}, groups=two(lambd=0.1, alpha=0.5, t0=2), steps=8),
+    ] + cycle_momentum_cases()
+
+
+def cycle_momentum_cases():
+    """OneCycleLR's cycle_momentum (its default): SGD's and RMSprop's momentum, the others' beta1, in every group."""
+    c = optimizer_case
+
+    def one_cycle(max_lr, total=6, **more):
+        return {'type': 'OneCycleLR', 'args': dict({'max_lr': max_lr, 'total_steps': total}, **more)}
+    return [
+        c('adam + OneCycleLR, cycle_momentum (beta1)', 'Adam', {'lr': 0.01}, scheduler=one_cycle(0.05)),
+        c('adamw amsgrad + OneCycleLR, base and max momentum', 'AdamW', {'lr': 0.01, 'amsgrad': True}, scheduler=one_cycle(0.05, base_momentum=0.7, max_momentum=0.9)),
+        c('rmsprop (no momentum of its own) + OneCycleLR, cycle_momentum', 'RMSprop', {'lr': 0.005}, scheduler=one_cycle(0.01, base_momentum=0.5, max_momentum=0.8)),
+        c('adamax + OneCycleLR, cycle_momentum', 'Adamax', {'lr': 0.01}, scheduler=one_cycle(0.05)),
+        c('radam + OneCycleLR, cycle_momentum', 'RAdam', {'lr': 0.01}, scheduler=one_cycle(0.05, total=10), steps=10),
+        c('sgd groups (momentum per group) + OneCycleLR three_phase linear, cycle_momentum in every group', 'SGD', {'lr': 0.1, 'momentum': 0.9},
+          groups=[{'params': [0, 2]}, {'params': [1], 'lr': 0.05, 'momentum': 0.5}],
+          scheduler=one_cycle([0.5, 0.25], total=8, pct_start=0.25, three_phase=True, anneal_strategy='linear')),
     ]
 
 

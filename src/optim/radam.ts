@@ -1,0 +1,99 @@
+/**
+ * RAdam (torch.optim.RAdam, Liu et al.): Adam whose adaptive step is switched on only once the
+ * variance of the adaptive rate is tractable (rho_t > 5, torch's threshold) and then scaled by the
+ * rectification term; before that, a plain momentum step with the bias-corrected first moment.
+ */
+import type { Backend } from '../backends/backend.js';
+import type { Tensor } from '../tensor/tensor.js';
+import { checkBoolean } from '../ir/validate.js';
+import { checkPair, checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
+
+/** What a parameter group may set of RAdam's own (torch's param_groups): the rest is the optimizer's. */
+export interface RAdamSettings {
+  readonly betas: readonly [number, number];
+  readonly eps: number;
+  readonly decoupledWeightDecay: boolean;
+}
+
+export interface RAdamGroup extends ParamGroup, Partial<RAdamSettings> {}
+
+const KEYS = ['betas', 'eps', 'decoupledWeightDecay'] as const;
+
+function read(o: unknown, base: RAdamSettings, where: string): RAdamSettings {
+  const op = 'RAdam';
+  return {
+    betas: checkPair(op, o, 'betas', base.betas, where, (v) => v >= 0 && v < 1, 'a number in [0, 1)', 'two numbers in [0, 1)'),
+    eps: checkSetting(op, `${where}eps`, given(o, 'eps', base.eps), (v) => v >= 0, 'a finite number >= 0'),
+    decoupledWeightDecay: checkBoolean(op, `${where}decoupledWeightDecay`, given(o, 'decoupledWeightDecay', base.decoupledWeightDecay)),
+  };
+}
+
+export interface RAdamOptions extends OptimizerOptions {
+  /** Default 1e-3. */
+  lr?: number;
+  /** Default [0.9, 0.999]. */
+  betas?: readonly [number, number];
+  /** Default 1e-8. */
+  eps?: number;
+  weightDecay?: number;
+  /**
+   * Decay the weights directly (p -= lr * weightDecay * p, as AdamW) instead of adding
+   * weightDecay * p to the gradient: torch 2.x's decoupled_weight_decay (1.13 has no such option).
+   * Default false.
+   */
+  decoupledWeightDecay?: boolean;
+  groups?: readonly RAdamGroup[];
+}
+
+export class RAdam<B extends Backend = Backend> extends Optimizer<B> {
+  readonly kind = 'radam';
+  readonly beta1: number;
+  readonly beta2: number;
+  readonly eps: number;
+  readonly weightDecay: number;
+  readonly decoupledWeightDecay: boolean;
+  private readonly settings: GroupSettings<RAdamSettings>;
+
+  constructor(options: RAdamOptions = {}) {
+    super(options?.lr ?? 1e-3, options, [...KEYS, 'weightDecay'], KEYS);
+    this.weightDecay = checkSetting('RAdam', 'weightDecay', options.weightDecay ?? 0, (v) => v >= 0, 'a finite number >= 0');
+    this.settings = new GroupSettings(options, { betas: [0.9, 0.999], eps: 1e-8, decoupledWeightDecay: false }, read, (s, beta1) => ({ ...s, betas: [beta1, s.betas[1]] }));
+    [this.beta1, this.beta2] = this.settings.own.betas;
+    ({ eps: this.eps, decoupledWeightDecay: this.decoupledWeightDecay } = this.settings.own);
+  }
+
+  protected override momentumSetting(): string {
+    return 'betas[0]';
+  }
+
+  protected override stateShape(name: string, param: readonly number[]): readonly number[] | undefined {
+    return name === 'm' || name === 'v' ? param : undefined;
+  }
+
+  protected update(p: Tensor<B, 'float'>, g: Tensor<B, 'float'>, state: ParamState<B>, lr: number, wd: number, at: StepContext): Tensor<B, 'float'> {
+    const { betas: [b1, b2], eps, decoupledWeightDecay: decoupled } = this.settings.of(at);
+    const t = state.step;
+    const bc1 = 1 - b1 ** t;
+    const bc2 = 1 - b2 ** t;
+    // The length of the approximated simple moving average, and its limit.
+    const rhoInf = 2 / (1 - b2) - 1;
+    const rho = rhoInf - (2 * t * b2 ** t) / bc2;
+    const rect = rho > 5 ? Math.sqrt(((rho - 4) * (rho - 2) * rhoInf) / ((rhoInf - 4) * (rhoInf - 2) * rho)) : undefined;
+    return this.elementwiseUpdate(p, g, state, (v) => {
+      let base = v.p;
+      let grad = v.g;
+      if (wd !== 0 && decoupled) base = v.p.mul(1 - lr * wd);
+      else if (wd !== 0) grad = v.g.add(v.p.mul(wd));
+      const m0 = v.state('m');
+      const v0 = v.state('v');
+      const m = m0 ? m0.mul(b1).add(grad.mul(1 - b1)) : grad.mul(1 - b1);
+      const sq = v0 ? v0.mul(b2).add(grad.square().mul(1 - b2)) : grad.square().mul(1 - b2);
+      v.setState('m', m);
+      v.setState('v', sq);
+      const mHat = m.div(bc1);
+      if (rect === undefined) return base.sub(mHat.mul(lr));
+      // As torch: eps is added to sqrt(v), not to sqrt(v_hat); sqrt(bc2) scales the quotient.
+      return base.sub(mHat.mul(lr * rect * Math.sqrt(bc2)).div(sq.sqrt().add(eps)));
+    });
+  }
+}
