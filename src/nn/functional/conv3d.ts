@@ -8,13 +8,14 @@ import type { Backend } from '../../backends/backend.js';
 import { ArgumentError, ShapeError } from '../../errors.js';
 import { checkOptions, field } from '../../ir/validate.js';
 import { tidy } from '../../memory/tidy.js';
-import type { Tensor } from '../../tensor/tensor.js';
+import { fromData, full } from '../../tensor/creation.js';
+import { Tensor } from '../../tensor/tensor.js';
 import { checkOptionalTensors, checkTensors } from '../check.js';
 import { checkElements, checkFloat, checkRank, outLength } from './args.js';
 import { pads3d, triple, type Padding3d, type Pads3d, type Triple } from './args3d.js';
 import { checkBias, checkGroups, contract } from './conv.js';
 import { unfold } from './windows.js';
-import { transposedWindowTable3d, windowTable3d, type WindowSpec3d } from './windows3d.js';
+import { transposedPhases3d, transposedWindowTable3d, windowTable3d, type WindowSpec3d } from './windows3d.js';
 
 type F<B extends Backend> = Tensor<B, 'float'>;
 type Dims = [number, number, number];
@@ -144,10 +145,27 @@ function transposedCore<B extends Backend>(op: string, x: F<B>, weight: F<B>, o:
   const pads: Pads3d = [padding[0], padding[0], padding[1], padding[1], padding[2], padding[2]];
   const spec: WindowSpec3d = { input, kernel, stride, dilation, pads, output };
   return tidy(() => {
-    const cols = unfold(x.reshape([n, c, 1, input[0] * input[1] * input[2]]), transposedWindowTable3d(spec), k, 0);
-    // [in, out/G, K] -> [G, out/G, (in/G) K]: each output channel's weights over its group's inputs.
-    const wg = weight.reshape([groups, c / groups, og, k]).permute([0, 2, 1, 3]).reshape([groups, og, (c / groups) * k]);
-    return addBias(contract(cols, groups === 1 ? wg.reshape([og, c * k]) : wg, groups, out).reshape([n, out, ...output]), o.bias);
+    const xf = x.reshape([n, c, 1, input[0] * input[1] * input[2]]);
+    // [in, out/G, K] -> [G, out/G, in/G, K]: each output channel's weights over its group's inputs.
+    const wg = weight.reshape([groups, c / groups, og, k]).permute([0, 2, 1, 3]);
+    // The weights as contract takes them, over `kp` kernel offsets.
+    const flatWeight = (w: F<B>, kp: number): F<B> => (groups === 1 ? w.reshape([og, c * kp]) : w.reshape([groups, og, (c / groups) * kp]));
+    if (stride.every((s) => s === 1)) {
+      const cols = unfold(xf, transposedWindowTable3d(spec), k, 0);
+      return addBias(contract(cols, flatWeight(wg, k), groups, out).reshape([n, out, ...output]), o.bias);
+    }
+    // Strided: one gather and matmul per stride phase over the offsets it receives through, the
+    // phases' outputs (and zeros for gaps) concatenated, then put in place by one indexSelect.
+    const plan = transposedPhases3d(spec);
+    const parts = plan.phases.map((ph) => {
+      const cols = unfold(xf, ph.table, ph.offsets.length, 0);
+      const wk = wg.indexSelect(3, fromData(x.backend, ph.offsets, { device: x.device }));
+      return contract(cols, flatWeight(wk, ph.offsets.length), groups, out);
+    });
+    if (plan.gaps > 0) parts.push(full(x.backend, [n, out, plan.gaps], 0, { device: x.device, dtype: x.dtype }));
+    const joined = parts.length === 1 ? parts[0]! : Tensor.cat(parts, 2);
+    const y = joined.indexSelect(2, fromData(x.backend, plan.order, { device: x.device }));
+    return addBias(y.reshape([n, out, ...output]), o.bias);
   });
 }
 

@@ -190,3 +190,101 @@ export function adaptiveWindowTable3d(input: Dims, output: Dims): WindowTable {
     return { index, padded };
   });
 }
+
+/** One stride phase of a transposed convolution: the kernel offsets its outputs receive through, and their windows. */
+export interface TransposedPhase {
+  /** Flat kernel offsets (kd, kh, kw row-major), K' of them. */
+  readonly offsets: Int32Array;
+  /** [K' * P'] over the phase's P' output positions, in `positions` order. */
+  readonly table: WindowTable;
+  /** The phase's flat output positions, P' of them. */
+  readonly positions: number;
+}
+
+export interface TransposedPhases {
+  /** The phases whose outputs receive through some kernel offset. */
+  readonly phases: readonly TransposedPhase[];
+  /** The output positions that receive through none (stride > dilated kernel: gaps): zeros, after the phases'. */
+  readonly gaps: number;
+  /** For each flat output position, its place in the phases' outputs concatenated (then the gaps). */
+  readonly order: Int32Array;
+}
+
+/**
+ * A strided transposed convolution by stride phases: output o (per dim) receives input i through
+ * offset k only where o + pad - k dilation = i stride, so the outputs with one (o + pad) mod stride
+ * share the offsets k with (o + pad - k dilation) mod stride = 0 and no others. Each phase is then
+ * an ordinary gather-and-matmul over its offsets alone: stride^3 times less gathered than
+ * transposedWindowTable3d, whose windows are mostly the zero slot.
+ */
+export function transposedPhases3d(s: WindowSpec3d): TransposedPhases {
+  const hit = phaseCache.get(keyOf('phases', s));
+  if (hit) return hit;
+  const slot = product(s.input);
+  // Per dim and residue r: the kernel offsets and the output indices of that residue.
+  const perDim = [0, 1, 2].map((dim) => {
+    const st = s.stride[dim]!;
+    const pad = s.pads[2 * dim]!;
+    return Array.from({ length: st }, (_, r) => ({
+      ks: Array.from({ length: s.kernel[dim]! }, (_, k) => k).filter((k) => (((r - k * s.dilation[dim]!) % st) + st) % st === 0),
+      os: Array.from({ length: s.output[dim]! }, (_, o) => o).filter((o) => (o + pad) % st === r),
+    }));
+  });
+  const source = (dim: number, o: number, k: number): number => {
+    const i = (o + s.pads[2 * dim]! - k * s.dilation[dim]!) / s.stride[dim]!;
+    return i >= 0 && i < s.input[dim]! ? i : -1;
+  };
+  const [, kh, kw] = s.kernel;
+  const [, oh, ow] = s.output;
+  const [, ih, iw] = s.input;
+  const phases: TransposedPhase[] = [];
+  const placed: number[] = [];
+  const gapPositions: number[] = [];
+  for (const a of perDim[0]!) {
+    for (const b of perDim[1]!) {
+      for (const c of perDim[2]!) {
+        const positions: number[] = [];
+        for (const z of a.os) for (const y of b.os) for (const x of c.os) positions.push((z * oh + y) * ow + x);
+        if (positions.length === 0) continue;
+        if (a.ks.length * b.ks.length * c.ks.length === 0) {
+          gapPositions.push(...positions);
+          continue;
+        }
+        const offsets: number[] = [];
+        for (const kz of a.ks) for (const ky of b.ks) for (const kx of c.ks) offsets.push((kz * kh + ky) * kw + kx);
+        const P = positions.length;
+        const index = new Int32Array(offsets.length * P);
+        let padded = false;
+        let at = 0;
+        for (const kz of a.ks) {
+          for (const ky of b.ks) {
+            for (const kx of c.ks) {
+              for (const z of a.os) {
+                const iz = source(0, z, kz);
+                for (const y of b.os) {
+                  const iy = source(1, y, ky);
+                  for (const x of c.os) {
+                    const ix = source(2, x, kx);
+                    const inside = iz >= 0 && iy >= 0 && ix >= 0;
+                    if (!inside) padded = true;
+                    index[at++] = inside ? (iz * ih + iy) * iw + ix : slot;
+                  }
+                }
+              }
+            }
+          }
+        }
+        phases.push({ offsets: Int32Array.from(offsets), table: { index, padded }, positions: P });
+        placed.push(...positions);
+      }
+    }
+  }
+  const order = new Int32Array(product(s.output));
+  [...placed, ...gapPositions].forEach((p, i) => (order[p] = i));
+  const result: TransposedPhases = { phases, gaps: gapPositions.length, order };
+  phaseCache.set(keyOf('phases', s), result);
+  if (phaseCache.size > CACHE_SIZE) phaseCache.delete(phaseCache.keys().next().value!);
+  return result;
+}
+
+const phaseCache = new Map<string, TransposedPhases>();
