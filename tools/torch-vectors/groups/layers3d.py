@@ -168,6 +168,10 @@ def make(gen):
     g.case('adaptive_max_pool3d non-finite no grad', 'adaptive_max_pool3d', {'output_size': [2, 2, 3]}, [('x', nf)], lambda m, x: F.adaptive_max_pool3d(x, [2, 2, 3]), grad=[])
     g.case('adaptive_max_pool3d non-finite', 'adaptive_max_pool3d', {'output_size': [2, 2, 3]}, [('x', nf)], lambda m, x: F.adaptive_max_pool3d(x, [2, 2, 3]))
     g.case('adaptive_avg_pool3d non-finite', 'adaptive_avg_pool3d', {'output_size': [2, 2, 3]}, [('x', nf)], lambda m, x: F.adaptive_avg_pool3d(x, [2, 2, 3]))
+    # Two NaNs in one window: torch's CPU kernels route the gradient to the last (val > max || isnan(val)), ours to the first.
+    nan2 = torch.tensor([1.0, float('nan'), 2.0, float('nan'), 0.0, 0.5, -1.0, 0.25]).reshape(1, 1, 2, 2, 2)
+    g.case('max_pool3d two NaNs in a window', 'max_pool3d', {'kernel_size': 2}, [('x', nan2)], lambda m, x: F.max_pool3d(x, 2))
+    g.case('adaptive_max_pool3d two NaNs in a window', 'adaptive_max_pool3d', {'output_size': 1}, [('x', nan2)], lambda m, x: F.adaptive_max_pool3d(x, 1))
     ninf = torch.full((1, 1, 3, 3, 3), float('-inf'))
     ninf[0, 0, 2, 2, 2] = 1.0
     g.case('max_pool3d -inf windows padded', 'max_pool3d', {'kernel_size': 3, 'stride': 2, 'padding': 1}, [('x', ninf)], lambda m, x: F.max_pool3d(x, 3, stride=2, padding=1))
