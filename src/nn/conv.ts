@@ -46,7 +46,7 @@ export interface Conv1dLayerOptions extends ConvOptions {
 
 const PADDING_MODES: readonly unknown[] = ['zeros', 'reflect', 'replicate', 'circular'];
 
-function checkPaddingMode(op: string, mode: unknown): void {
+export function checkPaddingMode(op: string, mode: unknown): void {
   if (mode !== undefined && !PADDING_MODES.includes(mode)) {
     throw new ArgumentError(`paddingMode must be 'zeros', 'reflect', 'replicate' or 'circular', got ${show(mode)}`, { op });
   }
@@ -75,7 +75,7 @@ export interface ConvTranspose1dLayerOptions extends ConvOptions {
   dilation?: number;
 }
 
-function checkChannels(op: string, inChannels: number, outChannels: number, groups: number): void {
+export function checkChannels(op: string, inChannels: number, outChannels: number, groups: number): void {
   for (const [name, v] of [['inChannels', inChannels], ['outChannels', outChannels], ['groups', groups]] as const) {
     if (!Number.isInteger(v) || v < 1) throw new ArgumentError(`${name} must be a positive integer, got ${v}`, { op });
   }
@@ -85,7 +85,7 @@ function checkChannels(op: string, inChannels: number, outChannels: number, grou
 }
 
 /** Weight of `shape` and bias of `[biasSize]`, both U(-1/sqrt(fanIn), 1/sqrt(fanIn)). */
-function params<B extends Backend>(backend: B, shape: number[], fanIn: number, biasSize: number, options: ConvOptions): { weight: Param<B>; bias: Param<B> | undefined } {
+export function params<B extends Backend>(backend: B, shape: number[], fanIn: number, biasSize: number, options: ConvOptions): { weight: Param<B>; bias: Param<B> | undefined } {
   const device = options.device ?? backend.defaultDevice();
   const weight = new Param(kaimingUniform(backend, shape, fanIn, { device }));
   const bound = 1 / Math.sqrt(fanIn);

@@ -17,6 +17,8 @@ export { Flatten } from './flatten.js';
 export { Sequential } from './sequential.js';
 export { Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, type ConvOptions, type ConvPaddingMode, type Conv1dLayerOptions, type Conv2dLayerOptions, type ConvTranspose1dLayerOptions, type ConvTranspose2dLayerOptions } from './conv.js';
 export { MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d } from './pool.js';
+export { Conv3d, ConvTranspose3d, type Conv3dLayerOptions, type ConvTranspose3dLayerOptions } from './conv3d.js';
+export { MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, AdaptiveMaxPool3d } from './pool3d.js';
 export { Upsample, PixelShuffle, PixelUnshuffle } from './upsample.js';
 export { CosineSimilarity, PairwiseDistance } from './distance.js';
 export { MultiheadAttention, type MultiheadAttentionOptions, type MultiheadAttentionCall } from './attention.js';

@@ -101,6 +101,12 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
   adaptive_max_pool1d: unary((t, x) => NF.adaptiveMaxPool1d(t, a.num(x, 'output_size')!)),
   adaptive_avg_pool2d: unary((t, x) => NF.adaptiveAvgPool2d(t, x.args['output_size'] as NF.AdaptiveSize2d)),
   adaptive_max_pool2d: unary((t, x) => NF.adaptiveMaxPool2d(t, x.args['output_size'] as NF.AdaptiveSize2d)),
+  conv3d: (x) => NF.conv3d(x.t['x']!, x.t['weight']!, convOptions(x) as NF.Conv3dOptions<AD>),
+  conv_transpose3d: (x) => NF.convTranspose3d(x.t['x']!, x.t['weight']!, convOptions(x) as NF.ConvTranspose3dOptions<AD>),
+  max_pool3d: unary((t, x) => NF.maxPool3d(t, a.list(x, 'kernel_size') as NF.Triple, poolOptions(x) as NF.MaxPool3dOptions)),
+  avg_pool3d: unary((t, x) => NF.avgPool3d(t, a.list(x, 'kernel_size') as NF.Triple, poolOptions(x) as NF.AvgPool3dOptions)),
+  adaptive_avg_pool3d: unary((t, x) => NF.adaptiveAvgPool3d(t, x.args['output_size'] as NF.AdaptiveSize3d)),
+  adaptive_max_pool3d: unary((t, x) => NF.adaptiveMaxPool3d(t, x.args['output_size'] as NF.AdaptiveSize3d)),
   Embedding: (x) => {
     const pad = a.num(x, 'padding_idx');
     const maxNorm = a.num(x, 'max_norm');
@@ -166,12 +172,6 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
 };
 
 const UNSUPPORTED: Readonly<Record<string, string>> = {
-  conv3d: 'no 3-D convolutions (conv1d / conv2d only)',
-  conv_transpose3d: 'no 3-D transposed convolutions',
-  max_pool3d: 'no 3-D pools',
-  avg_pool3d: 'no 3-D pools',
-  adaptive_avg_pool3d: 'no 3-D adaptive pools (interpolate "area" on 5-D inputs is the only 3-D average)',
-  adaptive_max_pool3d: 'no 3-D adaptive pools',
   lp_pool1d: 'no power-average pools',
   lp_pool2d: 'no power-average pools',
   max_pool2d_with_indices: 'maxPool2d returns no indices (return_indices), and there is no maxUnpool',

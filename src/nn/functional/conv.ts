@@ -56,14 +56,14 @@ export interface ConvTranspose1dOptions<B extends Backend> {
 
 const HINT = "see the README's nn section for the layouts: input [N, C, H, W], weight [out, in / groups, kh, kw]";
 
-function checkGroups(op: string, groups: number, channels: number, out: number, shapes: ReadonlyArray<readonly number[]>): void {
+export function checkGroups(op: string, groups: number, channels: number, out: number, shapes: ReadonlyArray<readonly number[]>, hint = HINT): void {
   if (!Number.isInteger(groups) || groups < 1) throw new ArgumentError(`groups must be a positive integer, got ${groups}`, { op });
   if (channels % groups !== 0 || out % groups !== 0) {
-    throw new ShapeError(`groups ${groups} must divide both the input channels (${channels}) and the output channels (${out})`, { op, shapes, hint: HINT });
+    throw new ShapeError(`groups ${groups} must divide both the input channels (${channels}) and the output channels (${out})`, { op, shapes, hint });
   }
 }
 
-function checkBias<B extends Backend>(op: string, bias: F<B> | undefined, out: number): void {
+export function checkBias<B extends Backend>(op: string, bias: F<B> | undefined, out: number): void {
   if (bias && (bias.rank !== 1 || bias.shape[0] !== out)) {
     throw new ShapeError(`bias must be [${out}] (one per output channel), got [${bias.shape.join(', ')}]`, { op, shapes: [bias.shape] });
   }
@@ -92,8 +92,8 @@ function addBias<B extends Backend>(y: F<B>, bias: F<B> | undefined): F<B> {
   return bias ? y.add(bias.reshape([bias.shape[0]!, 1, 1])) : y;
 }
 
-/** [N, C, K, P] windows times a [G, O/G, (C/G) K] weight: [N, O, P]. */
-function contract<B extends Backend>(cols: F<B>, weight: F<B>, groups: number, out: number): F<B> {
+/** [N, C, K, P] windows times a [G, O/G, (C/G) K] weight (or [O, ...] for one group): [N, O, P]. */
+export function contract<B extends Backend>(cols: F<B>, weight: F<B>, groups: number, out: number): F<B> {
   const [n, c, k, p] = cols.shape as [number, number, number, number];
   if (groups === 1) return weight.reshape([out, c * k]).matmul(cols.reshape([n, c * k, p]));
   const y = weight.matmul(cols.reshape([n, groups, (c / groups) * k, p]));
