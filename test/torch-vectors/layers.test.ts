@@ -150,6 +150,15 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
     const m = new nn.Linear(x.b, a.num(x, 'in_features')!, a.num(x, 'out_features')!, { bias: a.bool(x, 'bias')! });
     return moduleCase(x, m, () => m.forward(x.t['x']!));
   },
+  Bilinear: (x) => {
+    const m = new nn.Bilinear(x.b, a.num(x, 'in1_features')!, a.num(x, 'in2_features')!, a.num(x, 'out_features')!);
+    return moduleCase(x, m, () => m.forward(x.t['x1']!, x.t['x2']!));
+  },
+  LocalResponseNorm: unary((t, x) => NF.localResponseNorm(t, a.num(x, 'size')!)),
+  lp_pool2d: unary((t, x) => NF.lpPool2d(t, a.num(x, 'norm_type')!, a.list(x, 'kernel_size') as NF.Pair, poolOptions(x))),
+  lp_pool1d: unary((t, x) => NF.lpPool1d(t, a.num(x, 'norm_type')!, a.num(x, 'kernel_size')!, poolOptions(x) as NF.Pool1dOptions)),
+  // The fixture keeps only the values of max_pool2d(return_indices=True); layers2 compares the indices.
+  max_pool2d_with_indices: unary((t, x) => NF.maxPool2d(t, a.list(x, 'kernel_size') as NF.Pair, { ...poolOptions(x), returnIndices: true }).values),
   linear: (x) => x.t['x']!.matmul(x.t['weight']!.transpose()).add(x.t['bias']!),
   BatchNorm1d: (x) => batchNorm(x, (b, c, o) => new nn.BatchNorm1d(b, c, o)),
   BatchNorm2d: (x) => batchNorm(x, (b, c, o) => new nn.BatchNorm2d(b, c, o)),
@@ -172,16 +181,11 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
   avg_pool3d: 'no 3-D pools',
   adaptive_avg_pool3d: 'no 3-D adaptive pools (interpolate "area" on 5-D inputs is the only 3-D average)',
   adaptive_max_pool3d: 'no 3-D adaptive pools',
-  lp_pool1d: 'no power-average pools',
-  lp_pool2d: 'no power-average pools',
-  max_pool2d_with_indices: 'maxPool2d returns no indices (return_indices), and there is no maxUnpool',
   EmbeddingBag: 'no EmbeddingBag',
   LSTM_proj: 'LSTM has no proj_size',
   MultiheadAttention_per_head: 'forwardWithWeights returns the head-averaged weights only (average_attn_weights=False is not offered)',
   MultiheadAttention_kvdim: 'MultiheadAttention has no kdim / vdim (key and value have the embedding size)',
   MultiheadAttention_bias_kv: 'MultiheadAttention has no add_bias_kv / add_zero_attn',
-  Bilinear: 'no Bilinear layer',
-  LocalResponseNorm: 'no LocalResponseNorm',
   ConvTranspose2d_output_size: "ConvTranspose2d's forward takes no output_size (give outputPadding instead)",
 };
 
