@@ -72,6 +72,30 @@ function instanceNorm(x: Ctx, make: (b: AD, c: number, o: nn.InstanceNormOptions
   return { outputs: [y, ...stats], module: m };
 }
 
+function multiheadAttention(x: Ctx, needWeights: boolean): { outputs: F[]; module: nn.Module<AD> } {
+  const kdim = a.num(x, 'kdim');
+  const vdim = a.num(x, 'vdim');
+  const m = new nn.MultiheadAttention(x.b, a.num(x, 'embed_dim')!, a.num(x, 'num_heads')!, {
+    bias: a.bool(x, 'bias') ?? true,
+    batchFirst: a.bool(x, 'batch_first') ?? true,
+    addBiasKv: a.bool(x, 'add_bias_kv') ?? false,
+    addZeroAttn: a.bool(x, 'add_zero_attn') ?? false,
+    ...(kdim === undefined ? {} : { kdim }),
+    ...(vdim === undefined ? {} : { vdim }),
+  });
+  return moduleCase(x, m, () => {
+    const q = x.t['query']!;
+    const call = { keyPaddingMask: x.bool['key_padding_mask'] ?? x.t['key_padding_mask'], attnMask: x.t['attn_mask'] ?? x.bool['attn_mask'], averageAttnWeights: a.bool(x, 'average_attn_weights') ?? true };
+    const k = x.t['key'] ?? q;
+    const v = x.t['value'] ?? k;
+    if (needWeights) {
+      const y = m.forwardWithWeights(q, k, v, call);
+      return [y.output, y.weights];
+    }
+    return m.forward(q, k, v, call);
+  });
+}
+
 const ADAPTERS: Readonly<Record<string, Adapter>> = {
   conv1d: (x) => NF.conv1d(x.t['x']!, x.t['weight']!, convOptions(x) as NF.Conv1dOptions<AD>),
   conv2d: (x) => NF.conv2d(x.t['x']!, x.t['weight']!, convOptions(x) as NF.Conv2dOptions<AD>),
@@ -132,20 +156,11 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
       return [y.output, y.h];
     });
   },
-  MultiheadAttention: (x) => {
-    const m = new nn.MultiheadAttention(x.b, a.num(x, 'embed_dim')!, a.num(x, 'num_heads')!, { bias: a.bool(x, 'bias') ?? true, batchFirst: a.bool(x, 'batch_first') ?? true });
-    return moduleCase(x, m, () => {
-      const q = x.t['query']!;
-      const call = { keyPaddingMask: x.bool['key_padding_mask'] ?? x.t['key_padding_mask'], attnMask: x.t['attn_mask'] ?? x.bool['attn_mask'] };
-      const k = x.t['key'] ?? q;
-      const v = x.t['value'] ?? k;
-      if (a.bool(x, 'need_weights')) {
-        const y = m.forwardWithWeights(q, k, v, call);
-        return [y.output, y.weights];
-      }
-      return m.forward(q, k, v, call);
-    });
-  },
+  MultiheadAttention: (x) => multiheadAttention(x, a.bool(x, 'need_weights') ?? false),
+  // The layers fixture's later MultiheadAttention options (layers2 has more cases of each).
+  MultiheadAttention_per_head: (x) => multiheadAttention(x, true),
+  MultiheadAttention_kvdim: (x) => multiheadAttention(x, false),
+  MultiheadAttention_bias_kv: (x) => multiheadAttention(x, false),
   Linear: (x) => {
     const m = new nn.Linear(x.b, a.num(x, 'in_features')!, a.num(x, 'out_features')!, { bias: a.bool(x, 'bias')! });
     return moduleCase(x, m, () => m.forward(x.t['x']!));
@@ -183,9 +198,6 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
   adaptive_max_pool3d: 'no 3-D adaptive pools',
   EmbeddingBag: 'no EmbeddingBag',
   LSTM_proj: 'LSTM has no proj_size',
-  MultiheadAttention_per_head: 'forwardWithWeights returns the head-averaged weights only (average_attn_weights=False is not offered)',
-  MultiheadAttention_kvdim: 'MultiheadAttention has no kdim / vdim (key and value have the embedding size)',
-  MultiheadAttention_bias_kv: 'MultiheadAttention has no add_bias_kv / add_zero_attn',
   ConvTranspose2d_output_size: "ConvTranspose2d's forward takes no output_size (give outputPadding instead)",
 };
 

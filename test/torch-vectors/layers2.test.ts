@@ -59,6 +59,29 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
   LocalResponseNorm: (x) => new nn.LocalResponseNorm<AD>(a.num(x, 'size')!, lrnOptions(x)).forward(x.t['x']!),
   lp_pool2d: (x) => NF.lpPool2d(x.t['x']!, a.num(x, 'norm_type')!, a.list(x, 'kernel_size') as NF.Pair, poolOptions(x)),
   lp_pool1d: (x) => NF.lpPool1d(x.t['x']!, a.num(x, 'norm_type')!, a.num(x, 'kernel_size')!, poolOptions(x) as NF.Pool1dOptions),
+  MultiheadAttention: (x) => {
+    const kdim = a.num(x, 'kdim');
+    const vdim = a.num(x, 'vdim');
+    const m = new nn.MultiheadAttention(x.b, a.num(x, 'embed_dim')!, a.num(x, 'num_heads')!, {
+      bias: a.bool(x, 'bias') ?? true,
+      batchFirst: a.bool(x, 'batch_first') ?? true,
+      addBiasKv: a.bool(x, 'add_bias_kv') ?? false,
+      addZeroAttn: a.bool(x, 'add_zero_attn') ?? false,
+      ...(kdim === undefined ? {} : { kdim }),
+      ...(vdim === undefined ? {} : { vdim }),
+    });
+    return moduleCase(x, m, () => {
+      const q = x.t['query']!;
+      const call = { keyPaddingMask: x.bool['key_padding_mask'], attnMask: x.t['attn_mask'] ?? x.bool['attn_mask'], averageAttnWeights: a.bool(x, 'average_attn_weights') ?? true };
+      const k = x.t['key'] ?? q;
+      const v = x.t['value'] ?? k;
+      if (a.bool(x, 'need_weights')) {
+        const y = m.forwardWithWeights(q, k, v, call);
+        return [y.output, y.weights];
+      }
+      return m.forward(q, k, v, call);
+    });
+  },
 };
 
 function lrnOptions(x: Ctx): NF.LocalResponseNormOptions {

@@ -116,4 +116,49 @@ def make(gen):
     g.case('lp_pool1d unbatched', 'lp_pool1d', {'norm_type': 2.0, 'kernel_size': 3}, [('x', away(2, 6))], lambda m, x: F.lp_pool1d(x, 2.0, 3))
     g.case('LPPool2d module unbatched', 'lp_pool2d', {'norm_type': 2.0, 'kernel_size': 2}, [('x', away(2, 4, 4))], lambda m, x: nn.LPPool2d(2.0, 2)(x))
 
+    # -------------------------------------------------------------------------------------------
+    # MultiheadAttention: per-head weights, kdim / vdim, add_bias_kv, add_zero_attn
+
+    E, Hh, N, S = 4, 2, 2, 5
+    q, k, v = g.randn(N, 3, E), g.randn(N, S, E), g.randn(N, S, E)
+    kpm = torch.tensor([[False, True, False, False, True], [False, False, False, False, False]])
+    bm = torch.tensor([[False, True, False, False, False], [False, False, False, True, False], [True, False, True, False, False]])
+    fm = g.randn(3, S)
+    base = {'embed_dim': E, 'num_heads': Hh, 'batch_first': True}
+
+    def mha(name, kw, inputs, call, module, grad=None):
+        # call: the forward's keyword names in torch (need_weights, average_attn_weights) plus mask inputs by name.
+        args = dict(base, **kw)
+        args.update(call)
+        names = [n for n, _ in inputs]
+
+        def fn(m, *ts):
+            t = dict(zip(names, ts))
+            out = m(t['query'], t.get('key', t['query']), t.get('value', t.get('key', t['query'])), key_padding_mask=t.get('key_padding_mask'),
+                    attn_mask=t.get('attn_mask'), **call)
+            return out if call.get('need_weights', True) else out[0]
+        g.case(name, 'MultiheadAttention', args, inputs, fn, module=module, grad=grad)
+
+    m = randomise(nn.MultiheadAttention(E, Hh, batch_first=True))
+    mha('MHA per-head weights', {}, [('query', q), ('key', k), ('value', v)], {'need_weights': True, 'average_attn_weights': False}, m)
+    mha('MHA per-head weights masks', {}, [('query', q), ('key', k), ('value', v), ('key_padding_mask', kpm), ('attn_mask', bm)], {'need_weights': True, 'average_attn_weights': False}, m)
+    mha('MHA per-head weights unbatched', {}, [('query', q[0]), ('key', k[0]), ('value', v[0])], {'need_weights': True, 'average_attn_weights': False}, m)
+    for kd, vd, bias in [(3, 2, True), (3, 4, False), (4, 6, True)]:
+        m = randomise(nn.MultiheadAttention(E, Hh, batch_first=True, kdim=kd, vdim=vd, bias=bias))
+        mha('MHA kdim=%d vdim=%d bias=%s' % (kd, vd, bias), {'kdim': kd, 'vdim': vd, 'bias': bias}, [('query', q), ('key', g.randn(N, S, kd)), ('value', g.randn(N, S, vd))],
+            {'need_weights': True}, m)
+    m = randomise(nn.MultiheadAttention(E, Hh, kdim=3, vdim=2))
+    mha('MHA kdim vdim batch_first=False masks', {'kdim': 3, 'vdim': 2, 'batch_first': False}, [('query', q.transpose(0, 1).contiguous()), ('key', g.randn(S, N, 3)), ('value', g.randn(S, N, 2)), ('key_padding_mask', kpm), ('attn_mask', fm)],
+        {'need_weights': False}, m, grad=['query', 'key', 'value', 'attn_mask'])
+    for bkv, za in [(True, False), (False, True), (True, True)]:
+        m = randomise(nn.MultiheadAttention(E, Hh, batch_first=True, add_bias_kv=bkv, add_zero_attn=za))
+        kw = {'add_bias_kv': bkv, 'add_zero_attn': za}
+        mha('MHA add_bias_kv=%s add_zero_attn=%s' % (bkv, za), kw, [('query', q), ('key', k), ('value', v)], {'need_weights': True}, m)
+        mha('MHA add_bias_kv=%s add_zero_attn=%s masks per-head' % (bkv, za), kw, [('query', q), ('key', k), ('value', v), ('key_padding_mask', kpm), ('attn_mask', bm)],
+            {'need_weights': True, 'average_attn_weights': False}, m)
+        mha('MHA add_bias_kv=%s add_zero_attn=%s float mask self' % (bkv, za), kw, [('query', g.randn(N, 3, E)), ('attn_mask', g.randn(3, 3))], {'need_weights': False}, m)
+    m = randomise(nn.MultiheadAttention(E, Hh, batch_first=True, add_bias_kv=True, add_zero_attn=True, kdim=3, vdim=5, bias=False))
+    mha('MHA everything kdim=3 vdim=5 bias=False', {'add_bias_kv': True, 'add_zero_attn': True, 'kdim': 3, 'vdim': 5, 'bias': False},
+        [('query', q), ('key', g.randn(N, S, 3)), ('value', g.randn(N, S, 5)), ('key_padding_mask', kpm)], {'need_weights': True}, m)
+
     return g
