@@ -117,6 +117,10 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
     const m = new nn.ConvTranspose2d(x.b, a.num(x, 'in_channels')!, a.num(x, 'out_channels')!, a.list(x, 'kernel_size') as NF.Pair, convLayerOptions(x) as nn.ConvTranspose2dLayerOptions);
     return moduleCase(x, m, () => m.forward(x.t['x']!));
   },
+  ConvTranspose2d_output_size: (x) => {
+    const m = new nn.ConvTranspose2d(x.b, a.num(x, 'in_channels')!, a.num(x, 'out_channels')!, a.list(x, 'kernel_size') as NF.Pair, convLayerOptions(x) as nn.ConvTranspose2dLayerOptions);
+    return moduleCase(x, m, () => m.forward(x.t['x']!, x.args['output_size'] as number[]));
+  },
   max_pool2d: unary((t, x) => NF.maxPool2d(t, a.list(x, 'kernel_size') as NF.Pair, poolOptions(x))),
   avg_pool2d: unary((t, x) => NF.avgPool2d(t, a.list(x, 'kernel_size') as NF.Pair, poolOptions(x))),
   max_pool1d: unary((t, x) => NF.maxPool1d(t, a.num(x, 'kernel_size')!, poolOptions(x) as NF.Pool1dOptions)),
@@ -198,7 +202,6 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
   adaptive_max_pool3d: 'no 3-D adaptive pools',
   EmbeddingBag: 'no EmbeddingBag',
   LSTM_proj: 'LSTM has no proj_size',
-  ConvTranspose2d_output_size: "ConvTranspose2d's forward takes no output_size (give outputPadding instead)",
 };
 
 const KNOWN: readonly Known[] = [];

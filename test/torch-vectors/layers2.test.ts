@@ -82,7 +82,24 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
       return m.forward(q, k, v, call);
     });
   },
+  ConvTranspose2d: (x) => {
+    const m = new nn.ConvTranspose2d(x.b, a.num(x, 'in_channels')!, a.num(x, 'out_channels')!, a.list(x, 'kernel_size') as NF.Pair, convLayerOptions(x) as nn.ConvTranspose2dLayerOptions);
+    return moduleCase(x, m, () => m.forward(x.t['x']!, x.args['output_size'] as number[]));
+  },
+  ConvTranspose1d: (x) => {
+    const m = new nn.ConvTranspose1d(x.b, a.num(x, 'in_channels')!, a.num(x, 'out_channels')!, a.num(x, 'kernel_size')!, convLayerOptions(x) as nn.ConvTranspose1dLayerOptions);
+    return moduleCase(x, m, () => m.forward(x.t['x']!, x.args['output_size'] as number[]));
+  },
 };
+
+/** A conv module's options from the case's args (torch's names -> ours). */
+function convLayerOptions(x: Ctx): Record<string, unknown> {
+  const o: Record<string, unknown> = { bias: a.bool(x, 'bias') ?? true };
+  for (const [k, ours] of [['stride', 'stride'], ['padding', 'padding'], ['dilation', 'dilation'], ['groups', 'groups'], ['output_padding', 'outputPadding']] as const) {
+    if (x.args[k] !== undefined) o[ours] = x.args[k];
+  }
+  return o;
+}
 
 function lrnOptions(x: Ctx): NF.LocalResponseNormOptions {
   const o: NF.LocalResponseNormOptions = {};

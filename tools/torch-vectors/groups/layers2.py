@@ -161,4 +161,21 @@ def make(gen):
     mha('MHA everything kdim=3 vdim=5 bias=False', {'add_bias_kv': True, 'add_zero_attn': True, 'kdim': 3, 'vdim': 5, 'bias': False},
         [('query', q), ('key', g.randn(N, S, 3)), ('value', g.randn(N, S, 5)), ('key_padding_mask', kpm)], {'need_weights': True}, m)
 
+    # -------------------------------------------------------------------------------------------
+    # ConvTranspose1d / 2d forward(input, output_size)
+
+    for kw, shape, out in [({'kernel_size': 3, 'stride': 2}, [1, 2, 3, 3], [8, 8]), ({'kernel_size': 3, 'stride': 2}, [1, 2, 3, 3], [7, 8]),
+                           ({'kernel_size': [3, 2], 'stride': [3, 2], 'padding': [1, 0]}, [2, 2, 2, 3], [2, 2, 6, 7]),
+                           ({'kernel_size': 2, 'stride': 3, 'dilation': 2, 'groups': 2}, [1, 2, 2, 2], [7, 6]),
+                           ({'kernel_size': 3, 'stride': 2, 'output_padding': 1}, [1, 2, 3, 3], [7, 7]),
+                           ({'kernel_size': 3, 'stride': 2, 'bias': False}, [2, 3, 3], [2, 8, 7])]:
+        m = randomise(nn.ConvTranspose2d(2, 2, **kw))
+        g.case('ConvTranspose2d output_size=%s %s in=%s' % (out, kw, shape), 'ConvTranspose2d', dict(kw, in_channels=2, out_channels=2, output_size=out), [('x', g.randn(*shape))],
+               lambda m, x, out=out: m(x, output_size=out), module=m)
+    for kw, shape, out in [({'kernel_size': 3, 'stride': 3}, [2, 2, 4], [14]), ({'kernel_size': 3, 'stride': 3, 'padding': 1}, [2, 2, 4], [2, 2, 11]),
+                           ({'kernel_size': 4, 'stride': 2, 'dilation': 2}, [2, 5], [2, 16])]:
+        m = randomise(nn.ConvTranspose1d(2, 2, **kw))
+        g.case('ConvTranspose1d output_size=%s %s in=%s' % (out, kw, shape), 'ConvTranspose1d', dict(kw, in_channels=2, out_channels=2, output_size=out), [('x', g.randn(*shape))],
+               lambda m, x, out=out: m(x, output_size=out), module=m)
+
     return g
