@@ -7,6 +7,7 @@ export { uniform, normal, kaimingUniform, type InitOptions } from './init.js';
 export { Linear, type LinearOptions } from './linear.js';
 export { Bilinear, type BilinearOptions } from './bilinear.js';
 export { Embedding, type EmbeddingOptions } from './embedding.js';
+export { EmbeddingBag, type EmbeddingBagLayerOptions } from './embedding-bag.js';
 export { LayerNorm, type LayerNormOptions } from './layer-norm.js';
 export { BatchNorm1d, BatchNorm2d, type BatchNormOptions } from './batch-norm.js';
 export { GroupNorm } from './group-norm.js';

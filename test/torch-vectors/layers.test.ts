@@ -139,6 +139,10 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
     // With maxNorm the table after the lookup (renormalised rows) is compared too, outside the graph.
     return moduleCase(x, m, () => (maxNorm === undefined ? m.forward(x.int['indices']!) : [m.forward(x.int['indices']!), m.weight.value.detach()]));
   },
+  EmbeddingBag: (x) => {
+    const m = new nn.EmbeddingBag(x.b, a.num(x, 'num_embeddings')!, a.num(x, 'embedding_dim')!, { mode: x.args['mode'] as NF.EmbeddingBagMode });
+    return moduleCase(x, m, () => m.forward(x.int['indices']!, x.int['offsets']));
+  },
   LSTM: (x) => {
     const m = new nn.LSTM(x.b, a.num(x, 'input_size')!, a.num(x, 'hidden_size')!, rnnOptions(x));
     return moduleCase(x, m, () => {
@@ -200,7 +204,6 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
   avg_pool3d: 'no 3-D pools',
   adaptive_avg_pool3d: 'no 3-D adaptive pools (interpolate "area" on 5-D inputs is the only 3-D average)',
   adaptive_max_pool3d: 'no 3-D adaptive pools',
-  EmbeddingBag: 'no EmbeddingBag',
   LSTM_proj: 'LSTM has no proj_size',
 };
 

@@ -90,7 +90,19 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
     const m = new nn.ConvTranspose1d(x.b, a.num(x, 'in_channels')!, a.num(x, 'out_channels')!, a.num(x, 'kernel_size')!, convLayerOptions(x) as nn.ConvTranspose1dLayerOptions);
     return moduleCase(x, m, () => m.forward(x.t['x']!, x.args['output_size'] as number[]));
   },
+  EmbeddingBag: (x) => embeddingBagCase(x),
+  embedding_bag: (x) => NF.embeddingBag(x.int['indices']!, x.t['weight']!, { offsets: x.int['offsets'], mode: x.args['mode'] as NF.EmbeddingBagMode }),
 };
+
+function embeddingBagCase(x: Ctx): { outputs: F[]; module: nn.Module<AD> } {
+  const pad = a.num(x, 'padding_idx');
+  const m = new nn.EmbeddingBag(x.b, a.num(x, 'num_embeddings')!, a.num(x, 'embedding_dim')!, {
+    mode: x.args['mode'] as NF.EmbeddingBagMode,
+    includeLastOffset: a.bool(x, 'include_last_offset') ?? false,
+    ...(pad === undefined ? {} : { paddingIdx: pad }),
+  });
+  return moduleCase(x, m, () => m.forward(x.int['indices']!, x.int['offsets'], x.t['per_sample_weights']));
+}
 
 /** A conv module's options from the case's args (torch's names -> ours). */
 function convLayerOptions(x: Ctx): Record<string, unknown> {

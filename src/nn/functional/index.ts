@@ -3,6 +3,7 @@ export { conv1d, conv2d, convTranspose1d, convTranspose2d, type Conv1dOptions, t
 export { maxPool1d, maxPool2d, avgPool1d, avgPool2d, lpPool1d, lpPool2d, type MaxPool2dOptions, type AvgPool2dOptions, type Pool1dOptions, type PoolWithIndices, type LpPool2dOptions } from './pool.js';
 export { maxUnpool1d, maxUnpool2d, type MaxUnpool1dOptions, type MaxUnpool2dOptions } from './unpool.js';
 export { bilinear } from './bilinear.js';
+export { embeddingBag, type EmbeddingBagMode, type EmbeddingBagOptions } from './embedding-bag.js';
 export { localResponseNorm, type LocalResponseNormOptions } from './local-response-norm.js';
 export { adaptiveAvgPool1d, adaptiveAvgPool2d, adaptiveMaxPool1d, adaptiveMaxPool2d, type AdaptiveSize2d } from './adaptive-pool.js';
 export { batchNorm, groupNorm, layerNorm, rmsNorm, instanceNorm, type BatchNormOptions, type InstanceNormOptions } from './normalization.js';

@@ -178,4 +178,28 @@ def make(gen):
         g.case('ConvTranspose1d output_size=%s %s in=%s' % (out, kw, shape), 'ConvTranspose1d', dict(kw, in_channels=2, out_channels=2, output_size=out), [('x', g.randn(*shape))],
                lambda m, x, out=out: m(x, output_size=out), module=m)
 
+    # -------------------------------------------------------------------------------------------
+    # EmbeddingBag / F.embedding_bag (an empty bag in some cases: zeros in every mode)
+
+    ids = torch.tensor([1, 2, 4, 4, 3, 0, 2, 2, 1])
+    offs = torch.tensor([0, 2, 2, 5])
+    for mode in ['sum', 'mean', 'max']:
+        for kw in [{}, {'padding_idx': 2}, {'include_last_offset': True}]:
+            m = randomise(nn.EmbeddingBag(5, 3, mode=mode, **kw), scale=1.0)
+            o = torch.tensor([0, 2, 2, 5, 9]) if kw.get('include_last_offset') else offs
+            g.case('EmbeddingBag mode=%s %s' % (mode, kw), 'EmbeddingBag', dict(kw, num_embeddings=5, embedding_dim=3, mode=mode), [('indices', ids), ('offsets', o)],
+                   lambda m, i, o: m(i, o), module=m)
+        m = randomise(nn.EmbeddingBag(6, 2, mode=mode), scale=1.0)
+        g.case('EmbeddingBag mode=%s 2-D input' % mode, 'EmbeddingBag', {'num_embeddings': 6, 'embedding_dim': 2, 'mode': mode}, [('indices', torch.tensor([[0, 5, 3], [2, 2, 1]]))],
+               lambda m, i: m(i), module=m)
+    m = randomise(nn.EmbeddingBag(5, 3, mode='sum', padding_idx=4), scale=1.0)
+    g.case('EmbeddingBag sum per_sample_weights padding_idx=4', 'EmbeddingBag', {'num_embeddings': 5, 'embedding_dim': 3, 'mode': 'sum', 'padding_idx': 4},
+           [('indices', ids), ('offsets', offs), ('per_sample_weights', g.randn(9))], lambda m, i, o, w: m(i, o, per_sample_weights=w), module=m)
+    m = randomise(nn.EmbeddingBag(6, 2, mode='sum'), scale=1.0)
+    g.case('EmbeddingBag sum per_sample_weights 2-D', 'EmbeddingBag', {'num_embeddings': 6, 'embedding_dim': 2, 'mode': 'sum'},
+           [('indices', torch.tensor([[0, 5, 3], [2, 2, 1]])), ('per_sample_weights', g.randn(2, 3))], lambda m, i, w: m(i, per_sample_weights=w), module=m)
+    for mode in ['sum', 'mean', 'max']:
+        g.case('F.embedding_bag mode=%s' % mode, 'embedding_bag', {'mode': mode}, [('indices', ids), ('weight', g.randn(5, 4)), ('offsets', torch.tensor([0, 4]))],
+               lambda m, i, w, o, mode=mode: F.embedding_bag(i, w, o, mode=mode))
+
     return g
