@@ -24,7 +24,7 @@ export { Upsample, PixelShuffle, PixelUnshuffle } from './upsample.js';
 export { CosineSimilarity, PairwiseDistance } from './distance.js';
 export { MultiheadAttention, type MultiheadAttentionOptions, type MultiheadAttentionCall } from './attention.js';
 export { TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder, Transformer, generateSquareSubsequentMask, type TransformerEncoderLayerOptions, type TransformerDecoderLayerOptions, type TransformerDecoderCall, type TransformerStackOptions, type TransformerOptions, type TransformerCall } from './transformer.js';
-export { RNN, LSTM, GRU, type RnnOptions, type ElmanRnnOptions, type RnnOutput } from './rnn.js';
+export { RNN, LSTM, GRU, type RnnOptions, type LstmOptions, type ElmanRnnOptions, type RnnOutput } from './rnn.js';
 export { PositionWiseFeedForward, type PositionWiseFeedForwardConfig } from './feed-forward.js';
 export { crossEntropy, nllLoss, binaryCrossEntropy, binaryCrossEntropyWithLogits, type ClassLossOptions, type CrossEntropyOptions, type BinaryLossOptions } from './loss.js';
 export { mseLoss, l1Loss, smoothL1Loss, huberLoss, klDiv } from './regression-loss.js';

@@ -150,6 +150,13 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
       return [y.output, y.h, y.c];
     });
   },
+  LSTM_proj: (x) => {
+    const m = new nn.LSTM(x.b, a.num(x, 'input_size')!, a.num(x, 'hidden_size')!, { ...rnnOptions(x), projSize: a.num(x, 'proj_size')! });
+    return moduleCase(x, m, () => {
+      const y = m.forward(x.t['input']!);
+      return [y.output, y.h, y.c];
+    });
+  },
   GRU: (x) => {
     const m = new nn.GRU(x.b, a.num(x, 'input_size')!, a.num(x, 'hidden_size')!, rnnOptions(x));
     return moduleCase(x, m, () => {
@@ -204,7 +211,6 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
   avg_pool3d: 'no 3-D pools',
   adaptive_avg_pool3d: 'no 3-D adaptive pools (interpolate "area" on 5-D inputs is the only 3-D average)',
   adaptive_max_pool3d: 'no 3-D adaptive pools',
-  LSTM_proj: 'LSTM has no proj_size',
 };
 
 const KNOWN: readonly Known[] = [];

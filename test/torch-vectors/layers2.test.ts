@@ -92,7 +92,23 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
   },
   EmbeddingBag: (x) => embeddingBagCase(x),
   embedding_bag: (x) => NF.embeddingBag(x.int['indices']!, x.t['weight']!, { offsets: x.int['offsets'], mode: x.args['mode'] as NF.EmbeddingBagMode }),
+  LSTM: (x) => lstmCase(x),
 };
+
+/** An LSTM case (proj_size among its args), outputs: output, h, c. */
+function lstmCase(x: Ctx): { outputs: F[]; module: nn.Module<AD> } {
+  const m = new nn.LSTM(x.b, a.num(x, 'input_size')!, a.num(x, 'hidden_size')!, {
+    numLayers: a.num(x, 'num_layers', 1)!,
+    bidirectional: a.bool(x, 'bidirectional') ?? false,
+    batchFirst: a.bool(x, 'batch_first') ?? false,
+    bias: a.bool(x, 'bias') ?? true,
+    projSize: a.num(x, 'proj_size', 0)!,
+  });
+  return moduleCase(x, m, () => {
+    const y = m.forward(x.t['input']!, { ...(x.t['h0'] ? { h: x.t['h0'] } : {}), ...(x.t['c0'] ? { c: x.t['c0'] } : {}) });
+    return [y.output, y.h, y.c];
+  });
+}
 
 function embeddingBagCase(x: Ctx): { outputs: F[]; module: nn.Module<AD> } {
   const pad = a.num(x, 'padding_idx');

@@ -202,4 +202,26 @@ def make(gen):
         g.case('F.embedding_bag mode=%s' % mode, 'embedding_bag', {'mode': mode}, [('indices', ids), ('weight', g.randn(5, 4)), ('offsets', torch.tensor([0, 4]))],
                lambda m, i, w, o, mode=mode: F.embedding_bag(i, w, o, mode=mode))
 
+    # -------------------------------------------------------------------------------------------
+    # LSTM proj_size
+
+    I, Hd, P, N, L = 3, 4, 2, 2, 3
+    for kw, states, unbatched in [({'num_layers': 1, 'bidirectional': False, 'batch_first': True, 'bias': True}, False, False),
+                                  ({'num_layers': 2, 'bidirectional': False, 'batch_first': False, 'bias': True}, True, False),
+                                  ({'num_layers': 2, 'bidirectional': True, 'batch_first': True, 'bias': True}, True, False),
+                                  ({'num_layers': 1, 'bidirectional': True, 'batch_first': False, 'bias': False}, False, False),
+                                  ({'num_layers': 2, 'bidirectional': True, 'batch_first': True, 'bias': True}, True, True)]:
+        m = randomise(nn.LSTM(I, Hd, proj_size=P, **kw))
+        D = kw['num_layers'] * (2 if kw['bidirectional'] else 1)
+        x = g.randn(L, I) if unbatched else (g.randn(N, L, I) if kw['batch_first'] else g.randn(L, N, I))
+        args = dict(kw, input_size=I, hidden_size=Hd, proj_size=P)
+        name = 'LSTM proj_size=%d %s%s%s' % (P, ' '.join('%s=%s' % e for e in kw.items()), ' h0 c0' if states else '', ' unbatched' if unbatched else '')
+        if states:
+            sh = (D, P) if unbatched else (D, N, P)
+            sc = (D, Hd) if unbatched else (D, N, Hd)
+            g.case(name, 'LSTM', args, [('input', x), ('h0', g.randn(*sh)), ('c0', g.randn(*sc))],
+                   lambda m, x, h, c: (lambda o: (o[0], o[1][0], o[1][1]))(m(x, (h, c))), module=m)
+        else:
+            g.case(name, 'LSTM', args, [('input', x)], lambda m, x: (lambda o: (o[0], o[1][0], o[1][1]))(m(x)), module=m)
+
     return g
