@@ -47,6 +47,7 @@ describe('errors of the added layers', () => {
     expectError(() => NF.localResponseNorm(zeros(ad, [2, 3]), 2), ShapeError, /localResponseNorm: the input must be \[N, C, \.\.\.\] \(rank 3 or more\), got rank 2/);
     expectError(() => NF.localResponseNorm(x4(), 0), ArgumentError, /localResponseNorm: size/);
     expectError(() => NF.lpPool2d(x4(), 0, 2), ArgumentError, /lpPool2d: normType must be a finite non-zero number/);
+    expectError(() => NF.lpPool2d(x4(), 2, 2, untyped({ padding: 1 })), ArgumentError, /lpPool2d: takes no padding/);
     expectError(() => NF.lpPool1d(x4(), 2, 2), ShapeError, /lpPool1d: the input must be \[N, C, L\] or \[C, L\]/);
   });
 

@@ -262,6 +262,7 @@ export interface LpPool2dOptions {
 export function lpPool2d<B extends Backend>(x: F<B>, normType: number, kernelSize: Pair, options: LpPool2dOptions = {}): F<B> {
   const op = 'lpPool2d';
   checkArgs(op, x, options);
+  checkNoPadding(op, options);
   const p = checkNorm(op, normType);
   const kernel = pair(op, 'kernelSize', kernelSize, 1);
   return tidy(() => lp(avgPool(op, x.pow(p), kernel, { ...(options.stride === undefined ? {} : { stride: options.stride }), ceilMode: options.ceilMode ?? false }), p, kernel[0] * kernel[1]));
@@ -271,6 +272,7 @@ export function lpPool2d<B extends Backend>(x: F<B>, normType: number, kernelSiz
 export function lpPool1d<B extends Backend>(x: F<B>, normType: number, kernelSize: number, options: Omit<Pool1dOptions, 'padding'> = {}): F<B> {
   const op = 'lpPool1d';
   checkArgs(op, x, options);
+  checkNoPadding(op, options);
   checkRank(op, 'the input', x, [2, 3], '[N, C, L] or [C, L]');
   const p = checkNorm(op, normType);
   const k = single(op, 'kernelSize', kernelSize, 1);
@@ -278,6 +280,11 @@ export function lpPool1d<B extends Backend>(x: F<B>, normType: number, kernelSiz
     const pooled = avgPool(op, x.pow(p).unsqueeze(-2), [1, k], { stride: [1, single(op, 'stride', options.stride ?? k, 1)], ceilMode: options.ceilMode ?? false });
     return lp(pooled.squeeze(-2), p, k);
   });
+}
+
+/** torch's lp pools take no padding: one given is refused rather than ignored. */
+function checkNoPadding(op: string, options: object): void {
+  if ('padding' in options) throw new ArgumentError('takes no padding (as torch.nn.functional.lp_pool); pad the input first', { op });
 }
 
 function checkNorm(op: string, p: unknown): number {
