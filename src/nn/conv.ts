@@ -157,10 +157,11 @@ export class ConvTranspose2d<B extends Backend = Backend> extends Module<B> {
     ({ weight: this.weight, bias: this.bias } = params(backend, [inChannels, outChannels / groups, kh, kw], (outChannels / groups) * kh * kw, outChannels, options));
   }
 
-  forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  /** `outputSize` ([H, W], or with the input's leading dims) picks the output padding, as torch's forward(input, output_size); the layer's outputPadding is then not used. */
+  forward(x: Tensor<B, 'float'>, outputSize?: readonly number[]): Tensor<B, 'float'> {
     const { stride, padding, outputPadding, dilation, groups } = this.options;
     checkTensors('ConvTranspose2d', { input: x });
-    return convTranspose2d(x, this.weight.value, { bias: this.bias?.value, stride, padding, outputPadding, dilation, groups });
+    return convTranspose2d(x, this.weight.value, { bias: this.bias?.value, stride, padding, dilation, groups, ...(outputSize === undefined ? { outputPadding } : { outputSize }) });
   }
 }
 
@@ -177,9 +178,10 @@ export class ConvTranspose1d<B extends Backend = Backend> extends Module<B> {
     ({ weight: this.weight, bias: this.bias } = params(backend, [inChannels, outChannels / groups, kernelSize], (outChannels / groups) * kernelSize, outChannels, options));
   }
 
-  forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
+  /** `outputSize` (a length, [L], or with the input's leading dims) picks the output padding, as torch's forward(input, output_size). */
+  forward(x: Tensor<B, 'float'>, outputSize?: number | readonly number[]): Tensor<B, 'float'> {
     const { stride, padding, outputPadding, dilation, groups } = this.options;
     checkTensors('ConvTranspose1d', { input: x });
-    return convTranspose1d(x, this.weight.value, { bias: this.bias?.value, stride, padding, outputPadding, dilation, groups });
+    return convTranspose1d(x, this.weight.value, { bias: this.bias?.value, stride, padding, dilation, groups, ...(outputSize === undefined ? { outputPadding } : { outputSize }) });
   }
 }

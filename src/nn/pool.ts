@@ -3,7 +3,8 @@ import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
 import type { Pair } from './functional/args.js';
 import { adaptiveAvgPool1d, adaptiveMaxPool1d, adaptiveMaxPool2d, type AdaptiveSize2d } from './functional/adaptive-pool.js';
-import { adaptiveAvgPool2d, avgPool1d, avgPool2d, maxPool1d, maxPool2d, type AvgPool2dOptions, type MaxPool2dOptions, type Pool1dOptions } from './functional/pool.js';
+import { adaptiveAvgPool2d, avgPool1d, avgPool2d, lpPool1d, lpPool2d, maxPool1d, maxPool2d, type AvgPool2dOptions, type LpPool2dOptions, type MaxPool2dOptions, type Pool1dOptions } from './functional/pool.js';
+import { maxUnpool1d, maxUnpool2d, type MaxUnpool1dOptions, type MaxUnpool2dOptions } from './functional/unpool.js';
 import { Module } from './module.js';
 
 export class MaxPool2d<B extends Backend = Backend> extends Module<B> {
@@ -79,5 +80,45 @@ export class AdaptiveMaxPool1d<B extends Backend = Backend> extends Module<B> {
   }
   forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
     return adaptiveMaxPool1d(x, this.outputSize);
+  }
+}
+
+/** Power-average pooling (torch.nn.LPPool2d): (sum of x^p over each window)^(1/p). */
+export class LPPool2d<B extends Backend = Backend> extends Module<B> {
+  constructor(readonly normType: number, readonly kernelSize: Pair, readonly options: LpPool2dOptions = {}) {
+    super();
+  }
+  forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return lpPool2d(x, this.normType, this.kernelSize, this.options);
+  }
+}
+
+/** Power-average pooling over a length (torch.nn.LPPool1d). */
+export class LPPool1d<B extends Backend = Backend> extends Module<B> {
+  constructor(readonly normType: number, readonly kernelSize: number, readonly options: Omit<Pool1dOptions, 'padding'> = {}) {
+    super();
+  }
+  forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return lpPool1d(x, this.normType, this.kernelSize, this.options);
+  }
+}
+
+/** The inverse of MaxPool2d with returnIndices (torch.nn.MaxUnpool2d): zeros but at the maxima. */
+export class MaxUnpool2d<B extends Backend = Backend> extends Module<B> {
+  constructor(readonly kernelSize: Pair, readonly options: Omit<MaxUnpool2dOptions, 'outputSize'> = {}) {
+    super();
+  }
+  forward(x: Tensor<B, 'float'>, indices: Tensor<B, 'int'>, outputSize?: readonly number[]): Tensor<B, 'float'> {
+    return maxUnpool2d(x, indices, this.kernelSize, { ...this.options, ...(outputSize === undefined ? {} : { outputSize }) });
+  }
+}
+
+/** The inverse of MaxPool1d with returnIndices (torch.nn.MaxUnpool1d). */
+export class MaxUnpool1d<B extends Backend = Backend> extends Module<B> {
+  constructor(readonly kernelSize: number, readonly options: Omit<MaxUnpool1dOptions, 'outputSize'> = {}) {
+    super();
+  }
+  forward(x: Tensor<B, 'float'>, indices: Tensor<B, 'int'>, outputSize?: number | readonly number[]): Tensor<B, 'float'> {
+    return maxUnpool1d(x, indices, this.kernelSize, { ...this.options, ...(outputSize === undefined ? {} : { outputSize }) });
   }
 }

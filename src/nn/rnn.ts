@@ -34,10 +34,19 @@ export interface RnnOptions {
   device?: Device;
 }
 
+export interface LstmOptions extends RnnOptions {
+  /**
+   * torch's proj_size: h (and the output) is o * tanh(c) times a learned [hidden, projSize] matrix
+   * (torch's weight_hr_l{k}), so h has projSize features while c keeps hiddenSize. Default 0 (none);
+   * less than hiddenSize.
+   */
+  projSize?: number;
+}
+
 export interface RnnOutput<B extends Backend> {
   /** [N, L, directions * hidden] (or [L, N, ...] when not batch-first): the last layer's hidden state at every step. */
   readonly output: F<B>;
-  /** [layers * directions, N, hidden]: the final hidden state of every layer and direction. */
+  /** [layers * directions, N, hidden] (LSTM with projSize: projSize features): the final hidden state of every layer and direction. */
   readonly h: F<B>;
 }
 
@@ -46,12 +55,16 @@ abstract class Recurrent<B extends Backend> extends Module<B> {
   readonly weightHh: Array<Param<B>> = [];
   readonly biasIh: Array<Param<B>> = [];
   readonly biasHh: Array<Param<B>> = [];
+  /** LSTM with projSize: [hidden, projSize] per layer and direction (torch's weight_hr, stored [in, out]). */
+  readonly weightHr: Array<Param<B>> = [];
+  /** The features of h and of the output per direction: projSize when given, else hiddenSize. */
+  readonly outSize: number;
   readonly numLayers: number;
   readonly directions: number;
   readonly batchFirst: boolean;
   readonly dropout: number;
 
-  constructor(backend: B, readonly inputSize: number, readonly hiddenSize: number, gates: number, protected readonly op: string, options: RnnOptions) {
+  constructor(backend: B, readonly inputSize: number, readonly hiddenSize: number, gates: number, protected readonly op: string, options: RnnOptions, projSize = 0) {
     super();
     this.numLayers = options.numLayers ?? 1;
     this.directions = options.bidirectional ? 2 : 1;
@@ -61,18 +74,23 @@ abstract class Recurrent<B extends Backend> extends Module<B> {
       if (!Number.isInteger(v) || v < 1) throw new ArgumentError(`${name} must be a positive integer, got ${v}`, { op });
     }
     checkDropout(op, this.dropout, 'dropout');
+    if (!Number.isInteger(projSize) || projSize < 0 || projSize >= hiddenSize) {
+      throw new ArgumentError(`projSize must be an integer from 0 (none) to hiddenSize - 1 (${hiddenSize - 1}), got ${show(projSize)}`, { op });
+    }
+    this.outSize = projSize > 0 ? projSize : hiddenSize;
     const device = options.device ?? backend.defaultDevice();
     const bound = 1 / Math.sqrt(hiddenSize);
     const init = (shape: number[]) => new Param(uniform(backend, shape, -bound, bound, { device }));
     for (let layer = 0; layer < this.numLayers; layer++) {
-      const inSize = layer === 0 ? inputSize : hiddenSize * this.directions;
+      const inSize = layer === 0 ? inputSize : this.outSize * this.directions;
       for (let dir = 0; dir < this.directions; dir++) {
         this.weightIh.push(init([inSize, gates * hiddenSize]));
-        this.weightHh.push(init([hiddenSize, gates * hiddenSize]));
+        this.weightHh.push(init([this.outSize, gates * hiddenSize]));
         if (options.bias !== false) {
           this.biasIh.push(init([gates * hiddenSize]));
           this.biasHh.push(init([gates * hiddenSize]));
         }
+        if (projSize > 0) this.weightHr.push(init([hiddenSize, projSize]));
       }
     }
   }
@@ -85,6 +103,7 @@ abstract class Recurrent<B extends Backend> extends Module<B> {
       keys[`weightHh.${k}`] = { key: `weight_hh${suffix}`, layout: 'transpose' };
       keys[`biasIh.${k}`] = { key: `bias_ih${suffix}` };
       keys[`biasHh.${k}`] = { key: `bias_hh${suffix}` };
+      keys[`weightHr.${k}`] = { key: `weight_hr${suffix}`, layout: 'transpose' };
     }
     return keys;
   }
@@ -92,13 +111,19 @@ abstract class Recurrent<B extends Backend> extends Module<B> {
   /** One step: the new state from the input's projection xw [N, G H] (bias included) and the state. */
   protected abstract cell(xw: F<B>, state: F<B>[], k: number): F<B>[];
 
+  /** The features of state j (LSTM: h then c; c keeps hiddenSize under projSize). */
+  protected stateSize(j: number): number {
+    return j === 0 ? this.outSize : this.hiddenSize;
+  }
+
   /** The states given with input `x`: [layers * directions, N, hidden], or [layers * directions, hidden] with an unbatched input. */
   protected checkStates(x: F<B>, states: Readonly<Record<string, F<B> | undefined>>): void {
     if (x.rank !== 2 && x.rank !== 3) {
       throw new ShapeError(`the input must be ${this.batchFirst ? '[N, L' : '[L, N'}, ${this.inputSize}] or unbatched [L, ${this.inputSize}]`, { op: this.op, shapes: [x.shape] });
     }
-    const want = x.rank === 2 ? [this.numLayers * this.directions, this.hiddenSize] : [this.numLayers * this.directions, x.shape[this.batchFirst ? 0 : 1]!, this.hiddenSize];
-    for (const [name, t] of Object.entries(states)) {
+    for (const [j, [name, t]] of Object.entries(states).entries()) {
+      const size = this.stateSize(j);
+      const want = x.rank === 2 ? [this.numLayers * this.directions, size] : [this.numLayers * this.directions, x.shape[this.batchFirst ? 0 : 1]!, size];
       if (t && (t.rank !== want.length || t.shape.some((d, i) => d !== want[i]))) {
         const what = x.rank === 2 ? 'layers * directions, hidden; the input is unbatched' : 'layers * directions, batch, hidden';
         throw new ShapeError(`${name} must be [${want.join(', ')}] (${what})`, { op: this.op, shapes: [x.shape, t.shape] });
@@ -125,7 +150,6 @@ abstract class Recurrent<B extends Backend> extends Module<B> {
     const input = this.batchFirst ? x : x.swapDims(0, 1);
     const [n, l] = input.shape as [number, number];
     return tidy(() => {
-      const h = this.hiddenSize;
       const finals: F<B>[][] = initial.map(() => []);
       let layerInput = input;
       for (let layer = 0; layer < this.numLayers; layer++) {
@@ -135,7 +159,7 @@ abstract class Recurrent<B extends Backend> extends Module<B> {
           let xw = layerInput.matmul(this.weightIh[k]!.value);
           if (this.biasIh[k]) xw = xw.add(this.biasIh[k]!.value);
           // Zero states in the input's dtype (a float16 LSTM's matmuls refuse float32 ones).
-          let state = initial.map((s) => (s ? s.narrow(0, k, 1).reshape([n, h]) : zeros(x.backend, [n, h], { device: x.device, dtype: x.dtype })));
+          let state = initial.map((s, j) => (s ? s.narrow(0, k, 1).reshape([n, this.stateSize(j)]) : zeros(x.backend, [n, this.stateSize(j)], { device: x.device, dtype: x.dtype })));
           const steps: F<B>[] = new Array<F<B>>(l);
           for (let i = 0; i < l; i++) {
             const t = dir === 0 ? i : l - 1 - i;
@@ -143,7 +167,7 @@ abstract class Recurrent<B extends Backend> extends Module<B> {
             steps[t] = state[0]!;
           }
           state.forEach((s, j) => finals[j]!.push(s));
-          outs.push(l === 0 ? zeros(x.backend, [n, 0, h], { device: x.device, dtype: x.dtype }) : Tensor.stack(steps, 1));
+          outs.push(l === 0 ? zeros(x.backend, [n, 0, this.outSize], { device: x.device, dtype: x.dtype }) : Tensor.stack(steps, 1));
         }
         layerInput = outs.length === 1 ? outs[0]! : Tensor.cat(outs, 2);
         if (layer < this.numLayers - 1) layerInput = dropout(layerInput, this.dropout, this.training);
@@ -161,8 +185,8 @@ abstract class Recurrent<B extends Backend> extends Module<B> {
 }
 
 export class LSTM<B extends Backend = Backend> extends Recurrent<B> {
-  constructor(backend: B, inputSize: number, hiddenSize: number, options: RnnOptions = {}) {
-    super(backend, inputSize, hiddenSize, 4, 'LSTM', options);
+  constructor(backend: B, inputSize: number, hiddenSize: number, options: LstmOptions = {}) {
+    super(backend, inputSize, hiddenSize, 4, 'LSTM', options, options.projSize ?? 0);
   }
 
   /** `state` defaults to zeros; returns the output and the final h and c. */
@@ -178,7 +202,8 @@ export class LSTM<B extends Backend = Backend> extends Recurrent<B> {
   protected cell(xw: F<B>, [h, c]: F<B>[], k: number): F<B>[] {
     const [i, f, g, o] = xw.add(this.hidden(h!, k)).chunk(4, 1) as [F<B>, F<B>, F<B>, F<B>];
     const c2 = f.sigmoid().mul(c!).add(i.sigmoid().mul(g.tanh()));
-    return [o.sigmoid().mul(c2.tanh()), c2];
+    const h2 = o.sigmoid().mul(c2.tanh());
+    return [this.weightHr[k] ? h2.matmul(this.weightHr[k]!.value) : h2, c2];
   }
 }
 

@@ -110,7 +110,7 @@ describe('MultiheadAttention', () => {
   it('is initialised as PyTorch (xavier in-projection, zero biases) and names its parameters', async () => {
     const m = new MultiheadAttention(ad, 8, 2);
     expect(m.namedParams().map(([n, p]) => `${n} ${p.shape.join('x')}`)).toEqual(['inProjWeight 8x24', 'inProjBias 24', 'outProj.weight 8x8', 'outProj.bias 8']);
-    const w = await host(m.inProjWeight.value);
+    const w = await host(m.inProjWeight!.value);
     expect(Math.max(...w.map(Math.abs))).toBeLessThanOrEqual(Math.sqrt(6 / 32));
     expect(Array.from(await host(m.outProj.bias!.value))).toEqual(new Array(8).fill(0));
     expect(() => new MultiheadAttention(ad, 8, 3)).toThrow(ArgumentError);
@@ -127,7 +127,7 @@ describe('MultiheadAttention', () => {
     const pad = [[false, false, true], [false, false, false]];
     const xt = fromData(ad, Float32Array.from(x.data), { shape: x.shape });
     const { output, weights } = m.forwardWithWeights(xt, xt, xt, { keyPaddingMask: fromData(ad, pad), isCausal: true });
-    const [win, bin, wout, bout] = await Promise.all([m.inProjWeight.value, m.inProjBias!.value, m.outProj.weight.value, m.outProj.bias!.value].map(host));
+    const [win, bin, wout, bout] = await Promise.all([m.inProjWeight!.value, m.inProjBias!.value, m.outProj.weight.value, m.outProj.bias!.value].map(host));
     const out = new Float64Array(24);
     const ws = new Float64Array(18);
     for (let b = 0; b < 2; b++) {
@@ -149,7 +149,7 @@ describe('MultiheadAttention', () => {
       name: 'cross-attention',
       shapes: [[1, 3, 4], [4, 12], [12], [4, 4], [4]],
       run: ([q, win, bin, wout, bout]) => {
-        m.inProjWeight.set(win!);
+        m.inProjWeight!.set(win!);
         m.inProjBias!.set(bin!);
         m.outProj.weight.set(wout!);
         m.outProj.bias!.set(bout!);

@@ -72,6 +72,30 @@ function instanceNorm(x: Ctx, make: (b: AD, c: number, o: nn.InstanceNormOptions
   return { outputs: [y, ...stats], module: m };
 }
 
+function multiheadAttention(x: Ctx, needWeights: boolean): { outputs: F[]; module: nn.Module<AD> } {
+  const kdim = a.num(x, 'kdim');
+  const vdim = a.num(x, 'vdim');
+  const m = new nn.MultiheadAttention(x.b, a.num(x, 'embed_dim')!, a.num(x, 'num_heads')!, {
+    bias: a.bool(x, 'bias') ?? true,
+    batchFirst: a.bool(x, 'batch_first') ?? true,
+    addBiasKv: a.bool(x, 'add_bias_kv') ?? false,
+    addZeroAttn: a.bool(x, 'add_zero_attn') ?? false,
+    ...(kdim === undefined ? {} : { kdim }),
+    ...(vdim === undefined ? {} : { vdim }),
+  });
+  return moduleCase(x, m, () => {
+    const q = x.t['query']!;
+    const call = { keyPaddingMask: x.bool['key_padding_mask'] ?? x.t['key_padding_mask'], attnMask: x.t['attn_mask'] ?? x.bool['attn_mask'], averageAttnWeights: a.bool(x, 'average_attn_weights') ?? true };
+    const k = x.t['key'] ?? q;
+    const v = x.t['value'] ?? k;
+    if (needWeights) {
+      const y = m.forwardWithWeights(q, k, v, call);
+      return [y.output, y.weights];
+    }
+    return m.forward(q, k, v, call);
+  });
+}
+
 const ADAPTERS: Readonly<Record<string, Adapter>> = {
   conv1d: (x) => NF.conv1d(x.t['x']!, x.t['weight']!, convOptions(x) as NF.Conv1dOptions<AD>),
   conv2d: (x) => NF.conv2d(x.t['x']!, x.t['weight']!, convOptions(x) as NF.Conv2dOptions<AD>),
@@ -92,6 +116,10 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
   ConvTranspose2d: (x) => {
     const m = new nn.ConvTranspose2d(x.b, a.num(x, 'in_channels')!, a.num(x, 'out_channels')!, a.list(x, 'kernel_size') as NF.Pair, convLayerOptions(x) as nn.ConvTranspose2dLayerOptions);
     return moduleCase(x, m, () => m.forward(x.t['x']!));
+  },
+  ConvTranspose2d_output_size: (x) => {
+    const m = new nn.ConvTranspose2d(x.b, a.num(x, 'in_channels')!, a.num(x, 'out_channels')!, a.list(x, 'kernel_size') as NF.Pair, convLayerOptions(x) as nn.ConvTranspose2dLayerOptions);
+    return moduleCase(x, m, () => m.forward(x.t['x']!, x.args['output_size'] as number[]));
   },
   max_pool2d: unary((t, x) => NF.maxPool2d(t, a.list(x, 'kernel_size') as NF.Pair, poolOptions(x))),
   avg_pool2d: unary((t, x) => NF.avgPool2d(t, a.list(x, 'kernel_size') as NF.Pair, poolOptions(x))),
@@ -117,10 +145,21 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
     // With maxNorm the table after the lookup (renormalised rows) is compared too, outside the graph.
     return moduleCase(x, m, () => (maxNorm === undefined ? m.forward(x.int['indices']!) : [m.forward(x.int['indices']!), m.weight.value.detach()]));
   },
+  EmbeddingBag: (x) => {
+    const m = new nn.EmbeddingBag(x.b, a.num(x, 'num_embeddings')!, a.num(x, 'embedding_dim')!, { mode: x.args['mode'] as NF.EmbeddingBagMode });
+    return moduleCase(x, m, () => m.forward(x.int['indices']!, x.int['offsets']));
+  },
   LSTM: (x) => {
     const m = new nn.LSTM(x.b, a.num(x, 'input_size')!, a.num(x, 'hidden_size')!, rnnOptions(x));
     return moduleCase(x, m, () => {
       const y = m.forward(x.t['input']!, { ...(x.t['h0'] ? { h: x.t['h0'] } : {}), ...(x.t['c0'] ? { c: x.t['c0'] } : {}) });
+      return [y.output, y.h, y.c];
+    });
+  },
+  LSTM_proj: (x) => {
+    const m = new nn.LSTM(x.b, a.num(x, 'input_size')!, a.num(x, 'hidden_size')!, { ...rnnOptions(x), projSize: a.num(x, 'proj_size')! });
+    return moduleCase(x, m, () => {
+      const y = m.forward(x.t['input']!);
       return [y.output, y.h, y.c];
     });
   },
@@ -138,24 +177,24 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
       return [y.output, y.h];
     });
   },
-  MultiheadAttention: (x) => {
-    const m = new nn.MultiheadAttention(x.b, a.num(x, 'embed_dim')!, a.num(x, 'num_heads')!, { bias: a.bool(x, 'bias') ?? true, batchFirst: a.bool(x, 'batch_first') ?? true });
-    return moduleCase(x, m, () => {
-      const q = x.t['query']!;
-      const call = { keyPaddingMask: x.bool['key_padding_mask'] ?? x.t['key_padding_mask'], attnMask: x.t['attn_mask'] ?? x.bool['attn_mask'] };
-      const k = x.t['key'] ?? q;
-      const v = x.t['value'] ?? k;
-      if (a.bool(x, 'need_weights')) {
-        const y = m.forwardWithWeights(q, k, v, call);
-        return [y.output, y.weights];
-      }
-      return m.forward(q, k, v, call);
-    });
-  },
+  MultiheadAttention: (x) => multiheadAttention(x, a.bool(x, 'need_weights') ?? false),
+  // The layers fixture's later MultiheadAttention options (layers2 has more cases of each).
+  MultiheadAttention_per_head: (x) => multiheadAttention(x, true),
+  MultiheadAttention_kvdim: (x) => multiheadAttention(x, false),
+  MultiheadAttention_bias_kv: (x) => multiheadAttention(x, false),
   Linear: (x) => {
     const m = new nn.Linear(x.b, a.num(x, 'in_features')!, a.num(x, 'out_features')!, { bias: a.bool(x, 'bias')! });
     return moduleCase(x, m, () => m.forward(x.t['x']!));
   },
+  Bilinear: (x) => {
+    const m = new nn.Bilinear(x.b, a.num(x, 'in1_features')!, a.num(x, 'in2_features')!, a.num(x, 'out_features')!);
+    return moduleCase(x, m, () => m.forward(x.t['x1']!, x.t['x2']!));
+  },
+  LocalResponseNorm: unary((t, x) => NF.localResponseNorm(t, a.num(x, 'size')!)),
+  lp_pool2d: unary((t, x) => NF.lpPool2d(t, a.num(x, 'norm_type')!, a.list(x, 'kernel_size') as NF.Pair, poolOptions(x))),
+  lp_pool1d: unary((t, x) => NF.lpPool1d(t, a.num(x, 'norm_type')!, a.num(x, 'kernel_size')!, poolOptions(x) as NF.Pool1dOptions)),
+  // The fixture keeps only the values of max_pool2d(return_indices=True); layers2 compares the indices.
+  max_pool2d_with_indices: unary((t, x) => NF.maxPool2d(t, a.list(x, 'kernel_size') as NF.Pair, { ...poolOptions(x), returnIndices: true }).values),
   linear: (x) => x.t['x']!.matmul(x.t['weight']!.transpose()).add(x.t['bias']!),
   BatchNorm1d: (x) => batchNorm(x, (b, c, o) => new nn.BatchNorm1d(b, c, o)),
   BatchNorm2d: (x) => batchNorm(x, (b, c, o) => new nn.BatchNorm2d(b, c, o)),
@@ -172,17 +211,6 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
 };
 
 const UNSUPPORTED: Readonly<Record<string, string>> = {
-  lp_pool1d: 'no power-average pools',
-  lp_pool2d: 'no power-average pools',
-  max_pool2d_with_indices: 'maxPool2d returns no indices (return_indices), and there is no maxUnpool',
-  EmbeddingBag: 'no EmbeddingBag',
-  LSTM_proj: 'LSTM has no proj_size',
-  MultiheadAttention_per_head: 'forwardWithWeights returns the head-averaged weights only (average_attn_weights=False is not offered)',
-  MultiheadAttention_kvdim: 'MultiheadAttention has no kdim / vdim (key and value have the embedding size)',
-  MultiheadAttention_bias_kv: 'MultiheadAttention has no add_bias_kv / add_zero_attn',
-  Bilinear: 'no Bilinear layer',
-  LocalResponseNorm: 'no LocalResponseNorm',
-  ConvTranspose2d_output_size: "ConvTranspose2d's forward takes no output_size (give outputPadding instead)",
 };
 
 const KNOWN: readonly Known[] = [];

@@ -41,6 +41,11 @@ export interface ConvTranspose2dOptions<B extends Backend> {
   padding?: Pair;
   /** Added to one side of the output (default 0), to pick among the sizes a strided conv maps to one size. */
   outputPadding?: Pair;
+  /**
+   * The output's size [H, W] (or with the input's leading dims, as torch's output_size): picks the
+   * outputPadding (which must then be absent), the size minus the smallest output, below the stride.
+   */
+  outputSize?: readonly number[];
   dilation?: Pair;
   groups?: number;
 }
@@ -50,6 +55,8 @@ export interface ConvTranspose1dOptions<B extends Backend> {
   stride?: number;
   padding?: number;
   outputPadding?: number;
+  /** The output's length (a number, [L], or with the input's leading dims): picks the outputPadding, as torch's output_size. */
+  outputSize?: number | readonly number[];
   dilation?: number;
   groups?: number;
 }
@@ -168,10 +175,10 @@ function transposedCore<B extends Backend>(op: string, x: F<B>, weight: F<B>, o:
   const stride = pair(op, 'stride', o.stride ?? 1, 1);
   const dilation = pair(op, 'dilation', o.dilation ?? 1, 1);
   const [ph, pw] = pair(op, 'padding', o.padding ?? 0, 0);
-  const outPad = pair(op, 'outputPadding', o.outputPadding ?? 0, 0);
   const groups = o.groups ?? 1;
   const [n, c, h, w] = x.shape as [number, number, number, number];
   const [ci, og, kh, kw] = weight.shape as [number, number, number, number];
+  const outPad = o.outputSize === undefined ? pair(op, 'outputPadding', o.outputPadding ?? 0, 0) : paddingFor(op, o.outputSize, [h, w], [kh, kw], stride, [ph, pw], dilation, shapes());
   checkKernel(op, kh, kw, shapes());
   const out = og * groups;
   if (ci !== c) throw new ShapeError(`the input has ${c} channels, the weight [in, out / groups, kh, kw] expects ${ci}`, { op, shapes: shapes(), hint: HINT });
@@ -198,6 +205,34 @@ function transposedCore<B extends Backend>(op: string, x: F<B>, weight: F<B>, o:
   });
 }
 
+/**
+ * torch's _output_padding: the output padding that gives `size` ([H, W]), which must lie between the
+ * smallest output (no output padding) and that plus stride - 1.
+ */
+function paddingFor(op: string, size: readonly number[], input: readonly [number, number], kernel: readonly [number, number], stride: readonly [number, number], padding: readonly [number, number], dilation: readonly [number, number], shapes: Array<readonly number[]>): [number, number] {
+  const out: [number, number] = [0, 0];
+  for (let d = 0; d < 2; d++) {
+    const min = (input[d]! - 1) * stride[d]! - 2 * padding[d]! + dilation[d]! * (kernel[d]! - 1) + 1;
+    const max = min + stride[d]! - 1;
+    if (size[d]! < min || size[d]! > max) {
+      throw new ShapeError(`outputSize [${size.join(', ')}] is not reachable: each size must be from the smallest output to it plus stride - 1 (dim ${d}: ${min} to ${max})`, { op, shapes, hint: 'torch accepts the same range' });
+    }
+    out[d] = size[d]! - min;
+  }
+  return out;
+}
+
+/** The spatial part of an outputSize for an input of rank `rank` with `spatial` spatial dims (torch drops the leading ones). */
+function spatialSize(op: string, given: unknown, rank: number, spatial: number, outputPadding: unknown): number[] {
+  if (outputPadding !== undefined) throw new ArgumentError('give outputSize or outputPadding, not both', { op });
+  const list: unknown = typeof given === 'number' && spatial === 1 ? [given] : given;
+  const lead = rank - spatial;
+  if (!Array.isArray(list) || (list.length !== spatial && list.length !== spatial + lead) || list.some((v) => typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1)) {
+    throw new ArgumentError(`outputSize must be ${spatial} positive integers (or ${spatial + lead} with the input's leading dims), got ${JSON.stringify(given)}`, { op });
+  }
+  return (list as number[]).slice(list.length - spatial);
+}
+
 /** torch.nn.functional.conv_transpose2d: x [N, C, H, W] (or [C, H, W]), weight [C, O / groups, kh, kw] -> [N, O, H', W']. */
 export function convTranspose2d<B extends Backend>(x: F<B>, weight: F<B>, options: ConvTranspose2dOptions<B> = {}): F<B> {
   const op = 'convTranspose2d';
@@ -206,8 +241,9 @@ export function convTranspose2d<B extends Backend>(x: F<B>, weight: F<B>, option
   checkRank(op, 'the input', x, [3, 4], '[N, C, H, W] or [C, H, W]', [weight.shape]);
   checkRank(op, 'the weight', weight, [4], '[in, out / groups, kh, kw]', [x.shape]);
   const shapes = () => [x.shape, weight.shape];
-  if (x.rank === 3) return tidy(() => transposedCore(op, x.unsqueeze(0), weight, options, shapes).squeeze(0));
-  return transposedCore(op, x, weight, options, shapes);
+  const o = options.outputSize === undefined ? options : { ...options, outputSize: spatialSize(op, options.outputSize, x.rank, 2, options.outputPadding) };
+  if (x.rank === 3) return tidy(() => transposedCore(op, x.unsqueeze(0), weight, o, shapes).squeeze(0));
+  return transposedCore(op, x, weight, o, shapes);
 }
 
 /** torch.nn.functional.conv_transpose1d: x [N, C, L] (or [C, L]), weight [C, O / groups, k] -> [N, O, L']. */
@@ -223,6 +259,7 @@ export function convTranspose1d<B extends Backend>(x: F<B>, weight: F<B>, option
     stride: [1, single(op, 'stride', options.stride ?? 1, 1)],
     padding: [0, single(op, 'padding', options.padding ?? 0, 0)],
     outputPadding: [0, single(op, 'outputPadding', options.outputPadding ?? 0, 0)],
+    ...(options.outputSize === undefined ? {} : { outputSize: [1, ...spatialSize(op, options.outputSize, x.rank, 1, options.outputPadding)] }),
     dilation: [1, single(op, 'dilation', options.dilation ?? 1, 1)],
     groups: options.groups ?? 1,
   };

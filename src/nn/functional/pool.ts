@@ -7,7 +7,7 @@ import { ArgumentError, ShapeError } from '../../errors.js';
 import { tidy } from '../../memory/tidy.js';
 import { fromData } from '../../tensor/creation.js';
 import type { Tensor } from '../../tensor/tensor.js';
-import { checkInteger, checkOptions } from '../../ir/validate.js';
+import { checkBoolean, checkInteger, checkOptions } from '../../ir/validate.js';
 import { checkTensors } from '../check.js';
 import { checkElements, checkFloat, checkRank, outLength, pair, single, type Pair } from './args.js';
 import { poolWindowTable, unfold, windowTable, type WindowSpec } from './windows.js';
@@ -86,9 +86,42 @@ function batchedRun<B extends Backend>(x: F<B>, batched: boolean, f: (x4: F<B>) 
  * to; a window of equal values, as after a ReLU or on a constant image, is common), never to the
  * padding (so a window of -Infinity values credits its first in-bounds element, as torch).
  */
-export function maxPool2d<B extends Backend>(x: F<B>, kernelSize: Pair, options: MaxPool2dOptions = {}): F<B> {
+export function maxPool2d<B extends Backend>(x: F<B>, kernelSize: Pair, options: MaxPool2dOptions & { returnIndices: true }): PoolWithIndices<B>;
+export function maxPool2d<B extends Backend>(x: F<B>, kernelSize: Pair, options?: MaxPool2dOptions & { returnIndices?: false }): F<B>;
+/**
+ * With `returnIndices: true` (torch's return_indices), also each maximum's flat index in its
+ * input plane (row * W + column), as int32 (torch: int64): what maxUnpool2d takes.
+ */
+export function maxPool2d<B extends Backend>(x: F<B>, kernelSize: Pair, options: MaxPool2dOptions & { returnIndices?: boolean } = {}): F<B> | PoolWithIndices<B> {
   checkArgs('maxPool2d', x, options);
-  return maxPool('maxPool2d', x, kernelSize, options);
+  const { returnIndices, ...rest } = options;
+  if (returnIndices !== undefined) checkBoolean('maxPool2d', 'returnIndices', returnIndices);
+  return returnIndices === true ? maxPoolIndices('maxPool2d', x, kernelSize, rest) : maxPool('maxPool2d', x, kernelSize, rest);
+}
+
+/** A max pool's values and the flat per-plane input index of each (torch's return_indices). */
+export interface PoolWithIndices<B extends Backend> {
+  readonly values: F<B>;
+  readonly indices: Tensor<B, 'int'>;
+}
+
+/**
+ * The max pool with indices: the first maximum of each window (the pool table puts padding last,
+ * so it is an input element) and, through the window table, its flat position in the plane.
+ */
+function maxPoolIndices<B extends Backend>(op: string, x: F<B>, kernelSize: Pair, options: MaxPool2dOptions): PoolWithIndices<B> {
+  const { spec, batched } = geometry(op, x, kernelSize, options.stride, options.padding ?? 0, options.dilation ?? 1, options.ceilMode ?? false);
+  const k = spec.kernel[0] * spec.kernel[1];
+  const table = poolWindowTable(spec);
+  return tidy(() => {
+    const x4 = batched ? x : x.unsqueeze(0);
+    const [n, c] = x4.shape as [number, number];
+    const p = spec.outH * spec.outW;
+    const { values, indices } = unfold(x4, table, k, -Infinity).maxWithIndices(2, true);
+    const positions = fromData(x.backend, table.index, { shape: [1, 1, k, p], device: x.device }).expand([n, c, k, p]);
+    const shape = batched ? [n, c, spec.outH, spec.outW] : [c, spec.outH, spec.outW];
+    return { values: values.reshape(shape), indices: positions.gather(2, indices).reshape(shape) };
+  });
 }
 
 function maxPool<B extends Backend>(op: string, x: F<B>, kernelSize: Pair, options: MaxPool2dOptions): F<B> {
@@ -172,20 +205,27 @@ function avgPool<B extends Backend>(op: string, x: F<B>, kernelSize: Pair, optio
   );
 }
 
-/** torch.nn.functional.max_pool1d: x [N, C, L] or [C, L]. */
-export function maxPool1d<B extends Backend>(x: F<B>, kernelSize: number, options: Pool1dOptions & { dilation?: number } = {}): F<B> {
+export function maxPool1d<B extends Backend>(x: F<B>, kernelSize: number, options: Pool1dOptions & { dilation?: number; returnIndices: true }): PoolWithIndices<B>;
+export function maxPool1d<B extends Backend>(x: F<B>, kernelSize: number, options?: Pool1dOptions & { dilation?: number; returnIndices?: false }): F<B>;
+/** torch.nn.functional.max_pool1d: x [N, C, L] or [C, L]; `returnIndices` also gives each maximum's position in its row. */
+export function maxPool1d<B extends Backend>(x: F<B>, kernelSize: number, options: Pool1dOptions & { dilation?: number; returnIndices?: boolean } = {}): F<B> | PoolWithIndices<B> {
   const op = 'maxPool1d';
   checkArgs(op, x, options);
   checkRank(op, 'the input', x, [2, 3], '[N, C, L] or [C, L]');
+  if (options.returnIndices !== undefined) checkBoolean(op, 'returnIndices', options.returnIndices);
   const k = single(op, 'kernelSize', kernelSize, 1);
-  return tidy(() =>
-    maxPool(op, x.unsqueeze(-2), [1, k], {
-      stride: [1, single(op, 'stride', options.stride ?? k, 1)],
-      padding: [0, single(op, 'padding', options.padding ?? 0, 0)],
-      dilation: [1, single(op, 'dilation', options.dilation ?? 1, 1)],
-      ceilMode: options.ceilMode ?? false,
-    }).squeeze(-2),
-  );
+  const o2d: MaxPool2dOptions = {
+    stride: [1, single(op, 'stride', options.stride ?? k, 1)],
+    padding: [0, single(op, 'padding', options.padding ?? 0, 0)],
+    dilation: [1, single(op, 'dilation', options.dilation ?? 1, 1)],
+    ceilMode: options.ceilMode ?? false,
+  };
+  return tidy(() => {
+    // A plane of height 1: its flat index is the position in the row, as torch's 1-D index.
+    if (options.returnIndices !== true) return maxPool(op, x.unsqueeze(-2), [1, k], o2d).squeeze(-2);
+    const { values, indices } = maxPoolIndices(op, x.unsqueeze(-2), [1, k], o2d);
+    return { values: values.squeeze(-2), indices: indices.squeeze(-2) };
+  });
 }
 
 /** torch.nn.functional.avg_pool1d: x [N, C, L] or [C, L]. */
@@ -206,3 +246,53 @@ export function avgPool1d<B extends Backend>(x: F<B>, kernelSize: number, option
 }
 
 export { adaptiveAvgPool1d, adaptiveAvgPool2d, adaptiveMaxPool1d, adaptiveMaxPool2d } from './adaptive-pool.js';
+
+export interface LpPool2dOptions {
+  /** Default: the kernel size. */
+  stride?: Pair;
+  ceilMode?: boolean;
+}
+
+/**
+ * torch.nn.functional.lp_pool2d: (sum of x^p over each window)^(1/p), computed as torch does:
+ * sign(a) relu(|a|) kh kw, to the power 1/p, where a = avg_pool2d(x^p) without padding. With
+ * `ceilMode` a window hanging over the end averages its in-bounds part and is still multiplied by
+ * the full kernel size, as torch's (so such a window is scaled up).
+ */
+export function lpPool2d<B extends Backend>(x: F<B>, normType: number, kernelSize: Pair, options: LpPool2dOptions = {}): F<B> {
+  const op = 'lpPool2d';
+  checkArgs(op, x, options);
+  checkNoPadding(op, options);
+  const p = checkNorm(op, normType);
+  const kernel = pair(op, 'kernelSize', kernelSize, 1);
+  return tidy(() => lp(avgPool(op, x.pow(p), kernel, { ...(options.stride === undefined ? {} : { stride: options.stride }), ceilMode: options.ceilMode ?? false }), p, kernel[0] * kernel[1]));
+}
+
+/** torch.nn.functional.lp_pool1d: x [N, C, L] or [C, L]; lpPool2d's formula over windows of `kernelSize`. */
+export function lpPool1d<B extends Backend>(x: F<B>, normType: number, kernelSize: number, options: Omit<Pool1dOptions, 'padding'> = {}): F<B> {
+  const op = 'lpPool1d';
+  checkArgs(op, x, options);
+  checkNoPadding(op, options);
+  checkRank(op, 'the input', x, [2, 3], '[N, C, L] or [C, L]');
+  const p = checkNorm(op, normType);
+  const k = single(op, 'kernelSize', kernelSize, 1);
+  return tidy(() => {
+    const pooled = avgPool(op, x.pow(p).unsqueeze(-2), [1, k], { stride: [1, single(op, 'stride', options.stride ?? k, 1)], ceilMode: options.ceilMode ?? false });
+    return lp(pooled.squeeze(-2), p, k);
+  });
+}
+
+/** torch's lp pools take no padding: one given is refused rather than ignored. */
+function checkNoPadding(op: string, options: object): void {
+  if ('padding' in options) throw new ArgumentError('takes no padding (as torch.nn.functional.lp_pool); pad the input first', { op });
+}
+
+function checkNorm(op: string, p: unknown): number {
+  if (typeof p !== 'number' || !Number.isFinite(p) || p === 0) throw new ArgumentError(`normType must be a finite non-zero number, got ${String(p)}`, { op });
+  return p;
+}
+
+/** torch's tail: sign(a) relu(|a|) times the kernel's element count, to the power 1/p. */
+function lp<B extends Backend>(avg: F<B>, p: number, kernelNumel: number): F<B> {
+  return avg.sign().mul(avg.abs().relu()).mul(kernelNumel).pow(1 / p);
+}
