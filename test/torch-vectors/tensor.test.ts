@@ -1,0 +1,230 @@
+/**
+ * Switchyard against PyTorch's reference vectors for the core tensor ops (group `tensor`,
+ * tools/torch-vectors/groups/tensor.py): elementwise math at its edges, reductions, ordering and
+ * indexing, shape ops. Op names in the fixture are torch's; the adapters map each to our API.
+ * Int and bool outputs are cast to float32 for the comparison (the harness compares numbers).
+ */
+import { arange, eye, linspace } from '../../src/tensor/creation.js';
+import { Tensor } from '../../src/tensor/tensor.js';
+import { a, torchVectorSuite, type Adapter, type Bool, type Ctx, type F, type I, type Json, type Known } from './harness.js';
+
+const f = (t: I | Bool): F => t.cast('float32');
+const x0 = (x: Ctx): F => x.t['x']!;
+const ab = (x: Ctx): [F, F] => [x.t['a']!, x.t['b']!];
+const un = (fn: (t: F) => F): Adapter => (x) => fn(x0(x));
+const bin = (fn: (p: F, q: F) => F): Adapter => (x) => fn(...ab(x));
+/** A comparison: its bool result as 0 / 1. */
+const cmp = (fn: (p: F, q: F) => Bool): Adapter => (x) => f(fn(...ab(x)));
+const ints = (x: Ctx): [I, I] => [x.int['a']!, x.int['b']!];
+/** A reduction's dim arg: null (all), a dim, or a list. */
+const dims = (x: Ctx): number | number[] | undefined => (x.args['dim'] === null || x.args['dim'] === undefined ? undefined : (x.args['dim'] as number | number[]));
+const keep = (x: Ctx): boolean => (x.args['keepdim'] as boolean | undefined) ?? false;
+const pair = (r: { values: F; indices: I }): F[] => [r.values, f(r.indices)];
+const seq = (v: Json): number[] => (typeof v === 'number' ? [v] : (v as number[]));
+
+const ADAPTERS: Readonly<Record<string, Adapter>> = {
+  // unary
+  exp: un((t) => t.exp()),
+  expm1: un((t) => t.expm1()),
+  exp2: un((t) => t.exp2()),
+  log: un((t) => t.log()),
+  log1p: un((t) => t.log1p()),
+  log2: un((t) => t.log2()),
+  log10: un((t) => t.log10()),
+  sqrt: un((t) => t.sqrt()),
+  rsqrt: un((t) => t.rsqrt()),
+  abs: un((t) => t.abs()),
+  sign: un((t) => t.sign()),
+  neg: un((t) => t.neg()),
+  reciprocal: un((t) => t.recip()),
+  square: un((t) => t.square()),
+  relu: un((t) => t.relu()),
+  floor: un((t) => t.floor()),
+  ceil: un((t) => t.ceil()),
+  round: (x) => x0(x).round(a.num(x, 'decimals', 0)),
+  trunc: un((t) => t.trunc()),
+  frac: un((t) => t.frac()),
+  sin: un((t) => t.sin()),
+  cos: un((t) => t.cos()),
+  tan: un((t) => t.tan()),
+  asin: un((t) => t.asin()),
+  acos: un((t) => t.acos()),
+  atan: un((t) => t.atan()),
+  sinh: un((t) => t.sinh()),
+  cosh: un((t) => t.cosh()),
+  tanh: un((t) => t.tanh()),
+  asinh: un((t) => t.asinh()),
+  acosh: un((t) => t.acosh()),
+  erf: un((t) => t.erf()),
+  sigmoid: un((t) => t.sigmoid()),
+  isnan: (x) => f(x0(x).isNan()),
+  isinf: (x) => f(x0(x).isInf()),
+  // binary
+  add: bin((p, q) => p.add(q)),
+  sub: bin((p, q) => p.sub(q)),
+  mul: bin((p, q) => p.mul(q)),
+  div: bin((p, q) => p.div(q)),
+  atan2: bin((p, q) => p.atan2(q)),
+  hypot: bin((p, q) => p.hypot(q)),
+  maximum: bin((p, q) => p.maximum(q)),
+  minimum: bin((p, q) => p.minimum(q)),
+  copysign: bin((p, q) => p.copysign(q)),
+  logaddexp: bin((p, q) => p.logaddexp(q)),
+  xlogy: bin((p, q) => p.xlogy(q)),
+  pow: bin((p, q) => p.pow(q)),
+  remainder: bin((p, q) => p.remainder(q)),
+  pow_scalar: (x) => x.t['a']!.pow(a.num(x, 'exponent')!),
+  remainder_scalar: (x) => x.t['a']!.remainder(a.num(x, 'other')!),
+  div_scalar: (x) => x.t['a']!.div(a.num(x, 'other')!),
+  add_scalar: (x) => x.t['a']!.add(a.num(x, 'other')!),
+  rsub_scalar: (x) => x.t['a']!.neg().add(a.num(x, 'other')!),
+  // Floats: the true quotient rounded (we have no fused floor-divide).
+  div_mode: (x) => {
+    const q = x.t['a']!.div(x.t['b']!);
+    return x.args['rounding_mode'] === 'floor' ? q.floor() : q.trunc();
+  },
+  int_div_floor: (x) => f(ints(x)[0].div(ints(x)[1])),
+  int_remainder: (x) => f(ints(x)[0].remainder(ints(x)[1])),
+  int_pow: (x) => f(ints(x)[0].pow(ints(x)[1])),
+  int_arith: (x) => {
+    const [p, q] = ints(x);
+    return [f(p.mul(q)), f(p.add(q)), f(p.sub(q))];
+  },
+  int_unary: (x) => {
+    const p = x.int['a']!;
+    return [f(p.abs()), f(p.neg()), f(p.sign())];
+  },
+  int_minmax: (x) => {
+    const [p, q] = ints(x);
+    return [f(p.maximum(q)), f(p.minimum(q))];
+  },
+  int_clamp: (x) => f(x.int['a']!.clamp(a.num(x, 'min'), a.num(x, 'max'))),
+  eq: cmp((p, q) => p.equal(q)),
+  ne: cmp((p, q) => p.notEqual(q)),
+  gt: cmp((p, q) => p.greater(q)),
+  ge: cmp((p, q) => p.greaterEqual(q)),
+  lt: cmp((p, q) => p.lower(q)),
+  le: cmp((p, q) => p.lowerEqual(q)),
+  logical: (x) => {
+    const p = x.bool['a']!;
+    const q = x.bool['b']!;
+    return [f(p.logicalAnd(q)), f(p.logicalOr(q)), f(p.logicalNot())];
+  },
+  clamp: (x) => x0(x).clamp(a.num(x, 'min') ?? null, a.num(x, 'max') ?? null),
+  where: (x) => x.t['a']!.where(x.bool['cond']!, x.t['b']!),
+  where_scalar: (x) => x.t['a']!.where(x.bool['cond']!, a.num(x, 'other')!),
+  masked_fill: (x) => x0(x).maskFill(x.bool['mask']!, a.num(x, 'value')!),
+  // reductions
+  sum: (x) => x0(x).sum(dims(x), keep(x)),
+  mean: (x) => x0(x).mean(dims(x), keep(x)),
+  prod: (x) => x0(x).prod(dims(x), keep(x)),
+  amax: (x) => x0(x).max(dims(x), keep(x)),
+  amin: (x) => x0(x).min(dims(x), keep(x)),
+  max_all: (x) => x0(x).max(),
+  max_dim: (x) => pair(x0(x).maxWithIndices(a.num(x, 'dim')!, keep(x))),
+  min_dim: (x) => pair(x0(x).minWithIndices(a.num(x, 'dim')!, keep(x))),
+  argmax: (x) => f(x0(x).argmax(a.num(x, 'dim') ?? null, keep(x))),
+  argmin: (x) => f(x0(x).argmin(a.num(x, 'dim') ?? null, keep(x))),
+  var: (x) => x0(x).var(dims(x), { correction: a.num(x, 'correction')!, keepDims: keep(x) }),
+  std: (x) => x0(x).std(dims(x), { correction: a.num(x, 'correction')!, keepDims: keep(x) }),
+  logsumexp: (x) => x0(x).logsumexp(dims(x) ?? null, keep(x)),
+  vector_norm: (x) => x0(x).norm(a.num(x, 'ord', 2), dims(x), keep(x)),
+  all: (x) => f((x.t['x'] ?? x.bool['x']!).all(dims(x), keep(x))),
+  any: (x) => f((x.t['x'] ?? x.bool['x']!).any(dims(x), keep(x))),
+  cumsum: (x) => x0(x).cumsum(a.num(x, 'dim')!),
+  cumprod: (x) => x0(x).cumprod(a.num(x, 'dim')!),
+  int_cumsum: (x) => f(x.int['x']!.cumsum(a.num(x, 'dim')!)),
+  // ordering & indexing
+  sort: (x) => pair(x0(x).sort(a.num(x, 'dim')!, a.bool(x, 'descending')!)),
+  argsort: (x) => f(x0(x).argsort(a.num(x, 'dim')!, a.bool(x, 'descending')!)),
+  int_sort: (x) => {
+    const r = x.int['x']!.sort(a.num(x, 'dim')!, a.bool(x, 'descending')!);
+    return [f(r.values), f(r.indices)];
+  },
+  topk: (x) => pair(x0(x).topk(a.num(x, 'k')!, a.num(x, 'dim')!, a.bool(x, 'largest')!)),
+  gather: (x) => x0(x).gather(a.num(x, 'dim')!, x.int['index']!),
+  scatter_add: (x) => x0(x).scatterAdd(a.num(x, 'dim')!, x.int['index']!, x.t['src']!),
+  index_select: (x) => x0(x).indexSelect(a.num(x, 'dim')!, x.int['index']!),
+  flip: (x) => x0(x).flip(x.args['dims'] as number[]),
+  roll: (x) => x0(x).roll(seq(x.args['shifts']!), x.args['dims'] === null ? undefined : seq(x.args['dims']!)),
+  tril: (x) => x0(x).tril(a.num(x, 'diagonal')),
+  triu: (x) => x0(x).triu(a.num(x, 'diagonal')),
+  one_hot: (x) => f(x.int['index']!.oneHot(a.num(x, 'num_classes')!)),
+  // shape ops
+  cat: (x) => Tensor.cat(x.list as F[], a.num(x, 'dim')!),
+  stack: (x) => Tensor.stack(x.list as F[], a.num(x, 'dim')!),
+  split: (x) => x0(x).split(x.args['size'] as number | number[], a.num(x, 'dim')!),
+  chunk: (x) => x0(x).chunk(a.num(x, 'chunks')!, a.num(x, 'dim')!),
+  expand: (x) => x0(x).expand(x.args['shape'] as number[]),
+  repeat: (x) => x0(x).repeat(x.args['sizes'] as number[]),
+  permute: (x) => x0(x).permute(x.args['dims'] as number[]),
+  transpose: (x) => x0(x).swapDims(a.num(x, 'dim0')!, a.num(x, 'dim1')!),
+  squeeze: (x) => x0(x).squeeze(a.num(x, 'dim')),
+  unsqueeze: (x) => x0(x).unsqueeze(a.num(x, 'dim')!),
+  flatten: (x) => x0(x).flatten(a.num(x, 'start_dim')!, a.num(x, 'end_dim')!),
+  reshape: (x) => x0(x).reshape(x.args['shape'] as number[]),
+  reshape_t: (x) => x0(x).swapDims(0, 2).reshape(x.args['shape'] as number[]),
+  narrow: (x) => x0(x).narrow(a.num(x, 'dim')!, a.num(x, 'start')!, a.num(x, 'length')!),
+  slice: (x) =>
+    x0(x).slice((x.args['ranges'] as Array<Array<number | null>>).map(([start, end, step]) => ({ ...(start === null ? {} : { start }), ...(end === null ? {} : { end }), step: step! }))),
+  select: (x) => {
+    const t = x0(x);
+    const d = a.num(x, 'dim')!;
+    return t.narrow(d, a.num(x, 'index')!, 1).squeeze(d);
+  },
+  pad: (x) => x0(x).pad(x.args['pad'] as number[], x.args['mode'] as 'constant', a.num(x, 'value', 0)),
+  matmul: bin((p, q) => p.matmul(q)),
+  bmm: bin((p, q) => p.matmul(q)),
+  dot: bin((p, q) => p.matmul(q)),
+  linspace: (x) => linspace(x.b, a.num(x, 'start')!, a.num(x, 'end')!, a.num(x, 'steps')!),
+  // float32 throughout: torch's int64 aranges compare as the same numbers.
+  arange: (x) => arange(x.b, a.num(x, 'start')!, a.num(x, 'end')!, a.num(x, 'step')!, { dtype: 'float32' }),
+  eye: (x) => eye(x.b, a.num(x, 'n')!, a.num(x, 'm')!),
+  softmax: (x) => x0(x).softmax(a.num(x, 'dim')!),
+  log_softmax: (x) => x0(x).logSoftmax(a.num(x, 'dim')!),
+  cast_int: (x) => f(x0(x).cast('int32')),
+  cast_bool: (x) => f(x0(x).cast('bool')),
+};
+
+const UNSUPPORTED: Readonly<Record<string, string>> = {
+  atanh: 'no atanh op',
+  erfinv: 'no erfinv op',
+  logit: 'no logit op',
+  lgamma: 'no lgamma op',
+  digamma: 'no digamma op',
+  fmod: 'no fmod (C fmod, sign of the dividend); remainder is the Python modulo',
+  int_fmod: 'no fmod',
+  int_div_trunc: "int32 div floors (Python //); there is no trunc rounding mode",
+  fmax: 'no fmax / fmin (NaN-ignoring maximum)',
+  fmin: 'no fmax / fmin (NaN-ignoring minimum)',
+  clamp_tensor: 'clamp takes number bounds only',
+  lerp: 'no lerp op',
+  addcmul: 'no addcmul op',
+  addcdiv: 'no addcdiv op',
+  count_nonzero: 'no count_nonzero op',
+  median: 'no median op',
+  mode: 'no mode op',
+  nanmean: 'no nanmean op',
+  nansum: 'no nansum op',
+  cummax: 'no cummax op',
+  cummin: 'no cummin op',
+  logcumsumexp: 'no logcumsumexp op',
+  kthvalue: 'no kthvalue op',
+  scatter: 'no scatter (assign) op; scatterAdd only',
+  scatter_reduce: 'no scatter_reduce op',
+  index_add: 'no index_add op',
+  masked_select: 'no masked_select (data-dependent shape)',
+  take: 'no take op (gather on a flattened view)',
+  nonzero: 'no nonzero (data-dependent shape)',
+  unique: 'no unique (data-dependent shape)',
+  diag: 'no diag op',
+  diagonal: 'no diagonal op',
+  unbind: 'no unbind op (split and squeeze)',
+  tile: 'no tile op (repeat with leading ones)',
+  repeat_interleave: 'no repeat_interleave op',
+  outer: 'no outer op',
+};
+
+const KNOWN: readonly Known[] = [];
+
+await torchVectorSuite({ groups: ['tensor'], adapters: ADAPTERS, unsupported: UNSUPPORTED, known: KNOWN });

@@ -1,0 +1,365 @@
+"""The core tensor ops: elementwise math at its edges, reductions, ordering and indexing, shape ops.
+
+Each case is small and aims at an edge (NaN, +-inf, -0, ties, empty dims, broadcasting, negative
+dims, keepdim); gradients are recorded where torch differentiates. Op names are torch's; the test
+file (test/torch-vectors/tensor.test.ts) maps each to Switchyard's API or names it unsupported.
+"""
+import torch
+import torch.nn.functional as F
+
+NAN, INF = float('nan'), float('inf')
+# The edge row every unary op sees (24 values: reshaped 4 x 6).
+EDGES = [-INF, -1e30, -100.0, -2.5, -1.5, -1.0, -0.5, -1e-7, -0.0, 0.0, 1e-7, 0.5, 1.0, 1.5, 2.5, 3.0, 100.0, 1e30, INF, NAN, -0.75, 0.25, 0.999, -0.999]
+
+
+def make(gen):
+    g = gen.Group('tensor', 1e-5, 1e-6, 'core tensor ops: elementwise math and its edges, reductions, ordering and indexing, shape ops')
+    T = torch.tensor
+    edges = T(EDGES).reshape(4, 6)
+
+    # ---- unary, on random points of the domain (gradients) and on the edge row ----
+    def unary(op, fn, lo=-3.0, hi=3.0, edge=True, grad_edges=True, tol=None):
+        x = g.rand(3, 5, lo=lo, hi=hi)
+        g.case(op, op, {}, [('x', x)], lambda m, x: fn(x), tol=tol)
+        if edge:
+            g.case(op + ' edges', op, {}, [('x', edges)], lambda m, x: fn(x), grad=None if grad_edges else [], tol=tol)
+
+    unary('exp', torch.exp)
+    unary('expm1', torch.expm1)
+    unary('exp2', torch.exp2)
+    unary('log', torch.log, 0.01, 5.0)
+    unary('log1p', torch.log1p, -0.99, 5.0)
+    unary('log2', torch.log2, 0.01, 5.0)
+    unary('log10', torch.log10, 0.01, 5.0)
+    unary('sqrt', torch.sqrt, 0.01, 5.0)
+    unary('rsqrt', torch.rsqrt, 0.01, 5.0)
+    unary('abs', torch.abs)
+    unary('sign', torch.sign)
+    unary('neg', torch.neg)
+    unary('reciprocal', torch.reciprocal, 0.1, 3.0)
+    unary('square', torch.square)
+    unary('relu', torch.relu)
+    unary('floor', torch.floor)
+    unary('ceil', torch.ceil)
+    unary('round', torch.round)
+    unary('trunc', torch.trunc)
+    unary('frac', torch.frac)
+    unary('sin', torch.sin)
+    unary('cos', torch.cos)
+    unary('tan', torch.tan, -1.4, 1.4)
+    unary('asin', torch.asin, -0.99, 0.99)
+    unary('acos', torch.acos, -0.99, 0.99)
+    unary('atan', torch.atan)
+    unary('sinh', torch.sinh)
+    unary('cosh', torch.cosh)
+    unary('tanh', torch.tanh)
+    unary('asinh', torch.asinh)
+    unary('acosh', torch.acosh, 1.01, 5.0)
+    unary('atanh', torch.atanh, -0.99, 0.99)
+    unary('erf', torch.erf)
+    unary('erfinv', torch.erfinv, -0.99, 0.99)
+    unary('sigmoid', torch.sigmoid)
+    unary('logit', torch.logit, 0.01, 0.99)
+    unary('lgamma', torch.lgamma, 0.1, 5.0)
+    unary('digamma', torch.digamma, 0.1, 5.0)
+    unary('isnan', torch.isnan, edge=True)
+    unary('isinf', torch.isinf, edge=True)
+    ties = T([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, -3.5, 0.49999997, -0.49999997, 4.5, 1e8 + 1])
+    g.case('round half to even', 'round', {}, [('x', ties)], lambda m, x: torch.round(x))
+    for d in [1, 2, -1]:
+        g.case('round decimals=%d' % d, 'round', {'decimals': d}, [('x', T([1.25, 1.35, -2.675, 123.456, 0.05, -0.15, 15.0, NAN]))], lambda m, x, d=d: torch.round(x, decimals=d))
+    g.case('abs -0 and inf', 'abs', {}, [('x', T([-0.0, 0.0, -INF, NAN]))], lambda m, x: torch.abs(x))
+    g.case('sqrt of -0, 0, negative', 'sqrt', {}, [('x', T([-0.0, 0.0, -1.0, 4.0]))], lambda m, x: torch.sqrt(x))
+    g.case('log of 0, -0, negative', 'log', {}, [('x', T([0.0, -0.0, -1.0, 1.0]))], lambda m, x: torch.log(x))
+
+    # ---- binary ----
+    a = g.randn(3, 4, scale=2.0)
+    b = g.randn(3, 4, scale=2.0)
+    bb = g.randn(4, scale=2.0)
+    for op, fn in [('add', torch.add), ('sub', torch.sub), ('mul', torch.mul), ('div', torch.div), ('atan2', torch.atan2), ('hypot', torch.hypot),
+                   ('maximum', torch.maximum), ('minimum', torch.minimum), ('copysign', torch.copysign), ('logaddexp', torch.logaddexp)]:
+        g.case(op, op, {}, [('a', a), ('b', b)], lambda m, x, y, fn=fn: fn(x, y))
+        g.case(op + ' broadcast [3,4]x[4]', op, {}, [('a', a), ('b', bb)], lambda m, x, y, fn=fn: fn(x, y))
+        g.case(op + ' broadcast [3,1]x[1,4]', op, {}, [('a', a[:, :1].clone()), ('b', bb.reshape(1, 4))], lambda m, x, y, fn=fn: fn(x, y))
+    ea = T([NAN, 1.0, NAN, INF, -INF, INF, 0.0, -0.0, 0.0, -0.0, 2.0, -3.0, 1.0, 1.0])
+    eb = T([1.0, NAN, NAN, INF, INF, -INF, 0.0, 0.0, -0.0, -0.0, 2.0, -3.0, INF, -INF])
+    for op, fn in [('add', torch.add), ('sub', torch.sub), ('mul', torch.mul), ('div', torch.div), ('atan2', torch.atan2), ('hypot', torch.hypot),
+                   ('maximum', torch.maximum), ('minimum', torch.minimum), ('copysign', torch.copysign), ('logaddexp', torch.logaddexp),
+                   ('xlogy', torch.xlogy), ('pow', torch.pow), ('remainder', torch.remainder), ('fmod', torch.fmod), ('fmax', torch.fmax), ('fmin', torch.fmin)]:
+        g.case(op + ' edges', op, {}, [('a', ea), ('b', eb)], lambda m, x, y, fn=fn: fn(x, y))
+    g.case('maximum ties', 'maximum', {}, [('a', T([1.0, 2.0, -0.0])), ('b', T([1.0, 3.0, 0.0]))], lambda m, x, y: torch.maximum(x, y))
+    g.case('minimum ties', 'minimum', {}, [('a', T([1.0, 2.0, -0.0])), ('b', T([1.0, 3.0, 0.0]))], lambda m, x, y: torch.minimum(x, y))
+    pa = T([-2.0, -2.0, -8.0, 0.0, 0.0, 0.0, 2.0, 1.0, -1.0, -1.0, 3.0, 0.5, -0.0, INF, -INF, NAN, 1.0, 4.0])
+    pb = T([2.0, 3.0, 1.0 / 3.0, 0.0, -1.0, 2.0, -1.0, NAN, INF, 0.5, 0.0, -2.0, -1.0, -1.0, 3.0, 0.0, INF, 0.5])
+    g.case('pow edges: negative base, 0^0, 0^-1', 'pow', {}, [('a', pa), ('b', pb)], lambda m, x, y: torch.pow(x, y))
+    g.case('pow random positive base', 'pow', {}, [('a', g.rand(3, 4, lo=0.1, hi=3.0)), ('b', g.randn(3, 4))], lambda m, x, y: torch.pow(x, y))
+    g.case('pow integral exponents negative base', 'pow', {}, [('a', g.randn(3, 4, scale=2.0)), ('b', T([[0.0, 1.0, 2.0, 3.0], [-1.0, -2.0, 4.0, 5.0], [2.0, 2.0, 3.0, 3.0]]))],
+           lambda m, x, y: torch.pow(x, y))
+    g.case('pow scalar exponent 2', 'pow_scalar', {'exponent': 2.0}, [('a', T([-3.0, -0.0, 0.0, 1.5, NAN, -INF]))], lambda m, x: torch.pow(x, 2.0))
+    g.case('pow scalar exponent 0.5', 'pow_scalar', {'exponent': 0.5}, [('a', T([-3.0, 0.0, 0.25, 4.0, INF]))], lambda m, x: torch.pow(x, 0.5))
+    g.case('pow scalar exponent -1', 'pow_scalar', {'exponent': -1.0}, [('a', T([-2.0, 0.0, 0.5, 4.0]))], lambda m, x: torch.pow(x, -1.0))
+    g.case('pow scalar exponent 0', 'pow_scalar', {'exponent': 0.0}, [('a', T([-2.0, 0.0, NAN, INF]))], lambda m, x: torch.pow(x, 0.0))
+    g.case('pow scalar exponent 3', 'pow_scalar', {'exponent': 3.0}, [('a', T([-2.0, 0.0, -0.5, 1.5]))], lambda m, x: torch.pow(x, 3.0))
+    ra = T([5.0, -5.0, 5.0, -5.0, 5.5, -5.5, 0.0, -0.0, 3.0, 1e10, INF, 1.0])
+    rb = T([3.0, 3.0, -3.0, -3.0, 2.0, 2.0, 3.0, -3.0, 0.0, 3.0, 2.0, INF])
+    g.case('remainder signs', 'remainder', {}, [('a', ra), ('b', rb)], lambda m, x, y: torch.remainder(x, y))
+    g.case('fmod signs', 'fmod', {}, [('a', ra), ('b', rb)], lambda m, x, y: torch.fmod(x, y))
+    g.case('remainder scalar -1.5', 'remainder_scalar', {'other': -1.5}, [('a', g.randn(3, 4, scale=3.0))], lambda m, x: torch.remainder(x, -1.5))
+    g.case('div scalar', 'div_scalar', {'other': 3.0}, [('a', g.randn(3, 4))], lambda m, x: torch.div(x, 3.0))
+    g.case('add scalar', 'add_scalar', {'other': -0.5}, [('a', g.randn(3, 4))], lambda m, x: torch.add(x, -0.5))
+    g.case('rsub scalar', 'rsub_scalar', {'other': 2.0}, [('a', g.randn(3, 4))], lambda m, x: 2.0 - x)
+    for mode in ['floor', 'trunc']:
+        g.case('div rounding_mode=%s float' % mode, 'div_mode', {'rounding_mode': mode}, [('a', ra), ('b', rb)], lambda m, x, y, mode=mode: torch.div(x, y, rounding_mode=mode))
+    ia = T([7, -7, 7, -7, 0, 1, -1, 2147483647, 6, -6])
+    ib = T([2, 2, -2, -2, 3, 3, 3, 2, -3, 4])
+    g.case('int div floor', 'int_div_floor', {}, [('a', ia), ('b', ib)], lambda m, x, y: torch.div(x, y, rounding_mode='floor'))
+    g.case('int div trunc', 'int_div_trunc', {}, [('a', ia), ('b', ib)], lambda m, x, y: torch.div(x, y, rounding_mode='trunc'))
+    g.case('int remainder', 'int_remainder', {}, [('a', ia), ('b', ib)], lambda m, x, y: torch.remainder(x, y))
+    g.case('int fmod', 'int_fmod', {}, [('a', ia), ('b', ib)], lambda m, x, y: torch.fmod(x, y))
+    g.case('int pow', 'int_pow', {}, [('a', T([2, -2, 3, 0, 1, -1, 5])), ('b', T([10, 3, 0, 0, 7, 5, 2]))], lambda m, x, y: torch.pow(x, y))
+    g.case('int mul add sub', 'int_arith', {}, [('a', ia), ('b', ib)], lambda m, x, y: (x * y, x + y, x - y))
+    g.case('int abs neg sign', 'int_unary', {}, [('a', T([-3, 0, 4, -2147483647]))], lambda m, x: (torch.abs(x), torch.neg(x), torch.sign(x)))
+    g.case('int maximum minimum', 'int_minmax', {}, [('a', ia), ('b', ib)], lambda m, x, y: (torch.maximum(x, y), torch.minimum(x, y)))
+    g.case('int clamp', 'int_clamp', {'min': -2, 'max': 3}, [('a', ia)], lambda m, x: torch.clamp(x, -2, 3))
+
+    # comparisons with NaN, ±0, inf
+    ca = T([NAN, 1.0, NAN, -0.0, INF, -INF, 1.0, 2.0])
+    cb = T([1.0, NAN, NAN, 0.0, INF, INF, 1.0, 1.0])
+    for op in ['eq', 'ne', 'gt', 'ge', 'lt', 'le']:
+        g.case('%s with NaN' % op, op, {}, [('a', ca), ('b', cb)], lambda m, x, y, op=op: getattr(torch, op)(x, y))
+    g.case('gt broadcast', 'gt', {}, [('a', g.randn(3, 1)), ('b', g.randn(4))], lambda m, x, y: torch.gt(x, y))
+    g.case('logical ops', 'logical', {}, [('a', T([True, True, False, False])), ('b', T([True, False, True, False]))],
+           lambda m, x, y: (torch.logical_and(x, y), torch.logical_or(x, y), torch.logical_not(x)))
+
+    # clamp
+    cx = T([-INF, -3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0, INF, NAN])
+    for lo, hi in [(-1.0, 1.0), (-1.0, None), (None, 0.5), (1.0, -1.0), (0.5, 0.5)]:
+        g.case('clamp min=%s max=%s' % (lo, hi), 'clamp', {'min': lo, 'max': hi}, [('x', cx)], lambda m, x, lo=lo, hi=hi: torch.clamp(x, lo, hi))
+    g.case('clamp random', 'clamp', {'min': -0.5, 'max': 0.7}, [('x', g.randn(3, 4))], lambda m, x: torch.clamp(x, -0.5, 0.7))
+    g.case('clamp at the bounds (gradient)', 'clamp', {'min': -1.0, 'max': 1.0}, [('x', T([-1.0, 1.0, -1.0000001, 0.9999999]))], lambda m, x: torch.clamp(x, -1.0, 1.0))
+    g.case('clamp tensor bounds', 'clamp_tensor', {}, [('x', cx), ('min', T([-1.0] * 5 + [0.6] * 5)), ('max', T([1.0] * 5 + [0.2] * 5))],
+           lambda m, x, lo, hi: torch.clamp(x, lo, hi), grad=['x'])
+
+    # where, masked_fill, lerp, addcmul, addcdiv
+    cond = T([[True, False, True, False], [False, False, True, True], [True, True, True, False]])
+    g.case('where', 'where', {}, [('cond', cond), ('a', a), ('b', b)], lambda m, c, x, y: torch.where(c, x, y))
+    g.case('where broadcast', 'where', {}, [('cond', T([True, False, True, False])), ('a', g.randn(3, 1)), ('b', g.randn(4))], lambda m, c, x, y: torch.where(c, x, y))
+    g.case('where with NaN in the unselected branch', 'where', {}, [('cond', T([True, False, True])), ('a', T([1.0, NAN, INF])), ('b', T([NAN, 2.0, 3.0]))],
+           lambda m, c, x, y: torch.where(c, x, y))
+    g.case('where scalar other', 'where_scalar', {'other': -1.5}, [('cond', cond), ('a', a)], lambda m, c, x: torch.where(c, x, torch.tensor(-1.5)))
+    g.case('masked_fill', 'masked_fill', {'value': -2.0}, [('x', a), ('mask', cond)], lambda m, x, mk: x.masked_fill(mk, -2.0))
+    g.case('masked_fill broadcast mask with NaN', 'masked_fill', {'value': 'nan'}, [('x', T([[NAN, 1.0, 2.0], [3.0, NAN, 5.0]])), ('mask', T([True, False, True]))],
+           lambda m, x, mk: x.masked_fill(mk, NAN))
+    g.case('masked_fill -inf', 'masked_fill', {'value': '-inf'}, [('x', a), ('mask', cond)], lambda m, x, mk: x.masked_fill(mk, -INF))
+    g.case('lerp', 'lerp', {}, [('a', a), ('b', b), ('w', g.rand(3, 4))], lambda m, x, y, w: torch.lerp(x, y, w))
+    g.case('addcmul', 'addcmul', {'value': 0.5}, [('x', a), ('t1', b), ('t2', g.randn(3, 4))], lambda m, x, y, z: torch.addcmul(x, y, z, value=0.5))
+    g.case('addcdiv', 'addcdiv', {'value': 0.5}, [('x', a), ('t1', b), ('t2', g.rand(3, 4, lo=0.5, hi=2.0))], lambda m, x, y, z: torch.addcdiv(x, y, z, value=0.5))
+
+    # ---- reductions ----
+    x3 = g.randn(2, 3, 4)
+    for op, fn in [('sum', torch.sum), ('mean', torch.mean), ('prod', torch.prod), ('amax', torch.amax), ('amin', torch.amin)]:
+        g.case('%s all' % op, op, {'dim': None, 'keepdim': False}, [('x', x3)], lambda m, x, fn=fn: fn(x))
+        for dim in [0, -1, 1]:
+            for keep in [False, True]:
+                g.case('%s dim=%d keepdim=%s' % (op, dim, keep), op, {'dim': dim, 'keepdim': keep}, [('x', x3)], lambda m, x, fn=fn, dim=dim, keep=keep: fn(x, dim, keepdim=keep))
+        if op != 'prod':
+            g.case('%s dims=[0,2]' % op, op, {'dim': [0, 2], 'keepdim': False}, [('x', x3)], lambda m, x, fn=fn: fn(x, [0, 2]))
+            g.case('%s dims=[-1,0] keepdim' % op, op, {'dim': [-1, 0], 'keepdim': True}, [('x', x3)], lambda m, x, fn=fn: fn(x, [-1, 0], keepdim=True))
+    nanr = T([[1.0, NAN, 3.0], [INF, 1.0, -INF], [2.0, 2.0, 1.0], [-INF, -INF, -INF]])
+    for op, fn in [('sum', torch.sum), ('mean', torch.mean), ('prod', torch.prod), ('amax', torch.amax), ('amin', torch.amin)]:
+        g.case('%s non-finite rows' % op, op, {'dim': 1, 'keepdim': False}, [('x', nanr)], lambda m, x, fn=fn: fn(x, 1))
+    tie = T([[1.0, 3.0, 3.0, 2.0], [0.0, 0.0, 0.0, 0.0], [-1.0, 5.0, 2.0, 5.0]])
+    g.case('amax ties share the gradient', 'amax', {'dim': 1, 'keepdim': False}, [('x', tie)], lambda m, x: torch.amax(x, 1))
+    g.case('amin ties share the gradient', 'amin', {'dim': 1, 'keepdim': False}, [('x', tie)], lambda m, x: torch.amin(x, 1))
+    g.case('amax all ties', 'amax', {'dim': None, 'keepdim': False}, [('x', tie)], lambda m, x: torch.amax(x))
+    g.case('max all ties', 'max_all', {}, [('x', tie)], lambda m, x: torch.max(x))
+    g.case('prod with zeros', 'prod', {'dim': 1, 'keepdim': False}, [('x', T([[2.0, 0.0, 3.0, 4.0], [0.0, 0.0, 5.0, 1.0], [1.5, 2.0, -1.0, 0.5]]))], lambda m, x: torch.prod(x, 1))
+    g.case('prod all with one zero', 'prod', {'dim': None, 'keepdim': False}, [('x', T([[2.0, 0.0], [3.0, -1.5]]))], lambda m, x: torch.prod(x))
+    e0 = torch.zeros(0, 3)
+    g.case('sum empty dim', 'sum', {'dim': 0, 'keepdim': False}, [('x', e0)], lambda m, x: torch.sum(x, 0))
+    g.case('prod empty dim', 'prod', {'dim': 0, 'keepdim': False}, [('x', e0)], lambda m, x: torch.prod(x, 0))
+    g.case('mean empty dim', 'mean', {'dim': 0, 'keepdim': False}, [('x', e0)], lambda m, x: torch.mean(x, 0))
+    g.case('sum over a size-0 tensor keeps the other dims', 'sum', {'dim': 1, 'keepdim': True}, [('x', e0)], lambda m, x: torch.sum(x, 1, keepdim=True))
+    for op, fn in [('max_dim', torch.max), ('min_dim', torch.min)]:
+        for dim, keep in [(1, False), (0, True), (-1, True)]:
+            g.case('%s dim=%d keepdim=%s' % (op, dim, keep), op, {'dim': dim, 'keepdim': keep}, [('x', tie)], lambda m, x, fn=fn, dim=dim, keep=keep: tuple(fn(x, dim, keepdim=keep)))
+        g.case('%s with NaN' % op, op, {'dim': 1, 'keepdim': False}, [('x', T([[1.0, NAN, 3.0, NAN], [INF, 1.0, -INF, 2.0]]))], lambda m, x, fn=fn: tuple(fn(x, 1)))
+    for op, fn in [('argmax', torch.argmax), ('argmin', torch.argmin)]:
+        g.case('%s ties -> first' % op, op, {'dim': 1, 'keepdim': False}, [('x', tie)], lambda m, x, fn=fn: fn(x, 1))
+        g.case('%s all (flat index)' % op, op, {'dim': None, 'keepdim': False}, [('x', tie)], lambda m, x, fn=fn: fn(x))
+        g.case('%s dim=0 keepdim' % op, op, {'dim': 0, 'keepdim': True}, [('x', tie)], lambda m, x, fn=fn: fn(x, 0, keepdim=True))
+        g.case('%s NaN' % op, op, {'dim': 1, 'keepdim': False}, [('x', T([[1.0, NAN, 3.0, NAN], [INF, 1.0, -INF, INF], [-0.0, 0.0, -0.0, 0.0]]))], lambda m, x, fn=fn: fn(x, 1))
+    xv = g.randn(3, 5)
+    for op, fn in [('var', torch.var), ('std', torch.std)]:
+        for corr in [0, 1, 2]:
+            g.case('%s dim=1 correction=%d' % (op, corr), op, {'dim': 1, 'correction': corr, 'keepdim': False}, [('x', xv)], lambda m, x, fn=fn, c=corr: fn(x, 1, correction=c))
+        g.case('%s all' % op, op, {'dim': None, 'correction': 1, 'keepdim': False}, [('x', xv)], lambda m, x, fn=fn: fn(x))
+        g.case('%s dim=0 keepdim' % op, op, {'dim': 0, 'correction': 1, 'keepdim': True}, [('x', xv)], lambda m, x, fn=fn: fn(x, 0, keepdim=True))
+        g.case('%s dims=[0,1] correction=0' % op, op, {'dim': [0, 1], 'correction': 0, 'keepdim': False}, [('x', x3[:, :, :2].clone())], lambda m, x, fn=fn: fn(x, [0, 1], correction=0))
+        g.case('%s N=1 correction=1' % op, op, {'dim': 1, 'correction': 1, 'keepdim': False}, [('x', g.randn(3, 1))], lambda m, x, fn=fn: fn(x, 1))
+        g.case('%s N=1 correction=0' % op, op, {'dim': 1, 'correction': 0, 'keepdim': False}, [('x', g.randn(3, 1))], lambda m, x, fn=fn: fn(x, 1, correction=0))
+        g.case('%s constant rows' % op, op, {'dim': 1, 'correction': 1, 'keepdim': False}, [('x', T([[2.0, 2.0, 2.0], [0.0, 0.0, 0.0]]))], lambda m, x, fn=fn: fn(x, 1))
+        g.case('%s non-finite' % op, op, {'dim': 1, 'correction': 1, 'keepdim': False}, [('x', T([[1.0, NAN, 2.0], [INF, 1.0, 2.0], [1e20, 1.0, -1e20]]))], lambda m, x, fn=fn: fn(x, 1))
+        g.case('%s large offset' % op, op, {'dim': 1, 'correction': 1, 'keepdim': False}, [('x', T([[10000.0, 10001.0, 10002.0, 10003.0], [1e6 + 1, 1e6 + 2, 1e6 + 3, 1e6 + 4]]))], lambda m, x, fn=fn: fn(x, 1))
+    lse = T([[1.0, 2.0, 3.0], [-INF, -INF, -INF], [INF, 1.0, 2.0], [-INF, 0.0, 1.0], [1000.0, 1000.0, -1000.0], [NAN, 1.0, 2.0]])
+    g.case('logsumexp rows with -inf, inf, NaN', 'logsumexp', {'dim': 1, 'keepdim': False}, [('x', lse)], lambda m, x: torch.logsumexp(x, 1))
+    g.case('logsumexp random dim=0 keepdim', 'logsumexp', {'dim': 0, 'keepdim': True}, [('x', x3)], lambda m, x: torch.logsumexp(x, 0, keepdim=True))
+    g.case('logsumexp dims=[1,2]', 'logsumexp', {'dim': [1, 2], 'keepdim': False}, [('x', x3)], lambda m, x: torch.logsumexp(x, [1, 2]))
+    g.case('logsumexp empty dim', 'logsumexp', {'dim': 0, 'keepdim': False}, [('x', e0)], lambda m, x: torch.logsumexp(x, 0))
+    nz = T([[0.0, 1.0, -2.0, 0.0], [0.0, -0.0, 0.0, 0.0], [NAN, 0.0, INF, 3.0]])
+    for ordv in [0.5, 1.0, 3.0, -INF]:
+        g.case('vector_norm ord=%s dim=1 with zeros' % ordv, 'vector_norm', {'ord': gen.num32(ordv), 'dim': 1, 'keepdim': False}, [('x', nz[:2].clone())], lambda m, x, o=ordv: torch.linalg.vector_norm(x, o, dim=1))
+    g.case('vector_norm ord=2 non-finite', 'vector_norm', {'ord': 2.0, 'dim': 1, 'keepdim': True}, [('x', nz)], lambda m, x: torch.linalg.vector_norm(x, 2, dim=1, keepdim=True))
+    for op, fn in [('all', torch.all), ('any', torch.any)]:
+        g.case('%s dim=1' % op, op, {'dim': 1, 'keepdim': False}, [('x', nz)], lambda m, x, fn=fn: fn(x, 1))
+        g.case('%s all elements' % op, op, {'dim': None, 'keepdim': False}, [('x', nz)], lambda m, x, fn=fn: fn(x))
+        g.case('%s bool dim=0 keepdim' % op, op, {'dim': 0, 'keepdim': True}, [('x', cond)], lambda m, x, fn=fn: fn(x, 0, keepdim=True))
+        g.case('%s empty dim' % op, op, {'dim': 0, 'keepdim': False}, [('x', e0)], lambda m, x, fn=fn: fn(x, 0))
+    g.case('count_nonzero dim=1', 'count_nonzero', {'dim': 1}, [('x', nz)], lambda m, x: torch.count_nonzero(x, 1))
+    g.case('median dim=1', 'median', {'dim': 1}, [('x', tie)], lambda m, x: tuple(torch.median(x, 1)))
+    g.case('mode dim=1', 'mode', {'dim': 1}, [('x', tie)], lambda m, x: tuple(torch.mode(x, 1)))
+    g.case('nanmean', 'nanmean', {'dim': 1}, [('x', nanr)], lambda m, x: torch.nanmean(x, 1))
+    g.case('nansum', 'nansum', {'dim': 1}, [('x', nanr)], lambda m, x: torch.nansum(x, 1))
+
+    # scans
+    for dim in [0, 1, -1]:
+        g.case('cumsum dim=%d' % dim, 'cumsum', {'dim': dim}, [('x', g.randn(3, 4))], lambda m, x, d=dim: torch.cumsum(x, d))
+        g.case('cumprod dim=%d' % dim, 'cumprod', {'dim': dim}, [('x', g.randn(3, 4))], lambda m, x, d=dim: torch.cumprod(x, d))
+    zp = T([[2.0, 0.0, 3.0, 4.0, 0.5], [0.0, 0.0, 5.0, 1.0, 2.0], [1.5, 2.0, -1.0, 0.5, 0.0], [1.0, 2.0, 3.0, 4.0, 5.0]])
+    g.case('cumprod with zeros (gradient)', 'cumprod', {'dim': 1}, [('x', zp)], lambda m, x: torch.cumprod(x, 1))
+    g.case('cumprod with zeros dim=0', 'cumprod', {'dim': 0}, [('x', zp)], lambda m, x: torch.cumprod(x, 0))
+    g.case('cumsum non-finite', 'cumsum', {'dim': 1}, [('x', T([[1.0, INF, -INF, 2.0], [NAN, 1.0, 2.0, 3.0]]))], lambda m, x: torch.cumsum(x, 1))
+    g.case('cumprod non-finite', 'cumprod', {'dim': 1}, [('x', T([[1.0, INF, 0.0, 2.0], [2.0, NAN, 2.0, 3.0]]))], lambda m, x: torch.cumprod(x, 1))
+    g.case('int cumsum', 'int_cumsum', {'dim': 1}, [('x', T([[1, -2, 3], [2147483647, 1, 0]]))], lambda m, x: torch.cumsum(x, 1))
+    g.case('cummax', 'cummax', {'dim': 1}, [('x', tie)], lambda m, x: tuple(torch.cummax(x, 1)))
+    g.case('cummin', 'cummin', {'dim': 1}, [('x', tie)], lambda m, x: tuple(torch.cummin(x, 1)))
+    g.case('logcumsumexp', 'logcumsumexp', {'dim': 1}, [('x', lse[:5].clone())], lambda m, x: torch.logcumsumexp(x, 1))
+
+    # ---- ordering & indexing ----
+    sx = T([[3.0, 1.0, NAN, 2.0, 1.0, -INF, INF, -0.0, 0.0, 1.0], [5.0, 5.0, 5.0, -1.0, NAN, NAN, 0.0, 2.0, -3.0, 5.0]])
+    for desc in [False, True]:
+        g.case('sort stable descending=%s NaN' % desc, 'sort', {'dim': 1, 'descending': desc}, [('x', sx)], lambda m, x, d=desc: tuple(torch.sort(x, dim=1, descending=d, stable=True)))
+        g.case('argsort stable descending=%s' % desc, 'argsort', {'dim': 1, 'descending': desc}, [('x', sx)], lambda m, x, d=desc: torch.sort(x, dim=1, descending=d, stable=True)[1])
+        g.case('sort dim=0 descending=%s' % desc, 'sort', {'dim': 0, 'descending': desc}, [('x', g.randn(5, 3))], lambda m, x, d=desc: tuple(torch.sort(x, dim=0, descending=d, stable=True)))
+    g.case('sort rank-3 dim=1', 'sort', {'dim': 1, 'descending': False}, [('x', g.randn(2, 6, 3))], lambda m, x: tuple(torch.sort(x, dim=1, stable=True)))
+    g.case('int sort', 'int_sort', {'dim': 0, 'descending': True}, [('x', T([3, -1, 7, 3, 0, -2147483647]))], lambda m, x: tuple(torch.sort(x, dim=0, descending=True, stable=True)))
+    xt = g.randn(3, 7)
+    for k, largest in [(1, True), (3, True), (3, False), (7, True), (0, True)]:
+        g.case('topk k=%d largest=%s' % (k, largest), 'topk', {'k': k, 'dim': -1, 'largest': largest}, [('x', xt)], lambda m, x, k=k, l=largest: tuple(torch.topk(x, k, -1, largest=l)))
+    g.case('topk dim=0', 'topk', {'k': 2, 'dim': 0, 'largest': True}, [('x', xt)], lambda m, x: tuple(torch.topk(x, 2, 0)))
+    g.case('topk NaN and inf', 'topk', {'k': 3, 'dim': 1, 'largest': True}, [('x', T([[1.0, NAN, INF, 2.0, -INF], [0.0, -1.0, NAN, NAN, 3.0]]))], lambda m, x: tuple(torch.topk(x, 3, 1)))
+    g.case('topk smallest NaN and -inf', 'topk', {'k': 3, 'dim': 1, 'largest': False}, [('x', T([[1.0, NAN, INF, 2.0, -INF], [0.0, -1.0, NAN, NAN, 3.0]]))], lambda m, x: tuple(torch.topk(x, 3, 1, largest=False)))
+    g.case('topk ties', 'topk', {'k': 2, 'dim': 1, 'largest': True}, [('x', T([[1.0, 3.0, 3.0, 2.0, 3.0], [0.0, 0.0, 0.0, 0.0, 0.0]]))], lambda m, x: tuple(torch.topk(x, 2, 1)))
+    g.case('kthvalue', 'kthvalue', {'k': 2, 'dim': 1}, [('x', xt)], lambda m, x: tuple(torch.kthvalue(x, 2, 1)))
+    xg = g.randn(3, 4)
+    gi0 = T([[0, 1, 2, 0], [2, 2, 1, 0]])
+    gi1 = T([[3, 0], [1, 1], [0, 3]])
+    g.case('gather dim=0', 'gather', {'dim': 0}, [('x', xg), ('index', gi0)], lambda m, x, i: torch.gather(x, 0, i))
+    g.case('gather dim=1 repeated indices', 'gather', {'dim': 1}, [('x', xg), ('index', gi1)], lambda m, x, i: torch.gather(x, 1, i))
+    g.case('gather dim=-1 index smaller in dim 0', 'gather', {'dim': -1}, [('x', xg), ('index', gi1[:2].clone())], lambda m, x, i: torch.gather(x, -1, i))
+    g.case('take_along_dim', 'gather', {'dim': 1}, [('x', xg), ('index', torch.argsort(xg, 1))], lambda m, x, i: torch.take_along_dim(x, i, 1))
+    g.case('scatter_add dim=0', 'scatter_add', {'dim': 0}, [('x', xg), ('index', gi0), ('src', g.randn(2, 4))], lambda m, x, i, s: torch.scatter_add(x, 0, i, s))
+    g.case('scatter_add dim=1 duplicates', 'scatter_add', {'dim': 1}, [('x', xg), ('index', gi1), ('src', g.randn(3, 2))], lambda m, x, i, s: torch.scatter_add(x, 1, i, s))
+    g.case('scatter_add src larger than index', 'scatter_add', {'dim': 1}, [('x', xg), ('index', gi1), ('src', g.randn(3, 3))], lambda m, x, i, s: torch.scatter_add(x, 1, i, s),
+           grad=['x'])  # torch 1.13's backward for src fails on this shape
+    g.case('scatter dim=1', 'scatter', {'dim': 1}, [('x', xg), ('index', T([[3, 0], [1, 2], [0, 3]])), ('src', g.randn(3, 2))], lambda m, x, i, s: torch.scatter(x, 1, i, s))
+    g.case('scatter_reduce amax', 'scatter_reduce', {'dim': 1, 'reduce': 'amax'}, [('x', xg), ('index', gi1), ('src', g.randn(3, 2))],
+           lambda m, x, i, s: torch.scatter_reduce(x, 1, i, s, 'amax'))
+    for dim in [0, 1, -1]:
+        g.case('index_select dim=%d' % dim, 'index_select', {'dim': dim}, [('x', xg), ('index', T([2, 0, 2]))], lambda m, x, i, d=dim: torch.index_select(x, d, i))
+    g.case('index_select empty index', 'index_select', {'dim': 0}, [('x', xg), ('index', torch.zeros(0, dtype=torch.int64))], lambda m, x, i: torch.index_select(x, 0, i))
+    g.case('index_add', 'index_add', {'dim': 0}, [('x', xg), ('index', T([2, 0, 2])), ('src', g.randn(3, 4))], lambda m, x, i, s: torch.index_add(x, 0, i, s))
+    g.case('masked_select', 'masked_select', {}, [('x', a), ('mask', cond)], lambda m, x, mk: torch.masked_select(x, mk))
+    g.case('take', 'take', {}, [('x', xg), ('index', T([0, 11, 5, 5]))], lambda m, x, i: torch.take(x, i))
+    g.case('nonzero', 'nonzero', {}, [('x', nz)], lambda m, x: torch.nonzero(x), grad=[])
+    g.case('unique', 'unique', {}, [('x', T([3.0, 1.0, 2.0, 3.0, 1.0]))], lambda m, x: torch.unique(x), grad=[])
+    xf = g.randn(2, 3, 4)
+    for dims in [[0], [2], [-1, 0], [0, 1, 2]]:
+        g.case('flip dims=%s' % dims, 'flip', {'dims': dims}, [('x', xf)], lambda m, x, d=dims: torch.flip(x, d))
+    for shifts, dims in [(1, 2), (-1, 2), (5, 1), ([1, -2], [0, 2]), (3, None), (-7, None), (0, 0), (24, None)]:
+        g.case('roll shifts=%s dims=%s' % (shifts, dims), 'roll', {'shifts': shifts, 'dims': dims}, [('x', xf)], lambda m, x, s=shifts, d=dims: torch.roll(x, s, d))
+    xm = g.randn(2, 3, 5)
+    for d in [0, 1, -1, 2, -2, 5, -5, 10, -10]:
+        g.case('tril diagonal=%d' % d, 'tril', {'diagonal': d}, [('x', xm)], lambda m, x, d=d: torch.tril(x, d))
+        g.case('triu diagonal=%d' % d, 'triu', {'diagonal': d}, [('x', xm)], lambda m, x, d=d: torch.triu(x, d))
+    g.case('diag of a vector', 'diag', {'diagonal': 0}, [('x', g.randn(3))], lambda m, x: torch.diag(x))
+    g.case('diagonal offset=1', 'diagonal', {'offset': 1}, [('x', g.randn(3, 4))], lambda m, x: torch.diagonal(x, 1))
+    for nc in [5, 6]:  # num_classes=-1 (inferred from the data) is not expressible: ours is lazy and needs the count up front
+        g.case('one_hot num_classes=%d' % nc, 'one_hot', {'num_classes': nc}, [('index', T([[0, 2], [4, 1]]))], lambda m, i, nc=nc: F.one_hot(i, nc))
+
+    # ---- shape ops ----
+    c1, c2 = g.randn(2, 3), g.randn(2, 1)
+    g.case('cat dim=1 uneven', 'cat', {'dim': 1}, [('a', c1), ('b', c2)], lambda m, x, y: torch.cat([x, y], 1))
+    g.case('cat dim=-2', 'cat', {'dim': -2}, [('a', c1), ('b', g.randn(1, 3))], lambda m, x, y: torch.cat([x, y], -2))
+    g.case('cat with an empty tensor', 'cat', {'dim': 0}, [('a', c1), ('b', torch.zeros(0, 3))], lambda m, x, y: torch.cat([x, y], 0))
+    for dim in [0, 1, 2, -1]:
+        g.case('stack dim=%d' % dim, 'stack', {'dim': dim}, [('a', c1), ('b', g.randn(2, 3)), ('c', g.randn(2, 3))], lambda m, *ts, d=dim: torch.stack(ts, d))
+    xs = g.randn(7, 3)
+    g.case('split size=3', 'split', {'size': 3, 'dim': 0}, [('x', xs)], lambda m, x: torch.split(x, 3, 0))
+    g.case('split sizes=[1,0,6]', 'split', {'size': [1, 0, 6], 'dim': 0}, [('x', xs)], lambda m, x: torch.split(x, [1, 0, 6], 0))
+    g.case('split dim=-1 size=2', 'split', {'size': 2, 'dim': -1}, [('x', xs)], lambda m, x: torch.split(x, 2, -1))
+    for n in [2, 3, 4, 5]:
+        g.case('chunk %d of 7' % n, 'chunk', {'chunks': n, 'dim': 0}, [('x', xs)], lambda m, x, n=n: torch.chunk(x, n, 0))
+    g.case('chunk 4 of 6 (3 pieces)', 'chunk', {'chunks': 4, 'dim': 0}, [('x', g.randn(6, 2))], lambda m, x: torch.chunk(x, 4, 0))
+    g.case('unbind dim=1', 'unbind', {'dim': 1}, [('x', xs)], lambda m, x: torch.unbind(x, 1))
+    xe = g.randn(3, 1)
+    g.case('expand', 'expand', {'shape': [2, 3, 4]}, [('x', xe)], lambda m, x: x.expand(2, 3, 4))
+    g.case('expand -1', 'expand', {'shape': [-1, 5]}, [('x', xe)], lambda m, x: x.expand(-1, 5))
+    g.case('repeat', 'repeat', {'sizes': [2, 1, 3]}, [('x', g.randn(2, 2))], lambda m, x: x.repeat(2, 1, 3))
+    g.case('repeat zero', 'repeat', {'sizes': [0, 2]}, [('x', g.randn(2, 2))], lambda m, x: x.repeat(0, 2))
+    g.case('tile fewer dims', 'tile', {'dims': [2]}, [('x', g.randn(2, 3))], lambda m, x: torch.tile(x, (2,)))
+    g.case('permute', 'permute', {'dims': [2, 0, 1]}, [('x', xf)], lambda m, x: x.permute(2, 0, 1))
+    g.case('permute negative dims', 'permute', {'dims': [-1, -3, -2]}, [('x', xf)], lambda m, x: x.permute(-1, -3, -2))
+    g.case('transpose 0 2', 'transpose', {'dim0': 0, 'dim1': 2}, [('x', xf)], lambda m, x: x.transpose(0, 2))
+    g.case('transpose -1 -2', 'transpose', {'dim0': -1, 'dim1': -2}, [('x', xf)], lambda m, x: x.transpose(-1, -2))
+    xq = g.randn(2, 1, 3, 1)
+    g.case('squeeze all', 'squeeze', {'dim': None}, [('x', xq)], lambda m, x: x.squeeze())
+    g.case('squeeze dim=1', 'squeeze', {'dim': 1}, [('x', xq)], lambda m, x: x.squeeze(1))
+    g.case('squeeze dim=0 (not 1: no-op)', 'squeeze', {'dim': 0}, [('x', xq)], lambda m, x: x.squeeze(0))
+    g.case('squeeze dim=-1', 'squeeze', {'dim': -1}, [('x', xq)], lambda m, x: x.squeeze(-1))
+    for d in [0, 2, -1, -4]:
+        g.case('unsqueeze dim=%d' % d, 'unsqueeze', {'dim': d}, [('x', g.randn(2, 3, 2))], lambda m, x, d=d: x.unsqueeze(d))
+    g.case('flatten 1..2', 'flatten', {'start_dim': 1, 'end_dim': 2}, [('x', g.randn(2, 3, 2, 2))], lambda m, x: torch.flatten(x, 1, 2))
+    g.case('reshape -1', 'reshape', {'shape': [3, -1]}, [('x', xf)], lambda m, x: x.reshape(3, -1))
+    g.case('reshape of a transposed tensor', 'reshape_t', {'shape': [12, 2]}, [('x', xf)], lambda m, x: x.transpose(0, 2).reshape(12, 2))
+    for dim, start, length in [(0, 1, 1), (2, 1, 3), (-1, -3, 2), (1, 3, 0)]:
+        g.case('narrow dim=%d start=%d length=%d' % (dim, start, length), 'narrow', {'dim': dim, 'start': start, 'length': length}, [('x', xf)],
+               lambda m, x, d=dim, s=start, n=length: torch.narrow(x, d, s, n))
+    xl = g.randn(9, 8)
+    g.case('slice steps', 'slice', {'ranges': [[1, 8, 3], [0, 8, 2]]}, [('x', xl)], lambda m, x: x[1:8:3, 0:8:2])
+    g.case('slice negative bounds', 'slice', {'ranges': [[-4, None, 1], [None, -5, 1]]}, [('x', xl)], lambda m, x: x[-4:, :-5])
+    g.case('slice step past the end', 'slice', {'ranges': [[2, 100, 4], [7, 8, 5]]}, [('x', xl)], lambda m, x: x[2:100:4, 7:8:5])
+    g.case('slice empty', 'slice', {'ranges': [[5, 2, 1], [None, None, 1]]}, [('x', xl)], lambda m, x: x[5:2, :])
+    g.case('index a row (rank drops)', 'select', {'dim': 0, 'index': -2}, [('x', xl)], lambda m, x: x[-2])
+    g.case('repeat_interleave', 'repeat_interleave', {'repeats': 2, 'dim': 0}, [('x', g.randn(2, 3))], lambda m, x: torch.repeat_interleave(x, 2, 0))
+    xpd = g.randn(1, 2, 3, 4)
+    for pads, mode, value in [([1, 2], 'constant', 0.0), ([1, 2, 0, 1], 'constant', -1.5), ([-1, 1, 1, -2], 'constant', 0.0), ([0, 0, 0, 0, 1, 1], 'constant', NAN),
+                              ([2, 3], 'reflect', 0.0), ([1, 2, 2, 1], 'reflect', 0.0), ([3, 3], 'reflect', 0.0),
+                              ([2, 3], 'replicate', 0.0), ([1, 2, 2, 1], 'replicate', 0.0), ([5, 0], 'replicate', 0.0),
+                              ([2, 3], 'circular', 0.0), ([1, 2, 2, 1], 'circular', 0.0), ([4, 4], 'circular', 0.0)]:
+        # torch 1.13 pads the last len(pads) / 2 dims of a 3-D (N, C, W) or 4-D input in the non-constant modes.
+        xin = xpd if mode == 'constant' or len(pads) == 4 else xpd[0]
+        g.case('pad %s %s value=%s' % (pads, mode, value), 'pad', {'pad': pads, 'mode': mode, 'value': gen.num32(value)}, [('x', xin)],
+               lambda m, x, p=pads, md=mode, v=value: F.pad(x, p, md, v) if md == 'constant' else F.pad(x, p, md))
+    for sa, sb in [((3,), (3,)), ((3,), (3, 4)), ((2, 3), (3,)), ((4,), (2, 4, 3)), ((2, 5, 4), (4,)), ((2, 3, 4), (4, 5)), ((2, 1, 3, 4), (3, 4, 2)), ((1, 3, 4), (2, 4, 2)),
+                   ((3, 0), (0, 2)), ((0, 3), (3, 2))]:
+        g.case('matmul %s x %s' % (list(sa), list(sb)), 'matmul', {}, [('a', g.randn(*sa)), ('b', g.randn(*sb))], lambda m, x, y: torch.matmul(x, y))
+    g.case('matmul non-finite', 'matmul', {}, [('a', T([[1.0, INF], [0.0, NAN], [1.0, 2.0]])), ('b', T([[0.0, 1.0], [1.0, 0.0]]))], lambda m, x, y: torch.matmul(x, y))
+    g.case('bmm', 'bmm', {}, [('a', g.randn(2, 3, 4)), ('b', g.randn(2, 4, 2))], lambda m, x, y: torch.bmm(x, y))
+    g.case('outer', 'outer', {}, [('a', g.randn(3)), ('b', g.randn(4))], lambda m, x, y: torch.outer(x, y))
+    g.case('dot', 'dot', {}, [('a', g.randn(5)), ('b', g.randn(5))], lambda m, x, y: torch.dot(x, y))
+    for start, end, steps in [(0.0, 1.0, 5), (-1.0, 1.0, 1), (3.0, -2.0, 6), (0.0, 1.0, 0), (0.1, 0.7, 7)]:
+        g.case('linspace %s %s %d' % (start, end, steps), 'linspace', {'start': start, 'end': end, 'steps': steps}, [],
+               lambda m, s=start, e=end, n=steps: torch.linspace(s, e, n))
+    for start, end, step in [(0, 5, 1), (1, 10, 3), (5, 0, -2), (0.0, 1.0, 0.25), (0.0, 1.0, 0.3), (-1.5, 1.0, 0.5)]:
+        g.case('arange %s %s %s' % (start, end, step), 'arange', {'start': start, 'end': end, 'step': step}, [],
+               lambda m, s=start, e=end, st=step: torch.arange(s, e, st))
+    g.case('eye 3x4', 'eye', {'n': 3, 'm': 4}, [], lambda m: torch.eye(3, 4))
+    # softmax at its edges (the activations group has random rows)
+    g.case('softmax rows with -inf', 'softmax', {'dim': 1}, [('x', T([[1.0, -INF, 2.0], [-INF, -INF, 0.0], [1000.0, 1000.0, -1000.0]]))], lambda m, x: torch.softmax(x, 1))
+    g.case('log_softmax rows with -inf', 'log_softmax', {'dim': 1}, [('x', T([[1.0, -INF, 2.0], [-INF, -INF, 0.0], [1000.0, 1000.0, -1000.0]]))], lambda m, x: torch.log_softmax(x, 1))
+    g.case('softmax all -inf row', 'softmax', {'dim': 1}, [('x', T([[-INF, -INF], [0.0, 1.0]]))], lambda m, x: torch.softmax(x, 1))
+    # casts
+    g.case('float to int truncates', 'cast_int', {}, [('x', T([-2.7, -0.5, 0.0, 0.9, 2.5, 1e9]))], lambda m, x: x.to(torch.int64))
+    g.case('float to bool', 'cast_bool', {}, [('x', T([-2.7, -0.0, 0.0, NAN, INF]))], lambda m, x: x.to(torch.bool))
+    return g
