@@ -376,4 +376,123 @@ def make(gen):
     # casts
     g.case('float to int truncates', 'cast_int', {}, [('x', T([-2.7, -0.5, 0.0, 0.9, 2.5, 1e9]))], lambda m, x: x.to(torch.int64))
     g.case('float to bool', 'cast_bool', {}, [('x', T([-2.7, -0.0, 0.0, NAN, INF]))], lambda m, x: x.to(torch.bool))
+
+    # ---- tiny arguments: relative precision (atol 1e-37: below it torch's vectorised kernels may flush subnormals to 0) ----
+    tiny = T([1e-10, -1e-10, 1e-20, -3e-8, 1e-5, -1e-5, 1e-38, -1e-38])
+    for op, fn in [('expm1', torch.expm1), ('log1p', torch.log1p), ('sinh', torch.sinh), ('asinh', torch.asinh), ('tanh', torch.tanh), ('erf', torch.erf),
+                   ('sin', torch.sin), ('tan', torch.tan), ('atan', torch.atan), ('asin', torch.asin), ('atanh', torch.atanh), ('sign', torch.sign)]:
+        g.case(op + ' tiny arguments', op, {}, [('x', tiny)], lambda m, x, fn=fn: fn(x), tol={'rtol': 2e-5, 'atol': 1e-37})
+    big = T([1e3, -1e4, 1e5, 12345.678, -1e6, 3.0e7, 1.5707964, -4.712389])
+    for op, fn in [('sin', torch.sin), ('cos', torch.cos), ('tan', torch.tan)]:
+        g.case(op + ' large arguments', op, {}, [('x', big)], lambda m, x, fn=fn: fn(x), tol={'rtol': 1e-4, 'atol': 1e-5})
+    near = T([88.7, 88.72, 88.73, 89.0, -87.3, -88.0, -103.0, -104.0, 709.0, -745.0])
+    for op, fn in [('exp', torch.exp), ('expm1', torch.expm1), ('exp2', torch.exp2), ('sinh', torch.sinh), ('cosh', torch.cosh), ('sigmoid', torch.sigmoid), ('tanh', torch.tanh)]:
+        g.case(op + ' near overflow', op, {}, [('x', near)], lambda m, x, fn=fn: fn(x), tol={'rtol': 2e-5, 'atol': 1e-37})
+    logs = T([1e-45, 1e-38, 1e-30, 0.9999999, 1.0000001, 3e38, 1.0, 2.0, 0.5, 1024.0])
+    for op, fn in [('log', torch.log), ('log2', torch.log2), ('log10', torch.log10), ('log1p', torch.log1p), ('sqrt', torch.sqrt), ('rsqrt', torch.rsqrt),
+                   ('reciprocal', torch.reciprocal)]:
+        g.case(op + ' wide range', op, {}, [('x', logs)], lambda m, x, fn=fn: fn(x), tol={'rtol': 2e-5, 'atol': 1e-37})
+    g.case('hypot no overflow', 'hypot', {}, [('a', T([1e30, 3e38, 1e-30, 0.0, 3.0])), ('b', T([1e30, 3e38, 1e-30, 0.0, 4.0]))], lambda m, x, y: torch.hypot(x, y),
+           tol={'rtol': 2e-5, 'atol': 1e-37})
+    g.case('logaddexp far apart', 'logaddexp', {}, [('a', T([1e4, -1e4, 0.0, 100.0, -100.0])), ('b', T([-1e4, -1e4, 1e-7, 100.0, -200.0]))], lambda m, x, y: torch.logaddexp(x, y),
+           tol={'rtol': 2e-5, 'atol': 1e-37})
+
+    # ---- integer reductions and scans ----
+    ix = T([[3, -1, 7, 3], [0, 5, 5, -2], [2, 2, 2, 2]])
+    g.case('int sum dim=1', 'int_reduce', {'fn': 'sum', 'dim': 1}, [('x', ix)], lambda m, x: torch.sum(x, 1))
+    g.case('int prod dim=0', 'int_reduce', {'fn': 'prod', 'dim': 0}, [('x', ix)], lambda m, x: torch.prod(x, 0))
+    g.case('int amax dim=1', 'int_reduce', {'fn': 'amax', 'dim': 1}, [('x', ix)], lambda m, x: torch.amax(x, 1))
+    g.case('int amin dim=0', 'int_reduce', {'fn': 'amin', 'dim': 0}, [('x', ix)], lambda m, x: torch.amin(x, 0))
+    g.case('int argmax dim=1 ties', 'int_reduce', {'fn': 'argmax', 'dim': 1}, [('x', ix)], lambda m, x: torch.argmax(x, 1))
+    g.case('int argmin dim=1 ties', 'int_reduce', {'fn': 'argmin', 'dim': 1}, [('x', ix)], lambda m, x: torch.argmin(x, 1))
+    g.case('int cumprod dim=1', 'int_reduce', {'fn': 'cumprod', 'dim': 1}, [('x', ix)], lambda m, x: torch.cumprod(x, 1))
+    g.case('int max_dim', 'int_max_dim', {'dim': 1}, [('x', ix)], lambda m, x: tuple(torch.max(x, 1)))
+    g.case('int topk', 'int_topk', {'k': 2}, [('x', ix)], lambda m, x: tuple(torch.topk(x, 2, 1)[0:1]))
+    g.case('int where', 'int_where', {}, [('cond', cond), ('a', ix), ('b', -ix)], lambda m, c, x, y: torch.where(c, x, y))
+    g.case('int flip roll tril', 'int_layout', {}, [('x', ix)], lambda m, x: (torch.flip(x, [1]), torch.roll(x, 1, 0), torch.tril(x, -1)))
+    g.case('int gather', 'int_gather', {'dim': 1}, [('x', ix), ('index', T([[3, 0], [1, 1], [0, 3]]))], lambda m, x, i: torch.gather(x, 1, i))
+
+    # ---- more reduction edges ----
+    g.case('amax with NaN (gradient)', 'amax', {'dim': 1, 'keepdim': False}, [('x', T([[1.0, NAN, 3.0], [2.0, 2.0, NAN], [1.0, 2.0, 3.0]]))], lambda m, x: torch.amax(x, 1))
+    g.case('amin with NaN (gradient)', 'amin', {'dim': 1, 'keepdim': False}, [('x', T([[1.0, NAN, 3.0], [2.0, 2.0, NAN], [1.0, 2.0, 3.0]]))], lambda m, x: torch.amin(x, 1))
+    g.case('max_dim -0 and 0 tie', 'max_dim', {'dim': 1, 'keepdim': False}, [('x', T([[-0.0, 0.0, -1.0], [0.0, -0.0, -1.0]]))], lambda m, x: tuple(torch.max(x, 1)))
+    g.case('prod dims=[0,2]', 'prod_dims', {'dim': [0, 2]}, [('x', x3)], lambda m, x: torch.prod(torch.prod(x, 2), 0))
+    g.case('prod two zeros in a row', 'prod', {'dim': 1, 'keepdim': False}, [('x', T([[0.0, 2.0, 0.0, 3.0], [0.0, 1.0, 1.0, 1.0]]))], lambda m, x: torch.prod(x, 1))
+    g.case('amax over a size-0 dim of another', 'amax', {'dim': 1, 'keepdim': False}, [('x', e0)], lambda m, x: torch.amax(x, 1))
+    g.case('argmax over dim 1 of an empty tensor', 'argmax', {'dim': 1, 'keepdim': False}, [('x', e0)], lambda m, x: torch.argmax(x, 1))
+    g.case('cumsum empty', 'cumsum', {'dim': 1}, [('x', e0)], lambda m, x: torch.cumsum(x, 1))
+    g.case('sort empty', 'sort', {'dim': 0, 'descending': False}, [('x', e0)], lambda m, x: tuple(torch.sort(x, dim=0, stable=True)))
+    g.case('var keepdim dims=[0,2] correction=2', 'var', {'dim': [0, 2], 'correction': 2, 'keepdim': True}, [('x', x3)], lambda m, x: torch.var(x, [0, 2], correction=2, keepdim=True))
+    g.case('var correction larger than N', 'var', {'dim': 1, 'correction': 4, 'keepdim': False}, [('x', g.randn(2, 3))], lambda m, x: torch.var(x, 1, correction=4))
+    g.case('mean dims=[] (all)', 'mean', {'dim': [], 'keepdim': False}, [('x', x3)], lambda m, x: torch.mean(x, []))
+    g.case('sum dims=[] keepdim (all)', 'sum', {'dim': [], 'keepdim': True}, [('x', x3)], lambda m, x: torch.sum(x, [], keepdim=True))
+    g.case('scalar sum dim=0', 'sum', {'dim': 0, 'keepdim': False}, [('x', T(2.5))], lambda m, x: torch.sum(x, 0))
+    g.case('scalar cumsum', 'cumsum', {'dim': 0}, [('x', T(2.5))], lambda m, x: torch.cumsum(x, 0))
+    g.case('scalar softmax', 'softmax', {'dim': 0}, [('x', T(2.5))], lambda m, x: torch.softmax(x, 0))
+    g.case('scalar argmax', 'argmax', {'dim': None, 'keepdim': False}, [('x', T(2.5))], lambda m, x: torch.argmax(x))
+
+    # ---- large rows: several workgroups / blocks per row ----
+    big_row = g.randn(2, 300, scale=3.0)
+    big_row[0, 177] = NAN
+    big_row[1, 20] = big_row[1, 280] = 50.0
+    tl = {'rtol': 1e-4, 'atol': 1e-5}
+    for op, fn in [('sum', torch.sum), ('mean', torch.mean), ('amax', torch.amax), ('amin', torch.amin), ('logsumexp', torch.logsumexp)]:
+        g.case('%s rows of 300' % op, op, {'dim': 1, 'keepdim': False}, [('x', big_row)], lambda m, x, fn=fn: fn(x, 1), tol=tl)
+    g.case('argmax rows of 300 (NaN, tie far apart)', 'argmax', {'dim': 1, 'keepdim': False}, [('x', big_row)], lambda m, x: torch.argmax(x, 1))
+    g.case('max_dim rows of 300', 'max_dim', {'dim': 1, 'keepdim': False}, [('x', big_row)], lambda m, x: tuple(torch.max(x, 1)))
+    g.case('var rows of 300', 'var', {'dim': 1, 'correction': 1, 'keepdim': False}, [('x', big_row)], lambda m, x: torch.var(x, 1), tol=tl)
+    g.case('softmax rows of 300', 'softmax', {'dim': 1}, [('x', big_row)], lambda m, x: torch.softmax(x, 1), tol=tl)
+    # Over everything, past one workgroup's 4096 values (two chunks); values k / 16 keep the file small.
+    flat = g.randint(-400, 400, (5000,)).float() / 16
+    flat[4500] = NAN
+    tied = g.randint(-400, 400, (5000,)).float() / 16
+    tied[300] = tied[4200] = 30.0
+    g.case('reductions over 5000 values (NaN and a tie in different chunks)', 'big_all', {}, [('flat', flat), ('tied', tied)],
+           lambda m, f, t: (torch.sum(t), torch.amax(f), torch.amax(t), torch.argmax(t), torch.argmin(f), torch.mean(t), torch.var(t), torch.logsumexp(t, 0)), tol=tl, grad=[])
+    g.case('amax dim=0 of 300 rows', 'amax', {'dim': 0, 'keepdim': False}, [('x', big_row.t().contiguous())], lambda m, x: torch.amax(x, 0), tol=tl)
+    g.case('cumsum rows of 300', 'cumsum', {'dim': 1}, [('x', g.randn(1, 1100))], lambda m, x: torch.cumsum(x, 1), tol={'rtol': 1e-4, 'atol': 1e-4})
+    g.case('cumprod rows of 300 near 1', 'cumprod', {'dim': 1}, [('x', g.rand(1, 300, lo=0.98, hi=1.02))], lambda m, x: torch.cumprod(x, 1), tol=tl)
+    srt = torch.cat([g.randint(-20, 20, (1, 600)).float(), torch.full((1, 3), NAN), torch.tensor([[INF, -INF, -0.0]])], 1)
+    srt = srt[:, torch.randperm(603, generator=g.gen)]
+    for desc in [False, True]:
+        g.case('sort rows of 603 with duplicates and NaN descending=%s' % desc, 'sort', {'dim': 1, 'descending': desc}, [('x', srt)],
+               lambda m, x, d=desc: tuple(torch.sort(x, dim=1, descending=d, stable=True)))
+    xk = g.randn(1, 1000)
+    for k, largest in [(1, True), (50, True), (600, False)]:
+        g.case('topk rows of 1000 k=%d largest=%s' % (k, largest), 'topk', {'k': k, 'dim': -1, 'largest': largest}, [('x', xk)],
+               lambda m, x, k=k, l=largest: tuple(torch.topk(x, k, -1, largest=l)))
+    g.case('sort dim=0 of 700 x 2', 'sort', {'dim': 0, 'descending': True}, [('x', g.randint(-50, 50, (700, 2)).float() / 8)], lambda m, x: tuple(torch.sort(x, dim=0, descending=True, stable=True)))
+    for sa, sb in [((16, 40), (40, 33)), ((2, 5, 129), (129, 3)), ((1, 300), (300, 1))]:
+        # Values k / 8: short in the file, and the products and sums are exact in float32.
+        qa, qb = g.randint(-16, 16, sa).float() / 8, g.randint(-16, 16, sb).float() / 8
+        g.case('matmul %s x %s' % (list(sa), list(sb)), 'matmul', {}, [('a', qa), ('b', qb)], lambda m, x, y: torch.matmul(x, y), tol=tl)
+
+    # ---- on views: the op applied to a transposed / strided / expanded input ----
+    xw = g.randn(4, 6)
+
+    def view(kind, x):
+        if kind == 'transpose':
+            return x.transpose(0, 1)
+        if kind == 'step':
+            return x[:, 1::2]
+        return x[:, :1].expand(4, 5)
+
+    on = [('sum', {'dim': 0, 'keepdim': False}, lambda v: torch.sum(v, 0)), ('amax', {'dim': 1, 'keepdim': True}, lambda v: torch.amax(v, 1, keepdim=True)),
+          ('argmax', {'dim': 0, 'keepdim': False}, lambda v: torch.argmax(v, 0)), ('cumsum', {'dim': 0}, lambda v: torch.cumsum(v, 0)),
+          ('cumprod', {'dim': 1}, lambda v: torch.cumprod(v, 1)), ('sort', {'dim': 1, 'descending': False}, lambda v: tuple(torch.sort(v, dim=1, stable=True))),
+          ('topk', {'k': 2, 'dim': 0, 'largest': True}, lambda v: tuple(torch.topk(v, 2, 0))), ('var', {'dim': 1, 'correction': 1, 'keepdim': False}, lambda v: torch.var(v, 1)),
+          ('logsumexp', {'dim': 0, 'keepdim': False}, lambda v: torch.logsumexp(v, 0)), ('softmax', {'dim': 0}, lambda v: torch.softmax(v, 0)),
+          ('exp', {}, torch.exp), ('flip', {'dims': [0]}, lambda v: torch.flip(v, [0])), ('roll', {'shifts': 1, 'dims': 1}, lambda v: torch.roll(v, 1, 1)),
+          ('tril', {'diagonal': 0}, torch.tril), ('pad', {'pad': [1, 1], 'mode': 'reflect', 'value': 0}, lambda v: F.pad(v[None], [1, 1], 'reflect')[0]),
+          ('prod', {'dim': 0, 'keepdim': False}, lambda v: torch.prod(v, 0)), ('max_dim', {'dim': 1, 'keepdim': False}, lambda v: tuple(torch.max(v, 1))),
+          ('index_select', {'dim': 1, 'index_list': [2, 0, 2]}, lambda v: torch.index_select(v, 1, torch.tensor([2, 0, 2]))),
+          ('gather', {'dim': 0, 'index_rows': [[1, 0, 2], [0, 2, 1]]}, lambda v: torch.gather(v, 0, torch.tensor([[1, 0, 2], [0, 2, 1]]))),
+          ('matmul_self_t', {}, lambda v: torch.matmul(v, v.transpose(0, 1)))]
+    for kind in ['transpose', 'step', 'expand']:
+        for op, args, fn in on:
+            if kind == 'expand' and op in ('sort', 'topk', 'argmax', 'max_dim'):
+                continue  # ties everywhere: torch's order is unspecified for topk
+            a2 = dict(args, view=kind, then=op)
+            g.case('%s of a %s view' % (op, kind), 'on_view', a2, [('x', xw)], lambda m, x, fn=fn, kind=kind: fn(view(kind, x)))
+    g.case('add of two transposed views', 'add_views', {}, [('a', g.randn(3, 4)), ('b', g.randn(4, 3))], lambda m, x, y: x.transpose(0, 1) * 2 + y)
     return g
