@@ -31,7 +31,9 @@ const EDGES: readonly Edge[] = [
   { name: 'silu at 0 is 1/2', inputs: [[0]], f: ([x]) => x!.silu(), want: [[0.5]] },
   { name: 'softplus at 0, at the threshold and past it', inputs: [[0, 20, 21]], f: ([x]) => x!.softplus(), want: [[0.5, 1 / (1 + Math.exp(-20)), 1]] },
   { name: 'copysign at a zero magnitude is 0; nothing flows to the sign', inputs: [[0, 2, -3], [-1, -1, 4]], f: ([a, b]) => a!.copysign(b!), want: [[0, -1, -1], [0, 0, 0]] },
-  { name: 'xlogy at x = 0 is 0 for x, x / y for y', inputs: [[0, 1], [2, 2]], f: ([a, b]) => a!.xlogy(b!), want: [[0, Math.log(2)], [0, 0.5]] },
+  // x log y is smooth in x: at x = 0 its slope is still log y (torch 1.13: 0.6931 at (0, 2)); only where y <= 0 is it pinned to 0.
+  { name: 'xlogy at x = 0 is log y for x where y > 0, 0 where y <= 0; x / y for y', inputs: [[0, 1, 0], [2, 2, -1]], f: ([a, b]) => a!.xlogy(b!), want: [[Math.log(2), Math.log(2), 0], [0, 0.5, 0]] },
+  { name: 'xlogy with a scalar at x = 0: log s for s > 0, 0 for s <= 0', inputs: [[0, -0]], f: ([x]) => x!.xlogy(2.5).add(x!.xlogy(0)).add(x!.xlogy(-1)), want: [[Math.log(2.5), Math.log(2.5)]] },
   { name: 'atan2 on the positive x axis', inputs: [[0], [1]], f: ([y, x]) => y!.atan2(x!), want: [[1], [0]] },
   { name: 'tan, asin, expm1 at 0 and exp2 at 0', inputs: [[0]], f: ([x]) => x!.tan().add(x!.asin()).add(x!.expm1()).add(x!.exp2()), want: [[3 + Math.LN2]] },
   { name: 'max over two dims shares a tie evenly among all maxima (torch.amax)', inputs: [[3, 3, 3, 1]], f: ([x]) => x!.reshape([2, 2]).max([0, 1]), want: [[1 / 3, 1 / 3, 1 / 3, 0]] },
