@@ -302,6 +302,14 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
 const KNOWN: readonly Known[] = [
   {
     group: 'tensor',
+    cases: /^var of a scalar$/,
+    torch: all,
+    versions: '1.13 (2.x unverified)',
+    kind: 'torch',
+    why: "gradient only, of a NaN forward (one element, correction 1): torch's is -inf for a rank-0 input but NaN for a [3, 1] input over dim 1 ('var N=1 correction=1'); ours is NaN for both",
+  },
+  {
+    group: 'tensor',
     cases: /^xlogy with scalar nan$/,
     torch: all,
     versions: '1.13 (2.x unverified)',
