@@ -260,7 +260,7 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
     const v = t.transpose();
     const srt = v.sort(1);
     const v2 = v.narrow(0, 0, 2);
-    const tk = v2.topk(5, 1);
+    const tk = v.narrow(0, 1, 2).topk(5, 1);
     return [v.sum(1), v.max(1), f(v.argmax(1)), f(v.argmin(1)), v.mean(1), v.var(1), v.logsumexp(1), v.cumsum(1), srt.values, f(srt.indices), tk.values, f(tk.indices), v2.matmul(t.narrow(1, 0, 2))];
   },
   add_views: (x) => x.t['a']!.swapDims(0, 1).mul(2).add(x.t['b']!),
