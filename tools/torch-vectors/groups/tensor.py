@@ -566,4 +566,16 @@ def make(gen):
         return (v.sum(1), v.amax(1), torch.argmax(v, 1), torch.argmin(v, 1), v.mean(1), v.var(1), torch.logsumexp(v, 1), torch.cumsum(v, 1),
                 srt[0], srt[1], tk[0], tk[1], torch.matmul(v[:2], x[:, :2]))
     g.case('long strided rows', 'long_strided', {}, [('x', xs3)], lambda m, x: long_strided(x), grad=[], tol={'rtol': 1e-4, 'atol': 1e-4})
+
+    # ---- wide ranges: large magnitudes where naive formulas overflow (asinh, acosh, hypot-like) ----
+    wide = T([1e10, -1e10, 1e20, -1e20, 1e30, -3e38, 3e38, 12.5, -40.0, 0.3])
+    for op, fn in [('asinh', torch.asinh), ('atan', torch.atan), ('tanh', torch.tanh), ('sigmoid', torch.sigmoid), ('erf', torch.erf), ('expm1', torch.expm1),
+                   ('abs', torch.abs), ('square', torch.square), ('reciprocal', torch.reciprocal), ('rsqrt', torch.rsqrt), ('sign', torch.sign)]:
+        g.case(op + ' wide', op, {}, [('x', wide)], lambda m, x, fn=fn: fn(x), tol={'rtol': 2e-5, 'atol': 1e-37})
+    g.case('acosh wide', 'acosh', {}, [('x', T([1.0, 1.0000001, 1.5, 1e10, 1e20, 1e30, 3e38, INF]))], lambda m, x: torch.acosh(x), tol={'rtol': 2e-5, 'atol': 1e-37})
+    g.case('log1p near -1', 'log1p', {}, [('x', T([-0.9999999, -0.99, -0.5, -1e-30, 1e-30]))], lambda m, x: torch.log1p(x), tol={'rtol': 2e-5, 'atol': 1e-37})
+    g.case('pow wide', 'pow', {}, [('a', T([10.0, 10.0, 2.0, 2.0, 0.5, 1e-20, 1e20, -1e20, 3.0, 1.0001])), ('b', T([38.0, -38.0, 127.0, -149.0, 100.0, 2.0, 0.5, 3.0, 80.0, 1e5]))],
+           lambda m, x, y: torch.pow(x, y), tol={'rtol': 2e-5, 'atol': 1e-37})
+    g.case('atan2 wide', 'atan2', {}, [('a', T([1e30, 1e-30, -1e30, 3e38, 1e-38, 1.0])), ('b', T([1e-30, 1e30, -1e-30, 3e38, -1e-38, -1e30]))],
+           lambda m, x, y: torch.atan2(x, y), tol={'rtol': 2e-5, 'atol': 1e-37})
     return g
