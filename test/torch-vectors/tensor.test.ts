@@ -6,7 +6,8 @@
  */
 import { arange, eye, fromData, linspace } from '../../src/tensor/creation.js';
 import { Tensor } from '../../src/tensor/tensor.js';
-import { a, all, torchVectorSuite, type Adapter, type Bool, type Ctx, type F, type I, type Json, type Known } from './harness.js';
+import * as NF from '../../src/nn/functional/index.js';
+import { a, all, torchVectorSuite, weight, type Adapter, type Bool, type Ctx, type F, type I, type Json, type Known } from './harness.js';
 
 const f = (t: I | Bool): F => t.cast('float32');
 const x0 = (x: Ctx): F => x.t['x']!;
@@ -263,8 +264,83 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
     const tk = v.narrow(0, 1, 2).topk(5, 1);
     return [v.sum(1), v.max(1), f(v.argmax(1)), f(v.argmin(1)), v.mean(1), v.var(1), v.logsumexp(1), v.cumsum(1), srt.values, f(srt.indices), tk.values, f(tk.indices), v2.matmul(t.narrow(1, 0, 2))];
   },
+  // second order: the output is the first gradient, recorded (createGraph), so the harness's backward is a Hessian-vector product
+  grad_of: (x) => gradOf(x, [x0(x)], (t) => SECOND[x.args['fn'] as string]!(t[0]!)),
+  grad_of2: (x) => gradOf(x, [x.t['a']!, x.t['b']!], (t) => SECOND2[x.args['fn'] as string]!(t[0]!, t[1]!)),
   add_views: (x) => x.t['a']!.swapDims(0, 1).mul(2).add(x.t['b']!),
   cast_bool: (x) => f(x0(x).cast('bool')),
+};
+
+/** The gradients of sum(fn(xs) * w) (w: gweight k = 7) with respect to xs, as tracked tensors. */
+function gradOf(x: Ctx, xs: F[], fn: (xs: F[]) => F): F[] {
+  const y = fn(xs);
+  const w = fromData(x.b, weight(y.size, 7), { shape: y.shape });
+  const grads = y.mul(w).sum().backward({ createGraph: true, inputs: xs });
+  return xs.map((t) => t.grad(grads) ?? t.mul(0));
+}
+
+const cube = (t: F): F => t.pow(3);
+const SECOND: Readonly<Record<string, (t: F) => F>> = {
+  exp: (t) => t.exp(),
+  log: (t) => t.log(),
+  sqrt: (t) => t.sqrt(),
+  rsqrt: (t) => t.rsqrt(),
+  sin: (t) => t.sin(),
+  cos: (t) => t.cos(),
+  tan: (t) => t.tan(),
+  tanh: (t) => t.tanh(),
+  sigmoid: (t) => t.sigmoid(),
+  erf: (t) => t.erf(),
+  atan: (t) => t.atan(),
+  asin: (t) => t.asin(),
+  acos: (t) => t.acos(),
+  asinh: (t) => t.asinh(),
+  acosh: (t) => t.acosh(),
+  sinh: (t) => t.sinh(),
+  cosh: (t) => t.cosh(),
+  expm1: (t) => t.expm1(),
+  log1p: (t) => t.log1p(),
+  log2: (t) => t.log2(),
+  log10: (t) => t.log10(),
+  exp2: (t) => t.exp2(),
+  reciprocal: (t) => t.recip(),
+  square: (t) => t.square(),
+  'pow_scalar 3': (t) => t.pow(3),
+  'pow_scalar 0.5': (t) => t.pow(0.5),
+  'pow_scalar -1.5': (t) => t.pow(-1.5),
+  gelu: (t) => NF.gelu(t),
+  silu: (t) => NF.silu(t),
+  softplus: (t) => NF.softplus(t),
+  elu: (t) => NF.elu(t),
+  mish: (t) => NF.mish(t),
+  softmax: (t) => t.softmax(1),
+  log_softmax: (t) => t.logSoftmax(1),
+  logsumexp: (t) => t.logsumexp(1),
+  var: (t) => t.var(1),
+  std: (t) => t.std(1),
+  norm: (t) => t.norm(2, 1),
+  'norm p=3': (t) => t.norm(3, 1),
+  prod: (t) => t.prod(1),
+  cumprod: (t) => t.cumprod(1),
+  'mean of squares': (t) => t.mul(t).mean(1),
+  'sort of cubes': (t) => cube(t).sort(1).values,
+  'max_dim of cubes': (t) => cube(t).maxWithIndices(1).values,
+  'amax of cubes': (t) => cube(t).max(1),
+  'gather of cubes': (t) => cube(t).gather(1, fromData(t.backend, Int32Array.from([2, 0, 1, 1]), { shape: [2, 2] })),
+  'cumsum of cubes': (t) => cube(t).cumsum(1),
+  'matmul self': (t) => t.matmul(t.transpose()),
+};
+const SECOND2: Readonly<Record<string, (p: F, q: F) => F>> = {
+  mul: (p, q) => p.mul(q),
+  div: (p, q) => p.div(q),
+  pow: (p, q) => p.pow(q),
+  atan2: (p, q) => p.atan2(q),
+  hypot: (p, q) => p.hypot(q),
+  logaddexp: (p, q) => p.logaddexp(q),
+  xlogy: (p, q) => p.xlogy(q),
+  'maximum of cubes': (p, q) => cube(p).maximum(q),
+  where: (p, q) => p.mul(q).where(p.greater(1), q.mul(q)),
+  matmul: (p, q) => p.matmul(q.transpose()),
 };
 
 const UNSUPPORTED: Readonly<Record<string, string>> = {
