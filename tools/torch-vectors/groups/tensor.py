@@ -571,7 +571,9 @@ def make(gen):
     wide = T([1e10, -1e10, 1e20, -1e20, 1e30, -3e38, 3e38, 12.5, -40.0, 0.3])
     for op, fn in [('asinh', torch.asinh), ('atan', torch.atan), ('tanh', torch.tanh), ('sigmoid', torch.sigmoid), ('erf', torch.erf), ('expm1', torch.expm1),
                    ('abs', torch.abs), ('square', torch.square), ('reciprocal', torch.reciprocal), ('rsqrt', torch.rsqrt), ('sign', torch.sign)]:
-        g.case(op + ' wide', op, {}, [('x', wide)], lambda m, x, fn=fn: fn(x), tol={'rtol': 2e-5, 'atol': 1e-37})
+        # sigmoid's and tanh's gradients at 12.5 are y (1 - y) with 1 - y cancelling: float32 results differ by ~1% (torch's from its own float64 too).
+        loose = op in ('sigmoid', 'tanh')
+        g.case(op + ' wide', op, {}, [('x', wide)], lambda m, x, fn=fn: fn(x), tol={'rtol': 2e-2 if loose else 2e-5, 'atol': 1e-37})
     g.case('acosh wide', 'acosh', {}, [('x', T([1.0, 1.0000001, 1.5, 1e10, 1e20, 1e30, 3e38, INF]))], lambda m, x: torch.acosh(x), tol={'rtol': 2e-5, 'atol': 1e-37})
     g.case('log1p near -1', 'log1p', {}, [('x', T([-0.9999999, -0.99, -0.5, -1e-30, 1e-30]))], lambda m, x: torch.log1p(x), tol={'rtol': 2e-5, 'atol': 1e-37})
     g.case('pow wide', 'pow', {}, [('a', T([10.0, 10.0, 2.0, 2.0, 0.5, 1e-20, 1e20, -1e20, 3.0, 1.0001])), ('b', T([38.0, -38.0, 127.0, -149.0, 100.0, 2.0, 0.5, 3.0, 80.0, 1e5]))],
