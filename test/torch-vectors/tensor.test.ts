@@ -267,6 +267,18 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
   // second order: the output is the first gradient, recorded (createGraph), so the harness's backward is a Hessian-vector product
   grad_of: (x) => gradOf(x, [x0(x)], (t) => SECOND[x.args['fn'] as string]!(t[0]!)),
   grad_of2: (x) => gradOf(x, [x.t['a']!, x.t['b']!], (t) => SECOND2[x.args['fn'] as string]!(t[0]!, t[1]!)),
+  // float16: inputs cast to half, results cast back to float32
+  half: (x) => {
+    const [p, q] = [x.t['x']!.cast('float16'), x.t['y']?.cast('float16')];
+    const fn = x.args['fn'] as string;
+    const two = (): F => {
+      if (!q) throw new Error(`float16 ${fn} needs y`);
+      return fn === 'add' ? p.add(q) : fn === 'div' ? p.div(q) : fn === 'pow' ? p.pow(q.div(4)) : fn === 'remainder' ? p.remainder(q) : p.maximum(q);
+    };
+    const r =
+      fn === 'cast' ? p : fn === 'sum' ? p.sum(1) : fn === 'mean' ? p.mean(1) : fn === 'sum all' ? p.sum() : fn === 'amax' ? p.max(1) : fn === 'argmax' ? f(p.argmax(1)) : fn === 'var' ? p.var(1) : fn === 'norm' ? p.norm(2, 1) : fn === 'sort' ? p.sort(1).values : two();
+    return r.cast('float32');
+  },
   add_views: (x) => x.t['a']!.swapDims(0, 1).mul(2).add(x.t['b']!),
   cast_bool: (x) => f(x0(x).cast('bool')),
 };
