@@ -434,7 +434,7 @@ const KNOWN: readonly Known[] = [
     torch: all,
     versions: '1.13 (2.x unverified)',
     kind: 'torch',
-    why: "std of [1e20, 1, -1e20]: torch's CPU kernel takes the root in float64 (1e20), its CUDA kernel in float32 (inf, as ours: std is sqrt of the float32 var, which overflows)",
+    why: "std of [1e20, 1, -1e20]: torch's CPU kernel takes the root of its float64 accumulator (1e20) though its var of the same row is inf in float32 ('var non-finite' agrees); ours is sqrt of that float32 var, inf",
   },
   {
     group: 'tensor',
