@@ -5,6 +5,7 @@
  * Int and bool outputs are cast to float32 for the comparison (the harness compares numbers).
  */
 import { arange, eye, fromData, linspace } from '../../src/tensor/creation.js';
+import type { SliceSpec } from '../../src/ir/shape.js';
 import { Tensor } from '../../src/tensor/tensor.js';
 import * as NF from '../../src/nn/functional/index.js';
 import { a, all, torchVectorSuite, weight, type Adapter, type Bool, type Ctx, type F, type I, type Json, type Known } from './harness.js';
@@ -21,6 +22,9 @@ const ints = (x: Ctx): [I, I] => [x.int['a']!, x.int['b']!];
 const dims = (x: Ctx): number | number[] | undefined => (x.args['dim'] === null || x.args['dim'] === undefined ? undefined : (x.args['dim'] as number | number[]));
 const keep = (x: Ctx): boolean => (x.args['keepdim'] as boolean | undefined) ?? false;
 const pair = (r: { values: F; indices: I }): F[] => [r.values, f(r.indices)];
+/** The case's [start, end, step] triples (null for an open end) as our slice specs. */
+const ranges = (x: Ctx): SliceSpec[] =>
+  (x.args['ranges'] as Array<Array<number | null>>).map(([start, end, step]) => ({ ...(start === null ? {} : { start }), ...(end === null ? {} : { end }), step: step! }));
 const seq = (v: Json): number[] => (typeof v === 'number' ? [v] : (v as number[]));
 
 const ADAPTERS: Readonly<Record<string, Adapter>> = {
@@ -161,8 +165,7 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
   reshape: (x) => x0(x).reshape(x.args['shape'] as number[]),
   reshape_t: (x) => x0(x).swapDims(0, 2).reshape(x.args['shape'] as number[]),
   narrow: (x) => x0(x).narrow(a.num(x, 'dim')!, a.num(x, 'start')!, a.num(x, 'length')!),
-  slice: (x) =>
-    x0(x).slice((x.args['ranges'] as Array<Array<number | null>>).map(([start, end, step]) => ({ ...(start === null ? {} : { start }), ...(end === null ? {} : { end }), step: step! }))),
+  slice: (x) => x0(x).slice(ranges(x)),
   select: (x) => {
     const t = x0(x);
     const d = a.num(x, 'dim')!;
@@ -279,6 +282,7 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
       fn === 'cast' ? p : fn === 'sum' ? p.sum(1) : fn === 'mean' ? p.mean(1) : fn === 'sum all' ? p.sum() : fn === 'amax' ? p.max(1) : fn === 'argmax' ? f(p.argmax(1)) : fn === 'var' ? p.var(1) : fn === 'norm' ? p.norm(2, 1) : fn === 'sort' ? p.sort(1).values : two();
     return r.cast('float32');
   },
+  slice_assign: (x) => x0(x).sliceAssign(ranges(x), x.t['v']!),
   add_views: (x) => x.t['a']!.swapDims(0, 1).mul(2).add(x.t['b']!),
   cast_bool: (x) => f(x0(x).cast('bool')),
 };

@@ -630,4 +630,15 @@ def make(gen):
             ('maximum', [('x', bx), ('y', by)], lambda x, y: torch.maximum(x, y))]
     for name, ins, fn in half:
         g.case('float16 %s' % name, 'half', {'fn': name}, ins, lambda m, *ts, fn=fn: fn(*[t.half() for t in ts]).float(), grad=[], tol={'rtol': 1e-3, 'atol': 1e-5})
+
+    # ---- slice assignment (a copy with a region replaced): y = x.clone(); y[ranges] = v ----
+    def assign(ranges):
+        def run(m, x, v):
+            y = x.clone()
+            y[tuple(slice(*r) for r in ranges)] = v
+            return y
+        return run
+    xa6 = g.randn(5, 6)
+    for ranges, vshape in [([[1, 3, 1], [0, 6, 2]], (2, 3)), ([[-2, None, 1], [None, -4, 1]], (2, 2)), ([[0, 5, 3], [1, 6, 4]], (2, 2)), ([[None, None, 1], [None, None, 1]], (5, 6))]:
+        g.case('slice assign %s' % ranges, 'slice_assign', {'ranges': ranges}, [('x', xa6), ('v', g.randn(*vshape))], assign(ranges))
     return g
