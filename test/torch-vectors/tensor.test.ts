@@ -83,6 +83,7 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
   div_scalar: (x) => x.t['a']!.div(a.num(x, 'other')!),
   add_scalar: (x) => x.t['a']!.add(a.num(x, 'other')!),
   rsub_scalar: (x) => x.t['a']!.neg().add(a.num(x, 'other')!),
+  int_div: (x) => f(ints(x)[0].div(ints(x)[1])),
   int_div_floor: (x) => f(ints(x)[0].div(ints(x)[1])),
   int_remainder: (x) => f(ints(x)[0].remainder(ints(x)[1])),
   int_pow: (x) => f(ints(x)[0].pow(ints(x)[1])),
@@ -400,6 +401,14 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
 };
 
 const KNOWN: readonly Known[] = [
+  {
+    group: 'tensor',
+    cases: /^int div \(true division\)$/,
+    torch: all,
+    versions: '1.13 (2.x unverified)',
+    kind: 'ours',
+    why: "int32 div floors (Python's //; README, the op set): dtypes are never promoted here, so int / int stays int; torch.div promotes to float (7 / 2 = 3.5). Cast to float32 first for true division",
+  },
   {
     group: 'tensor',
     cases: /^var of a scalar$/,

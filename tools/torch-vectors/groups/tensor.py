@@ -124,6 +124,7 @@ def make(gen):
     ia = T([7, -7, 7, -7, 0, 1, -1, 2147483, 6, -6])  # int32 arithmetic wraps (ours), int64 does not: no overflow here
     ib = T([2, 2, -2, -2, 3, 3, 3, 2, -3, 4])
     g.case('int div floor', 'int_div_floor', {}, [('a', ia), ('b', ib)], lambda m, x, y: torch.div(x, y, rounding_mode='floor'))
+    g.case('int div (true division)', 'int_div', {}, [('a', ia), ('b', ib)], lambda m, x, y: torch.div(x, y))
     g.case('int div trunc', 'int_div_trunc', {}, [('a', ia), ('b', ib)], lambda m, x, y: torch.div(x, y, rounding_mode='trunc'))
     g.case('int remainder', 'int_remainder', {}, [('a', ia), ('b', ib)], lambda m, x, y: torch.remainder(x, y))
     g.case('int fmod', 'int_fmod', {}, [('a', ia), ('b', ib)], lambda m, x, y: torch.fmod(x, y))
