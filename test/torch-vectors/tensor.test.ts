@@ -403,6 +403,14 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
 const KNOWN: readonly Known[] = [
   {
     group: 'tensor',
+    cases: /^vector_norm ord=4\.0 non-finite$/,
+    torch: all,
+    versions: '1.13 (2.x unverified)',
+    kind: 'ours',
+    why: "gradient only, at a zero entry of a line whose norm is NaN: ours masks zero entries to 0 (README: 0 at zero entries), torch's x |x|^(p-2) / norm^(p-1) is 0 / NaN there",
+  },
+  {
+    group: 'tensor',
     cases: /^int div \(true division\)$/,
     torch: all,
     versions: '1.13 (2.x unverified)',
@@ -427,11 +435,11 @@ const KNOWN: readonly Known[] = [
   },
   {
     group: 'tensor',
-    cases: /^(sign edges|abs edges|abs -0 and inf)$/,
+    cases: /^(sign edges|abs edges|abs -0 and inf|vector_norm ord=1\.0 non-finite)$/,
     torch: all,
     versions: '1.13 (2.x unverified)',
     kind: 'ours',
-    why: "sign(NaN) is NaN here (numpy's; README: 'sign(NaN) is NaN'), so abs's gradient sign(x) dy is NaN at NaN too; torch's sign(NaN) is 0 ((0 < x) - (x < 0)), and so is its abs gradient there",
+    why: "sign(NaN) is NaN here (numpy's; README: 'sign(NaN) is NaN'), so abs's gradient sign(x) dy (and the 1-norm's) is NaN at NaN too; torch's sign(NaN) is 0 ((0 < x) - (x < 0)), and so is its abs gradient there",
   },
   {
     group: 'tensor',

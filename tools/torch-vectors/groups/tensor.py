@@ -224,6 +224,11 @@ def make(gen):
     nz = T([[0.0, 1.0, -2.0, 0.0], [0.0, -0.0, 0.0, 0.0], [NAN, 0.0, INF, 3.0]])
     for ordv in [0.5, 1.0, 3.0, -INF]:
         g.case('vector_norm ord=%s dim=1 with zeros' % ordv, 'vector_norm', {'ord': gen.num32(ordv), 'dim': 1, 'keepdim': False}, [('x', nz[:2].clone())], lambda m, x, o=ordv: torch.linalg.vector_norm(x, o, dim=1))
+    for ordv in [INF, 0.0, 1.0, 4.0]:
+        g.case('vector_norm ord=%s non-finite' % ordv, 'vector_norm', {'ord': gen.num32(ordv), 'dim': 1, 'keepdim': False}, [('x', nz)],
+               lambda m, x, o=ordv: torch.linalg.vector_norm(x, o, dim=1))
+    g.case('vector_norm ord=2 empty dim', 'vector_norm', {'ord': 2.0, 'dim': 0, 'keepdim': False}, [('x', e0)], lambda m, x: torch.linalg.vector_norm(x, 2, dim=0))
+    g.case('vector_norm ord=2 dims=[0,2] rank 3', 'vector_norm', {'ord': 2.0, 'dim': [0, 2], 'keepdim': True}, [('x', x3)], lambda m, x: torch.linalg.vector_norm(x, 2, dim=[0, 2], keepdim=True))
     g.case('vector_norm ord=2 non-finite', 'vector_norm', {'ord': 2.0, 'dim': 1, 'keepdim': True}, [('x', nz)], lambda m, x: torch.linalg.vector_norm(x, 2, dim=1, keepdim=True))
     for op, fn in [('all', torch.all), ('any', torch.any)]:
         g.case('%s dim=1' % op, op, {'dim': 1, 'keepdim': False}, [('x', nz)], lambda m, x, fn=fn: fn(x, 1))
