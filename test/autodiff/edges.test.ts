@@ -74,3 +74,31 @@ for (const tb of backends) {
     });
   });
 }
+
+// Products with an infinite or NaN factor: the gradient is the product of the other factors
+// (torch's prod_safe_zeros_backward; its result / x would be inf / inf), and cumprod's at its first
+// zero factors the infinite prefix out of the sum: inf * (1 - 2), not inf - 2 inf.
+for (const tb of backends) {
+  describe(`products with non-finite factors on ${tb.name}`, () => {
+    it('prod: each element gets the product of the others', async () => {
+      const x = fromData(tb.backend, Float32Array.from([Infinity, 2, -1])).requireGrad();
+      const grads = x.prod(0).backward();
+      expect(Array.from((await x.grad(grads)!.toData()).values)).toEqual([-2, -Infinity, Infinity]);
+      grads.dispose();
+    });
+    it('prod: a NaN element gets the finite product of the others', async () => {
+      const x = fromData(tb.backend, Float32Array.from([NaN, 2, 3])).requireGrad();
+      const grads = x.prod(0).backward();
+      expect(Array.from((await x.grad(grads)!.toData()).values)[0]).toBe(6);
+      grads.dispose();
+    });
+    it('cumprod: the first zero after an infinite prefix, under gradients of both signs', async () => {
+      const x = fromData(tb.backend, Float32Array.from([Infinity, 0, 2])).requireGrad();
+      const grads = x.cumprod(0).mul(fromData(tb.backend, [0, 1, -1])).sum().backward();
+      const g = Array.from((await x.grad(grads)!.toData()).values);
+      // d/dx_1 = x_0 (dy_1 + dy_2 x_2) = inf * (1 - 2); x_2 follows the zero: 0.
+      expect(g.slice(1)).toEqual([-Infinity, 0]);
+      grads.dispose();
+    });
+  });
+}

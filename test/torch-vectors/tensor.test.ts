@@ -403,6 +403,14 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
 const KNOWN: readonly Known[] = [
   {
     group: 'tensor',
+    cases: /^prod non-finite rows$/,
+    torch: all,
+    versions: '1.13 (2.x unverified)',
+    kind: 'torch',
+    why: "gradient only, at an infinite or NaN element: torch's prod backward is result / x when its input holds no zero (inf / inf, NaN / NaN: NaN) and the product of the others when it does ('prod NaN, inf and zeros' agrees with ours); ours is always the product of the others",
+  },
+  {
+    group: 'tensor',
     cases: /^vector_norm ord=4\.0 non-finite$/,
     torch: all,
     versions: '1.13 (2.x unverified)',

@@ -647,4 +647,15 @@ def make(gen):
     xa6 = g.randn(5, 6)
     for ranges, vshape in [([[1, 3, 1], [0, 6, 2]], (2, 3)), ([[-2, None, 1], [None, -4, 1]], (2, 2)), ([[0, 5, 3], [1, 6, 4]], (2, 2)), ([[None, None, 1], [None, None, 1]], (5, 6))]:
         g.case('slice assign %s' % ranges, 'slice_assign', {'ranges': ranges}, [('x', xa6), ('v', g.randn(*vshape))], assign(ranges))
+
+    # ---- NaN and infinities through the composite rules' gradients ----
+    nzr = T([[NAN, 0.0, 2.0, 3.0], [INF, 0.0, 2.0, 1.0], [INF, 2.0, -1.0, 0.5], [NAN, 1.0, 2.0, 3.0]])
+    g.case('prod NaN, inf and zeros (gradient)', 'prod', {'dim': 1, 'keepdim': False}, [('x', nzr)], lambda m, x: torch.prod(x, 1))
+    g.case('cumprod NaN, inf and zeros (gradient)', 'cumprod', {'dim': 1}, [('x', nzr)], lambda m, x: torch.cumprod(x, 1))
+    g.case('logsumexp dims=[0,1] with NaN', 'logsumexp', {'dim': [0, 1], 'keepdim': False}, [('x', nzr[3:].clone())], lambda m, x: torch.logsumexp(x, [0, 1]))
+    g.case('var with inf (gradient)', 'var', {'dim': 1, 'correction': 1, 'keepdim': False}, [('x', nzr[1:3].clone())], lambda m, x: torch.var(x, 1))
+    g.case('softmax with NaN (gradient)', 'softmax', {'dim': 1}, [('x', nzr[3:].clone())], lambda m, x: torch.softmax(x, 1))
+    g.case('max_dim with inf ties (gradient)', 'max_dim', {'dim': 1, 'keepdim': False}, [('x', T([[INF, 1.0, INF], [-INF, -INF, -INF]]))], lambda m, x: tuple(torch.max(x, 1)))
+    g.case('amax with inf ties (gradient)', 'amax', {'dim': 1, 'keepdim': False}, [('x', T([[INF, 1.0, INF], [-INF, -INF, -INF]]))], lambda m, x: torch.amax(x, 1))
+    g.case('sort with inf and NaN (gradient)', 'sort', {'dim': 1, 'descending': False}, [('x', nzr)], lambda m, x: tuple(torch.sort(x, dim=1, stable=True)))
     return g
