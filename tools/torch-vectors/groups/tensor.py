@@ -8,8 +8,8 @@ import torch
 import torch.nn.functional as F
 
 NAN, INF = float('nan'), float('inf')
-# The edge row every unary op sees (24 values: reshaped 4 x 6).
-EDGES = [-INF, -1e30, -100.0, -2.5, -1.5, -1.0, -0.5, -1e-7, -0.0, 0.0, 1e-7, 0.5, 1.0, 1.5, 2.5, 3.0, 100.0, 1e30, INF, NAN, -0.75, 0.25, 0.999, -0.999]
+# The edge row every unary op sees (20 values: reshaped 4 x 5; tiny and huge ones have cases of their own).
+EDGES = [-INF, -100.0, -2.5, -1.5, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 1.5, 2.5, 3.0, 100.0, INF, NAN, -0.75, 0.25, 0.999, -0.999]
 
 
 def make(gen):
@@ -26,7 +26,7 @@ def make(gen):
                 grad = []
         plain_case(name, op, args, inputs, fn, module=module, grad=grad, tol=tol)
     g.case = case
-    edges = T(EDGES).reshape(4, 6)
+    edges = T(EDGES).reshape(4, 5)
 
     # ---- unary, on random points of the domain (gradients) and on the edge row ----
     def unary(op, fn, lo=-3.0, hi=3.0, edge=True, grad_edges=True, tol=None):
@@ -447,16 +447,16 @@ def make(gen):
     g.case('argmax rows of 300 (NaN, tie far apart)', 'argmax', {'dim': 1, 'keepdim': False}, [('x', big_row)], lambda m, x: torch.argmax(x, 1))
     g.case('max_dim rows of 300', 'max_dim', {'dim': 1, 'keepdim': False}, [('x', big_row)], lambda m, x: tuple(torch.max(x, 1)))
     g.case('var rows of 300', 'var', {'dim': 1, 'correction': 1, 'keepdim': False}, [('x', big_row)], lambda m, x: torch.var(x, 1), tol=tl)
-    g.case('softmax rows of 160', 'softmax', {'dim': 1}, [('x', g.randint(-48, 48, (1, 160)).float() / 16)], lambda m, x: torch.softmax(x, 1), tol=tl)
-    # Over everything, past one workgroup's 4096 values (two chunks); values k / 4 keep the file small.
-    flat = g.randint(-100, 100, (4200,)).float() / 4
+    g.case('softmax rows of 130', 'softmax', {'dim': 1}, [('x', g.randint(-48, 48, (1, 130)).float() / 16)], lambda m, x: torch.softmax(x, 1), tol=tl)
+    # Over everything, past one workgroup's 4096 values (two chunks); values k / 2 keep the file small.
+    flat = g.randint(-50, 50, (4200,)).float() / 2
     flat[4150] = NAN
-    tied = g.randint(-100, 100, (4200,)).float() / 4
+    tied = g.randint(-50, 50, (4200,)).float() / 2
     tied[300] = tied[4120] = 30.0
     g.case('reductions over 4200 values (NaN and a tie in different chunks)', 'big_all', {}, [('flat', flat), ('tied', tied)],
            lambda m, f, t: (torch.sum(t), torch.amax(f), torch.amax(t), torch.argmax(t), torch.argmin(f), torch.mean(t), torch.var(t), torch.logsumexp(t, 0)), tol=tl, grad=[])
     g.case('amax dim=0 of 300 rows', 'amax', {'dim': 0, 'keepdim': False}, [('x', big_row.t().contiguous())], lambda m, x: torch.amax(x, 0), tol=tl)
-    g.case('cumsum rows of 300', 'cumsum', {'dim': 1}, [('x', g.randint(-32, 32, (1, 300)).float() / 16)], lambda m, x: torch.cumsum(x, 1), tol={'rtol': 1e-4, 'atol': 1e-4})
+    g.case('cumsum rows of 260', 'cumsum', {'dim': 1}, [('x', g.randint(-32, 32, (1, 260)).float() / 16)], lambda m, x: torch.cumsum(x, 1), tol={'rtol': 1e-4, 'atol': 1e-4})
     g.case('cumprod rows of 140 near 1', 'cumprod', {'dim': 1}, [('x', g.rand(1, 140, lo=0.98, hi=1.02))], lambda m, x: torch.cumprod(x, 1), tol=tl)
     srt = torch.cat([g.randint(-20, 20, (1, 600)).float(), torch.full((1, 3), NAN), torch.tensor([[INF, -INF, -0.0]])], 1)
     srt = srt[:, torch.randperm(603, generator=g.gen)]
@@ -464,12 +464,12 @@ def make(gen):
         g.case('sort rows of 603 with duplicates and NaN descending=%s' % desc, 'sort', {'dim': 1, 'descending': desc}, [('x', srt)],
                lambda m, x, d=desc: tuple(torch.sort(x, dim=1, descending=d, stable=True)))
     # Distinct values k / 8 (no ties: torch's tie order is unspecified), short in the file.
-    xk = (torch.randperm(400, generator=g.gen).float() / 8 - 25).reshape(1, 400)
-    for k, largest in [(1, True), (50, True), (300, False)]:
-        g.case('topk rows of 400 k=%d largest=%s' % (k, largest), 'topk', {'k': k, 'dim': -1, 'largest': largest}, [('x', xk)],
+    xk = (torch.randperm(300, generator=g.gen).float() / 8 - 19).reshape(1, 300)
+    for k, largest in [(1, True), (50, True), (200, False)]:
+        g.case('topk rows of 300 k=%d largest=%s' % (k, largest), 'topk', {'k': k, 'dim': -1, 'largest': largest}, [('x', xk)],
                lambda m, x, k=k, l=largest: tuple(torch.topk(x, k, -1, largest=l)))
-    g.case('sort dim=0 of 300 x 2', 'sort', {'dim': 0, 'descending': True}, [('x', g.randint(-50, 50, (300, 2)).float() / 8)], lambda m, x: tuple(torch.sort(x, dim=0, descending=True, stable=True)))
-    for sa, sb in [((4, 24), (24, 33)), ((2, 2, 129), (129, 2)), ((1, 130), (130, 1))]:
+    g.case('sort dim=0 of 200 x 2', 'sort', {'dim': 0, 'descending': True}, [('x', g.randint(-50, 50, (200, 2)).float() / 8)], lambda m, x: tuple(torch.sort(x, dim=0, descending=True, stable=True)))
+    for sa, sb in [((3, 16), (16, 33)), ((2, 2, 129), (129, 2)), ((1, 130), (130, 1))]:
         # Values k / 8: short in the file, and the products and sums are exact in float32.
         qa, qb = g.randint(-16, 16, sa).float() / 8, g.randint(-16, 16, sb).float() / 8
         g.case('matmul %s x %s' % (list(sa), list(sb)), 'matmul', {}, [('a', qa), ('b', qb)], lambda m, x, y: torch.matmul(x, y), tol=tl)
@@ -505,7 +505,7 @@ def make(gen):
 
     # ---- tensor-scalar ops (their own kernels and gradient rules) at edge scalars ----
     sx12 = T([-INF, -2.5, -1.0, -0.0, 0.0, 0.5, 1.0, 2.5, 3.0, INF, NAN, -0.75])
-    scalars = [2.5, -1.5, 0.0, -0.0, INF, -INF, NAN]
+    scalars = [2.5, 0.0, -0.0, INF, -INF, NAN]  # 2.5 against the edge row covers the ordinary signs
     fns = {'add': torch.add, 'sub': torch.sub, 'mul': torch.mul, 'div': torch.div, 'pow': torch.pow, 'remainder': torch.remainder,
            'maximum': lambda x, s: torch.maximum(x, torch.tensor(s)), 'minimum': lambda x, s: torch.minimum(x, torch.tensor(s)),
            'atan2': lambda x, s: torch.atan2(x, torch.tensor(s)), 'hypot': lambda x, s: torch.hypot(x, torch.tensor(s)),
@@ -559,11 +559,11 @@ def make(gen):
     g.case('arange negative float step', 'arange', {'start': 1.0, 'end': -1.0, 'step': -0.3}, [], lambda m: torch.arange(1.0, -1.0, -0.3))
     g.case('eye 4x2', 'eye', {'n': 4, 'm': 2}, [], lambda m: torch.eye(4, 2))
 
-    # ---- long strided rows: the reductions, scans and sorts of a transposed [300, 3] (rows of 300, stride 3) ----
+    # ---- long strided rows: the reductions, scans and sorts of a transposed [200, 3] (rows of 200, stride 3) ----
     # Distinct values k / 16 but for a tie in column 0 and a NaN in column 2 (topk reads columns 1 and 2: no ties there).
-    xs3 = (torch.randperm(900, generator=g.gen).float() / 16 - 28).reshape(300, 3)
+    xs3 = (torch.randperm(600, generator=g.gen).float() / 16 - 19).reshape(200, 3)
     xs3[150, 2] = NAN
-    xs3[10, 0] = xs3[290, 0] = 30.0
+    xs3[10, 0] = xs3[190, 0] = 30.0
 
     def long_strided(x):
         v = x.t()
