@@ -201,6 +201,22 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
     const t = x.int['x']!;
     return [f(t.flip([1])), f(t.roll(1, 0)), f(t.tril(-1))];
   },
+  int_shape: (x) => {
+    const t = x.int['x']!;
+    const mk = x.bool['mask']!;
+    const idx = fromData(x.b, Int32Array.from([3, 0]));
+    return [
+      f(Tensor.cat([t, t.neg()], 1)),
+      f(t.pad([1, 2], 'constant', -7)),
+      f(t.repeat([2, 1])),
+      f(mk.indexSelect(1, idx)),
+      f(Tensor.stack([mk, mk.logicalNot()], 0)),
+      f(t.transpose().clone()),
+      f(t.maskFill(mk, 9)),
+      f(mk.roll(1, 1)),
+      f(t.cumsum(0)),
+    ];
+  },
   int_gather: (x) => f(x.int['x']!.gather(a.num(x, 'dim')!, x.int['index']!)),
   prod_dims: (x) => x0(x).prod(x.args['dim'] as number[]),
   big_all: (x) => {

@@ -416,6 +416,9 @@ def make(gen):
     g.case('int topk', 'int_topk', {'k': 2}, [('x', ix)], lambda m, x: tuple(torch.topk(x, 2, 1)[0:1]))
     g.case('int where', 'int_where', {}, [('cond', cond), ('a', ix), ('b', -ix)], lambda m, c, x, y: torch.where(c, x, y))
     g.case('int flip roll tril', 'int_layout', {}, [('x', ix)], lambda m, x: (torch.flip(x, [1]), torch.roll(x, 1, 0), torch.tril(x, -1)))
+    g.case('int and bool shape ops', 'int_shape', {}, [('x', ix), ('mask', cond)],
+           lambda m, x, mk: (torch.cat([x, -x], 1), F.pad(x, [1, 2], 'constant', -7), x.repeat(2, 1), torch.index_select(mk, 1, torch.tensor([3, 0])),
+                             torch.stack([mk, ~mk], 0), x.t().contiguous(), x.masked_fill(mk, 9), torch.roll(mk, 1, 1), torch.cumsum(x, 0)))
     g.case('int gather', 'int_gather', {'dim': 1}, [('x', ix), ('index', T([[3, 0], [1, 1], [0, 3]]))], lambda m, x, i: torch.gather(x, 1, i))
 
     # ---- more reduction edges ----
