@@ -1,8 +1,11 @@
 /**
  * Switchyard against PyTorch's reference vectors for the core tensor ops (group `tensor`,
- * tools/torch-vectors/groups/tensor.py): elementwise math at its edges, reductions, ordering and
- * indexing, shape ops. Op names in the fixture are torch's; the adapters map each to our API.
- * Int and bool outputs are cast to float32 for the comparison (the harness compares numbers).
+ * tools/torch-vectors/groups/tensor.py): elementwise math at its edges (and its tensor-scalar
+ * forms), reductions, scans, ordering and indexing, shape ops, on views and on rows longer than a
+ * workgroup, in int32 and float16 where torch has them, and second-order gradients (`grad_of`: the
+ * output is a recorded first gradient, so the harness compares Hessian-vector products). Op names
+ * in the fixture are torch's; the adapters map each to our API. Int and bool outputs are cast to
+ * float32 for the comparison (the harness compares numbers).
  */
 import { arange, eye, fromData, linspace } from '../../src/tensor/creation.js';
 import type { SliceSpec } from '../../src/ir/shape.js';
