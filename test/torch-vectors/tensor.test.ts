@@ -182,6 +182,7 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
   linspace: (x) => linspace(x.b, a.num(x, 'start')!, a.num(x, 'end')!, a.num(x, 'steps')!),
   // float32 throughout: torch's int64 aranges compare as the same numbers.
   arange: (x) => arange(x.b, a.num(x, 'start')!, a.num(x, 'end')!, a.num(x, 'step')!, { dtype: 'float32' }),
+  linspace_int: (x) => f(linspace(x.b, a.num(x, 'start')!, a.num(x, 'end')!, a.num(x, 'steps')!, { dtype: 'int32' })),
   eye: (x) => eye(x.b, a.num(x, 'n')!, a.num(x, 'm')!),
   softmax: (x) => x0(x).softmax(a.num(x, 'dim')!),
   log_softmax: (x) => x0(x).logSoftmax(a.num(x, 'dim')!),

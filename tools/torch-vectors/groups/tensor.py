@@ -374,6 +374,9 @@ def make(gen):
     for start, end, step in [(0, 5, 1), (1, 10, 3), (5, 0, -2), (0.0, 1.0, 0.25), (0.0, 1.0, 0.3), (-1.5, 1.0, 0.5)]:
         g.case('arange %s %s %s' % (start, end, step), 'arange', {'start': start, 'end': end, 'step': step}, [],
                lambda m, s=start, e=end, st=step: torch.arange(s, e, st))
+    for start, end, steps in [(0.0, 10.0, 4), (-5.0, 5.0, 4), (0.0, 10.0, 7), (3.0, -4.0, 6)]:
+        g.case('linspace int %s %s %d' % (start, end, steps), 'linspace_int', {'start': start, 'end': end, 'steps': steps}, [],
+               lambda m, s=start, e=end, n=steps: torch.linspace(s, e, n, dtype=torch.int64))
     g.case('eye 3x4', 'eye', {'n': 3, 'm': 4}, [], lambda m: torch.eye(3, 4))
     # softmax at its edges (the activations group has random rows)
     g.case('softmax rows with -inf', 'softmax', {'dim': 1}, [('x', T([[1.0, -INF, 2.0], [-INF, -INF, 0.0], [1000.0, 1000.0, -1000.0]]))], lambda m, x: torch.softmax(x, 1))
