@@ -50,8 +50,15 @@ export function vectorNorm<B extends Backend>(x: Tensor<B, Kind>, p: number, dim
   return tidy(() => {
     if (p === Infinity || p === -Infinity) {
       // The reduction shares a tie's gradient evenly among the maxima (torch: grad / count on the mask), times sign(x).
-      const a = f.abs();
-      return p > 0 ? a.max(dims, keepDims) : a.min(dims, keepDims);
+      // A NaN makes the norm NaN; max's own rule would then spread NaN to every gradient of the line
+      // (no element equals NaN: dy / 0). torch's rule counts the NaN as the maximum and gives it
+      // sgn(NaN) dy = 0, so the whole line's gradient is 0: the NaN is set aside for the reduction
+      // (as 0 for max, +inf for min: it never wins; before abs, whose gradient sign(NaN) 0 would be
+      // NaN) and the result pinned to NaN by a masked fill, whose gradient is 0 there.
+      const nan = f.isNan();
+      const a = f.maskFill(nan, p > 0 ? 0 : Infinity).abs();
+      const r = p > 0 ? a.max(dims, keepDims) : a.min(dims, keepDims);
+      return r.maskFill(nan.any(dims, keepDims), NaN);
     }
     if (p === 0) {
       // The count of non-zeros: piecewise constant, so x's gradient is 0 (torch), kept connected through a where.

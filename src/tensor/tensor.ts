@@ -1097,12 +1097,22 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     if (this.rank === 0) return Tensor.asVector(this, 'gather', dim, index.shape, [index], (x, [i]) => Tensor.run(x.backend, 'gather', [x, i!], { dim: 0 })[0]!) as Tensor<B, K>;
     return Tensor.run(this.backend, 'gather', [this, index], { dim: normDim('gather', dim, this.rank, this.shape) })[0] as Tensor<B, K>;
   }
-  /** torch.scatter_add (out of place): out = this; out[index[i][j]][j] += values[i][j] for dim 0. */
+  /** torch.scatter_add (out of place): out = this; out[index[i][j]][j] += values[i][j] for dim 0. Values may be larger than the index in any dim (their leading block is read, as torch). */
   scatterAdd(this: Accepting<B, 'scatterAdd'>, dim: number, index: Tensor<B, 'int'>, values: Tensor<B, K>): Tensor<B, K> {
     checkTensor('scatterAdd', 'the index', index);
     checkTensor('scatterAdd', 'the values', values);
     if (this.rank === 0) return Tensor.asVector(this, 'scatterAdd', dim, [], [index, values], (x, [i, v]) => Tensor.run(x.backend, 'scatterAdd', [x, i!, v!], { dim: 0 })[0]!) as Tensor<B, K>;
-    return Tensor.run(this.backend, 'scatterAdd', [this, index, values], { dim: normDim('scatterAdd', dim, this.rank, this.shape) })[0] as Tensor<B, K>;
+    const d = normDim('scatterAdd', dim, this.rank, this.shape);
+    // torch takes values larger than the index (index.size(k) <= src.size(k) for every k) and reads
+    // only their leading index-shaped block: that block is sliced out here (the kernel wants one shape).
+    const larger = values.rank === index.rank && values.shape.some((n, k) => n !== index.shape[k]) && values.shape.every((n, k) => n >= index.shape[k]!);
+    if (!larger) return Tensor.run(this.backend, 'scatterAdd', [this, index, values], { dim: d })[0] as Tensor<B, K>;
+    const block = values.slice(index.shape.map((n): SliceSpec => [0, n]));
+    try {
+      return Tensor.run(this.backend, 'scatterAdd', [this, index, block], { dim: d })[0] as Tensor<B, K>;
+    } finally {
+      block.dispose();
+    }
   }
   /** torch.index_select: picks the entries `indices` (1-D int32) along `dim`. */
   indexSelect(dim: number, indices: Tensor<B, 'int'>): Tensor<B, K> {

@@ -31,7 +31,9 @@ const EDGES: readonly Edge[] = [
   { name: 'silu at 0 is 1/2', inputs: [[0]], f: ([x]) => x!.silu(), want: [[0.5]] },
   { name: 'softplus at 0, at the threshold and past it', inputs: [[0, 20, 21]], f: ([x]) => x!.softplus(), want: [[0.5, 1 / (1 + Math.exp(-20)), 1]] },
   { name: 'copysign at a zero magnitude is 0; nothing flows to the sign', inputs: [[0, 2, -3], [-1, -1, 4]], f: ([a, b]) => a!.copysign(b!), want: [[0, -1, -1], [0, 0, 0]] },
-  { name: 'xlogy at x = 0 is 0 for x, x / y for y', inputs: [[0, 1], [2, 2]], f: ([a, b]) => a!.xlogy(b!), want: [[0, Math.log(2)], [0, 0.5]] },
+  // x log y is smooth in x: at x = 0 its slope is still log y (torch 1.13: 0.6931 at (0, 2)); only where y <= 0 is it pinned to 0.
+  { name: 'xlogy at x = 0 is log y for x where y > 0, 0 where y <= 0; x / y for y', inputs: [[0, 1, 0], [2, 2, -1]], f: ([a, b]) => a!.xlogy(b!), want: [[Math.log(2), Math.log(2), 0], [0, 0.5, 0]] },
+  { name: 'xlogy with a scalar at x = 0: log s for s > 0, 0 for s <= 0', inputs: [[0, -0]], f: ([x]) => x!.xlogy(2.5).add(x!.xlogy(0)).add(x!.xlogy(-1)), want: [[Math.log(2.5), Math.log(2.5)]] },
   { name: 'atan2 on the positive x axis', inputs: [[0], [1]], f: ([y, x]) => y!.atan2(x!), want: [[1], [0]] },
   { name: 'tan, asin, expm1 at 0 and exp2 at 0', inputs: [[0]], f: ([x]) => x!.tan().add(x!.asin()).add(x!.expm1()).add(x!.exp2()), want: [[3 + Math.LN2]] },
   { name: 'max over two dims shares a tie evenly among all maxima (torch.amax)', inputs: [[3, 3, 3, 1]], f: ([x]) => x!.reshape([2, 2]).max([0, 1]), want: [[1 / 3, 1 / 3, 1 / 3, 0]] },
@@ -68,6 +70,34 @@ for (const tb of backends) {
           else expect(v, `input ${k} element ${i}`).toBeCloseTo(want, 5);
         });
       }
+      grads.dispose();
+    });
+  });
+}
+
+// Products with an infinite or NaN factor: the gradient is the product of the other factors
+// (torch's prod_safe_zeros_backward; its result / x would be inf / inf), and cumprod's at its first
+// zero factors the infinite prefix out of the sum: inf * (1 - 2), not inf - 2 inf.
+for (const tb of backends) {
+  describe(`products with non-finite factors on ${tb.name}`, () => {
+    it('prod: each element gets the product of the others', async () => {
+      const x = fromData(tb.backend, Float32Array.from([Infinity, 2, -1])).requireGrad();
+      const grads = x.prod(0).backward();
+      expect(Array.from((await x.grad(grads)!.toData()).values)).toEqual([-2, -Infinity, Infinity]);
+      grads.dispose();
+    });
+    it('prod: a NaN element gets the finite product of the others', async () => {
+      const x = fromData(tb.backend, Float32Array.from([NaN, 2, 3])).requireGrad();
+      const grads = x.prod(0).backward();
+      expect(Array.from((await x.grad(grads)!.toData()).values)[0]).toBe(6);
+      grads.dispose();
+    });
+    it('cumprod: the first zero after an infinite prefix, under gradients of both signs', async () => {
+      const x = fromData(tb.backend, Float32Array.from([Infinity, 0, 2])).requireGrad();
+      const grads = x.cumprod(0).mul(fromData(tb.backend, [0, 1, -1])).sum().backward();
+      const g = Array.from((await x.grad(grads)!.toData()).values);
+      // d/dx_1 = x_0 (dy_1 + dy_2 x_2) = inf * (1 - 2); x_2 follows the zero: 0.
+      expect(g.slice(1)).toEqual([-Infinity, 0]);
       grads.dispose();
     });
   });

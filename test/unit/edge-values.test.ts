@@ -135,3 +135,16 @@ test('errors name the function called: std, oneHot; swapDims on rank 0 is the sa
   expect(s.shape).toEqual([]);
   expect(await values(s)).toEqual([5]);
 });
+
+describe('scatterAdd with values larger than the index (torch: index.size(k) <= src.size(k))', () => {
+  test('reads the leading index-shaped block of the values', async () => {
+    const x = zeros(cpu, [3, 4]);
+    const index = fromData(cpu, Int32Array.from([3, 0, 1, 1, 0, 3]), { shape: [3, 2] });
+    const src = fromData(cpu, [[1, 2, 100], [3, 4, 100], [5, 6, 100]]);
+    // By hand: row i adds src[i][j] at column index[i][j], j < 2; column 2 of src is never read.
+    const want = [[2, 0, 0, 1], [0, 7, 0, 0], [5, 0, 0, 6]].flat();
+    expect(await values(x.scatterAdd(1, index, src))).toEqual(want);
+    // Smaller values than the index stay a ShapeError.
+    expect(() => x.scatterAdd(1, index, fromData(cpu, [[1], [2], [3]]))).toThrow(ShapeError);
+  });
+});

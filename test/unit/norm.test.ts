@@ -111,7 +111,7 @@ for (const tb of backends) {
       }
     });
 
-    it("torch's gradient conventions: 0 at a zero norm, 0 at zero entries, ties of the inf-norm share evenly, the 0-norm's is 0", async () => {
+    it("torch's gradient conventions: 0 at a zero norm, 0 at zero entries, ties of the inf-norm share evenly, 0 along a line with NaN for the inf-norm, the 0-norm's is 0", async () => {
       const b = tb.backend;
       const cases: Array<[number[], number, number[]]> = [
         [[0, 0, 0], 2, [0, 0, 0]],
@@ -127,6 +127,9 @@ for (const tb of backends) {
         [[2, -2, 1], Infinity, [0.5, -0.5, 0]],
         [[1, -1, 2], -Infinity, [0.5, -0.5, 0]],
         [[1, -3, 2, 0], 0, [0, 0, 0, 0]],
+        // A NaN makes the ±inf-norm NaN; torch counts the NaN as the extreme and gives it sgn(NaN) = 0, so the line's gradient is 0 (not NaN spread by dy / 0).
+        [[NaN, 2, -3], Infinity, [0, 0, 0]],
+        [[NaN, 2, -3], -Infinity, [0, 0, 0]],
       ];
       for (const [values, p, expected] of cases) {
         const x = leaf(b, values, [values.length]);

@@ -110,13 +110,14 @@ export const BINARY_GRADS: { readonly [N in BinaryOp]: GradEntry<N> } = {
       return both(c, () => c.dy.mul(a.sub(b).sigmoid()), () => c.dy.mul(b.sub(a).sigmoid()));
     },
   },
-  // d/da = xlogy(a != 0, b), d/db = a / b (torch)
+  // d/da = log(b) (a log b is smooth in a, also at a = 0), as xlogy(dy, b) so a zero dy stays 0,
+  // and 0 where a == 0 and b <= 0 (where the forward pins 0 * log b to 0); d/db = a / b (torch).
   xlogy: {
     saveInputs: [0, 1],
     backward: (c) => {
       const a = c.input(0);
       const b = c.input(1);
-      return both(c, () => c.dy.mul(a.notEqual(0).cast(a.dtype).xlogy(b)), () => c.dy.mul(a).div(b));
+      return both(c, () => c.dy.xlogy(b).maskFill(a.equal(0).logicalAnd(b.lowerEqual(0)), 0), () => c.dy.mul(a).div(b));
     },
   },
 };

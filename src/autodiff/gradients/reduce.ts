@@ -47,24 +47,6 @@ function exclusiveCumprod(x: FloatT, dim: number, reverse: boolean): FloatT {
   return Tensor.cat([x.narrow(dim, 1, n - 1), one], dim).flip(dim).cumprod(dim).flip(dim);
 }
 
-/** The product of the other elements, exact when x holds zeros (no division by a zero). */
-function prodGrad(c: GradContext<'prod'>): FloatT[] {
-  if (c.createGraph) return prodOfOthers(c);
-  const x = c.input(0);
-  const shape = c.metas[0]!.shape;
-  const dim = c.attrs.dim;
-  const isZero = x.equal(0);
-  const zeros = isZero.cast(x.dtype);
-  const zeroCount = dim === null ? zeros.sum(null, true) : zeros.sum(dim, true);
-  const nonZero = x.maskFill(isZero, 1);
-  const prodNonZero = dim === null ? nonZero.prod(null, true) : nonZero.prod(dim, true);
-  const prod = kept(c.output(), c.attrs, shape);
-  // No zero: prod / x. One zero: the zero element gets the product of the others; the rest 0.
-  const noZero = prod.div(nonZero).maskFill(zeroCount.notEqual(0), 0);
-  const oneZero = prodNonZero.expand(shape).where(zeroCount.equal(1).logicalAnd(isZero), 0);
-  return [noZero.add(oneZero).mul(kept(c.dy, c.attrs, shape))];
-}
-
 export const REDUCE_GRADS: { readonly [N in ReduceOp]: GradEntry<N> } = {
   sum: { backward: (c) => [spread(c, c.dy)] },
   mean: {
@@ -76,7 +58,10 @@ export const REDUCE_GRADS: { readonly [N in ReduceOp]: GradEntry<N> } = {
   },
   max: { saveInputs: [0], saveOutput: true, backward: extreme },
   min: { saveInputs: [0], saveOutput: true, backward: extreme },
-  prod: { saveInputs: [0], saveOutput: true, backward: prodGrad },
+  // Always the products of the others (torch's prod_safe_zeros_backward), never prod / x: that is
+  // 0 / 0 at zeros and inf / inf or NaN / NaN at an infinite or NaN element, whose gradient is the
+  // (finite) product of the rest; torch takes this form whenever its input holds a zero.
+  prod: { saveInputs: [0], backward: prodOfOthers },
   argmax: NONE,
   argmin: NONE,
 };

@@ -1,5 +1,6 @@
 /** Gradients of the scans and the reordering copies (argsort's and argtopk's int32 results cut the graph). */
 import { ones } from '../../tensor/creation.js';
+import { Tensor } from '../../tensor/tensor.js';
 import { NONE, type FloatT, type GradEntry } from './rule.js';
 
 type ReorderOp = 'cumsum' | 'cumprod' | 'flip' | 'roll' | 'tril' | 'triu' | 'argsort' | 'argtopk';
@@ -35,21 +36,31 @@ function reverseCumsum(t: FloatT, dim: number): FloatT {
 export const REORDER_GRADS: { readonly [N in ReorderOp]: GradEntry<N> } = {
   // Each element reaches every later output.
   cumsum: { backward: (c) => [reverseCumsum(c.dy, c.attrs.dim)] },
-  // d y_j / d x_i = y_j / x_i for j >= i while no zero precedes. At the first zero z of a line the
-  // other factors' products stand in (x_z set to 1); after it every gradient is 0 (torch's rule).
+  // d y_j / d x_i = y_j / x_i for j >= i while no zero precedes. At the first zero z of a line:
+  // prod_{i < z} x_i * sum_{j >= z} dy_j prod_{z < i <= j} x_i, the prefix factored out of the sum
+  // as torch does (inside it, an infinite prefix would meet dy of both signs: inf - inf); after z
+  // every gradient is 0 (torch's rule).
   cumprod: {
     saveInputs: [0],
     saveOutput: true,
     backward: (c) => {
       const d = c.attrs.dim;
       const x = c.input(0);
+      const n = x.shape[d]!;
+      // A line of one (or none) is the identity.
+      if (n <= 1) return [c.dy];
       if (c.createGraph) return [cumprodGradByProducts(x, c.dy, d)];
+      const y = c.output();
       const isZero = x.equal(0);
       const zerosSoFar = isZero.cast(x.dtype).cumsum(d);
       const beforeFirst = zerosSoFar.equal(0);
       const first = isZero.logicalAnd(zerosSoFar.equal(1));
-      const plain = reverseCumsum(c.dy.mul(c.output()), d).div(x);
-      const others = reverseCumsum(c.dy.mul(x.maskFill(first, 1).cumprod(d)), d);
+      const plain = reverseCumsum(c.dy.mul(y), d).div(x);
+      // prod_{z < i <= j} x_i: the cumprod with every element up to the first zero set to 1.
+      const after = x.maskFill(beforeFirst.logicalOr(first), 1).cumprod(d);
+      // prod_{i < z} x_i: the output shifted one place along the line (1 at its start).
+      const prefix = Tensor.cat([ones(x.backend, x.shape.map((s, i) => (i === d ? 1 : s)), { device: x.device, dtype: x.dtype }), y.narrow(d, 0, n - 1)], d);
+      const others = prefix.mul(reverseCumsum(c.dy.mul(after), d));
       return [plain.where(beforeFirst, others.where(first, 0))];
     },
   },

@@ -58,5 +58,13 @@ export const SCALAR_GRADS: { readonly [N in ScalarOp]: GradEntry<N> } = {
     },
   },
   logaddexpScalar: { saveInputs: [0], backward: (c) => [c.dy.mul(c.input(0).sub(c.attrs.scalar).sigmoid())] },
-  xlogyScalar: { saveInputs: [0], backward: (c) => [c.dy.mul(c.input(0).notEqual(0).cast(c.dy.dtype).xlogy(c.attrs.scalar))] },
+  // log(s), as xlogy(dy, s); 0 where x == 0 if s <= 0 (the tensor form's rule, binary.ts).
+  xlogyScalar: {
+    saveInputs: [0],
+    backward: (c) => {
+      const s = c.attrs.scalar;
+      const g = c.dy.xlogy(s);
+      return [s <= 0 ? g.maskFill(c.input(0).equal(0), 0) : g];
+    },
+  },
 };
