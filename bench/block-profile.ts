@@ -6,8 +6,11 @@
  * for the same step, measured in the same run.
  *
  * `--steps N` (5 profiled steps), `--small` (d 64, 4 heads, seq 32, batch 2: lavapipe).
+ * `--after`: only the step's wall time, fresh and then after each thing the fusion bench does
+ * before its block (large elementwise tensors, a kernel profile, a captured step replayed), to find
+ * which of them leaves the block slower there.
  */
-import { Autodiff, Distribution, Wgpu, random, tidy, type Tensor } from '../src/index.js';
+import { Autodiff, Distribution, Fusion, Wgpu, captureStep, random, tidy, type Tensor } from '../src/index.js';
 import { intOption } from './args.js';
 import { Block } from './block.js';
 import { torchJson } from './gpu-baselines.js';
@@ -84,6 +87,47 @@ export async function main(args: readonly string[]): Promise<void> {
   await run(3);
   await gpu.autotuned();
   const stepMs = await run(10);
+  if (args.includes('--after')) {
+    const line = async (what: string): Promise<void> => console.log(`| ${what} | ${fmt(await run(10))} | ${fmt(await run(10))} |`);
+    console.log('| block step after | ms (10 queued) | again |\n| --- | ---: | ---: |');
+    console.log(`| nothing (fresh) | ${fmt(stepMs)} | ${fmt(await run(10))} |`);
+    for (let i = 0; i < 4; i++) {
+      const big = random(ad, [small ? 1 << 20 : 64 << 20], Distribution.Normal(0, 1));
+      const y = tidy(() => big.add(big).gelu());
+      await settle(y);
+      y.dispose();
+      big.dispose();
+    }
+    await line('4 x 64M-float tensors made, used and freed');
+    await gpu.startKernelProfile();
+    await run(5);
+    await gpu.stopKernelProfile();
+    await line('a kernel profile of 5 steps');
+    const cap = await captureStep(ad, step);
+    for (let i = 0; i < 20; i++) await cap.run();
+    await cap.sync();
+    cap.dispose();
+    for (const t of cap.outputs) t.dispose();
+    await line('the step captured and replayed 20 times');
+    const fused = new Autodiff(new Fusion(gpu));
+    const fb = new Block(fused, d, heads);
+    const fx = random(fused, [batch, seq, d], Distribution.Normal(0, 1));
+    for (let i = 0; i < 3; i++) {
+      const l = tidy(() => {
+        const loss = fb.forward(fx).square().mean();
+        loss.backward().dispose();
+        return loss;
+      });
+      await settle(l);
+      l.dispose();
+    }
+    await gpu.autotuned();
+    await line('a Fusion over the same Wgpu ran the block 3 times');
+    x.dispose();
+    block.dispose();
+    await ad.close();
+    return;
+  }
   await gpu.startKernelProfile();
   await run(steps);
   const kernels = await gpu.stopKernelProfile();
