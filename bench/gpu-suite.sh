@@ -7,7 +7,9 @@
 set -u
 out=${OUT:-bench/results/gpu-suite-$(date +%Y-%m-%d)}
 mkdir -p "$out"
-code=$(git rev-parse --short HEAD 2>/dev/null || cat dist/CODE 2>/dev/null || echo unknown)
+# dist/CODE names the code that runs (write it after the build: git rev-parse --short HEAD > dist/CODE);
+# a device copy's git may be stale.
+code=$(cat dist/CODE 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)
 root=$(pwd)
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader 2>/dev/null
 # Arguments pick benches by name (default: all, in order); `torch` picks the reference vectors.
