@@ -70,9 +70,9 @@ function sourceIndex(s: number, i: number, alignCorners: boolean, cubic: boolean
 }
 
 /**
- * torch's nearest indices. `shortcuts` (the vectorised nearest_idx, which torch's 3-D and 4-D
- * paths here follow): a copy at equal sizes, a shift at exactly double; without (HelperInterpNearest,
- * torch's kernel for a contiguous 5-D input): always min(floor(dst * scale), input - 1) in float32.
+ * torch's nearest indices. `shortcuts` (the vectorised nearest_idx, which torch's 4-D path follows):
+ * a copy at equal sizes, a shift at exactly double; without (HelperInterpNearest, torch's kernel for
+ * 3-D and contiguous 5-D inputs): always min(floor(dst * scale), input - 1) in float32.
  * They differ only for a scaleFactor whose output is the input's size or twice it but that is not
  * exactly 1 or 2 (5 values at 1.1 read [0, 0, 1, 2, 3] without shortcuts).
  */
@@ -227,8 +227,8 @@ function along<B extends Backend>(x: F<B>, d: number, mode: InterpolateMode, inp
   const dev = { device: x.device };
   switch (mode) {
     case 'nearest':
-      // torch's 5-D (contiguous) kernel has no shortcuts; its 3-D and 4-D ones here do (nearestTable).
-      return x.indexSelect(d, fromData(x.backend, nearestTable(input, out, scale, x.rank !== 5), dev));
+      // torch's 4-D kernel takes the shortcuts (nearestTable); its 3-D and 5-D (contiguous) ones do not (1.13 and 2.11 alike).
+      return x.indexSelect(d, fromData(x.backend, nearestTable(input, out, scale, x.rank === 4), dev));
     case 'nearest-exact':
       return x.indexSelect(d, fromData(x.backend, nearestExactTable(input, out, scale), dev));
     case 'area':

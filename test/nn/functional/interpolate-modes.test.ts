@@ -35,7 +35,7 @@ function keys(x: number): number {
 /**
  * torch's (CPU) sources of output index i along one dim as [index, weight] pairs. Coordinates are
  * float32 (torch's opmath for float); weights float64. `shortcut`: nearest's copy at equal sizes and
- * shift at double (torch's 3-D / 4-D path here), absent from its 5-D kernel.
+ * shift at double (torch's 4-D path here), absent from its 3-D and 5-D kernels.
  */
 function sources(mode: Mode, i: number, input: number, output: number, align: boolean, scale: number | undefined, shortcut: boolean): Array<[number, number]> {
   const s = align ? (output > 1 ? f((input - 1) / (output - 1)) : 0) : scale !== undefined ? f(1 / scale) : f(input / output);
@@ -90,7 +90,7 @@ function interp64(x: Arr, o: InterpolateOptions): Arr {
   const shape = [...x.shape.slice(0, 2), ...sizes];
   const data = Array.from({ length: numel(shape) }, (_, p) => {
     const idx = unravel(p, shape);
-    const per = sizes.map((out, k) => sources(mode, idx[2 + k]!, spatial[k]!, out, o.alignCorners === true, scales[k], x.shape.length < 5));
+    const per = sizes.map((out, k) => sources(mode, idx[2 + k]!, spatial[k]!, out, o.alignCorners === true, scales[k], x.shape.length === 4));
     let total = 0;
     const walk = (k: number, at: number[], w: number): void => {
       if (k === n) {
@@ -163,8 +163,9 @@ for (const tb of backends) {
         [[1, 1, 5], { size: 3, mode: 'area' }, [0.5, 2, 3.5]],
         // trilinear with alignCorners reproduces an affine function: x[d, h, w] = 4d + 2h + w at (d/2, h/2, w/2).
         [[1, 1, 2, 2, 2], { size: 3, mode: 'trilinear', alignCorners: true }, Array.from({ length: 27 }, (_, p) => 2 * Math.floor(p / 9) + (Math.floor(p / 3) % 3) + (p % 3) / 2)],
-        // 5-D nearest has no shortcut at equal sizes: 5 at scaleFactor 1.1 reads floor(i / 1.1) = 0, 0, 1, 2, 3.
+        // 5-D and 3-D nearest have no shortcut at equal sizes: 5 at scaleFactor 1.1 reads floor(i / 1.1) = 0, 0, 1, 2, 3 (torch 1.13 and 2.11).
         [[1, 1, 5, 1, 1], { scaleFactor: [1.1, 1, 1] }, [0, 0, 1, 2, 3]],
+        [[1, 1, 5], { scaleFactor: 1.1 }, [0, 0, 1, 2, 3]],
       ];
       for (const [shape, o, expected] of rows) {
         const x = ar(shape);

@@ -22,12 +22,12 @@ afterAll(async () => {
 const f = Math.fround;
 
 /** torch's (CPU) source position of output index i along one dim: [index, weight] pairs. */
-function sources(mode: 'nearest' | 'linear', i: number, input: number, output: number, align: boolean, scale: number | undefined): Array<[number, number]> {
+function sources(mode: 'nearest' | 'linear', i: number, input: number, output: number, align: boolean, scale: number | undefined, shortcut: boolean): Array<[number, number]> {
   const s = scale !== undefined ? f(1 / scale) : f(input / output);
   if (mode === 'nearest') {
-    // nearest_idx: equal sizes copy, exactly double shifts, else floor(i * scale) in float32.
-    if (output === input) return [[i, 1]];
-    if (output === 2 * input) return [[Math.floor(i / 2), 1]];
+    // nearest_idx (torch's 4-D path): equal sizes copy, exactly double shifts; else (and on 3-D inputs) floor(i * scale) in float32.
+    if (shortcut && output === input) return [[i, 1]];
+    if (shortcut && output === 2 * input) return [[Math.floor(i / 2), 1]];
     return [[Math.min(Math.floor(f(i * s)), input - 1), 1]];
   }
   const r = align ? (output > 1 ? f(f((input - 1) / (output - 1)) * i) : 0) : Math.max(0, f(f(s * f(i + 0.5)) - 0.5));
@@ -52,7 +52,7 @@ function interp64(x: Arr, o: InterpolateOptions): Arr {
   const shape = [...x.shape.slice(0, 2), ...sizes];
   const data = Array.from({ length: numel(shape) }, (_, p) => {
     const idx = unravel(p, shape);
-    const per = sizes.map((out, k) => sources(mode, idx[2 + k]!, spatial[k]!, out, o.alignCorners === true, scales[k]));
+    const per = sizes.map((out, k) => sources(mode, idx[2 + k]!, spatial[k]!, out, o.alignCorners === true, scales[k], x.shape.length === 4));
     // Every combination of the per-dim sources (the tensor product of the 1-D weights).
     let total = 0;
     const walk = (k: number, at: number[], w: number): void => {
@@ -113,8 +113,8 @@ for (const tb of backends) {
         // scale_factor 0.35: the coordinates use 1 / 0.35 (torch's default), not 10 / 3.
         [10, { scaleFactor: 0.35 }, [0, 2, 5]],
         [10, { scaleFactor: 0.35, recomputeScaleFactor: true }, [0, 3, 6]],
-        // An output of exactly twice the input takes i >> 1 (torch's CPU shortcut), whatever the factor.
-        [10, { scaleFactor: 2.05 }, [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9]],
+        // An output of exactly twice the input: torch's 3-D kernel still reads floor(i / 2.05) (its 4-D one takes i >> 1, below).
+        [10, { scaleFactor: 2.05 }, [0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9]],
       ];
       for (const [n, o, expected] of rows) {
         const x = ar(n);
@@ -122,6 +122,11 @@ for (const tb of backends) {
         expect(mismatch((await out.toData()).values, expected, 1e-6, 1e-6), JSON.stringify(o)).toBeUndefined();
         for (const v of [x, out]) v.dispose();
       }
+      // On a 4-D input an output of exactly twice the input takes i >> 1 (torch's vectorised shortcut), whatever the factor.
+      const x4 = fromData(b, Float32Array.from({ length: 10 }, (_, i) => i), { shape: [1, 1, 1, 10] });
+      const o4 = interpolate(x4, { scaleFactor: [1, 2.05] });
+      expect(mismatch((await o4.toData()).values, [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9], 1e-6, 1e-6)).toBeUndefined();
+      for (const v of [x4, o4]) v.dispose();
     });
 
     it('edge values: inf and NaN spread as the weighted sums do; empty batches pass', async () => {
