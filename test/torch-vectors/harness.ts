@@ -13,7 +13,7 @@
  * another torch (`/usr/bin/python3 tools/torch-vectors/gen.py test/fixtures/torch` on that
  * machine) are held to what that version does.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Autodiff } from '../../src/autodiff/autodiff.js';
@@ -67,7 +67,8 @@ export interface Fixture {
   readonly cases: Case[];
 }
 
-const DIR = fileURLToPath(new URL('../fixtures/torch/', import.meta.url));
+// TORCH_VECTORS_DIR: fixtures written by another torch (gen.py on that machine) in place of the committed ones.
+const DIR = process.env['TORCH_VECTORS_DIR'] ? `${process.env['TORCH_VECTORS_DIR'].replace(/\/$/, '')}/` : fileURLToPath(new URL('../fixtures/torch/', import.meta.url));
 /** Every fixture file's name without `.json`: its group. */
 export const FIXTURE_GROUPS: readonly string[] = readdirSync(DIR)
   .filter((f) => f.endsWith('.json'))
@@ -260,7 +261,11 @@ export async function torchVectorSuite(suite: Suite): Promise<void> {
   afterAll(async () => {
     for (const b of backends) await b.close();
   });
-  for (const group of suite.groups) describeFixture(readFixture(group), backends, adapters, unsupported, knowns);
+  for (const group of suite.groups) {
+    // Another torch's fixtures (TORCH_VECTORS_DIR) may lack a group its generator did not have yet.
+    if (!existsSync(`${DIR}${group}.json`)) it.skip(`${group}: no ${group}.json in ${DIR}`, () => {});
+    else describeFixture(readFixture(group), backends, adapters, unsupported, knowns);
+  }
 }
 
 function describeFixture(fx: Fixture, backends: ReadonlyArray<{ readonly name: string; readonly backend: AD }>, adapters: Readonly<Record<string, Adapter>>, unsupported: Readonly<Record<string, string>>, knowns: readonly Known[]): void {
