@@ -421,6 +421,9 @@ export class GroupSettings<S> {
     read: (o: unknown, base: S, where: string) => S,
     private readonly withMomentum?: (s: S, momentum: number) => S,
   ) {
+    // Exported for optimizers written outside: untyped callers get a typed error, not a TypeError.
+    if (typeof options !== 'object' || options === null) throw new ArgumentError(`GroupSettings takes the optimizer's options object, got ${show(options)}`, { op: 'GroupSettings' });
+    if (typeof read !== 'function') throw new ArgumentError(`GroupSettings takes a function that reads options over a base, got ${show(read)}`, { op: 'GroupSettings', hint: 'see the README section on optimizers (parameter groups)' });
     this.own = read(options, defaults, '');
     const groups = field(options, 'groups');
     const list: readonly unknown[] = Array.isArray(groups) ? groups : [];
