@@ -28,22 +28,25 @@ export interface WindowTable {
   readonly padded: boolean;
 }
 
-const CACHE_SIZE = 64;
-const cache = new Map<string, WindowTable>();
-
-function cached(key: string, make: () => WindowTable): WindowTable {
-  const hit = cache.get(key);
-  if (hit) {
-    // Refresh its place (a Map iterates in insertion order: the first key is the oldest).
-    cache.delete(key);
-    cache.set(key, hit);
-    return hit;
-  }
-  const t = make();
-  cache.set(key, t);
-  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  return t;
+/** A cache of the `size` most recently used values by key: window tables cost a loop over every window to build. */
+export function lruCache<T>(size: number): (key: string, make: () => T) => T {
+  const cache = new Map<string, T>();
+  return (key, make) => {
+    const hit = cache.get(key);
+    if (hit) {
+      // Refresh its place (a Map iterates in insertion order: the first key is the oldest).
+      cache.delete(key);
+      cache.set(key, hit);
+      return hit;
+    }
+    const t = make();
+    cache.set(key, t);
+    if (cache.size > size) cache.delete(cache.keys().next().value!);
+    return t;
+  };
 }
+
+const cached = lruCache<WindowTable>(64);
 
 function keyOf(kind: string, s: WindowSpec): string {
   return `${kind}:${s.inH},${s.inW}:${s.kernel.join(',')}:${s.stride.join(',')}:${s.dilation.join(',')}:${s.pads.join(',')}:${s.outH},${s.outW}`;

@@ -5,7 +5,7 @@
  * windows.ts's `unfold` gathers them from the input seen as [N, C, 1, D * H * W].
  */
 import type { Pads3d } from './args3d.js';
-import type { WindowTable } from './windows.js';
+import { lruCache, type WindowTable } from './windows.js';
 
 type Dims = readonly [number, number, number];
 
@@ -20,22 +20,7 @@ export interface WindowSpec3d {
   readonly output: Dims;
 }
 
-const CACHE_SIZE = 32;
-const cache = new Map<string, WindowTable>();
-
-function cached(key: string, make: () => WindowTable): WindowTable {
-  const hit = cache.get(key);
-  if (hit) {
-    // Refresh its place (a Map iterates in insertion order: the first key is the oldest).
-    cache.delete(key);
-    cache.set(key, hit);
-    return hit;
-  }
-  const t = make();
-  cache.set(key, t);
-  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  return t;
-}
+const cached = lruCache<WindowTable>(32);
 
 function keyOf(kind: string, s: WindowSpec3d): string {
   return `${kind}:${s.input.join(',')}:${s.kernel.join(',')}:${s.stride.join(',')}:${s.dilation.join(',')}:${s.pads.join(',')}:${s.output.join(',')}`;
@@ -218,8 +203,10 @@ export interface TransposedPhases {
  * transposedWindowTable3d, whose windows are mostly the zero slot.
  */
 export function transposedPhases3d(s: WindowSpec3d): TransposedPhases {
-  const hit = phaseCache.get(keyOf('phases', s));
-  if (hit) return hit;
+  return phaseCache(keyOf('phases', s), () => buildPhases(s));
+}
+
+function buildPhases(s: WindowSpec3d): TransposedPhases {
   const slot = product(s.input);
   // Per dim and residue r: the kernel offsets and the output indices of that residue.
   const perDim = [0, 1, 2].map((dim) => {
@@ -281,10 +268,7 @@ export function transposedPhases3d(s: WindowSpec3d): TransposedPhases {
   }
   const order = new Int32Array(product(s.output));
   [...placed, ...gapPositions].forEach((p, i) => (order[p] = i));
-  const result: TransposedPhases = { phases, gaps: gapPositions.length, order };
-  phaseCache.set(keyOf('phases', s), result);
-  if (phaseCache.size > CACHE_SIZE) phaseCache.delete(phaseCache.keys().next().value!);
-  return result;
+  return { phases, gaps: gapPositions.length, order };
 }
 
-const phaseCache = new Map<string, TransposedPhases>();
+const phaseCache = lruCache<TransposedPhases>(32);
