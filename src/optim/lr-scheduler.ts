@@ -87,6 +87,15 @@ export abstract class LrScheduler {
     return undefined;
   }
 
+  /**
+   * Whether momentumAt gives a momentum at some step: an optimizer without one refuses the
+   * schedule when it is made or first given (torch's OneCycleLR refuses such an optimizer when
+   * made), not at the step where the momentum starts (a SequentialLR's later milestone).
+   */
+  setsMomentum(): boolean {
+    return false;
+  }
+
   /** Plain data, to checkpoint beside the optimizer state. */
   state(): LrSchedulerState {
     return { kind: this.kind, stepCount: this.stepCount };
@@ -434,6 +443,9 @@ export class OneCycleLR extends LrScheduler {
     const { phase, pct } = this.locate(step);
     return this.interpolate(phase.from, phase.to, pct);
   }
+  override setsMomentum(): boolean {
+    return this.cycleMomentum;
+  }
   override momentumAt(step: number): number | undefined {
     if (!this.cycleMomentum) return undefined;
     const { phase, pct } = this.locate(step);
@@ -643,6 +655,10 @@ export class SequentialLR extends LrScheduler {
   override momentumAt(step: number): number | undefined {
     const { scheduler, local } = this.locate(step);
     return scheduler.momentumAt(local);
+  }
+
+  override setsMomentum(): boolean {
+    return this.schedulers.some((s) => s.setsMomentum());
   }
 
   /** Also moves the running scheduler's own count, so its state() says where it is (as torch's last_epoch). */

@@ -165,10 +165,13 @@ export abstract class Optimizer<B extends Backend = Backend> {
     return undefined;
   }
 
-  /** A schedule that sets the momentum needs an optimizer with one (torch raises too). */
+  /**
+   * A schedule that sets the momentum at any of its steps needs an optimizer with one (torch
+   * raises when the OneCycleLR is made); returns the momentum of step `step`.
+   */
   private checkMomentum(op: string, schedule: LrScheduler, step: number): number | undefined {
     const momentum = schedule.momentumAt(step);
-    if (momentum !== undefined && this.momentumSetting() === undefined) {
+    if ((momentum !== undefined || schedule.setsMomentum()) && this.momentumSetting() === undefined) {
       throw new ArgumentError(`the schedule '${schedule.kind}' sets the momentum (OneCycleLR's cycleMomentum), and ${this.constructor.name} takes none from a schedule`, {
         op,
         hint: "give the schedule cycleMomentum: false (torch's Adagrad, Adadelta, Rprop and ASGD have no momentum; NAdam's product of momenta here is a function of the step count)",

@@ -20,7 +20,7 @@ import { NAdam } from '../../src/optim/nadam.js';
 import { RAdam } from '../../src/optim/radam.js';
 import { Rprop } from '../../src/optim/rprop.js';
 import { clipGradNorm, clipGradValue } from '../../src/optim/clip.js';
-import { CosineLR, LrScheduler, OneCycleLR, ReduceLROnPlateau } from '../../src/optim/lr-scheduler.js';
+import { ConstantLR, CosineLR, LinearLR, LrScheduler, OneCycleLR, ReduceLROnPlateau, SequentialLR } from '../../src/optim/lr-scheduler.js';
 import type { Optimizer } from '../../src/optim/optimizer.js';
 import { ParamGrads } from '../../src/optim/param-grads.js';
 import { RMSprop } from '../../src/optim/rmsprop.js';
@@ -302,6 +302,26 @@ describe('groups', () => {
     expect(() => new Adagrad<AD>({ scheduler: new OneCycleLR({ maxLr: 0.1, totalSteps: 10 }) })).toThrow(/^Adagrad: the schedule 'oneCycle' sets the momentum/);
     expect(() => new OneCycleLR({ maxLr: 0.1, totalSteps: 10, baseMomentum: 1 })).toThrow(/^OneCycleLR: baseMomentum must be a number in \[0, 1\), got 1/);
     expect(() => new OneCycleLR(untyped({ maxLr: 0.1, totalSteps: 10, cycle_momentum: false }))).toThrow(/^OneCycleLR: unknown option 'cycle_momentum' \(did you mean 'cycleMomentum'\?\)/);
+  });
+
+  it('a SequentialLR holding a cycling OneCycleLR is refused by an optimizer without momentum when made or first given, not at its milestone', () => {
+    const seq = (cycleMomentum: boolean): SequentialLR => new SequentialLR({ schedulers: [new LinearLR({ startFactor: 0.5, totalSteps: 2 }), new OneCycleLR({ maxLr: 0.1, totalSteps: 10, cycleMomentum })], milestones: [2] });
+    expect(seq(true).setsMomentum()).toBe(true);
+    expect(seq(false).setsMomentum()).toBe(false);
+    expect(new SequentialLR({ schedulers: [new ConstantLR(), seq(true)], milestones: [1] }).setsMomentum()).toBe(true);
+    expect(() => new Adagrad<AD>({ scheduler: seq(true) })).toThrow(ArgumentError);
+    expect(() => new Adagrad<AD>({ scheduler: seq(true) })).toThrow(/^Adagrad: the schedule 'sequential' sets the momentum/);
+    const m = model();
+    const opt = new Adagrad<AD>();
+    const s = seq(true);
+    expect(() => opt.step(m, grads(m, 0), s)).toThrow(/^Optimizer.step: the schedule 'sequential' sets the momentum/);
+    expect(s.stepCount).toBe(0);
+    // Without cycleMomentum it runs through the milestone.
+    const quiet = new Adagrad<AD>({ scheduler: seq(false) });
+    for (let k = 0; k < 4; k++) quiet.step(m, grads(m, k % 3));
+    // An optimizer with a momentum takes the OneCycleLR's from the milestone on.
+    const sgd = new SGD<AD>({ lr: 0.1, momentum: 0.5, scheduler: seq(true) });
+    for (let k = 0; k < 4; k++) sgd.step(m, grads(m, k % 3));
   });
 
   it("OneCycleLR's momentum against torch's formula: cosine from maxMomentum to baseMomentum and back, against the rate", () => {
