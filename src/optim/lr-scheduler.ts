@@ -60,8 +60,17 @@ export abstract class LrScheduler {
   next(base: number): number {
     // Counted once the rate is known: a rate that throws (LambdaLR) does not move the schedule on.
     const rate = this.rateAt(this.stepCount, base);
-    this.stepCount++;
+    this.advance(base);
     return rate;
+  }
+
+  /**
+   * Moves on one step as next() does, for a caller that read the step's rates first (ratesAt):
+   * an optimizer step checks them all before the schedule moves.
+   */
+  advance(base: number): void {
+    void base;
+    this.stepCount++;
   }
 
   /** The rate the next step would use, without moving on. */
@@ -76,6 +85,14 @@ export abstract class LrScheduler {
    */
   groupRate(step: number, base: number, scale: number): number {
     return this.rateAt(step, base * scale);
+  }
+
+  /**
+   * Step `step`'s rate (rateAt) and, for each of `scales`, a group's (groupRate): what an
+   * optimizer step reads, once, before it moves the schedule on.
+   */
+  ratesAt(step: number, base: number, scales: readonly number[]): { rate: number; groups: number[] } {
+    return { rate: this.rateAt(step, base), groups: scales.map((scale) => this.groupRate(step, base, scale)) };
   }
 
   /**
@@ -273,6 +290,11 @@ export class LambdaLR extends LrScheduler {
   }
   rateAt(step: number, base: number): number {
     return base * this.lrLambda(step);
+  }
+  /** The function runs once for the step, whatever the number of groups. */
+  override ratesAt(step: number, base: number, scales: readonly number[]): { rate: number; groups: number[] } {
+    const f = this.lrLambda(step);
+    return { rate: base * f, groups: scales.map((scale) => base * scale * f) };
   }
 }
 
@@ -528,9 +550,9 @@ export class ReduceLROnPlateau extends LrScheduler {
   }
 
   /** Records the base (observe reports on its rate); rateAt stays pure, so a group's rate can be asked at any time. */
-  override next(base: number): number {
+  override advance(base: number): void {
     this.lastBase = base;
-    return super.next(base);
+    super.advance(base);
   }
 
   private improves(metric: number): boolean {
@@ -661,12 +683,16 @@ export class SequentialLR extends LrScheduler {
     return this.schedulers.some((s) => s.setsMomentum());
   }
 
+  override ratesAt(step: number, base: number, scales: readonly number[]): { rate: number; groups: number[] } {
+    const { scheduler, local } = this.locate(step);
+    return scheduler.ratesAt(local, base, scales);
+  }
+
   /** Also moves the running scheduler's own count, so its state() says where it is (as torch's last_epoch). */
-  override next(base: number): number {
+  override advance(base: number): void {
     const { scheduler, local } = this.locate(this.stepCount);
-    const rate = super.next(base);
+    super.advance(base);
     scheduler.stepCount = local + 1;
-    return rate;
   }
 
   override state(): LrSchedulerState {

@@ -20,7 +20,7 @@ import { NAdam } from '../../src/optim/nadam.js';
 import { RAdam } from '../../src/optim/radam.js';
 import { Rprop } from '../../src/optim/rprop.js';
 import { clipGradNorm, clipGradValue } from '../../src/optim/clip.js';
-import { ConstantLR, CosineLR, LinearLR, LrScheduler, OneCycleLR, ReduceLROnPlateau, SequentialLR } from '../../src/optim/lr-scheduler.js';
+import { ConstantLR, CosineLR, LambdaLR, LinearLR, LrScheduler, OneCycleLR, ReduceLROnPlateau, SequentialLR, StepLR } from '../../src/optim/lr-scheduler.js';
 import type { Optimizer } from '../../src/optim/optimizer.js';
 import { ParamGrads } from '../../src/optim/param-grads.js';
 import { RMSprop } from '../../src/optim/rmsprop.js';
@@ -322,6 +322,36 @@ describe('groups', () => {
     // An optimizer with a momentum takes the OneCycleLR's from the milestone on.
     const sgd = new SGD<AD>({ lr: 0.1, momentum: 0.5, scheduler: seq(true) });
     for (let k = 0; k < 4; k++) sgd.step(m, grads(m, k % 3));
+  });
+
+  it('a step reads every rate (groups too) before the schedule moves: a refused step leaves it, and a LambdaLR runs once per step', async () => {
+    const m = model();
+    let calls = 0;
+    const lambda = new LambdaLR({ lrLambda: (k) => (calls++, k === 2 ? Number.NaN : 1 / (k + 1)) });
+    const groups = [{ params: (name: string) => name === 'w', lrScale: 0.5 }, { params: (name: string) => name === 'b', lrScale: 2 }];
+    const opt = new SGD<AD>({ lr: 0.1, scheduler: lambda, groups });
+    opt.step(m, grads(m, 0));
+    opt.step(m, grads(m, 1));
+    expect(calls).toBe(2);
+    const before = await values(m);
+    expect(() => opt.step(m, grads(m, 2))).toThrow(/LambdaLR: lrLambda\(2\) must return a finite number, got NaN/);
+    expect(lambda.stepCount).toBe(2);
+    expect(await values(m)).toEqual(before);
+    // A group's rate that overflows is refused with the schedule still where it was.
+    const step = new StepLR({ stepSize: 2 });
+    const big = new SGD<AD>({ lr: 10, scheduler: step, groups: [{ params: (name) => name === 'b', lrScale: 1e308 }] });
+    expect(() => big.step(m, grads(m, 0))).toThrow(/^Optimizer.step: the schedule 'step' gave a group the rate Infinity at its step 0/);
+    expect(step.stepCount).toBe(0);
+    expect(await values(m)).toEqual(before);
+    // The rates a group gets are groupRate's (float64: lr * lrScale * 1 / (k + 1)).
+    const w = fromData(ad, W0);
+    const b = fromData(ad, B0);
+    const two = new Two(new Param(w), new Param(b));
+    const sgd = new SGD<AD>({ lr: 0.1, scheduler: new LambdaLR({ lrLambda: (k) => 1 / (k + 1) }), groups });
+    sgd.step(two, grads(two, 0));
+    sgd.step(two, grads(two, 1));
+    const want = [...W0.map((x, i) => x - 0.05 * GW[0]![i]! - 0.025 * GW[1]![i]!), ...B0.map((x, i) => x - 0.2 * GB[0]![i]! - 0.1 * GB[1]![i]!)];
+    (await values(two)).forEach((v, i) => expect(v).toBeCloseTo(want[i]!, 6));
   });
 
   it("OneCycleLR's momentum against torch's formula: cosine from maxMomentum to baseMomentum and back, against the rate", () => {
