@@ -7,7 +7,7 @@ import { noGrad } from '../autodiff/grad-mode.js';
 import { tidy } from '../memory/tidy.js';
 import { ones, zeros } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { checkTensors } from './check.js';
+import { checkLayer, checkTensors } from './check.js';
 import { normal } from './init.js';
 import { Module } from './module.js';
 import { Param } from './param.js';
@@ -38,6 +38,8 @@ export class Embedding<B extends Backend = Backend> extends Module<B> {
 
   constructor(backend: B, readonly numEmbeddings: number, readonly dim: number, options: EmbeddingOptions = {}) {
     super();
+    // Untyped callers: a null options or a missing backend is named here, not a TypeError below.
+    checkLayer('Embedding', backend, options);
     checkInteger('Embedding', 'numEmbeddings', numEmbeddings, 0);
     checkInteger('Embedding', 'dim', dim, 0);
     const pad = options.paddingIdx;
