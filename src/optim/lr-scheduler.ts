@@ -66,7 +66,8 @@ export abstract class LrScheduler {
 
   /**
    * Moves on one step as next() does, for a caller that read the step's rates first (ratesAt):
-   * an optimizer step checks them all before the schedule moves.
+   * an optimizer step checks them all before the schedule moves. What a subclass does at each
+   * move goes here, not in next() (the optimizer does not call next()).
    */
   advance(base: number): void {
     void base;
