@@ -80,6 +80,10 @@ export class Autodiff<B extends Backend> extends Decorator<B> implements Autodif
     this.tape.leaf(h.id);
   }
 
+  continueLeaf(from: TensorRef, to: TensorRef): boolean {
+    return this.tape.continueLeaf(from.id, to.id);
+  }
+
   requiresGrad(h: TensorRef): boolean {
     return this.tape.get(h.id) !== undefined;
   }

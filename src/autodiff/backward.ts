@@ -15,7 +15,7 @@ import { isFloat } from '../ir/dtype.js';
 import { Tensor } from '../tensor/tensor.js';
 import type { FloatT, GradContext } from './gradients/rule.js';
 import { Gradients } from './gradients.js';
-import type { Node, Tape, Var } from './tape.js';
+import { continued, type Node, type Tape, type Var } from './tape.js';
 import type { BackwardOptions } from './types.js';
 
 /**
@@ -112,7 +112,7 @@ function leadingTo(order: ReadonlyArray<[Node, Var]>, targets: ReadonlySet<Var>)
   // Earliest first: a node's input nodes are decided before it.
   for (let k = order.length - 1; k >= 0; k--) {
     const node = order[k]![0];
-    if (node.inputs.some((v) => v !== undefined && (targets.has(v) || (v.node !== undefined && leads.has(v.node))))) leads.add(node);
+    if (node.inputs.some((v) => v !== undefined && (targets.has(continued(v)) || (v.node !== undefined && leads.has(v.node))))) leads.add(node);
   }
   return leads;
 }
@@ -134,7 +134,7 @@ export function backward(tape: Tape, inner: Backend, outer: Backend, root: Handl
   const wanted = targets ? new Set(targets) : undefined;
   const leads = wanted ? leadingTo(order, wanted) : undefined;
   const reports = (v: Var): boolean => (wanted ? wanted.has(v) : v.keepGrad);
-  const needed = (v: Var | undefined): boolean => v !== undefined && (!wanted || wanted.has(v) || (v.node !== undefined && leads !== undefined && leads.has(v.node)));
+  const needed = (v: Var | undefined): boolean => v !== undefined && (!wanted || wanted.has(continued(v)) || (v.node !== undefined && leads !== undefined && leads.has(v.node)));
   const createGraph = options.createGraph === true;
   // torch: create_graph keeps the graph unless told otherwise (the second pass runs through it).
   const retainGraph = options.retainGraph ?? createGraph;
@@ -159,7 +159,8 @@ export function backward(tape: Tape, inner: Backend, outer: Backend, root: Handl
           const inputGrads = runRule(engine, node, out, dy, node.inputs.map(needed));
           node.inputs.forEach((v, i) => {
             const g = inputGrads[i];
-            if (v && g) accumulate(grads, v, g);
+            // A leaf updated in place (Tape.continueLeaf) sums into the leaf that continues it.
+            if (v && g) accumulate(grads, continued(v), g);
           });
         }
         dy.dispose();

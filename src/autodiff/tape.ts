@@ -21,6 +21,17 @@ export interface Var {
   refs: number;
   /** Unreleased nodes that read this variable (once per input slot). */
   uses: number;
+  /** The leaf that took this one's place (Tape.continueLeaf): its gradient goes there. */
+  next?: Var;
+}
+
+/** The variable a leaf's gradient goes to: the last of the leaves that continued it. */
+export function continued(v: Var): Var {
+  let last = v;
+  while (last.next) last = last.next;
+  // Shortens the chain for the next reader (a weight renormed at each of many forwards).
+  if (v.next && v.next !== last) v.next = last;
+  return last;
 }
 
 let nextSeq = 0;
@@ -79,6 +90,21 @@ export class Tape {
     const v = this.vars.get(id);
     if (v) v.keepGrad = true;
     else this.vars.set(id, { id, node: undefined, keepGrad: true, refs: 1, uses: 0 });
+  }
+
+  /**
+   * Leaf `to` takes the place of leaf `from`, as an in-place update of a tensor would in torch
+   * (Embedding's max_norm renorms its table so within a forward pass): nodes recorded against
+   * `from` send their gradient to `to`, which is reported as one sum. False, and nothing changes,
+   * when `from` is not a tracked leaf or `to` is tracked already.
+   */
+  continueLeaf(from: number, to: number): boolean {
+    const v = this.vars.get(from);
+    if (!v || v.node || this.vars.has(to)) return false;
+    const w: Var = { id: to, node: undefined, keepGrad: v.keepGrad, refs: 1, uses: 0 };
+    v.next = w;
+    this.vars.set(to, w);
+    return true;
   }
 
   /**

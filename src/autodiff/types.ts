@@ -31,6 +31,12 @@ export interface AutodiffBackend<D extends Device = Device> extends Backend<D> {
   /** Marks a tensor as a leaf whose gradient backward reports (on an op output: keep its gradient too). */
   requireGrad(h: Handle): void;
   requiresGrad(h: Handle): boolean;
+  /**
+   * Tensor `to` (not tracked yet) becomes the leaf that takes the place of leaf `from`, as an
+   * in-place update would: gradients of graphs recorded against `from` are reported as `to`'s.
+   * False, changing nothing, when `from` is not a leaf that requires grad.
+   */
+  continueLeaf(from: Handle, to: Handle): boolean;
   backward(h: Handle, options?: BackwardOptions): Gradients;
 }
 

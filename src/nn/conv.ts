@@ -15,7 +15,7 @@ import { conv1d, conv2d, convTranspose1d, convTranspose2d } from './functional/c
 import { kaimingUniform, uniform } from './init.js';
 import { Module } from './module.js';
 import { Param } from './param.js';
-import { checkTensors } from './check.js';
+import { checkLayer, checkTensors } from './check.js';
 
 export interface ConvOptions {
   /** Default 1. */
@@ -101,6 +101,8 @@ export class Conv2d<B extends Backend = Backend> extends Module<B> {
 
   constructor(backend: B, readonly inChannels: number, readonly outChannels: number, kernelSize: Pair, readonly options: Conv2dLayerOptions = {}) {
     super();
+    // Untyped callers: a null options or a missing backend is named here, not a TypeError below.
+    checkLayer('Conv2d', backend, options);
     const groups = options.groups ?? 1;
     checkChannels('Conv2d', inChannels, outChannels, groups);
     checkPaddingMode('Conv2d', options.paddingMode);
@@ -125,6 +127,8 @@ export class Conv1d<B extends Backend = Backend> extends Module<B> {
 
   constructor(backend: B, readonly inChannels: number, readonly outChannels: number, readonly kernelSize: number, readonly options: Conv1dLayerOptions = {}) {
     super();
+    // Untyped callers: a null options or a missing backend is named here, not a TypeError below.
+    checkLayer('Conv1d', backend, options);
     const groups = options.groups ?? 1;
     checkChannels('Conv1d', inChannels, outChannels, groups);
     checkPaddingMode('Conv1d', options.paddingMode);
@@ -150,6 +154,8 @@ export class ConvTranspose2d<B extends Backend = Backend> extends Module<B> {
 
   constructor(backend: B, readonly inChannels: number, readonly outChannels: number, kernelSize: Pair, readonly options: ConvTranspose2dLayerOptions = {}) {
     super();
+    // Untyped callers: a null options or a missing backend is named here, not a TypeError below.
+    checkLayer('ConvTranspose2d', backend, options);
     const groups = options.groups ?? 1;
     checkChannels('ConvTranspose2d', inChannels, outChannels, groups);
     this.kernelSize = pair('ConvTranspose2d', 'kernelSize', kernelSize, 1);
@@ -172,6 +178,8 @@ export class ConvTranspose1d<B extends Backend = Backend> extends Module<B> {
 
   constructor(backend: B, readonly inChannels: number, readonly outChannels: number, readonly kernelSize: number, readonly options: ConvTranspose1dLayerOptions = {}) {
     super();
+    // Untyped callers: a null options or a missing backend is named here, not a TypeError below.
+    checkLayer('ConvTranspose1d', backend, options);
     const groups = options.groups ?? 1;
     checkChannels('ConvTranspose1d', inChannels, outChannels, groups);
     pair('ConvTranspose1d', 'kernelSize', kernelSize, 1);

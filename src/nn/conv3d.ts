@@ -9,7 +9,7 @@ import type { Tensor } from '../tensor/tensor.js';
 import { pads3d, triple, type Padding3d, type Triple } from './functional/args3d.js';
 import { conv3d, convTranspose3d } from './functional/conv3d.js';
 import { checkChannels, checkPaddingMode, params, type ConvOptions, type ConvPaddingMode } from './conv.js';
-import { checkTensors } from './check.js';
+import { checkLayer, checkTensors } from './check.js';
 import { Module } from './module.js';
 import type { Param } from './param.js';
 
@@ -36,6 +36,8 @@ export class Conv3d<B extends Backend = Backend> extends Module<B> {
 
   constructor(backend: B, readonly inChannels: number, readonly outChannels: number, kernelSize: Triple, readonly options: Conv3dLayerOptions = {}) {
     super();
+    // Untyped callers: a null options or a missing backend is named here, not a TypeError below.
+    checkLayer('Conv3d', backend, options);
     const groups = options.groups ?? 1;
     checkChannels('Conv3d', inChannels, outChannels, groups);
     checkPaddingMode('Conv3d', options.paddingMode);
@@ -62,6 +64,8 @@ export class ConvTranspose3d<B extends Backend = Backend> extends Module<B> {
 
   constructor(backend: B, readonly inChannels: number, readonly outChannels: number, kernelSize: Triple, readonly options: ConvTranspose3dLayerOptions = {}) {
     super();
+    // Untyped callers: a null options or a missing backend is named here, not a TypeError below.
+    checkLayer('ConvTranspose3d', backend, options);
     const groups = options.groups ?? 1;
     checkChannels('ConvTranspose3d', inChannels, outChannels, groups);
     this.kernelSize = triple('ConvTranspose3d', 'kernelSize', kernelSize, 1);

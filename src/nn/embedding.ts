@@ -5,9 +5,9 @@ import { ArgumentError, DTypeError } from '../errors.js';
 import { checkInteger, show } from '../ir/validate.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import { tidy } from '../memory/tidy.js';
-import { zeros } from '../tensor/creation.js';
+import { ones, zeros } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { checkTensors } from './check.js';
+import { checkLayer, checkTensors } from './check.js';
 import { normal } from './init.js';
 import { Module } from './module.js';
 import { Param } from './param.js';
@@ -21,7 +21,8 @@ export interface EmbeddingOptions {
   paddingIdx?: number;
   /**
    * torch's max_norm: each row a lookup reads whose `normType`-norm exceeds this is first scaled
-   * down to it, in the table itself (outside the graph, as torch's embedding_renorm_).
+   * down to it, in the table itself (outside the graph, as torch's embedding_renorm_). Several
+   * lookups in one pass all send their gradient to the weight (as a plain lookup's).
    */
   maxNorm?: number;
   /** The p of maxNorm's norm (default 2). */
@@ -37,6 +38,8 @@ export class Embedding<B extends Backend = Backend> extends Module<B> {
 
   constructor(backend: B, readonly numEmbeddings: number, readonly dim: number, options: EmbeddingOptions = {}) {
     super();
+    // Untyped callers: a null options or a missing backend is named here, not a TypeError below.
+    checkLayer('Embedding', backend, options);
     checkInteger('Embedding', 'numEmbeddings', numEmbeddings, 0);
     checkInteger('Embedding', 'dim', dim, 0);
     const pad = options.paddingIdx;
@@ -77,19 +80,25 @@ export class Embedding<B extends Backend = Backend> extends Module<B> {
     });
   }
 
-  /** Scales the rows `indices` reads whose norm exceeds maxNorm to maxNorm / (norm + 1e-7) of it (torch's embedding_renorm_). */
+  /**
+   * Scales the rows `indices` reads whose norm exceeds maxNorm to maxNorm / (norm + 1e-7) of it
+   * (torch's embedding_renorm_). torch writes the table in place, so a graph recorded before
+   * (an earlier lookup in the same pass) still reaches the weight: setInPlace keeps that.
+   */
   private renorm(indices: Tensor<B, 'int'>): void {
     const maxNorm = this.maxNorm!;
     const next = noGrad(() =>
       tidy(() => {
         const table = this.weight.value;
-        // A row is read when some index names it (an out-of-range index fails in the lookup after).
-        const used = indices.reshape([-1]).oneHot(this.numEmbeddings).sum(0).greater(0).unsqueeze(1);
+        const flat = indices.reshape([-1]);
+        // Which rows some index names: counts over [numEmbeddings], not an [n, numEmbeddings]
+        // one-hot (an out-of-range index fails this scatterAdd, as it would the lookup).
+        const counts = zeros(table.backend, [this.numEmbeddings], { device: table.device, dtype: 'int32' }).scatterAdd(0, flat, ones(table.backend, [flat.shape[0]!], { device: table.device, dtype: 'int32' }));
         const norms = table.norm(this.normType, 1, true);
         const scaled = table.mul(norms.add(1e-7).recip().mul(maxNorm));
-        return scaled.where(used.logicalAnd(norms.greater(maxNorm)), table);
+        return scaled.where(counts.greater(0).unsqueeze(1).logicalAnd(norms.greater(maxNorm)), table);
       }),
     );
-    this.weight.set(next);
+    this.weight.setInPlace(next);
   }
 }

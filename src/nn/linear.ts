@@ -7,7 +7,7 @@ import type { Device } from '../devices/device.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { ArgumentError } from '../errors.js';
 import { show } from '../ir/validate.js';
-import { checkTensors } from './check.js';
+import { checkLayer, checkTensors } from './check.js';
 import { kaimingUniform, uniform } from './init.js';
 import { Module, type TorchKey } from './module.js';
 import { Param } from './param.js';
@@ -25,6 +25,8 @@ export class Linear<B extends Backend = Backend> extends Module<B> {
 
   constructor(backend: B, readonly inFeatures: number, readonly outFeatures: number, options: LinearOptions = {}) {
     super();
+    // Untyped callers: a null options or a missing backend is named here, not a TypeError below.
+    checkLayer('Linear', backend, options);
     for (const [name, v] of [['inFeatures', inFeatures], ['outFeatures', outFeatures]] as const) {
       if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new ArgumentError(`${name} must be an integer >= 0, got ${show(v)}`, { op: 'Linear' });
     }

@@ -45,6 +45,21 @@ export class Param<B extends Backend = Backend> {
     old.dispose();
   }
 
+  /**
+   * Replaces the value as torch's in-place writes under no_grad do (Embedding's max_norm renorm,
+   * within a forward pass): a graph already recorded against the old value keeps sending its
+   * gradient to this parameter, summed with the new value's. `value` must not be tracked (make it
+   * under noGrad). set() is for updates between passes (an optimizer step).
+   */
+  setInPlace(value: Tensor<B, 'float'>): void {
+    if (value === this.current) return;
+    const old = this.current;
+    const b = old.backend;
+    if (this.trainable && isAutodiff(b) && value.backend === b && b.continueLeaf(old.handle, value.handle)) this.current = keep(value);
+    else this.current = this.track(value);
+    old.dispose();
+  }
+
   /** A parameter of the same kind and id holding `value` (what forks and clones are made of). */
   derive(value: Tensor<B, 'float'>): Param<B> {
     return new Param(value, this.id, this.trainable);

@@ -1,18 +1,37 @@
 /** Pooling layers (torch.nn.MaxPool1d / MaxPool2d / AvgPool1d / AvgPool2d and the adaptive ones): no parameters. */
 import type { Backend } from '../backends/backend.js';
+import { ArgumentError } from '../errors.js';
+import { checkOptions, field, show } from '../ir/validate.js';
 import type { Tensor } from '../tensor/tensor.js';
 import type { Pair } from './functional/args.js';
 import { adaptiveAvgPool1d, adaptiveMaxPool1d, adaptiveMaxPool2d, type AdaptiveSize2d } from './functional/adaptive-pool.js';
-import { adaptiveAvgPool2d, avgPool1d, avgPool2d, lpPool1d, lpPool2d, maxPool1d, maxPool2d, type AvgPool2dOptions, type LpPool2dOptions, type MaxPool2dOptions, type Pool1dOptions } from './functional/pool.js';
+import { adaptiveAvgPool2d, avgPool1d, avgPool2d, lpPool1d, lpPool2d, maxPool1d, maxPool2d, type AvgPool2dOptions, type LpPool2dOptions, type MaxPool2dOptions, type Pool1dOptions, type PoolWithIndices } from './functional/pool.js';
 import { maxUnpool1d, maxUnpool2d, type MaxUnpool1dOptions, type MaxUnpool2dOptions } from './functional/unpool.js';
 import { Module } from './module.js';
+
+/**
+ * torch's return_indices is no option of a module: forward is typed to give a tensor (an untyped
+ * `{ returnIndices: true }` would make it give an object); forwardWithIndices gives both.
+ */
+function checkNoReturnIndices(op: string, options: unknown): void {
+  checkOptions(op, options);
+  const v = field(options, 'returnIndices');
+  if (v !== undefined && v !== false) {
+    throw new ArgumentError(`returnIndices is not an option of the module (forward returns the values), got ${show(v)}`, { op, hint: 'call forwardWithIndices(x) for { values, indices }, what MaxUnpool takes (torch\'s return_indices=True)' });
+  }
+}
 
 export class MaxPool2d<B extends Backend = Backend> extends Module<B> {
   constructor(readonly kernelSize: Pair, readonly options: MaxPool2dOptions = {}) {
     super();
+    checkNoReturnIndices('MaxPool2d', options);
   }
   forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
-    return maxPool2d(x, this.kernelSize, this.options);
+    return maxPool2d(x, this.kernelSize, { ...this.options, returnIndices: false });
+  }
+  /** torch's MaxPool2d(return_indices=True): the values and each maximum's flat index in its input plane (int32), for MaxUnpool2d. */
+  forwardWithIndices(x: Tensor<B, 'float'>): PoolWithIndices<B> {
+    return maxPool2d(x, this.kernelSize, { ...this.options, returnIndices: true });
   }
 }
 
@@ -28,9 +47,14 @@ export class AvgPool2d<B extends Backend = Backend> extends Module<B> {
 export class MaxPool1d<B extends Backend = Backend> extends Module<B> {
   constructor(readonly kernelSize: number, readonly options: Pool1dOptions & { dilation?: number } = {}) {
     super();
+    checkNoReturnIndices('MaxPool1d', options);
   }
   forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
-    return maxPool1d(x, this.kernelSize, this.options);
+    return maxPool1d(x, this.kernelSize, { ...this.options, returnIndices: false });
+  }
+  /** torch's MaxPool1d(return_indices=True): the values and each maximum's position in its row (int32), for MaxUnpool1d. */
+  forwardWithIndices(x: Tensor<B, 'float'>): PoolWithIndices<B> {
+    return maxPool1d(x, this.kernelSize, { ...this.options, returnIndices: true });
   }
 }
 

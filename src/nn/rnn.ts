@@ -13,7 +13,7 @@ import { tidy } from '../memory/tidy.js';
 import { zeros } from '../tensor/creation.js';
 import { Tensor } from '../tensor/tensor.js';
 import { checkDropout, dropout } from './functional/dropout.js';
-import { checkOptionalTensors, checkTensors } from './check.js';
+import { checkLayer, checkOptionalTensors, checkTensors } from './check.js';
 import { uniform } from './init.js';
 import { Module, type TorchKey } from './module.js';
 import { Param } from './param.js';
@@ -66,6 +66,8 @@ abstract class Recurrent<B extends Backend> extends Module<B> {
 
   constructor(backend: B, readonly inputSize: number, readonly hiddenSize: number, gates: number, protected readonly op: string, options: RnnOptions, projSize = 0) {
     super();
+    // Untyped callers: a null options or a missing backend is named here, not a TypeError below.
+    checkLayer(op, backend, options);
     this.numLayers = options.numLayers ?? 1;
     this.directions = options.bidirectional ? 2 : 1;
     this.batchFirst = options.batchFirst ?? true;
@@ -186,6 +188,8 @@ abstract class Recurrent<B extends Backend> extends Module<B> {
 
 export class LSTM<B extends Backend = Backend> extends Recurrent<B> {
   constructor(backend: B, inputSize: number, hiddenSize: number, options: LstmOptions = {}) {
+    // Checked before projSize is read from it.
+    checkLayer('LSTM', backend, options);
     super(backend, inputSize, hiddenSize, 4, 'LSTM', options, options.projSize ?? 0);
   }
 

@@ -60,8 +60,18 @@ export abstract class LrScheduler {
   next(base: number): number {
     // Counted once the rate is known: a rate that throws (LambdaLR) does not move the schedule on.
     const rate = this.rateAt(this.stepCount, base);
-    this.stepCount++;
+    this.advance(base);
     return rate;
+  }
+
+  /**
+   * Moves on one step as next() does, for a caller that read the step's rates first (ratesAt):
+   * an optimizer step checks them all before the schedule moves. What a subclass does at each
+   * move goes here, not in next() (the optimizer does not call next()).
+   */
+  advance(base: number): void {
+    void base;
+    this.stepCount++;
   }
 
   /** The rate the next step would use, without moving on. */
@@ -79,12 +89,29 @@ export abstract class LrScheduler {
   }
 
   /**
+   * Step `step`'s rate (rateAt) and, for each of `scales`, a group's (groupRate): what an
+   * optimizer step reads, once, before it moves the schedule on.
+   */
+  ratesAt(step: number, base: number, scales: readonly number[]): { rate: number; groups: number[] } {
+    return { rate: this.rateAt(step, base), groups: scales.map((scale) => this.groupRate(step, base, scale)) };
+  }
+
+  /**
    * The momentum of step `step` where the schedule sets it (OneCycleLR's cycleMomentum: SGD's and
    * RMSprop's momentum, the others' beta1, in every group), else undefined: the optimizer's own.
    */
   momentumAt(step: number): number | undefined {
     void step;
     return undefined;
+  }
+
+  /**
+   * Whether momentumAt gives a momentum at some step: an optimizer without one refuses the
+   * schedule when it is made or first given (torch's OneCycleLR refuses such an optimizer when
+   * made), not at the step where the momentum starts (a SequentialLR's later milestone).
+   */
+  setsMomentum(): boolean {
+    return false;
   }
 
   /** Plain data, to checkpoint beside the optimizer state. */
@@ -265,6 +292,11 @@ export class LambdaLR extends LrScheduler {
   rateAt(step: number, base: number): number {
     return base * this.lrLambda(step);
   }
+  /** The function runs once for the step, whatever the number of groups. */
+  override ratesAt(step: number, base: number, scales: readonly number[]): { rate: number; groups: number[] } {
+    const f = this.lrLambda(step);
+    return { rate: base * f, groups: scales.map((scale) => base * scale * f) };
+  }
 }
 
 /**
@@ -434,6 +466,9 @@ export class OneCycleLR extends LrScheduler {
     const { phase, pct } = this.locate(step);
     return this.interpolate(phase.from, phase.to, pct);
   }
+  override setsMomentum(): boolean {
+    return this.cycleMomentum;
+  }
   override momentumAt(step: number): number | undefined {
     if (!this.cycleMomentum) return undefined;
     const { phase, pct } = this.locate(step);
@@ -516,9 +551,9 @@ export class ReduceLROnPlateau extends LrScheduler {
   }
 
   /** Records the base (observe reports on its rate); rateAt stays pure, so a group's rate can be asked at any time. */
-  override next(base: number): number {
+  override advance(base: number): void {
     this.lastBase = base;
-    return super.next(base);
+    super.advance(base);
   }
 
   private improves(metric: number): boolean {
@@ -645,12 +680,20 @@ export class SequentialLR extends LrScheduler {
     return scheduler.momentumAt(local);
   }
 
+  override setsMomentum(): boolean {
+    return this.schedulers.some((s) => s.setsMomentum());
+  }
+
+  override ratesAt(step: number, base: number, scales: readonly number[]): { rate: number; groups: number[] } {
+    const { scheduler, local } = this.locate(step);
+    return scheduler.ratesAt(local, base, scales);
+  }
+
   /** Also moves the running scheduler's own count, so its state() says where it is (as torch's last_epoch). */
-  override next(base: number): number {
+  override advance(base: number): void {
     const { scheduler, local } = this.locate(this.stepCount);
-    const rate = super.next(base);
+    super.advance(base);
     scheduler.stepCount = local + 1;
-    return rate;
   }
 
   override state(): LrSchedulerState {

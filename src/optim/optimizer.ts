@@ -165,10 +165,13 @@ export abstract class Optimizer<B extends Backend = Backend> {
     return undefined;
   }
 
-  /** A schedule that sets the momentum needs an optimizer with one (torch raises too). */
+  /**
+   * A schedule that sets the momentum at any of its steps needs an optimizer with one (torch
+   * raises when the OneCycleLR is made); returns the momentum of step `step`.
+   */
   private checkMomentum(op: string, schedule: LrScheduler, step: number): number | undefined {
     const momentum = schedule.momentumAt(step);
-    if (momentum !== undefined && this.momentumSetting() === undefined) {
+    if ((momentum !== undefined || schedule.setsMomentum()) && this.momentumSetting() === undefined) {
       throw new ArgumentError(`the schedule '${schedule.kind}' sets the momentum (OneCycleLR's cycleMomentum), and ${this.constructor.name} takes none from a schedule`, {
         op,
         hint: "give the schedule cycleMomentum: false (torch's Adagrad, Adadelta, Rprop and ASGD have no momentum; NAdam's product of momenta here is a function of the step count)",
@@ -201,21 +204,26 @@ export abstract class Optimizer<B extends Backend = Backend> {
     const scheduleStep = schedule?.stepCount ?? 0;
     // Read before the schedule moves on: a refused one is not moved.
     const momentum = schedule ? this.checkMomentum('Optimizer.step', schedule, scheduleStep) : undefined;
-    const lr = rate === undefined ? this.lr : typeof rate === 'number' ? rate : rate.next(this.lr);
+    // The step's rate and each group's (a scaled lr, or the schedule run from the group's lr), all
+    // read and checked before the schedule moves on (a lambda that throws or a NaN rate leaves it).
+    const scaled = this.groups.filter((group) => group.lrScale !== undefined);
+    const scales = scaled.map((group) => group.lrScale ?? 1);
+    const fixed = typeof rate === 'number' ? rate : this.lr;
+    const rates = schedule ? schedule.ratesAt(scheduleStep, this.lr, scales) : { rate: fixed, groups: scales.map((scale) => fixed * scale) };
+    const lr = rates.rate;
     // A schedule's rate is checked too: NaN would reach every weight.
-    if (typeof rate === 'object' && !Number.isFinite(lr)) throw new ArgumentError(`the schedule '${rate.kind}' gave the rate ${lr} at its step ${rate.stepCount - 1}`, { op: 'Optimizer.step', hint: "check the schedule's settings" });
+    if (schedule && !Number.isFinite(lr)) throw new ArgumentError(`the schedule '${schedule.kind}' gave the rate ${lr} at its step ${scheduleStep}`, { op: 'Optimizer.step', hint: "check the schedule's settings" });
+    const groupRates = new Map<ParamGroup, number>();
+    scaled.forEach((group, i) => {
+      const r = rates.groups[i]!;
+      if (!Number.isFinite(r)) throw new ArgumentError(`the schedule '${schedule?.kind}' gave a group the rate ${r} at its step ${scheduleStep}`, { op: 'Optimizer.step', hint: "check the schedule's settings" });
+      groupRates.set(group, r);
+    });
+    schedule?.advance(this.lr);
     this.lastLr = lr;
     if (this.options.clipNorm !== undefined && clip !== false) clipGradNorm(grads, this.options.clipNorm)?.dispose();
     // params() lists a parameter that appears in several places (tied weights) once: stepped once.
     const names = this.groups.length > 0 ? firstNames(module) : undefined;
-    // Each group's rate, before any parameter changes: a scaled lr, or the schedule run from the group's lr.
-    const groupRates = new Map<ParamGroup, number>();
-    for (const group of this.groups) {
-      if (group.lrScale === undefined) continue;
-      const r = schedule ? schedule.groupRate(scheduleStep, this.lr, group.lrScale) : lr * group.lrScale;
-      if (!Number.isFinite(r)) throw new ArgumentError(`the schedule '${schedule?.kind}' gave a group the rate ${r} at its step ${scheduleStep}`, { op: 'Optimizer.step', hint: "check the schedule's settings" });
-      groupRates.set(group, r);
-    }
     noGrad(() => {
       for (const p of module.params()) {
         const g = grads.get(p.id);

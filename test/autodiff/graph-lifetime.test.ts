@@ -50,4 +50,25 @@ describe('graph lifetime', () => {
     const g = b.sum().backward();
     expect(Array.from((await x.grad(g)!.toData()).values)).toEqual([6, 12]);
   });
+
+  it('continueLeaf: a leaf replaced as by an in-place write gets the old graph\'s gradient; the old values stay what the graph saved', async () => {
+    const before = scheduler.liveSlots;
+    const x = fromData(ad, [1, 2, 3]);
+    const w0 = fromData(ad, [0.5, -1, 2]).requireGrad();
+    const a = tidy(() => w0.mul(x).mul(w0).sum()); // saves w0's values
+    const w1 = fromData(ad, [10, 20, 30]);
+    expect(ad.continueLeaf(a, w1)).toBe(false); // an op output is no leaf
+    expect(ad.continueLeaf(x, w1)).toBe(false); // x is not tracked
+    expect(ad.continueLeaf(w0, w0)).toBe(false); // w0 is tracked already
+    expect(ad.continueLeaf(w0, w1)).toBe(true);
+    expect(w1.requiresGrad).toBe(true);
+    w0.dispose();
+    const loss = tidy(() => a.add(w1.mul(w1).sum()));
+    const g = loss.backward();
+    // d/dw0 of sum(w0 * x * w0) at the old values (2 * w0 * x) plus d/dw1 of sum(w1^2).
+    expect(Array.from((await w1.grad(g)!.toData()).values)).toEqual([2 * 0.5 * 1 + 20, 2 * -1 * 2 + 40, 2 * 2 * 3 + 60]);
+    expect(g.size).toBe(1);
+    for (const t of [g, loss, a, x, w1]) t.dispose();
+    expect(scheduler.liveSlots).toBe(before);
+  });
 });

@@ -8,6 +8,7 @@ import { afterAll, expect, test } from 'vitest';
 import * as api from '../../src/index.js';
 import { Cpu } from '../../src/backends/cpu/backend.js';
 import { SwitchyardError } from '../../src/errors.js';
+import { untyped } from '../untyped.js';
 
 const cpu = new Cpu({ threads: 0 });
 afterAll(() => cpu.close());
@@ -53,3 +54,37 @@ test('no public entry point throws a bare TypeError (or RangeError) on arguments
   }
   expect(bare).toEqual([]);
 }, 120_000);
+
+test("a class's options given as null or a string after valid leading arguments is a Switchyard error, not a TypeError", () => {
+  const bare: string[] = [];
+  for (const [name, fn] of entries()) {
+    // Error classes are made by the library, with its own arguments.
+    if (!/^class\b/.test(Function.prototype.toString.call(fn)) || (typeof fn === 'function' && fn.prototype instanceof Error)) continue;
+    // The backend, then 0 to 5 sizes of 2 (channels, features, kernel sizes), then the bad options.
+    for (let n = 0; n <= 5; n++) {
+      for (const bad of [null, 'x']) {
+        const args: unknown[] = [cpu, ...new Array<number>(n).fill(2), bad];
+        try {
+          const made: unknown = Reflect.construct(fn as new (...x: unknown[]) => unknown, args);
+          const close = typeof made === 'object' && made !== null && made !== cpu ? Reflect.get(made, 'close') : undefined;
+          if (typeof close === 'function') void Promise.resolve(Reflect.apply(close, made, [])).catch(() => undefined);
+        } catch (e) {
+          if (!(e instanceof SwitchyardError)) bare.push(`${name}(cpu, ${n} x 2, ${String(bad)}): ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+        }
+      }
+    }
+  }
+  expect(bare).toEqual([]);
+  // The layers the review named, with the message.
+  const made: Array<[string, () => unknown]> = [
+    ['Conv3d', () => new api.nn.Conv3d(cpu, 2, 3, 3, untyped(null))],
+    ['ConvTranspose3d', () => new api.nn.ConvTranspose3d(cpu, 2, 3, 3, untyped(null))],
+    ['Conv2d', () => new api.nn.Conv2d(cpu, 2, 3, 3, untyped(null))],
+    ['RNN', () => new api.nn.RNN(cpu, 2, 3, untyped(null))],
+    ['LSTM', () => new api.nn.LSTM(cpu, 2, 3, untyped(null))],
+    ['GRU', () => new api.nn.GRU(cpu, 2, 3, untyped(null))],
+    ['Linear', () => new api.nn.Linear(cpu, 2, 3, untyped(null))],
+    ['Embedding', () => new api.nn.Embedding(cpu, 2, 3, untyped(null))],
+  ];
+  for (const [op, make] of made) expect(make).toThrow(new RegExp(`^${op}: options must be an object, got null`));
+});

@@ -48,6 +48,10 @@ describe('errors of the added layers', () => {
     expectError(() => NF.localResponseNorm(x4(), 0), ArgumentError, /localResponseNorm: size/);
     expectError(() => NF.lpPool2d(x4(), 0, 2), ArgumentError, /lpPool2d: normType must be a finite non-zero number/);
     expectError(() => NF.lpPool2d(x4(), 2, 2, untyped({ padding: 1 })), ArgumentError, /lpPool2d: takes no padding/);
+    // A string normType is shown as one (it read "got 2" before); a padding left undefined is none.
+    expectError(() => NF.lpPool2d(x4(), untyped('2'), 2), ArgumentError, /lpPool2d: normType must be a finite non-zero number, got "2" \(a string\)/);
+    expect(NF.lpPool2d(x4(), 2, 2, untyped({ padding: undefined })).shape).toEqual([1, 2, 2, 2]);
+    expect(NF.lpPool1d(zeros(ad, [1, 2, 4]), 2, 2, untyped({ padding: undefined })).shape).toEqual([1, 2, 2]);
     expectError(() => NF.lpPool1d(x4(), 2, 2), ShapeError, /lpPool1d: the input must be \[N, C, L\] or \[C, L\]/);
   });
 
@@ -78,6 +82,9 @@ describe('errors of the added layers', () => {
     expectError(() => NF.embeddingBag(idx, w, { offsets: ints([1], [0]), mode: 'sum', perSampleWeights: zeros(ad, [3]) }), ShapeError, /embeddingBag: perSampleWeights must have the indices' shape \[4\]/);
     expectError(() => NF.embeddingBag(idx, w, { offsets: ints([1], [0]), paddingIdx: 5 }), ArgumentError, /embeddingBag: paddingIdx must be an integer in \[-5, 5\)/);
     expectError(() => NF.embeddingBag(idx.cast('float32') as never, w, { offsets: ints([1], [0]) }), DTypeError, /embeddingBag: the indices must be int32/);
+    // The offsets' dtype is a DTypeError (their rank a ShapeError), as the indices'.
+    expectError(() => NF.embeddingBag(idx, w, { offsets: zeros(ad, [1]) as never }), DTypeError, /embeddingBag: offsets must be int32, got float32; dtypes: float32; hint: cast them/);
+    expectError(() => NF.embeddingBag(idx, w, { offsets: ints([1, 1], [0]) }), ShapeError, /embeddingBag: offsets must be 1-D, got rank 2/);
   });
 
   it('LSTM projSize below hiddenSize', () => {

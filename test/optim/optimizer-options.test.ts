@@ -20,7 +20,7 @@ import { NAdam } from '../../src/optim/nadam.js';
 import { RAdam } from '../../src/optim/radam.js';
 import { Rprop } from '../../src/optim/rprop.js';
 import { clipGradNorm, clipGradValue } from '../../src/optim/clip.js';
-import { CosineLR, LrScheduler, OneCycleLR, ReduceLROnPlateau } from '../../src/optim/lr-scheduler.js';
+import { ConstantLR, CosineLR, LambdaLR, LinearLR, LrScheduler, OneCycleLR, ReduceLROnPlateau, SequentialLR, StepLR } from '../../src/optim/lr-scheduler.js';
 import type { Optimizer } from '../../src/optim/optimizer.js';
 import { ParamGrads } from '../../src/optim/param-grads.js';
 import { RMSprop } from '../../src/optim/rmsprop.js';
@@ -302,6 +302,56 @@ describe('groups', () => {
     expect(() => new Adagrad<AD>({ scheduler: new OneCycleLR({ maxLr: 0.1, totalSteps: 10 }) })).toThrow(/^Adagrad: the schedule 'oneCycle' sets the momentum/);
     expect(() => new OneCycleLR({ maxLr: 0.1, totalSteps: 10, baseMomentum: 1 })).toThrow(/^OneCycleLR: baseMomentum must be a number in \[0, 1\), got 1/);
     expect(() => new OneCycleLR(untyped({ maxLr: 0.1, totalSteps: 10, cycle_momentum: false }))).toThrow(/^OneCycleLR: unknown option 'cycle_momentum' \(did you mean 'cycleMomentum'\?\)/);
+  });
+
+  it('a SequentialLR holding a cycling OneCycleLR is refused by an optimizer without momentum when made or first given, not at its milestone', () => {
+    const seq = (cycleMomentum: boolean): SequentialLR => new SequentialLR({ schedulers: [new LinearLR({ startFactor: 0.5, totalSteps: 2 }), new OneCycleLR({ maxLr: 0.1, totalSteps: 10, cycleMomentum })], milestones: [2] });
+    expect(seq(true).setsMomentum()).toBe(true);
+    expect(seq(false).setsMomentum()).toBe(false);
+    expect(new SequentialLR({ schedulers: [new ConstantLR(), seq(true)], milestones: [1] }).setsMomentum()).toBe(true);
+    expect(() => new Adagrad<AD>({ scheduler: seq(true) })).toThrow(ArgumentError);
+    expect(() => new Adagrad<AD>({ scheduler: seq(true) })).toThrow(/^Adagrad: the schedule 'sequential' sets the momentum/);
+    const m = model();
+    const opt = new Adagrad<AD>();
+    const s = seq(true);
+    expect(() => opt.step(m, grads(m, 0), s)).toThrow(/^Optimizer.step: the schedule 'sequential' sets the momentum/);
+    expect(s.stepCount).toBe(0);
+    // Without cycleMomentum it runs through the milestone.
+    const quiet = new Adagrad<AD>({ scheduler: seq(false) });
+    for (let k = 0; k < 4; k++) quiet.step(m, grads(m, k % 3));
+    // An optimizer with a momentum takes the OneCycleLR's from the milestone on.
+    const sgd = new SGD<AD>({ lr: 0.1, momentum: 0.5, scheduler: seq(true) });
+    for (let k = 0; k < 4; k++) sgd.step(m, grads(m, k % 3));
+  });
+
+  it('a step reads every rate (groups too) before the schedule moves: a refused step leaves it, and a LambdaLR runs once per step', async () => {
+    const m = model();
+    let calls = 0;
+    const lambda = new LambdaLR({ lrLambda: (k) => (calls++, k === 2 ? Number.NaN : 1 / (k + 1)) });
+    const groups = [{ params: (name: string) => name === 'w', lrScale: 0.5 }, { params: (name: string) => name === 'b', lrScale: 2 }];
+    const opt = new SGD<AD>({ lr: 0.1, scheduler: lambda, groups });
+    opt.step(m, grads(m, 0));
+    opt.step(m, grads(m, 1));
+    expect(calls).toBe(2);
+    const before = await values(m);
+    expect(() => opt.step(m, grads(m, 2))).toThrow(/LambdaLR: lrLambda\(2\) must return a finite number, got NaN/);
+    expect(lambda.stepCount).toBe(2);
+    expect(await values(m)).toEqual(before);
+    // A group's rate that overflows is refused with the schedule still where it was.
+    const step = new StepLR({ stepSize: 2 });
+    const big = new SGD<AD>({ lr: 10, scheduler: step, groups: [{ params: (name) => name === 'b', lrScale: 1e308 }] });
+    expect(() => big.step(m, grads(m, 0))).toThrow(/^Optimizer.step: the schedule 'step' gave a group the rate Infinity at its step 0/);
+    expect(step.stepCount).toBe(0);
+    expect(await values(m)).toEqual(before);
+    // The rates a group gets are groupRate's (float64: lr * lrScale * 1 / (k + 1)).
+    const w = fromData(ad, W0);
+    const b = fromData(ad, B0);
+    const two = new Two(new Param(w), new Param(b));
+    const sgd = new SGD<AD>({ lr: 0.1, scheduler: new LambdaLR({ lrLambda: (k) => 1 / (k + 1) }), groups });
+    sgd.step(two, grads(two, 0));
+    sgd.step(two, grads(two, 1));
+    const want = [...W0.map((x, i) => x - 0.05 * GW[0]![i]! - 0.025 * GW[1]![i]!), ...B0.map((x, i) => x - 0.2 * GB[0]![i]! - 0.1 * GB[1]![i]!)];
+    (await values(two)).forEach((v, i) => expect(v).toBeCloseTo(want[i]!, 6));
   });
 
   it("OneCycleLR's momentum against torch's formula: cosine from maxMomentum to baseMomentum and back, against the rate", () => {

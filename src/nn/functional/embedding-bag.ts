@@ -51,7 +51,8 @@ export function embeddingBag<B extends Backend>(input: I<B>, weight: F<B>, optio
     if (offsets) throw new ArgumentError('offsets must not be given with 2-D indices (each row is a bag)', { op });
   } else if (input.rank === 1) {
     if (!offsets) throw new ArgumentError('1-D indices need offsets (where each bag starts)', { op, hint: 'or give the indices as [bags, L]' });
-    if (offsets.dtype !== 'int32' || offsets.rank !== 1) throw new ShapeError(`offsets must be 1-D int32, got ${offsets.dtype} of rank ${offsets.rank}`, { op, shapes });
+    if (offsets.dtype !== 'int32') throw new DTypeError(`offsets must be int32, got ${offsets.dtype}`, { op, dtypes: [offsets.dtype], hint: "cast them: offsets.cast('int32')" });
+    if (offsets.rank !== 1) throw new ShapeError(`offsets must be 1-D, got rank ${offsets.rank}`, { op, shapes });
     if (includeLast && offsets.shape[0]! < 1) throw new ShapeError('with includeLastOffset, offsets needs at least one entry (the end)', { op, shapes });
   } else {
     throw new ShapeError(`the indices must be [n] (with offsets) or [bags, L], got rank ${input.rank}`, { op, shapes });

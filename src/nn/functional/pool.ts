@@ -7,7 +7,7 @@ import { ArgumentError, ShapeError } from '../../errors.js';
 import { tidy } from '../../memory/tidy.js';
 import { fromData } from '../../tensor/creation.js';
 import type { Tensor } from '../../tensor/tensor.js';
-import { checkBoolean, checkInteger, checkOptions } from '../../ir/validate.js';
+import { checkBoolean, checkInteger, checkOptions, field, show } from '../../ir/validate.js';
 import { checkTensors } from '../check.js';
 import { checkElements, checkFloat, checkRank, outLength, pair, single, type Pair } from './args.js';
 import { poolWindowTable, unfold, windowTable, type WindowSpec } from './windows.js';
@@ -282,13 +282,13 @@ export function lpPool1d<B extends Backend>(x: F<B>, normType: number, kernelSiz
   });
 }
 
-/** torch's lp pools take no padding: one given is refused rather than ignored. */
+/** torch's lp pools take no padding: one given is refused rather than ignored (undefined is none given). */
 function checkNoPadding(op: string, options: object): void {
-  if ('padding' in options) throw new ArgumentError('takes no padding (as torch.nn.functional.lp_pool); pad the input first', { op });
+  if (field(options, 'padding') !== undefined) throw new ArgumentError('takes no padding (as torch.nn.functional.lp_pool); pad the input first', { op });
 }
 
 function checkNorm(op: string, p: unknown): number {
-  if (typeof p !== 'number' || !Number.isFinite(p) || p === 0) throw new ArgumentError(`normType must be a finite non-zero number, got ${String(p)}`, { op });
+  if (typeof p !== 'number' || !Number.isFinite(p) || p === 0) throw new ArgumentError(`normType must be a finite non-zero number, got ${show(p)}`, { op });
   return p;
 }
 

@@ -83,7 +83,10 @@ function outputSize(op: string, given: readonly number[] | undefined, input: rea
  * Scatters each plane's values to their indices. Two indices naming the same position (windows that
  * overlap and share a maximum) would add; dividing by the count there gives the value itself when
  * they carry the same value (as from maxPool), and the division is kept out of the gradient so each
- * value still receives the output gradient at its index, as torch's.
+ * value still receives the output gradient at its index, as torch's. The index values are known
+ * only where they are (on the device): one outside the output plane is not checked here (that
+ * would wait on the device) but fails the scatterAdd when it runs, as `scatterAdd: index i is out
+ * of range for dim 1 of size H'·W'` (dim 1: the flattened plane) on reading the result.
  */
 function unpool<B extends Backend>(op: string, x: F<B>, indices: Tensor<B, 'int'>, size: readonly number[]): F<B> {
   checkFloat(op, x);
