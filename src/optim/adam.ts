@@ -6,7 +6,7 @@ import type { Backend } from '../backends/backend.js';
 import { full } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { checkBoolean } from '../ir/validate.js';
-import { checkPair, checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
+import { checkSetting, given, GroupSettings, Optimizer, readBetasEps, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
 
 /** What a parameter group may set of Adam's own (torch's param_groups): the rest is the optimizer's. */
 export interface AdamSettings {
@@ -21,8 +21,7 @@ const KEYS = ['betas', 'eps', 'amsgrad'] as const;
 
 function readAdam(op: string): (o: unknown, base: AdamSettings, where: string) => AdamSettings {
   return (o, base, where) => ({
-    betas: checkPair(op, o, 'betas', base.betas, where, (v) => v >= 0 && v < 1, 'a number in [0, 1)', 'two numbers in [0, 1)'),
-    eps: checkSetting(op, `${where}eps`, given(o, 'eps', base.eps), (v) => v >= 0, 'a finite number >= 0'),
+    ...readBetasEps(op, o, base, where),
     amsgrad: checkBoolean(op, `${where}amsgrad`, given(o, 'amsgrad', base.amsgrad)),
   });
 }

@@ -1,7 +1,7 @@
 /** Adamax (torch.optim.Adamax): Adam with the infinity norm, u = max(beta2 u, |g| + eps). */
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { checkPair, checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
+import { checkSetting, GroupSettings, Optimizer, readBetasEps, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
 
 /** What a parameter group may set of Adamax's own (torch's param_groups): the rest is the optimizer's. */
 export interface AdamaxSettings {
@@ -16,8 +16,7 @@ const KEYS = ['betas', 'eps'] as const;
 function read(o: unknown, base: AdamaxSettings, where: string): AdamaxSettings {
   const op = 'Adamax';
   return {
-    betas: checkPair(op, o, 'betas', base.betas, where, (v) => v >= 0 && v < 1, 'a number in [0, 1)', 'two numbers in [0, 1)'),
-    eps: checkSetting(op, `${where}eps`, given(o, 'eps', base.eps), (v) => v >= 0, 'a finite number >= 0'),
+    ...readBetasEps(op, o, base, where),
   };
 }
 

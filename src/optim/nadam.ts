@@ -5,7 +5,7 @@
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { checkBoolean } from '../ir/validate.js';
-import { checkPair, checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
+import { checkSetting, given, GroupSettings, Optimizer, readBetasEps, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
 
 /** What a parameter group may set of NAdam's own (torch's param_groups): the rest is the optimizer's. */
 export interface NAdamSettings {
@@ -22,8 +22,7 @@ const KEYS = ['betas', 'eps', 'momentumDecay', 'decoupledWeightDecay'] as const;
 function read(o: unknown, base: NAdamSettings, where: string): NAdamSettings {
   const op = 'NAdam';
   return {
-    betas: checkPair(op, o, 'betas', base.betas, where, (v) => v >= 0 && v < 1, 'a number in [0, 1)', 'two numbers in [0, 1)'),
-    eps: checkSetting(op, `${where}eps`, given(o, 'eps', base.eps), (v) => v >= 0, 'a finite number >= 0'),
+    ...readBetasEps(op, o, base, where),
     momentumDecay: checkSetting(op, `${where}momentumDecay`, given(o, 'momentumDecay', base.momentumDecay), (v) => v >= 0, 'a finite number >= 0'),
     decoupledWeightDecay: checkBoolean(op, `${where}decoupledWeightDecay`, given(o, 'decoupledWeightDecay', base.decoupledWeightDecay)),
   };

@@ -6,7 +6,7 @@
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { checkBoolean } from '../ir/validate.js';
-import { checkPair, checkSetting, given, GroupSettings, Optimizer, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
+import { checkSetting, given, GroupSettings, Optimizer, readBetasEps, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
 
 /** What a parameter group may set of RAdam's own (torch's param_groups): the rest is the optimizer's. */
 export interface RAdamSettings {
@@ -22,8 +22,7 @@ const KEYS = ['betas', 'eps', 'decoupledWeightDecay'] as const;
 function read(o: unknown, base: RAdamSettings, where: string): RAdamSettings {
   const op = 'RAdam';
   return {
-    betas: checkPair(op, o, 'betas', base.betas, where, (v) => v >= 0 && v < 1, 'a number in [0, 1)', 'two numbers in [0, 1)'),
-    eps: checkSetting(op, `${where}eps`, given(o, 'eps', base.eps), (v) => v >= 0, 'a finite number >= 0'),
+    ...readBetasEps(op, o, base, where),
     decoupledWeightDecay: checkBoolean(op, `${where}decoupledWeightDecay`, given(o, 'decoupledWeightDecay', base.decoupledWeightDecay)),
   };
 }
