@@ -107,6 +107,24 @@ export function median<B extends Backend, K extends Num>(x: Tensor<B, K>, dim: n
   });
 }
 
+/**
+ * torch.median() of all elements: the lower median (NaN if any is NaN). As torch's, its gradient
+ * is shared evenly among the elements equal to it (all NaNs for NaN): the max of the ties, whose
+ * gradient is shared so, with the other elements masked to the lowest value.
+ */
+export function medianAll<B extends Backend, K extends Num>(x: Tensor<B, K>): Tensor<B, K> {
+  refuseBool('median', x);
+  if (x.size === 0) throw new ShapeError('median of an empty tensor', { op: 'median', shapes: [x.shape], hint: 'check for empty inputs first' });
+  return tidy(() => {
+    const flat = x.reshape([x.size]);
+    const m = noGrad(() => median(flat.detach(), 0, true).values, x.backend.runtime);
+    let ties = flat.equal(m);
+    // NaN is the only value unequal to itself.
+    if (isFloat(x.dtype)) ties = ties.logicalOr(flat.notEqual(flat).logicalAnd(m.notEqual(m)));
+    return flat.where(ties, isFloat(x.dtype) ? -Infinity : INT_MIN).max();
+  }, x.backend.runtime);
+}
+
 /** torch.nanmedian(dim): the lower median of the non-NaN elements (NaN, at the line's first NaN, when all are NaN). */
 export function nanmedian<B extends Backend, K extends Num>(x: Tensor<B, K>, dim: number, keepDims: boolean): WithIndices<B, K> {
   return atSortedPosition('nanmedian', x, dim, keepDims, (order, d, n) => {
@@ -123,7 +141,7 @@ export function kthvalue<B extends Backend, K extends Num>(x: Tensor<B, K>, k: n
   const d = lineOf('kthvalue', x, dim);
   const n = x.rank === 0 ? 1 : x.shape[d]!;
   if (k < 1 || k > n) throw new ShapeError(`k = ${k} is out of range for dim ${d} of size ${n}`, { op: 'kthvalue', shapes: [x.shape], hint: `pick 1 <= k <= ${n}` });
-  return atSortedPosition('kthvalue', x, dim, keepDims, (order, dd) => order.narrow(dd, k - 1, 1));
+  return atSortedPosition('kthvalue', x, dim, keepDims, (order, dd) => order.narrow(dd, 0, 1).mul(0).add(k - 1));
 }
 
 /**

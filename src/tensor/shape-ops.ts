@@ -97,8 +97,8 @@ export function diagEmbed<B extends Backend, K extends Kind>(x: Tensor<B, K>, of
   checkSize('diagEmbed', [...lead, n, n], x.dtype);
   const shift = offset >= 0 ? offset : -offset * n;
   return tidy(() => {
-    const rows = x.unsqueeze(-1).pad([0, n], 'constant', 0).reshape([...lead, len * (n + 1)]);
-    const square = rows.pad([shift, n * n - len * (n + 1) - shift], 'constant', 0).reshape([...lead, n, n]);
+    // No entries: zeros (not in x's graph: an empty x has no gradient to take).
+    const square = len === 0 ? x.reshape([...lead, 0]).pad([0, n * n], 'constant', 0).reshape([...lead, n, n]) : embedLast(x, lead, len, n, shift);
     // The matrix dims are last: move them to dim1 and dim2, the others keep their order.
     const perm = new Array<number>(r);
     perm[d1] = r - 2;
@@ -107,6 +107,12 @@ export function diagEmbed<B extends Backend, K extends Kind>(x: Tensor<B, K>, of
     for (let i = 0; i < r; i++) if (i !== d1 && i !== d2) perm[i] = k++;
     return perm.every((p, i) => p === i) ? square : square.permute(perm);
   }, x.backend.runtime);
+}
+
+/** The rows of x (last dim len) on the diagonal `shift` entries into n x n matrices (see diagEmbed). */
+function embedLast<B extends Backend, K extends Kind>(x: Tensor<B, K>, lead: readonly number[], len: number, n: number, shift: number): Tensor<B, K> {
+  const rows = x.unsqueeze(-1).pad([0, n], 'constant', 0).reshape([...lead, len * (n + 1)]);
+  return rows.pad([shift, n * n - len * (n + 1) - shift], 'constant', 0).reshape([...lead, n, n]);
 }
 
 /** torch.diag: a 1-D tensor becomes the diagonal `offset` of a square matrix; a 2-D one gives its diagonal `offset`. */

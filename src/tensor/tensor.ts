@@ -25,7 +25,7 @@ import { checkOrder, vectorNorm } from './norms.js';
 import { einsum } from './einsum.js';
 import { rollArgs, rollFlat, sortWithIndices, topk, topkDim } from './ordering.js';
 import { anyAll, logsumexp, varianceArgs, withIndices, type Dims, type VarOptions } from './reductions.js';
-import { aminmax, countNonzero, cumExtreme, kthvalue, logcumsumexp, median, mode, nanmean, nanmedian, nansum } from './more-reductions.js';
+import { aminmax, countNonzero, cumExtreme, kthvalue, logcumsumexp, median, medianAll, mode, nanmean, nanmedian, nansum } from './more-reductions.js';
 import { diag, diagEmbed, diagonal, outer, repeatInterleave, tile, unbind } from './shape-ops.js';
 import { indexAdd, scatter, scatterReduce, take, takeAlongDim, type ScatterReduce } from './scatter.js';
 import { maskedSelect, nonzero, unique, type UniqueOptions, type UniqueResult } from './data-dependent.js';
@@ -952,11 +952,9 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   countNonzero(dim?: Dims): Tensor<B, 'int'> {
     return countNonzero(this, dim);
   }
-  /** torch.median(): the lower median of all elements (NaN if any is NaN). */
+  /** torch.median(): the lower median of all elements (NaN if any is NaN); the gradient is shared among the elements equal to it. */
   median<K2 extends KindsOf<'max'>>(this: Tensor<B, K2>): Tensor<B, K2> {
-    const r = median(this.reshape([this.size]), 0, false);
-    r.indices.dispose();
-    return r.values;
+    return medianAll(this);
   }
   /** torch.median(dim): the lower median along `dim` and its index (a line holding NaN gives its first NaN). */
   medianWithIndices<K2 extends KindsOf<'max'>>(this: Tensor<B, K2>, dim: number, keepDims = false): { values: Tensor<B, K2>; indices: Tensor<B, 'int'> } {
