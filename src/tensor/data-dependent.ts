@@ -143,11 +143,13 @@ export async function unique<B extends Backend, K extends Kind>(x: Tensor<B, K>,
     counts[counts.length - 1]!++;
   }
   const picks = fromData(x.backend, Int32Array.from(firsts), { device: x.device });
+  const flat = d < 0 ? x.reshape([x.size]) : x;
   let out: Tensor<B, K>;
   try {
-    out = d < 0 ? x.reshape([x.size]).indexSelect(0, picks) : x.indexSelect(d, picks);
+    out = flat.indexSelect(d < 0 ? 0 : d, picks);
   } finally {
     picks.dispose();
+    if (flat !== x) flat.dispose();
   }
   // The values come from an indexSelect of x: unique has no gradient in torch, so it is detached.
   const valuesOut = out.detach();

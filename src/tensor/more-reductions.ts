@@ -213,7 +213,8 @@ export function cumExtreme<B extends Backend, K extends Num>(x: Tensor<B, K>, wh
           const af: Tensor<B, 'float'> = a.cast(x.dtype === 'float16' ? 'float16' : 'float32');
           later = vf.isNan().logicalOr(af.isNan().logicalNot().logicalAnd(later));
         }
-        v = v.where(later, a);
+        // The last step's values would go unread: only the indices are kept.
+        if (2 * s < n) v = v.where(later, a);
         idx = idx.where(later, ai);
       }
       return idx;

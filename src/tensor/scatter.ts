@@ -133,15 +133,16 @@ export function scatterReduce<B extends Backend, K extends Num>(x: Tensor<B, K>,
     if (x.rank === 0) return scatterReduce(x.reshape([1]), 0, index.reshape([index.size]), src.reshape([src.size]), reduce, includeSelf).reshape([]);
     scatterShapes('scatterReduce', x, d, index, src);
     const vals = block(src, index);
-    const hit = written(x, d, index);
-    const base = includeSelf ? x : x.maskFill(hit, 0);
-    if (reduce === 'sum') return base.scatterAdd(d, index, vals);
-    if (reduce === 'mean') {
+    // Only what the result reads is computed: an unread temporary's storage would be freed late.
+    if (reduce === 'sum' || reduce === 'mean') {
+      const base = includeSelf ? x : x.maskFill(written(x, d, index), 0);
+      const total = base.scatterAdd(d, index, vals);
+      if (reduce === 'sum') return total;
       const count = fullLike(x, includeSelf ? 1 : 0).scatterAdd(d, index, fullLike(vals, 1));
       // Unwritten positions without self divide by 1 (torch); int32 divides with floor, as torch's.
-      return base.scatterAdd(d, index, vals).div(count.maximum(1));
+      return total.div(count.maximum(1));
     }
-    return denseReduce(x, d, index, vals, hit, reduce, includeSelf);
+    return denseReduce(x, d, index, vals, written(x, d, index), reduce, includeSelf);
   }, x.backend.runtime);
 }
 
