@@ -42,6 +42,26 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
   scatter: (x) => x0(x).scatter(a.num(x, 'dim')!, x.int['index']!, x.t['src']!),
   scatter_value: (x) => x0(x).scatter(a.num(x, 'dim')!, x.int['index']!, a.num(x, 'value')!),
   scatter_reduce: (x) => x0(x).scatterReduce(a.num(x, 'dim')!, x.int['index']!, x.t['src']!, x.args['reduce'] as ScatterReduce, a.bool(x, 'include_self')!),
+  int_op: (x) => {
+    const t = x.int['x']!;
+    const ints = (r: { values: I; indices: I }): F[] => [f(r.values), f(r.indices)];
+    switch (x.args['fn'] as string) {
+      case 'median': return ints(t.medianWithIndices(1));
+      case 'kthvalue': return ints(t.kthvalue(4, 1));
+      case 'mode': return ints(t.mode(1));
+      case 'cummax': return ints(t.cummax(1));
+      case 'cummin': return ints(t.cummin(1));
+      case 'nansum': return f(t.nansum(1));
+    }
+    throw new Error(`no int op ${String(x.args['fn'])}`);
+  },
+  int_scatter_reduce: (x) => f(x.int['x']!.scatterReduce(1, x.int['index']!, x.int['src']!, x.args['reduce'] as ScatterReduce)),
+  int_index: (x) => {
+    const t = x.int['x']!;
+    const i = x.int['index']!;
+    const s = x.int['src']!;
+    return [f(t.indexAdd(1, i, s)), f(t.scatter(1, i.reshape([1, 2]).expand([2, 2]), s))];
+  },
   take: (x) => x0(x).take(x.int['index']!),
   take_along_dim: (x) => x0(x).takeAlongDim(x.int['index']!, dimOrNull(x)),
   nonzero: async (x) => f(await x0(x).nonzero()),

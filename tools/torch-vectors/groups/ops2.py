@@ -82,6 +82,8 @@ def make(gen):
     case('cummax long line', 'cummax', {'dim': 0}, [('x', g.randn(37))], lambda m, x: tuple(torch.cummax(x, 0)))
     case('cummin rank 3', 'cummin', {'dim': 1}, [('x', g.randn(2, 9, 3))], lambda m, x: tuple(torch.cummin(x, 1)))
     case('cummax scalar', 'cummax', {'dim': 0}, [('x', T(1.5))], lambda m, x: tuple(torch.cummax(x, 0)))
+    case('cummax empty dim', 'cummax', {'dim': 1}, [('x', torch.zeros(2, 0))], lambda m, x: tuple(torch.cummax(x, 1)))
+    case('logcumsumexp empty dim', 'logcumsumexp', {'dim': 0}, [('x', torch.zeros(0, 3))], lambda m, x: torch.logcumsumexp(x, 0))
     for dim in [0, 1, -1]:
         case('logcumsumexp dim=%d' % dim, 'logcumsumexp', {'dim': dim}, [('x', g.randn(4, 6, scale=3.0))], lambda m, x, d=dim: torch.logcumsumexp(x, d))
     case('logcumsumexp wide range', 'logcumsumexp', {'dim': 1}, [('x', T([[-200.0, 0.0, 100.0, -100.0, 88.0, 90.0], [1e3, 1e3, -1e3, 0.0, 1e3, 5.0]]))], lambda m, x: torch.logcumsumexp(x, 1),
@@ -118,6 +120,20 @@ def make(gen):
          lambda m, x, i, s: torch.scatter_reduce(x, 0, i, s, 'amax'))
     case('scatter_reduce mean dim=0 rank 3', 'scatter_reduce', {'dim': 0, 'reduce': 'mean', 'include_self': False}, [('x', g.randn(3, 2, 2)), ('index', T([[[0, 2], [2, 2]], [[0, 0], [1, 2]]])), ('src', g.randn(2, 2, 2))],
          lambda m, x, i, s: torch.scatter_reduce(x, 0, i, s, 'mean', include_self=False))
+    # int32 (int64 in torch): the same compositions on integers (fills at the int32 extremes)
+    xi = T([[3, -1, 7, 3, 0, -2147483647], [5, 5, 2, 2147483647, 5, -3]])
+    case('int median', 'int_op', {'fn': 'median'}, [('x', xi)], lambda m, x: tuple(torch.median(x, 1)))
+    case('int kthvalue', 'int_op', {'fn': 'kthvalue'}, [('x', xi)], lambda m, x: tuple(torch.kthvalue(x, 4, 1)))
+    case('int mode', 'int_op', {'fn': 'mode'}, [('x', xi)], lambda m, x: tuple(torch.mode(x, 1)))
+    case('int cummax', 'int_op', {'fn': 'cummax'}, [('x', xi)], lambda m, x: tuple(torch.cummax(x, 1)))
+    case('int cummin', 'int_op', {'fn': 'cummin'}, [('x', xi)], lambda m, x: tuple(torch.cummin(x, 1)))
+    case('int nansum', 'int_op', {'fn': 'nansum'}, [('x', xi[:, :3].clone())], lambda m, x: torch.nansum(x, 1))
+    ii = T([[1, 1, 0], [2, 0, 2]])
+    for red in ['sum', 'prod', 'mean', 'amax', 'amin']:
+        case('int scatter_reduce %s' % red, 'int_scatter_reduce', {'reduce': red}, [('x', xi[:, :3].clone()), ('index', ii), ('src', T([[4, -9, 2], [7, 7, -5]]))],
+             lambda m, x, i, s, r=red: torch.scatter_reduce(x, 1, i, s, r, include_self=True))
+    case('int index_add and scatter', 'int_index', {}, [('x', xi[:, :3].clone()), ('index', T([2, 0])), ('src', T([[4, -9], [7, 7]]))],
+         lambda m, x, i, s: (torch.index_add(x, 1, i, s), torch.scatter(x, 1, i.expand(2, 2), s)))
     case('take', 'take', {}, [('x', xg), ('index', T([[0, 11], [5, 5], [-1, -12]]))], lambda m, x, i: torch.take(x, i))
     case('take scalar index', 'take', {}, [('x', xg), ('index', T(7))], lambda m, x, i: torch.take(x, i))
     case('take_along_dim dim=1', 'take_along_dim', {'dim': 1}, [('x', xg), ('index', torch.argsort(xg, 1)[:, :2].clone())], lambda m, x, i: torch.take_along_dim(x, i, 1))
