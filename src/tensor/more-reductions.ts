@@ -12,7 +12,7 @@ import { normDim } from '../ir/shape.js';
 import { checkBoolean, checkInteger } from '../ir/validate.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import { tidy } from '../memory/tidy.js';
-import { arange } from './creation.js';
+import { arange, fullLike } from './creation.js';
 import type { Dims } from './reductions.js';
 import type { Tensor } from './tensor.js';
 
@@ -110,7 +110,8 @@ export function median<B extends Backend, K extends Num>(x: Tensor<B, K>, dim: n
 /**
  * torch.median() of all elements: the lower median (NaN if any is NaN). As torch's, its gradient
  * is shared evenly among the elements equal to it (all NaNs for NaN): the max of the ties, whose
- * gradient is shared so, with the other elements masked to the lowest value.
+ * gradient is shared so, with the other elements masked to the lowest value (a NaN median: the
+ * mean of the NaNs, below).
  */
 export function medianAll<B extends Backend, K extends Num>(x: Tensor<B, K>): Tensor<B, K> {
   refuseBool('median', x);
@@ -118,10 +119,17 @@ export function medianAll<B extends Backend, K extends Num>(x: Tensor<B, K>): Te
   return tidy(() => {
     const flat = x.reshape([x.size]);
     const m = noGrad(() => median(flat.detach(), 0, true).values, x.backend.runtime);
-    let ties = flat.equal(m);
+    if (!isFloat(x.dtype)) return flat.where(flat.equal(m), INT_MIN).max();
     // NaN is the only value unequal to itself.
-    if (isFloat(x.dtype)) ties = ties.logicalOr(flat.notEqual(flat).logicalAnd(m.notEqual(m)));
-    return flat.where(ties, isFloat(x.dtype) ? -Infinity : INT_MIN).max();
+    const nanMedian = m.notEqual(m);
+    const ties = flat.equal(m).logicalOr(flat.notEqual(flat).logicalAnd(nanMedian));
+    // Over the non-NaN ties only: with a NaN median nothing is left, and no NaN gradient comes back.
+    const shared = flat.where(flat.equal(m), -Infinity).max();
+    // A NaN median: max's backward finds no element equal to NaN, so the NaNs' share comes from
+    // their mean instead, added as (mean - itself) = NaN to the NaN median (value unchanged).
+    const mean = flat.where(ties, 0).sum().div(fullLike(flat, 1).where(ties, 0).sum());
+    const viaMean = mean.sub(mean.detach()).add(m.reshape([]));
+    return viaMean.where(nanMedian.reshape([]), shared);
   }, x.backend.runtime);
 }
 

@@ -112,14 +112,7 @@ const KNOWN: readonly Known[] = [
     kind: 'torch',
     why: "index only, among equal values (0.5 three times): torch's selection order is unspecified (its CPU quickselect gives index 1); ours comes from a stable sort, the first of the tied values that lands at position k (index 2)",
   },
-  {
-    group: 'ops2',
-    cases: /^median all with NaN$/,
-    torch: all,
-    versions: '1.13 (2.x unverified)',
-    kind: 'ours',
-    why: "gradient only, when the median is NaN: torch shares dy among the NaN elements; ours is NaN there (the gradient goes through a max over the ties, and NaN equals nothing); finite ties are shared as torch's",
-  },
+
 ];
 
 await torchVectorSuite({ groups: ['ops2'], adapters: ADAPTERS, known: KNOWN });
