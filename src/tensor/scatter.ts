@@ -76,8 +76,8 @@ export function indexAdd<B extends Backend, K extends Num>(x: Tensor<B, K>, dim:
 
 /**
  * torch.scatter (out of place): out = x; out[index[i][j]][j] = src[i][j] for dim 0. Where indices
- * repeat within a line (torch: undefined which write wins), the last along `dim` wins here, and
- * only it gets a gradient (torch gives every duplicate one).
+ * repeat within a line (torch: undefined which write wins), the last along `dim` wins here; the
+ * src gradient is torch's, dy gathered at the index, for every duplicate (but a non-finite one).
  */
 export function scatter<B extends Backend, K extends Num>(x: Tensor<B, K>, dim: number, index: Tensor<B, 'int'>, src: Tensor<B, K> | number): Tensor<B, K> {
   checkTensor('scatter', 'the index', index);
@@ -95,7 +95,13 @@ export function scatter<B extends Backend, K extends Num>(x: Tensor<B, K>, dim: 
     const values = typeof src === 'number' ? fullLike(x, checkNumber('scatter', 'the value', src)).gather(d, index) : src;
     const vals = block(values, index);
     const last = noGrad(() => lastOfDuplicates(index, d), x.backend.runtime);
-    const contrib = vals.where(last, 0);
+    let contrib = vals.where(last, 0);
+    if (isFloat(x.dtype)) {
+      // torch's src gradient is dy gathered at the index, for overwritten duplicates too: they add
+      // (v - v) = 0 with that gradient (finite ones: inf - inf would be NaN).
+      const finite = vals.sub(vals).equal(0);
+      contrib = contrib.add(vals.sub(vals.detach()).where(last.logicalNot().logicalAnd(finite), 0));
+    }
     return x.maskFill(written(x, d, index), 0).scatterAdd(d, index, contrib);
   }, x.backend.runtime);
 }

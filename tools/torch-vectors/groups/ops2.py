@@ -99,11 +99,13 @@ def make(gen):
         case('index_add dim=%d index=%s' % (dim, idx), 'index_add', {'dim': dim, 'alpha': 1}, [('x', xg), ('index', T(idx, dtype=torch.int64)), ('src', g.randn(*src))],
              lambda m, x, i, s, d=dim: torch.index_add(x, d, i, s))
     case('index_add alpha=-2.5', 'index_add', {'dim': 0, 'alpha': -2.5}, [('x', xg), ('index', T([1, 1])), ('src', g.randn(2, 4))], lambda m, x, i, s: torch.index_add(x, 0, i, s, alpha=-2.5))
-    # scatter: no repeated index within a line (torch leaves which write wins unspecified, and its src gradient then differs)
     case('scatter dim=0', 'scatter', {'dim': 0}, [('x', xg), ('index', T([[2, 0, 1, 0], [0, 2, 0, 1]])), ('src', g.randn(2, 4))], lambda m, x, i, s: torch.scatter(x, 0, i, s))
     case('scatter dim=1 src larger', 'scatter', {'dim': 1}, [('x', xg), ('index', T([[3, 0], [1, 2], [0, 3]])), ('src', g.randn(3, 3))], lambda m, x, i, s: torch.scatter(x, 1, i, s), grad=['x'])  # torch 1.13's backward for src fails on this shape
     case('scatter dim=-1 index smaller', 'scatter', {'dim': -1}, [('x', xg), ('index', T([[2], [0]])), ('src', g.randn(2, 1))], lambda m, x, i, s: torch.scatter(x, -1, i, s))
     case('scatter non-finite src', 'scatter', {'dim': 1}, [('x', xg), ('index', T([[0, 1], [2, 3], [3, 0]])), ('src', T([[NAN, INF], [-INF, 1.0], [2.0, NAN]]))], lambda m, x, i, s: torch.scatter(x, 1, i, s))
+    # Repeated indices: torch leaves the winner unspecified (its serial CPU kernel writes in order: the last wins, as ours); the src gradient is dy gathered for each
+    case('scatter duplicates', 'scatter', {'dim': 1}, [('x', xg), ('index', T([[1, 1, 1], [0, 3, 0], [2, 2, 3]])), ('src', g.randn(3, 3))], lambda m, x, i, s: torch.scatter(x, 1, i, s))
+    case('scatter duplicates dim=0', 'scatter', {'dim': 0}, [('x', xg), ('index', T([[0, 2, 2, 1], [0, 2, 1, 1], [1, 2, 1, 0]])), ('src', g.randn(3, 4))], lambda m, x, i, s: torch.scatter(x, 0, i, s))
     case('scatter value', 'scatter_value', {'dim': 1, 'value': -7.5}, [('x', xg), ('index', T([[0, 2], [1, 3], [3, 1]]))], lambda m, x, i: torch.scatter(x, 1, i, -7.5))
     gi = T([[3, 0, 3], [1, 1, 1], [0, 3, 2]])
     for red in ['sum', 'prod', 'mean', 'amax', 'amin']:
