@@ -5,7 +5,7 @@
  * gradient flows back to the selected elements.
  */
 import type { Backend } from '../backends/backend.js';
-import { ArgumentError, DTypeError } from '../errors.js';
+import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import type { Kind } from '../ir/dtype.js';
 import { broadcastShapes, normDim } from '../ir/shape.js';
 import { checkBoolean, checkInteger, checkOptions } from '../ir/validate.js';
@@ -159,4 +159,37 @@ export async function unique<B extends Backend, K extends Kind>(x: Tensor<B, K>,
     ...(returnInverse ? { inverse: fromData(x.backend, inverse, { shape: d < 0 ? shape : [count], device: x.device }) } : {}),
     ...(returnCounts ? { counts: fromData(x.backend, Int32Array.from(counts), { device: x.device }) } : {}),
   };
+}
+
+/**
+ * torch.repeat_interleave(x, repeats: Tensor, dim): entry i along `dim` repeated repeats[i] times
+ * (without dim, of the flattened tensor). Async: the length depends on the repeats, read back; the
+ * result is an indexSelect of x, so the gradient sums back over the copies.
+ */
+export async function repeatInterleaveBy<B extends Backend, K extends Kind>(x: Tensor<B, K>, repeats: Tensor<B, 'int'>, dim?: number | null): Promise<Tensor<B, K>> {
+  checkTensor('repeatInterleave', 'the repeats', repeats);
+  if (repeats.dtype !== 'int32') throw new DTypeError(`the repeats must be int32, got ${repeats.dtype}`, { op: 'repeatInterleave', dtypes: [repeats.dtype], hint: 'cast them with .cast("int32")' });
+  x.live('repeatInterleave');
+  const flatten = dim === undefined || dim === null;
+  const d = flatten ? 0 : normDim('repeatInterleave', checkInteger('repeatInterleave', 'dim', dim), x.rank, x.shape);
+  const n = flatten || x.rank === 0 ? x.size : x.shape[d]!;
+  // torch: one repeat count for all, or one per entry.
+  if (repeats.rank > 1 || (repeats.size !== n && repeats.size !== 1)) {
+    throw new ShapeError(`the repeats [${repeats.shape.join(', ')}] must hold 1 or ${n} counts (dim ${d})`, { op: 'repeatInterleave', shapes: [x.shape, repeats.shape] });
+  }
+  const counts = (await repeats.toData()).values;
+  const picks: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = counts[counts.length === 1 ? 0 : i]!;
+    if (r < 0) throw new ArgumentError(`repeats must be non-negative, got ${r} at ${i}`, { op: 'repeatInterleave' });
+    for (let k = 0; k < r; k++) picks.push(i);
+  }
+  const line = flatten || x.rank === 0 ? x.reshape([x.size]) : x;
+  const idx = fromData(x.backend, Int32Array.from(picks), { device: x.device });
+  try {
+    return line.indexSelect(flatten || x.rank === 0 ? 0 : d, idx);
+  } finally {
+    idx.dispose();
+    if (line !== x) line.dispose();
+  }
 }

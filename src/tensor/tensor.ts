@@ -28,7 +28,7 @@ import { anyAll, logsumexp, varianceArgs, withIndices, type Dims, type VarOption
 import { aminmax, countNonzero, cumExtreme, kthvalue, logcumsumexp, median, medianAll, mode, nanmean, nanmedian, nansum } from './more-reductions.js';
 import { diag, diagEmbed, diagonal, outer, repeatInterleave, tile, unbind } from './shape-ops.js';
 import { indexAdd, scatter, scatterReduce, take, takeAlongDim, type ScatterReduce } from './scatter.js';
-import { maskedSelect, nonzero, unique, type UniqueOptions, type UniqueResult } from './data-dependent.js';
+import { maskedSelect, nonzero, repeatInterleaveBy, unique, type UniqueOptions, type UniqueResult } from './data-dependent.js';
 
 export interface TensorData<K extends Kind = Kind> {
   readonly shape: number[];
@@ -918,6 +918,10 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   /** torch.repeat_interleave(x, repeats, dim): each element `repeats` times in a row (without dim: of the flattened tensor). */
   repeatInterleave(repeats: number, dim?: number | null): Tensor<B, K> {
     return repeatInterleave(this, repeats, dim);
+  }
+  /** torch.repeat_interleave with a tensor of repeats (one per entry along `dim`, or one for all): async, the length depends on them. */
+  repeatInterleaveAsync(repeats: Tensor<B, 'int'>, dim?: number | null): Promise<Tensor<B, K>> {
+    return repeatInterleaveBy(this, repeats, dim);
   }
   /** torch.unbind: the slices along `dim` without that dim. */
   unbind(dim = 0): Array<Tensor<B, K>> {

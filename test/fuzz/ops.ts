@@ -204,6 +204,7 @@ export const METHODS: Record<string, ArgsFor> = {
   // reductions, indexing and shape ops beyond the core set (the async ones resolve to tensors the runner reads and frees)
   tile: (s) => [fc.oneof({ weight: 4, arbitrary: fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: s.length + 1 }).map(value) }, { weight: 1, arbitrary: fc.array(wild, { maxLength: 3 }).map(value) }, { weight: 1, arbitrary: wildArg })],
   repeatInterleave: (s) => [fc.oneof(fc.integer({ min: 0, max: 3 }).map(value), wildArg), fc.oneof(dimArb(s.length), fc.constant(value(undefined)))],
+  repeatInterleaveAsync: (s) => [indexTensor(s, true), fc.oneof(dimArb(s.length), fc.constant(value(undefined)))],
   unbind: oneDim,
   diagonal: (s) => [fc.oneof(fc.integer({ min: -4, max: 4 }).map(value), wildArg), dimArb(s.length), dimArb(s.length)],
   diagEmbed: (s) => [fc.oneof(fc.integer({ min: -3, max: 3 }).map(value), wildArg), dimArb(s.length + 1), dimArb(s.length + 1)],

@@ -18,6 +18,7 @@ const dimOrNull = (x: Ctx): number | null => a.num(x, 'dim') ?? null;
 const ADAPTERS: Readonly<Record<string, Adapter>> = {
   tile: (x) => x0(x).tile(x.args['dims'] as number[]),
   repeat_interleave: (x) => x0(x).repeatInterleave(a.num(x, 'repeats')!, dimOrNull(x)),
+  repeat_interleave_tensor: (x) => x0(x).repeatInterleaveAsync(x.int['repeats']!, dimOrNull(x)),
   unbind: (x) => x0(x).unbind(a.num(x, 'dim')!),
   diagonal: (x) => x0(x).diagonal(a.num(x, 'offset')!, a.num(x, 'dim1')!, a.num(x, 'dim2')!),
   diag: (x) => x0(x).diag(a.num(x, 'diagonal')!),

@@ -178,5 +178,8 @@ describe('reductions, indexing and shape ops beyond the core set', () => {
     await expect(x.unique({ dim: 2 })).rejects.toBeInstanceOf(ShapeError);
     await expect(x.unique('sorted' as never)).rejects.toBeInstanceOf(ArgumentError);
     await expect(x.unique({ returnCounts: 1 as never })).rejects.toThrow(/returnCounts/);
+    await expect(x.repeatInterleaveAsync(fromData(cpu, Int32Array.from([1, 2])), 1)).rejects.toThrow(/repeats \[2\] must hold 1 or 4 counts/);
+    await expect(x.repeatInterleaveAsync(fromData(cpu, Int32Array.from([1, -1, 0])), 0)).rejects.toThrow(/non-negative, got -1/);
+    await expect(x.repeatInterleaveAsync(x as never)).rejects.toBeInstanceOf(DTypeError);
   });
 });

@@ -30,6 +30,10 @@ def make(gen):
     for reps, dim in [(2, None), (3, 0), (2, 1), (2, -1), (0, 1), (1, 0)]:
         case('repeat_interleave %d dim=%s' % (reps, dim), 'repeat_interleave', {'repeats': reps, 'dim': dim}, [('x', x23)], lambda m, x, r=reps, d=dim: torch.repeat_interleave(x, r, d))
     case('repeat_interleave scalar', 'repeat_interleave', {'repeats': 3, 'dim': None}, [('x', T(1.5))], lambda m, x: torch.repeat_interleave(x, 3))
+    case('repeat_interleave tensor dim=1', 'repeat_interleave_tensor', {'dim': 1}, [('x', x23), ('repeats', T([2, 0, 3]))], lambda m, x, r: torch.repeat_interleave(x, r, 1))
+    case('repeat_interleave tensor dim=-2', 'repeat_interleave_tensor', {'dim': -2}, [('x', x23), ('repeats', T([0, 4]))], lambda m, x, r: torch.repeat_interleave(x, r, -2))
+    case('repeat_interleave tensor one count', 'repeat_interleave_tensor', {'dim': 0}, [('x', x23), ('repeats', T([3]))], lambda m, x, r: torch.repeat_interleave(x, r, 0))
+    case('repeat_interleave tensor flattened', 'repeat_interleave_tensor', {'dim': None}, [('x', x23), ('repeats', T([1, 0, 2, 1, 3, 0]))], lambda m, x, r: torch.repeat_interleave(x, r))
     x234 = g.randn(2, 3, 4)
     for dim in [0, 1, 2, -1]:
         case('unbind dim=%d' % dim, 'unbind', {'dim': dim}, [('x', x234)], lambda m, x, d=dim: torch.unbind(x, d))
