@@ -113,12 +113,13 @@ export function median<B extends Backend, K extends Num>(x: Tensor<B, K>, dim: n
  * gradient is shared so, with the other elements masked to the lowest value (a NaN median: the
  * mean of the NaNs, below).
  */
-export function medianAll<B extends Backend, K extends Num>(x: Tensor<B, K>): Tensor<B, K> {
-  refuseBool('median', x);
-  if (x.size === 0) throw new ShapeError('median of an empty tensor', { op: 'median', shapes: [x.shape], hint: 'check for empty inputs first' });
+export function medianAll<B extends Backend, K extends Num>(x: Tensor<B, K>, op: 'median' | 'nanmedian' = 'median'): Tensor<B, K> {
+  refuseBool(op, x);
+  if (x.size === 0) throw new ShapeError(`${op} of an empty tensor`, { op, shapes: [x.shape], hint: 'check for empty inputs first' });
   return tidy(() => {
     const flat = x.reshape([x.size]);
-    const m = noGrad(() => median(flat.detach(), 0, true).values, x.backend.runtime);
+    // nanmedian: NaN only when every element is NaN (then shared among them, as median's).
+    const m = noGrad(() => (op === 'median' ? median : nanmedian)(flat.detach(), 0, true).values, x.backend.runtime);
     if (!isFloat(x.dtype)) return flat.where(flat.equal(m), INT_MIN).max();
     // NaN is the only value unequal to itself.
     const nanMedian = m.notEqual(m);

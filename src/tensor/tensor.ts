@@ -960,6 +960,10 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   median<K2 extends KindsOf<'max'>>(this: Tensor<B, K2>): Tensor<B, K2> {
     return medianAll(this);
   }
+  /** torch.nanmedian(): the lower median of the non-NaN elements (NaN when all are); the gradient is shared among the elements equal to it. */
+  nanmedian<K2 extends KindsOf<'max'>>(this: Tensor<B, K2>): Tensor<B, K2> {
+    return medianAll(this, 'nanmedian');
+  }
   /** torch.median(dim): the lower median along `dim` and its index (a line holding NaN gives its first NaN). */
   medianWithIndices<K2 extends KindsOf<'max'>>(this: Tensor<B, K2>, dim: number, keepDims = false): { values: Tensor<B, K2>; indices: Tensor<B, 'int'> } {
     return median(this, dim, keepDims);

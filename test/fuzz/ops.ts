@@ -212,7 +212,7 @@ export const METHODS: Record<string, ArgsFor> = {
   outer: operand,
   nansum: reduce, nanmean: reduce,
   countNonzero: (s) => [fc.oneof(dimArb(s.length), fc.constant(value(undefined)), fc.array(fc.integer({ min: -3, max: 3 }), { maxLength: 3 }).map(value))],
-  median: none,
+  median: none, nanmedian: none,
   medianWithIndices: (s) => [dimArb(s.length), boolArb], nanmedianWithIndices: (s) => [dimArb(s.length), boolArb], mode: (s) => [dimArb(s.length), boolArb],
   kthvalue: (s) => [fc.oneof(fc.integer({ min: 0, max: 5 }).map(value), wildArg), dimArb(s.length), boolArb],
   cummax: oneDim, cummin: oneDim, logcumsumexp: oneDim,

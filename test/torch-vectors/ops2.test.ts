@@ -29,6 +29,7 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
   count_nonzero: (x) => f(x0(x).countNonzero(dims(x))),
   median: (x) => pair(x0(x).medianWithIndices(a.num(x, 'dim')!, keep(x))),
   median_all: (x) => x0(x).median(),
+  nanmedian_all: (x) => x0(x).nanmedian(),
   nanmedian: (x) => pair(x0(x).nanmedianWithIndices(a.num(x, 'dim')!, keep(x))),
   mode: (x) => pair(x0(x).mode(a.num(x, 'dim')!, keep(x))),
   kthvalue: (x) => pair(x0(x).kthvalue(a.num(x, 'k')!, a.num(x, 'dim')!, keep(x))),
