@@ -8,7 +8,7 @@ import type { Backend } from '../backends/backend.js';
 import { DTypeError, ShapeError } from '../errors.js';
 import { isFloat, type Kind } from '../ir/dtype.js';
 import type { KindsOf } from '../ir/kinds.js';
-import { normDim } from '../ir/shape.js';
+import { checkSize, normDim } from '../ir/shape.js';
 import { checkBoolean, checkInteger } from '../ir/validate.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import { tidy } from '../memory/tidy.js';
@@ -165,6 +165,8 @@ export function mode<B extends Backend, K extends Num>(x: Tensor<B, K>, dim: num
     const line = x.rank === 0 ? x.reshape([1]) : x;
     const dd = x.rank === 0 ? 0 : d;
     const n = line.shape[dd]!;
+    // Every pair of a line is compared: refused up front past the size limit.
+    checkSize('mode', [...line.shape, n], x.dtype);
     const indices = noGrad(() => {
       const sorted = line.detach().sort(dd).values;
       const same = (a: Tensor<B, K>, b: Tensor<B, K>): Tensor<B, 'bool'> => {

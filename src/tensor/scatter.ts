@@ -6,7 +6,7 @@ import type { Backend } from '../backends/backend.js';
 import { DTypeError, ShapeError } from '../errors.js';
 import { isFloat, type Kind } from '../ir/dtype.js';
 import type { KindsOf } from '../ir/kinds.js';
-import { broadcastShapes, normDim, type SliceSpec } from '../ir/shape.js';
+import { broadcastShapes, checkSize, normDim, type SliceSpec } from '../ir/shape.js';
 import { checkBoolean, checkChoice, checkInteger, checkNumber } from '../ir/validate.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import { tidy } from '../memory/tidy.js';
@@ -166,6 +166,8 @@ function denseReduce<B extends Backend, K extends Num>(x: Tensor<B, K>, d: numbe
   const m = index.shape[d]!;
   const float = isFloat(x.dtype);
   const fill = reduce === 'prod' ? 1 : reduce === 'amax' ? (float ? -Infinity : INT_MIN) : float ? Infinity : INT_MAX;
+  // The grid is the cost of this form: refused up front (a ShapeError naming scatterReduce) past the size limit.
+  checkSize('scatterReduce', [A, n, m + 1, Bn], x.dtype);
   const targets = arange(x.backend, n, undefined, 1, { device: x.device }).reshape([1, n, 1, 1]);
   const match = index.reshape([A, 1, m, Bn]).equal(targets);
   let grid = vals.reshape([A, 1, m, Bn]).where(match, fill);
