@@ -84,49 +84,6 @@ describe('scans, orderings, triangles', () => {
   });
 });
 
-describe('creation, pad, oneHot', () => {
-  const x = zeros(cpu, [2, 3]);
-  test('eye and linspace', () => {
-    expectError(() => eye(cpu, -1), ArgumentError, 'eye', /dim -1: dims are integers >= 0/);
-    expectError(() => linspace(cpu, 0, 1, -2), ArgumentError, 'linspace', /steps/);
-    expectError(() => linspace(cpu, 0, Infinity, 3), ArgumentError, 'linspace', /finite/);
-    expectError(() => linspace(cpu, 0, 1, 3, { dtype: 'bool' }), DTypeError, 'linspace', /bools/);
-  });
-  test('pad', () => {
-    expectError(() => x.pad([1]), ArgumentError, 'pad', /pairs/);
-    expectError(() => x.pad([1, 1, 1, 1, 1, 1]), ShapeError, 'pad', /3 padded dims for a tensor of rank 2.*\[2, 3\]/);
-    expectError(() => x.pad([1, 1], 'mirror' as never), ArgumentError, 'pad', /unknown padding mode 'mirror'.*constant, reflect, replicate, circular/);
-    expectError(() => x.pad([3, 0], 'reflect'), ShapeError, 'pad', /reflect padding \(3, 0\) of dim 1 must be smaller than its size 3.*\[2, 3\]/);
-    expectError(() => x.pad([0, 0, 0, 3], 'circular'), ShapeError, 'pad', /circular padding \(0, 3\) of dim 0 must be at most its size 2/);
-    expectError(() => zeros(cpu, [2, 0]).pad([1, 1], 'replicate'), ShapeError, 'pad', /replicate padding.*size 0/);
-    expectError(() => x.pad([-1, 0], 'reflect'), ArgumentError, 'pad', /no negative pads/);
-    expectError(() => x.pad([-2, -2]), ShapeError, 'pad', /crop more than the input has/);
-    expectError(() => x.pad([0.5, 1]), ArgumentError, 'pad', /integers/);
-  });
-  test('oneHot', () => {
-    const idx = fromData(cpu, Int32Array.from([0, 2]));
-    expectError(() => idx.oneHot(0), ArgumentError, 'oneHot', /numClasses/);
-    expectError(() => (x as never as typeof idx).oneHot(3), DTypeError, 'oneHot', /int32/);
-  });
-});
-
-describe('scaledDotProductAttention', () => {
-  const q = zeros(cpu, [2, 4, 8]);
-  const k = zeros(cpu, [2, 5, 8]);
-  const v = zeros(cpu, [2, 5, 3]);
-  const op = 'scaledDotProductAttention';
-  test('shapes', () => {
-    expectError(() => scaledDotProductAttention(q, zeros(cpu, [2, 5, 7]), v), ShapeError, op, /embeddings differ \(8 vs 7\).*\[2, 4, 8\], \[2, 5, 7\]/);
-    expectError(() => scaledDotProductAttention(q, k, zeros(cpu, [2, 6, 3])), ShapeError, op, /lengths differ \(5 vs 6\)/);
-    expectError(() => scaledDotProductAttention(zeros(cpu, [8]), k, v), ShapeError, op, /rank >= 2/);
-    expectError(() => scaledDotProductAttention(q, k, v, { attnMask: fromData(cpu, [[true, false]]) }), ShapeError, op, /mask must broadcast.*\[1, 2\], \[2, 4, 5\]/);
-  });
-  test('options', () => {
-    expectError(() => scaledDotProductAttention(q, k, v, { dropoutP: 1 }), ArgumentError, op, /dropoutP/);
-    expectError(() => scaledDotProductAttention(q, k, v, { isCausal: true, attnMask: zeros(cpu, [4, 5]) }), ArgumentError, op, /either attnMask or isCausal/);
-  });
-});
-
 describe('reductions, indexing and shape ops beyond the core set', () => {
   const x = zeros(cpu, [3, 4]);
   const i = zeros(cpu, [3, 4], { dtype: 'int32' });
@@ -181,5 +138,48 @@ describe('reductions, indexing and shape ops beyond the core set', () => {
     await expect(x.repeatInterleaveAsync(fromData(cpu, Int32Array.from([1, 2])), 1)).rejects.toThrow(/repeats \[2\] must hold 1 or 4 counts/);
     await expect(x.repeatInterleaveAsync(fromData(cpu, Int32Array.from([1, -1, 0])), 0)).rejects.toThrow(/non-negative, got -1/);
     await expect(x.repeatInterleaveAsync(x as never)).rejects.toBeInstanceOf(DTypeError);
+  });
+});
+
+describe('creation, pad, oneHot', () => {
+  const x = zeros(cpu, [2, 3]);
+  test('eye and linspace', () => {
+    expectError(() => eye(cpu, -1), ArgumentError, 'eye', /dim -1: dims are integers >= 0/);
+    expectError(() => linspace(cpu, 0, 1, -2), ArgumentError, 'linspace', /steps/);
+    expectError(() => linspace(cpu, 0, Infinity, 3), ArgumentError, 'linspace', /finite/);
+    expectError(() => linspace(cpu, 0, 1, 3, { dtype: 'bool' }), DTypeError, 'linspace', /bools/);
+  });
+  test('pad', () => {
+    expectError(() => x.pad([1]), ArgumentError, 'pad', /pairs/);
+    expectError(() => x.pad([1, 1, 1, 1, 1, 1]), ShapeError, 'pad', /3 padded dims for a tensor of rank 2.*\[2, 3\]/);
+    expectError(() => x.pad([1, 1], 'mirror' as never), ArgumentError, 'pad', /unknown padding mode 'mirror'.*constant, reflect, replicate, circular/);
+    expectError(() => x.pad([3, 0], 'reflect'), ShapeError, 'pad', /reflect padding \(3, 0\) of dim 1 must be smaller than its size 3.*\[2, 3\]/);
+    expectError(() => x.pad([0, 0, 0, 3], 'circular'), ShapeError, 'pad', /circular padding \(0, 3\) of dim 0 must be at most its size 2/);
+    expectError(() => zeros(cpu, [2, 0]).pad([1, 1], 'replicate'), ShapeError, 'pad', /replicate padding.*size 0/);
+    expectError(() => x.pad([-1, 0], 'reflect'), ArgumentError, 'pad', /no negative pads/);
+    expectError(() => x.pad([-2, -2]), ShapeError, 'pad', /crop more than the input has/);
+    expectError(() => x.pad([0.5, 1]), ArgumentError, 'pad', /integers/);
+  });
+  test('oneHot', () => {
+    const idx = fromData(cpu, Int32Array.from([0, 2]));
+    expectError(() => idx.oneHot(0), ArgumentError, 'oneHot', /numClasses/);
+    expectError(() => (x as never as typeof idx).oneHot(3), DTypeError, 'oneHot', /int32/);
+  });
+});
+
+describe('scaledDotProductAttention', () => {
+  const q = zeros(cpu, [2, 4, 8]);
+  const k = zeros(cpu, [2, 5, 8]);
+  const v = zeros(cpu, [2, 5, 3]);
+  const op = 'scaledDotProductAttention';
+  test('shapes', () => {
+    expectError(() => scaledDotProductAttention(q, zeros(cpu, [2, 5, 7]), v), ShapeError, op, /embeddings differ \(8 vs 7\).*\[2, 4, 8\], \[2, 5, 7\]/);
+    expectError(() => scaledDotProductAttention(q, k, zeros(cpu, [2, 6, 3])), ShapeError, op, /lengths differ \(5 vs 6\)/);
+    expectError(() => scaledDotProductAttention(zeros(cpu, [8]), k, v), ShapeError, op, /rank >= 2/);
+    expectError(() => scaledDotProductAttention(q, k, v, { attnMask: fromData(cpu, [[true, false]]) }), ShapeError, op, /mask must broadcast.*\[1, 2\], \[2, 4, 5\]/);
+  });
+  test('options', () => {
+    expectError(() => scaledDotProductAttention(q, k, v, { dropoutP: 1 }), ArgumentError, op, /dropoutP/);
+    expectError(() => scaledDotProductAttention(q, k, v, { isCausal: true, attnMask: zeros(cpu, [4, 5]) }), ArgumentError, op, /either attnMask or isCausal/);
   });
 });
