@@ -49,6 +49,19 @@ console.log("einsum('ii') (trace):", await einsum('ii', m).format());
 console.log('normalize(dim 1):', await nn.functional.normalize(m).format());
 console.log("interpolate(size 4, 'linear'):", await nn.functional.interpolate(fromData(b, [[[0, 1, 2]]]), { size: 4, mode: 'linear' }).format());
 
+// reductions, indexing and shape ops beyond the core set
+const r = fromData(b, [[1, 3, 3, NaN], [2, 0, 1, 1]]);
+console.log('medianWithIndices(1) (lower median; NaN wins):', await r.medianWithIndices(1).values.format());
+console.log('cummax(1) indices (last of ties):', await r.cummax(1).indices.format());
+console.log('nansum(1):', await r.nansum(1).format());
+console.log('logcumsumexp of [-200, 0, 100]:', await fromData(b, [-200, 0, 100]).logcumsumexp(0).format());
+const at = fromData(b, Int32Array.from([1, 1, 0, 3, 3, 3]), { shape: [2, 3] });
+console.log("scatterReduce(1, index, src, 'amax', false):", await eye(b, 2, 4).scatterReduce(1, at, fromData(b, [[5, 7, 2], [1, 4, 9]]), 'amax', false).format());
+console.log('diag([1, 2], 1):', await fromData(b, [1, 2]).diag(1).format());
+console.log('nonzero (async):', await (await r.nonzero()).format());
+const u = await fromData(b, [3, 1, 3, 2]).unique({ returnCounts: true });
+console.log('unique (async), counts:', await u.values.format(), await u.counts!.format());
+
 const q = random(b, [1, 4, 8], Distribution.Normal(0, 1));
 const k = random(b, [1, 4, 8], Distribution.Normal(0, 1));
 const v = random(b, [1, 4, 2], Distribution.Normal(0, 1));

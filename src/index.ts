@@ -36,6 +36,8 @@ export { ElementwiseProgram, ProgramValue } from './tensor/elementwise-program.j
 export type { AttentionOptions } from './tensor/attention.js';
 export type { PadMode } from './tensor/layout.js';
 export type { Dims, VarOptions } from './tensor/reductions.js';
+export type { ScatterReduce } from './tensor/scatter.js';
+export type { UniqueOptions, UniqueResult } from './tensor/data-dependent.js';
 export { MAX_RANK, MAX_ELEMENTS } from './ir/validate.js';
 export { tidy, keep } from './memory/tidy.js';
 export type { MemoryInfo } from './memory/info.js';

@@ -25,6 +25,10 @@ import { checkOrder, vectorNorm } from './norms.js';
 import { einsum } from './einsum.js';
 import { rollArgs, rollFlat, sortWithIndices, topk, topkDim } from './ordering.js';
 import { anyAll, logsumexp, varianceArgs, withIndices, type Dims, type VarOptions } from './reductions.js';
+import { aminmax, countNonzero, cumExtreme, kthvalue, logcumsumexp, median, medianAll, mode, nanmean, nanmedian, nansum } from './more-reductions.js';
+import { diag, diagEmbed, diagonal, outer, repeatInterleave, tile, unbind } from './shape-ops.js';
+import { indexAdd, scatter, scatterReduce, take, takeAlongDim, type ScatterReduce } from './scatter.js';
+import { maskedSelect, nonzero, repeatInterleaveBy, unique, type UniqueOptions, type UniqueResult } from './data-dependent.js';
 
 export interface TensorData<K extends Kind = Kind> {
   readonly shape: number[];
@@ -903,6 +907,130 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     checkInteger('topk', 'k', k);
     checkBoolean('topk', 'largest', largest);
     return topk(this, k, dim, largest);
+  }
+
+  // ---- more reductions, indexing and shape ops (torch equivalents; compositions of the ops above) ----
+
+  /** torch.tile: repeat with `reps` padded by leading ones to the rank. */
+  tile(reps: readonly number[]): Tensor<B, K> {
+    return tile(this, reps);
+  }
+  /** torch.repeat_interleave(x, repeats, dim): each element `repeats` times in a row (without dim: of the flattened tensor). */
+  repeatInterleave(repeats: number, dim?: number | null): Tensor<B, K> {
+    return repeatInterleave(this, repeats, dim);
+  }
+  /** torch.repeat_interleave with a tensor of repeats (one per entry along `dim`, or one for all): async, the length depends on them. */
+  repeatInterleaveAsync(repeats: Tensor<B, 'int'>, dim?: number | null): Promise<Tensor<B, K>> {
+    return repeatInterleaveBy(this, repeats, dim);
+  }
+  /** torch.unbind: the slices along `dim` without that dim. */
+  unbind(dim = 0): Array<Tensor<B, K>> {
+    return unbind(this, dim);
+  }
+  /** torch.diagonal: the diagonal `offset` of dims dim1 and dim2, as a new last dim. */
+  diagonal(offset = 0, dim1 = 0, dim2 = 1): Tensor<B, K> {
+    return diagonal(this, offset, dim1, dim2);
+  }
+  /** torch.diag_embed: the last dim becomes the diagonal `offset` of square matrices in dims dim1, dim2. */
+  diagEmbed(offset = 0, dim1 = -2, dim2 = -1): Tensor<B, K> {
+    return diagEmbed(this, offset, dim1, dim2);
+  }
+  /** torch.diag: 1-D to a square matrix with it on the diagonal `offset`; 2-D to its diagonal `offset`. */
+  diag(offset = 0): Tensor<B, K> {
+    return diag(this, offset);
+  }
+  /** torch.outer of two 1-D tensors. */
+  outer<K2 extends KindsOf<'mul'>>(this: Tensor<B, K2>, other: Tensor<B, K2>): Tensor<B, K2> {
+    checkTensor('outer', 'the other operand', other);
+    return outer(this, other);
+  }
+  /** torch.nansum: the sum with NaN counted as 0. */
+  nansum<K2 extends KindsOf<'max'>>(this: Tensor<B, K2>, dim?: Dims, keepDims = false): Tensor<B, K2> {
+    return nansum(this, dim, keepDims);
+  }
+  /** torch.nanmean: the mean of the non-NaN elements. */
+  nanmean(this: Tensor<B, 'float'>, dim?: Dims, keepDims = false): Tensor<B, 'float'> {
+    return nanmean(this, dim, keepDims);
+  }
+  /** torch.count_nonzero: int32 counts of the non-zero elements over `dim` (all when omitted). */
+  countNonzero(dim?: Dims): Tensor<B, 'int'> {
+    return countNonzero(this, dim);
+  }
+  /** torch.median(): the lower median of all elements (NaN if any is NaN); the gradient is shared among the elements equal to it. */
+  median<K2 extends KindsOf<'max'>>(this: Tensor<B, K2>): Tensor<B, K2> {
+    return medianAll(this);
+  }
+  /** torch.nanmedian(): the lower median of the non-NaN elements (NaN when all are); the gradient is shared among the elements equal to it. */
+  nanmedian<K2 extends KindsOf<'max'>>(this: Tensor<B, K2>): Tensor<B, K2> {
+    return medianAll(this, 'nanmedian');
+  }
+  /** torch.median(dim): the lower median along `dim` and its index (a line holding NaN gives its first NaN). */
+  medianWithIndices<K2 extends KindsOf<'max'>>(this: Tensor<B, K2>, dim: number, keepDims = false): { values: Tensor<B, K2>; indices: Tensor<B, 'int'> } {
+    return median(this, dim, keepDims);
+  }
+  /** torch.nanmedian(dim): the lower median of the non-NaN elements along `dim`, and its index. */
+  nanmedianWithIndices<K2 extends KindsOf<'max'>>(this: Tensor<B, K2>, dim: number, keepDims = false): { values: Tensor<B, K2>; indices: Tensor<B, 'int'> } {
+    return nanmedian(this, dim, keepDims);
+  }
+  /** torch.mode(dim): the most frequent value along `dim` (the smallest of equally frequent ones) and its last index. */
+  mode<K2 extends KindsOf<'max'>>(this: Tensor<B, K2>, dim = -1, keepDims = false): { values: Tensor<B, K2>; indices: Tensor<B, 'int'> } {
+    return mode(this, dim, keepDims);
+  }
+  /** torch.kthvalue: the k-th smallest (1-based) along `dim` and its index. */
+  kthvalue<K2 extends KindsOf<'max'>>(this: Tensor<B, K2>, k: number, dim = -1, keepDims = false): { values: Tensor<B, K2>; indices: Tensor<B, 'int'> } {
+    return kthvalue(this, k, dim, keepDims);
+  }
+  /** torch.cummax: the running max along `dim` and the index holding it (the last among ties; NaN propagates). */
+  cummax<K2 extends KindsOf<'max'>>(this: Tensor<B, K2>, dim: number): { values: Tensor<B, K2>; indices: Tensor<B, 'int'> } {
+    return cumExtreme(this, 'max', dim);
+  }
+  /** torch.cummin: the running min along `dim` and the index holding it. */
+  cummin<K2 extends KindsOf<'max'>>(this: Tensor<B, K2>, dim: number): { values: Tensor<B, K2>; indices: Tensor<B, 'int'> } {
+    return cumExtreme(this, 'min', dim);
+  }
+  /** torch.logcumsumexp: log(cumsum(exp(x))) along `dim`, without overflow or underflow. */
+  logcumsumexp(this: Tensor<B, 'float'>, dim: number): Tensor<B, 'float'> {
+    return logcumsumexp(this, dim);
+  }
+  /** torch.aminmax: the min and the max over `dim` (all when omitted). */
+  aminmax<K2 extends KindsOf<'max'>>(this: Tensor<B, K2>, dim?: number | null, keepDims = false): { min: Tensor<B, K2>; max: Tensor<B, K2> } {
+    return aminmax(this, dim, keepDims);
+  }
+  /** torch.index_add (out of place): adds alpha * source[.., i, ..] at position index[i] along `dim`. */
+  indexAdd<K2 extends KindsOf<'scatterAdd'>>(this: Tensor<B, K2>, dim: number, index: Tensor<B, 'int'>, source: Tensor<B, K2>, alpha = 1): Tensor<B, K2> {
+    return indexAdd(this, dim, index, source, alpha);
+  }
+  /** torch.scatter (out of place): writes src (or a number) at `index` along `dim`; of repeated indices the last along dim wins. */
+  scatter<K2 extends KindsOf<'scatterAdd'>>(this: Tensor<B, K2>, dim: number, index: Tensor<B, 'int'>, src: Tensor<B, K2> | number): Tensor<B, K2> {
+    return scatter(this, dim, index, src);
+  }
+  /** torch.scatter_reduce (out of place) with 'sum', 'prod', 'mean', 'amax' or 'amin'. */
+  scatterReduce<K2 extends KindsOf<'scatterAdd'>>(this: Tensor<B, K2>, dim: number, index: Tensor<B, 'int'>, src: Tensor<B, K2>, reduce: ScatterReduce, includeSelf = true): Tensor<B, K2> {
+    return scatterReduce(this, dim, index, src, reduce, includeSelf);
+  }
+  /** torch.take: the tensor read as 1-D at `index` (negative entries count from the end). */
+  take(index: Tensor<B, 'int'>): Tensor<B, K> {
+    return take(this, index);
+  }
+  /** torch.take_along_dim: gather with broadcasting outside `dim`; without dim, of both flattened. */
+  takeAlongDim(index: Tensor<B, 'int'>, dim?: number | null): Tensor<B, K> {
+    return takeAlongDim(this, index, dim);
+  }
+  /** torch.nonzero: the int32 coordinates [count, rank] of the non-zero elements (async: the count depends on the values). */
+  nonzero(): Promise<Tensor<B, 'int'>> {
+    return nonzero(this, false).then((r) => (Array.isArray(r) ? r[0]! : r));
+  }
+  /** torch.nonzero(as_tuple=True): one int32 index tensor per dim (async). */
+  nonzeroTuple(): Promise<Array<Tensor<B, 'int'>>> {
+    return nonzero(this, true).then((r) => (Array.isArray(r) ? r : [r]));
+  }
+  /** torch.masked_select: the elements where the (broadcast) mask is true, as 1-D (async); the gradient flows to them. */
+  maskedSelect(mask: Tensor<B, 'bool'>): Promise<Tensor<B, K>> {
+    return maskedSelect(this, mask);
+  }
+  /** torch.unique: the distinct values (or slices along `dim`), sorted, with `inverse` and `counts` when asked (async). */
+  unique(options: UniqueOptions = {}): Promise<UniqueResult<B, K>> {
+    return unique(this, options);
   }
 
   /**

@@ -139,20 +139,22 @@ export async function check(fx: Fixture, call: Call): Promise<string> {
   }
 
   const outputs: Array<Tensor<Backend>> = [];
+  if (error === undefined && result instanceof Promise) {
+    // The async ops (nonzero, maskedSelect, unique): their tensors are read and freed as the others'.
+    try {
+      result = await within(result, HANG_MS, what);
+    } catch (e) {
+      error = e;
+    }
+  }
   if (error === undefined) {
     if (result instanceof Tensor) {
       outputs.push(result);
     } else if (Array.isArray(result)) {
       for (const r of result) if (r instanceof Tensor) outputs.push(r);
-    } else if (result !== null && typeof result === 'object' && !(result instanceof Promise)) {
+    } else if (result !== null && typeof result === 'object') {
       // { values, indices } of sort / topk / maxWithIndices
       for (const r of Object.values(result)) if (r instanceof Tensor) outputs.push(r);
-    } else if (result instanceof Promise) {
-      try {
-        await within(result, HANG_MS, what);
-      } catch (e) {
-        error = e;
-      }
     }
   }
   if (error !== undefined && !(error instanceof SwitchyardError)) {

@@ -110,7 +110,8 @@ export interface Ctx {
 
 /** An adapter returns the outputs, and the module when the case has a state dict. */
 export type Result = F | F[] | { outputs: F[]; module: Module<AD> };
-export type Adapter = (x: Ctx) => Result;
+/** Async for the ops whose output shape depends on the values (nonzero, maskedSelect, unique). */
+export type Adapter = (x: Ctx) => Result | Promise<Result>;
 
 export const a = {
   num: (x: Ctx, k: string, d?: number): number | undefined => (x.args[k] === undefined || x.args[k] === null ? d : num(x.args[k] as Num)),
@@ -197,7 +198,7 @@ async function runCase(b: AD, c: Case, tol: Tolerance, adapters: Readonly<Record
       made.push(x);
     }
   }
-  const result = adapter({ b, args: c.args, t, int, bool, list, c });
+  const result = await adapter({ b, args: c.args, t, int, bool, list, c });
   const outputs = Array.isArray(result) ? result : 'outputs' in result ? result.outputs : [result];
   const module = !Array.isArray(result) && 'module' in result ? result.module : undefined;
   const problems: string[] = [];

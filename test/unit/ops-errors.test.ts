@@ -84,6 +84,63 @@ describe('scans, orderings, triangles', () => {
   });
 });
 
+describe('reductions, indexing and shape ops beyond the core set', () => {
+  const x = zeros(cpu, [3, 4]);
+  const i = zeros(cpu, [3, 4], { dtype: 'int32' });
+  const b = fromData(cpu, [true, false]);
+  const idx = fromData(cpu, Int32Array.from([0, 2]));
+  test('shape ops', () => {
+    expectError(() => x.tile([-1]), ArgumentError, 'tile', /non-negative integers: \[-1\]/);
+    expectError(() => x.tile('2' as never), ArgumentError, 'tile', /reps/);
+    expectError(() => x.repeatInterleave(-1), ArgumentError, 'repeatInterleave', /repeats must be an integer >= 0/);
+    expectError(() => x.repeatInterleave(2, 2), ShapeError, 'repeatInterleave', /dim 2 is out of range/);
+    expectError(() => zeros(cpu, []).unbind(0), ShapeError, 'unbind', /rank 1 or more/);
+    expectError(() => x.diagonal(0, 1, -1), ShapeError, 'diagonal', /both dim 1.*\[3, 4\]/);
+    expectError(() => zeros(cpu, [4]).diagonal(), ShapeError, 'diagonal', /rank 2 or more, got rank 1/);
+    expectError(() => x.diagonal(0.5), ArgumentError, 'diagonal', /offset must be an integer/);
+    expectError(() => zeros(cpu, [2, 2, 2]).diag(), ShapeError, 'diag', /1-D or 2-D tensor, got rank 3/);
+    expectError(() => x.diagEmbed(0, 0, 3), ShapeError, 'diagEmbed', /dim 3 is out of range/);
+    expectError(() => x.outer(zeros(cpu, [4])), ShapeError, 'outer', /two 1-D tensors.*\[3, 4\] and \[4\]/);
+    expectError(() => zeros(cpu, [3]).outer({} as never), ArgumentError, 'outer', /must be a tensor/);
+  });
+  test('reductions and scans', () => {
+    expectError(() => (i as never as typeof x).nanmean(), DTypeError, 'nanmean', /int32 is not supported/);
+    expectError(() => (b as never as typeof x).nansum(), DTypeError, 'nansum', /bool/);
+    expectError(() => x.nansum(2), ShapeError, 'sum', /out of range/);
+    expectError(() => zeros(cpu, [2, 0]).medianWithIndices(1), ShapeError, 'median', /dim 1 of size 0.*\[2, 0\]/);
+    expectError(() => zeros(cpu, [0]).median(), ShapeError, 'median', /empty/);
+    expectError(() => x.medianWithIndices(0, 'yes' as never), ArgumentError, 'median', /keepDims/);
+    expectError(() => x.kthvalue(5, 1), ShapeError, 'kthvalue', /k = 5 is out of range for dim 1 of size 4/);
+    expectError(() => x.kthvalue(1.5), ArgumentError, 'kthvalue', /k must be an integer/);
+    expectError(() => x.mode(2), ShapeError, 'mode', /out of range/);
+    expectError(() => (b as never as typeof x).cummax(0), DTypeError, 'cummax', /bool/);
+    expectError(() => x.cummin(undefined as never), ArgumentError, 'cummin', /dim must be an integer/);
+    expectError(() => (i as never as typeof x).logcumsumexp(0), DTypeError, 'logcumsumexp', /int32/);
+    expectError(() => zeros(cpu, [0, 2]).aminmax(), ShapeError, 'aminmax', /empty/);
+  });
+  test('indexing', () => {
+    expectError(() => x.indexAdd(0, idx, zeros(cpu, [3, 4])), ShapeError, 'indexAdd', /dim 0 the index's length.*\[3, 4\], \[2\], \[3, 4\]/);
+    expectError(() => x.indexAdd(0, x as never, zeros(cpu, [2, 4])), DTypeError, 'indexAdd', /index must be int32, got float32/);
+    expectError(() => x.indexAdd(0, idx, i as never), DTypeError, 'indexAdd', /source is int32, the tensor float32/);
+    expectError(() => x.scatter(1, idx, 1), ShapeError, 'scatter', /one rank/);
+    expectError(() => x.scatter(1, zeros(cpu, [4, 1], { dtype: 'int32' }), 1), ShapeError, 'scatter', /larger than/);
+    expectError(() => x.scatterReduce(1, i, x, 'max' as never), ArgumentError, 'scatterReduce', /reduce must be 'sum' or 'prod' or 'mean' or 'amax' or 'amin', got "max"/);
+    expectError(() => x.scatterReduce(1, i, x, 'sum', 1 as never), ArgumentError, 'scatterReduce', /includeSelf/);
+    expectError(() => x.take(x as never), DTypeError, 'take', /int32/);
+    expectError(() => x.takeAlongDim(idx, 0), ShapeError, 'takeAlongDim', /rank 2, got 1/);
+  });
+  test('data-dependent shapes (async: the promise rejects)', async () => {
+    await expect(x.maskedSelect(x as never)).rejects.toThrow(/mask must be bool/);
+    await expect(x.maskedSelect(fromData(cpu, [true, false, true]))).rejects.toBeInstanceOf(ShapeError);
+    await expect(x.unique({ dim: 2 })).rejects.toBeInstanceOf(ShapeError);
+    await expect(x.unique('sorted' as never)).rejects.toBeInstanceOf(ArgumentError);
+    await expect(x.unique({ returnCounts: 1 as never })).rejects.toThrow(/returnCounts/);
+    await expect(x.repeatInterleaveAsync(fromData(cpu, Int32Array.from([1, 2])), 1)).rejects.toThrow(/repeats \[2\] must hold 1 or 4 counts/);
+    await expect(x.repeatInterleaveAsync(fromData(cpu, Int32Array.from([1, -1, 0])), 0)).rejects.toThrow(/non-negative, got -1/);
+    await expect(x.repeatInterleaveAsync(x as never)).rejects.toBeInstanceOf(DTypeError);
+  });
+});
+
 describe('creation, pad, oneHot', () => {
   const x = zeros(cpu, [2, 3]);
   test('eye and linspace', () => {
