@@ -140,14 +140,16 @@ const boolLike = (s: readonly number[]): fc.Arbitrary<ArgSpec> => fc.oneof({ wei
 
 /** Every Tensor method that takes arguments we generate (reads included: they are public calls too). */
 export const METHODS: Record<string, ArgsFor> = {
-  add: operand, sub: operand, mul: operand, div: operand, pow: operand, remainder: operand, maximum: operand, minimum: operand,
+  add: operand, sub: operand, mul: operand,
+  div: (s, d) => [operand(s, d)[0]!, fc.oneof(fc.constantFrom('trunc', 'floor', null, undefined).map(value), fc.constantFrom('round', 'TRUNC').map(value), wildArg)],
+  pow: operand, remainder: operand, maximum: operand, minimum: operand,
   equal: operand, notEqual: operand, greater: operand, greaterEqual: operand, lower: operand, lowerEqual: operand,
   logicalAnd: operand, logicalOr: operand, logicalNot: none,
   where: (s, d) => [boolLike(s), operand(s, d)[0]!],
   maskFill: (s) => [boolLike(s), numberArb],
   neg: none, abs: none, exp: none, log: none, log1p: none, sqrt: none, rsqrt: none, sin: none, cos: none, tanh: none, erf: none,
   sigmoid: none, relu: none, gelu: none, recip: none, square: none, sign: none, isNan: none, isInf: none,
-  clamp: () => [fc.oneof(numberArb, fc.constant(value(null))), fc.oneof(numberArb, fc.constant(value(undefined)))],
+  clamp: (s, d) => [fc.oneof(numberArb, fc.constant(value(null)), relatedTensor(s, d)), fc.oneof(numberArb, fc.constant(value(undefined)), relatedTensor(s, d))],
   clampMin: () => [numberArb], clampMax: () => [numberArb],
   unary: () => [fc.oneof(fc.constantFrom('exp', 'relu', 'logicalNot', 'isNan', 'neg').map(value), fc.constantFrom('matmul', 'nope', '__proto__', 'add').map(value), wildArg)],
   binary: (s, d) => [fc.oneof(fc.constantFrom('add', 'equal', 'logicalOr', 'pow').map(value), fc.constantFrom('where', 'nope', 'toString').map(value), wildArg), operand(s, d)[0]!],
@@ -187,6 +189,14 @@ export const METHODS: Record<string, ArgsFor> = {
   round: () => [fc.oneof(fc.integer({ min: -3, max: 3 }).map(value), wildArg)],
   softplus: () => [numberArb, numberArb], leakyRelu: () => [numberArb], elu: () => [numberArb],
   atan2: operand, hypot: operand, copysign: operand, logaddexp: operand, xlogy: operand,
+  // lerp, addcmul, addcdiv, fmax, fmin, fmod, rounding division, special functions
+  fmax: operand, fmin: operand, fmod: operand,
+  lerp: (s, d) => [relatedTensor(s, d), operand(s, d)[0]!],
+  addcmul: (s, d) => [relatedTensor(s, d), relatedTensor(s, d), numberArb],
+  addcdiv: (s, d) => [relatedTensor(s, d), relatedTensor(s, d), numberArb],
+  atanh: none, erfinv: none, lgamma: none, digamma: none, trigamma: none,
+  logit: () => [fc.oneof(numberArb, fc.constant(value(undefined)))],
+  polygamma: () => [fc.oneof(fc.integer({ min: -1, max: 3 }).map(value), wildArg)],
   var: (s) => [fc.oneof(dimArb(s.length), fc.constant(value(undefined)), fc.array(fc.integer({ min: -3, max: 3 }), { maxLength: 3 }).map(value)), fc.oneof(fc.record({ correction: fc.oneof(fc.integer({ min: -1, max: 2 }), wild), keepDims: fc.boolean() }, { requiredKeys: [] }).map(value), wildArg)],
   std: (s) => [fc.oneof(dimArb(s.length), fc.constant(value(undefined))), fc.oneof(fc.record({ correction: fc.integer({ min: 0, max: 2 }) }).map(value), wildArg)],
   logsumexp: (s) => [fc.oneof(dimArb(s.length), fc.array(fc.integer({ min: -3, max: 3 }), { maxLength: 3 }).map(value)), boolArb],

@@ -1,9 +1,11 @@
 /** Gradients of the unary elementwise ops. */
+import { ArgumentError } from '../../errors.js';
 import type { ParamUnaryOp, UnaryOp } from '../../ir/elementwise.js';
 import { NONE, zeroGrad, type FloatT, type GradContext, type GradEntry, type GradRule } from './rule.js';
 
 const TWO_OVER_SQRT_PI = 2 / Math.sqrt(Math.PI);
 const INV_SQRT_2PI = 1 / Math.sqrt(2 * Math.PI);
+const HALF_SQRT_PI = Math.sqrt(Math.PI) / 2;
 
 /** A rule that needs the input x: dx = f(dy, x). */
 function ofInput<N extends UnaryOp>(f: (dy: FloatT, x: FloatT) => FloatT): GradRule<N> {
@@ -67,6 +69,18 @@ export const UNARY_GRADS: { readonly [N in UnaryOp]: GradEntry<N> } = {
     const s = x.sigmoid();
     return dy.mul(s.mul(x.mul(s.neg().add(1)).add(1)));
   }),
+  atanh: ofInput((dy, x) => dy.div(x.square().neg().add(1))),
+  // 1 / (x (1 - x)), NaN outside [0, 1] (torch's logit_backward without eps).
+  logit: ofInput((dy, x) => dy.div(x.mul(x.neg().add(1))).maskFill(x.lower(0).logicalOr(x.greater(1)), NaN)),
+  erfinv: ofOutput((dy, y) => dy.mul(y.square().exp().mul(HALF_SQRT_PI))),
+  lgamma: ofInput((dy, x) => dy.mul(x.digamma())),
+  digamma: ofInput((dy, x) => dy.mul(x.trigamma())),
+  // torch's would be polygamma(2, x), which Switchyard does not have: a typed error, not a wrong value.
+  trigamma: {
+    backward: () => {
+      throw new ArgumentError('the gradient of trigamma (polygamma(2, x)) is not implemented', { op: 'trigamma', hint: 'a third derivative of lgamma (or a second of digamma) is not supported' });
+    },
+  },
 };
 
 /** The parameterised activations; at 0 each takes torch's branch (leakyRelu: slope, elu: alpha). */
