@@ -658,9 +658,13 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
         if (Math.abs(w) < 0.5) return this.add(keep(diff.mul(w)));
         return end.sub(keep(diff.mul(Math.fround(1 - w))));
       }
-      const low = keep(this.add(keep(diff.mul(weight))));
-      const high = keep(end.sub(keep(diff.mul(keep(keep(weight.neg()).add(1))))));
-      return low.where(keep(keep(weight.abs()).lower(0.5)), high);
+      const small = keep(keep(weight.abs()).lower(0.5));
+      // Each branch reads the weight detached where the other is taken: the discarded branch's
+      // 0 * (end - this) is NaN for an infinite difference, which a masked fill drops.
+      const fixed = keep(weight.detach());
+      const low = keep(this.add(keep(diff.mul(keep(weight.where(small, fixed))))));
+      const high = keep(end.sub(keep(diff.mul(keep(keep(keep(fixed.where(small, weight)).neg()).add(1))))));
+      return low.where(small, high);
     });
   }
   /** torch.addcmul: this + value * t1 * t2 (broadcasting; an int32 tensor takes an integer value). */

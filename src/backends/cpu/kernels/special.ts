@@ -8,10 +8,9 @@ import { lgammaSeries, PSI_10 } from '../../../ir/special.js';
 const LGAMMA2 = lgammaSeries(28);
 const HALF_LOG_2PI = 0.9189385332046728;
 
-/** |sin(pi x)| from the fraction of x (exact), so that large arguments lose nothing. */
+/** |sin(pi x)| from x - round(x) (exact, also for tiny x), so that large arguments lose nothing. */
 function sinpiAbs(x: number): number {
-  const r = x - Math.floor(x);
-  return Math.sin(Math.PI * Math.min(r, 1 - r));
+  return Math.abs(Math.sin(Math.PI * (x - Math.round(x))));
 }
 
 /** lgamma(2 + z) for |z| <= 1/2. */

@@ -642,9 +642,8 @@ fn sy_lgamma(x: f32) -> f32 {
   if (sy_nan_b(x)) { return x; }
   if (sy_inf_b(x) || (x <= 0.0 && x == floor(x))) { return sy_inf(); }
   if (x >= 0.5) { return sy_lgamma_pos(x); }
-  // Reflection; |sin(pi x)| from the exact fraction of x.
-  let f = x - floor(x);
-  let s = sy_sin(3.141592653589793 * min(f, 1.0 - f));
+  // Reflection; |sin(pi x)| from x - round(x), exact (also for tiny x).
+  let s = abs(sy_sin(3.141592653589793 * (x - round(x))));
   return sy_log(3.141592653589793 / s) - sy_lgamma_pos(1.0 - x);
 }
 // torch's calc_digamma for x > 0.
