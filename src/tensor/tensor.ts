@@ -759,7 +759,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   digamma(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
     return this.un('digamma');
   }
-  /** polygamma(1, x), digamma's derivative (its own gradient is not implemented: a typed error). */
+  /** polygamma(1, x), digamma's derivative (its gradient, polygamma(2, x), is built from other ops). */
   trigamma(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
     return this.un('trigamma');
   }

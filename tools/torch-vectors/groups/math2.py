@@ -28,9 +28,11 @@ def make(gen):
     gam = T([-100.5, -3.5, -2.000001, -1.9999999, -0.999, -1e-3, -1e-30, 1e-30, 1e-3, 0.1, 0.9999999, 1.0000001, 1.4616321, 1.9999999, 2.0000002, 4.5, 10.0, 35.0, 171.6, 1e6, 1e10, 3e38])
     for op, fn in [('lgamma', torch.lgamma), ('digamma', torch.digamma)]:
         g.case(op + ' poles, zeros, tiny and huge', op, {}, [('x', gam)], lambda m, x, fn=fn: fn(x), tol={'rtol': 2e-5, 'atol': 2e-6})
-    # polygamma(1) (digamma's derivative); its own gradient (polygamma(2)) is not ours.
+    # polygamma(1) (digamma's derivative); its gradient is polygamma(2) (ours is composed, so not at the edges).
     g.case('polygamma(1) random', 'trigamma', {}, [('x', g.rand(3, 7, lo=-6.0, hi=12.0))], lambda m, x: torch.polygamma(1, x), grad=[])
     g.case('polygamma(1) edges', 'trigamma', {}, [('x', edges)], lambda m, x: torch.polygamma(1, x), grad=[])
+    g.case('polygamma(1) with its gradient', 'trigamma', {}, [('x', T([0.2, 0.5, 1.0, 1.5, 2.75, 6.0, 11.5, 40.0, -0.5, -1.5, -2.3, -3.7, -5.25]))], lambda m, x: torch.polygamma(1, x),
+           tol={'rtol': 2e-5, 'atol': 1e-5})
     g.case('polygamma(0) is digamma', 'polygamma0', {}, [('x', g.rand(2, 5, lo=0.1, hi=8.0))], lambda m, x: torch.polygamma(0, x))
     g.case('erfinv tiny', 'erfinv', {}, [('x', T([1e-38, -1e-20, 3e-8, -1e-5]))], lambda m, x: torch.erfinv(x), tol={'rtol': 2e-5, 'atol': 1e-37})
     g.case('atanh tiny', 'atanh', {}, [('x', T([1e-38, -1e-20, 3e-8, -1e-5]))], lambda m, x: torch.atanh(x), tol={'rtol': 2e-5, 'atol': 1e-37})
