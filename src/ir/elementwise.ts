@@ -137,6 +137,8 @@ export const BINARY = {
   logaddexp: { kinds: F, out: 'same', js: 'logaddexp(a, b)', wgsl: 'sy_logaddexp(a, b)' },
   // a * log(b), 0 where a == 0 unless b is NaN (torch.xlogy).
   xlogy: { kinds: F, out: 'same', js: 'b !== b ? NaN : a === 0 ? 0 : a * Math.log(b)', wgsl: 'sy_xlogy(a, b)' },
+  // a * log1p(b), 0 where a == 0 unless b is NaN (torch.special.xlog1py).
+  xlog1py: { kinds: F, out: 'same', js: 'b !== b ? NaN : a === 0 ? 0 : a * Math.log1p(b)', wgsl: 'sy_xlog1py(a, b)' },
   // torch.fmax / fmin: a NaN loses to a number (two NaNs give NaN); on ties (0 and -0) the first operand.
   fmax: { kinds: FI, out: 'same', js: 'b !== b ? a : a !== a ? b : a < b ? b : a', jsInt: 'a < b ? b : a', wgsl: 'sy_fmax(a, b)', wgslInt: 'max(a, b)' },
   fmin: { kinds: FI, out: 'same', js: 'b !== b ? a : a !== a ? b : a > b ? b : a', jsInt: 'a > b ? b : a', wgsl: 'sy_fmin(a, b)', wgslInt: 'min(a, b)' },

@@ -719,6 +719,10 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
       return Tensor.run(this.backend, 'where', [inside!, this, out], {})[0] as Tensor<B, K2>;
     });
   }
+  /** torch.special.xlog1py: this * log1p(other), with 0 where this is 0 (unless other is NaN). */
+  xlog1py(this: Tensor<B, 'float'>, other: Operand<B, 'float'>): Tensor<B, 'float'> {
+    return this.bin('xlog1py', other);
+  }
   /** torch.fmax: elementwise max where a NaN loses to a number (NaN only where both are). */
   fmax(this: Accepting<B, 'fmax'>, other: Operand<B, K>): Tensor<B, K> {
     return this.bin('fmax', other);

@@ -203,6 +203,8 @@ export const OPS_CASES: readonly Case[] = [
   binary('fmod [2,3], [3]', 'fmod', (a, b) => a.fmod(b), (a, b) => a % b, { shape: S, lo: -2.9, hi: 2.9, avoid: HALF_INTEGERS.map((v) => v * 0.8) }, { shape: [3], values: [0.8, -0.8, 0.8] }),
   binary('div trunc (zero gradients)', 'divTrunc', (a, b) => a.div(b, 'trunc').add(a.mul(b)), (a, b) => Math.trunc(a / b) + a * b, { shape: S, lo: -2.9, hi: 2.9, avoid: HALF_INTEGERS.map((v) => v * 0.8) }, { shape: S, values: [0.8, -0.8, 0.8, -0.8, 0.8, 0.8] }),
   binary('div floor (zero gradients)', 'divFloor', (a, b) => a.div(b, 'floor').add(a.mul(b)), (a, b) => Math.floor(a / b) + a * b, { shape: S, lo: -2.9, hi: 2.9, avoid: HALF_INTEGERS.map((v) => v * 0.8) }, { shape: S, values: [0.8, -0.8, 0.8, -0.8, 0.8, 0.8] }),
+  binary('xlog1py [2,3], [3]', 'xlog1py', (a, b) => a.xlog1py(b), (a, b) => a * Math.log1p(b), { shape: S }, { shape: [3], lo: -0.8, hi: 3 }),
+  unary('xlog1pyScalar(0.5)', 'xlog1pyScalar', (x) => x.xlog1py(0.5), (v) => v * Math.log1p(0.5)),
   unary('fmaxScalar(0.25)', 'fmaxScalar', (x) => x.fmax(0.25), (v) => Math.max(v, 0.25), { avoid: [0.25] }),
   unary('fminScalar(NaN) passes', 'fminScalar', (x) => x.fmin(NaN), (v) => v),
   unary('fmodScalar(-0.7)', 'fmodScalar', (x) => x.fmod(-0.7), (v) => v % -0.7, { lo: -2.5, hi: 2.5, avoid: [-2.1, -1.4, -0.7, 0, 0.7, 1.4, 2.1] }),

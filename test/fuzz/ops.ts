@@ -190,7 +190,7 @@ export const METHODS: Record<string, ArgsFor> = {
   softplus: () => [numberArb, numberArb], leakyRelu: () => [numberArb], elu: () => [numberArb],
   atan2: operand, hypot: operand, copysign: operand, logaddexp: operand, xlogy: operand,
   // lerp, addcmul, addcdiv, fmax, fmin, fmod, rounding division, special functions
-  fmax: operand, fmin: operand, fmod: operand,
+  fmax: operand, fmin: operand, fmod: operand, xlog1py: operand,
   lerp: (s, d) => [relatedTensor(s, d), operand(s, d)[0]!],
   addcmul: (s, d) => [relatedTensor(s, d), relatedTensor(s, d), numberArb],
   addcdiv: (s, d) => [relatedTensor(s, d), relatedTensor(s, d), numberArb],

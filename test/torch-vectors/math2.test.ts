@@ -2,7 +2,7 @@
  * Switchyard against PyTorch's reference vectors for the elementwise math added after the core set
  * (group `math2`, tools/torch-vectors/groups/math2.py): lerp, addcmul, addcdiv, clamp with tensor
  * bounds and with min > max, fmax, fmin, fmod, div's rounding modes, logit, atanh, erfinv, lgamma,
- * digamma and polygamma, at their edges, in float32 and int32, with gradients. Int outputs are cast
+ * digamma, polygamma and xlog1py, at their edges, in float32 and int32, with gradients. Int outputs are cast
  * to float32 for the comparison.
  */
 import { a, all, torchVectorSuite, type Adapter, type Ctx, type F, type I, type Known } from './harness.js';
@@ -31,6 +31,8 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
   fmin_scalar: (x) => ab(x)[0].fmin(other(x)),
   int_fmax: intBin((p, q) => p.fmax(q)),
   int_fmin: intBin((p, q) => p.fmin(q)),
+  xlog1py: bin((p, q) => p.xlog1py(q)),
+  xlog1py_scalar: (x) => ab(x)[0].xlog1py(other(x)),
   fmod: bin((p, q) => p.fmod(q)),
   fmod_scalar: (x) => ab(x)[0].fmod(other(x)),
   int_fmod: intBin((p, q) => p.fmod(q)),

@@ -120,6 +120,15 @@ export const BINARY_GRADS: { readonly [N in BinaryOp]: GradEntry<N> } = {
       return both(c, () => c.dy.xlogy(b).maskFill(a.equal(0).logicalAnd(b.lowerEqual(0)), 0), () => c.dy.mul(a).div(b));
     },
   },
+  // As xlogy's: d/da = log1p(b) (0 where a == 0 and b <= -1), d/db = a / (1 + b) (torch).
+  xlog1py: {
+    saveInputs: [0, 1],
+    backward: (c) => {
+      const a = c.input(0);
+      const b = c.input(1);
+      return both(c, () => c.dy.xlog1py(b).maskFill(a.equal(0).logicalAnd(b.lowerEqual(-1)), 0), () => c.dy.mul(a).div(b.add(1)));
+    },
+  },
   // torch: the whole gradient to a where a >= b or b is NaN, else to b (no split on ties).
   fmax: { saveInputs: [0, 1], backward: (c) => pickF(c, (a, b) => a.greaterEqual(b)) },
   fmin: { saveInputs: [0, 1], backward: (c) => pickF(c, (a, b) => a.lowerEqual(b)) },

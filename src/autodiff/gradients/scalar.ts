@@ -68,6 +68,14 @@ export const SCALAR_GRADS: { readonly [N in ScalarOp]: GradEntry<N> } = {
     },
   },
   // The tensor forms' rules (binary.ts) with b = s.
+  xlog1pyScalar: {
+    saveInputs: [0],
+    backward: (c) => {
+      const s = c.attrs.scalar;
+      const g = c.dy.xlog1py(s);
+      return [s <= -1 ? g.maskFill(c.input(0).equal(0), 0) : g];
+    },
+  },
   fmaxScalar: { saveInputs: [0], backward: (c) => [Number.isNaN(c.attrs.scalar) ? c.dy : c.dy.maskFill(c.input(0).greaterEqual(c.attrs.scalar).logicalNot(), 0)] },
   fminScalar: { saveInputs: [0], backward: (c) => [Number.isNaN(c.attrs.scalar) ? c.dy : c.dy.maskFill(c.input(0).lowerEqual(c.attrs.scalar).logicalNot(), 0)] },
   fmodScalar: { backward: (c) => [c.dy] },

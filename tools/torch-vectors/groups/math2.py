@@ -1,6 +1,6 @@
 """The 'math2' group: the elementwise math added after the core set (lerp, addcmul, addcdiv, clamp
 with tensor bounds and with min > max, fmax, fmin, fmod, div's rounding modes, logit, atanh,
-erfinv, lgamma, digamma, polygamma(1)) at their edges: NaN, +-inf, -0, 0, 1, poles, tiny and huge
+erfinv, lgamma, digamma, polygamma(1), xlog1py) at their edges: NaN, +-inf, -0, 0, 1, poles, tiny and huge
 arguments, negative operands, ties, broadcasting, int32 where torch takes ints. Gradients wherever
 torch differentiates (rounding divisions: zeros)."""
 import torch
@@ -47,6 +47,14 @@ def make(gen):
         g.case(op + ' scalar', op + '_scalar', {'other': 0.25}, [('a', T([NAN, -1.0, 0.25, 3.0, INF]))], lambda m, x, fn=fn: fn(x, T(0.25)))
         g.case(op + ' NaN scalar', op + '_scalar', {'other': 'nan'}, [('a', T([NAN, -1.0, 0.25, INF]))], lambda m, x, fn=fn: fn(x, T(NAN)))
         g.case(op + ' int32', 'int_' + op, {}, [('a', I([3, -7, 0, 2147483647, -2147483647])), ('b', I([-3, 5, 0, -1, 2]))], lambda m, x, y, fn=fn: fn(x, y))
+
+    # ---- xlog1py ----
+    xa = T([0.0, 0.0, 0.0, 0.0, 1.0, 2.0, -1.0, 3.0, NAN, 0.5, -0.0, INF, 1e-30])
+    xb = T([-1.0, -2.0, NAN, INF, -1.0, 0.5, 1e-8, -1.5, 1.0, 1e30, 3.0, 0.0, -0.5])
+    g.case('xlog1py edges', 'xlog1py', {}, [('a', xa), ('b', xb)], lambda m, x, y: torch.special.xlog1py(x, y))
+    g.case('xlog1py random broadcast [3,4]x[4]', 'xlog1py', {}, [('a', g.randn(3, 4)), ('b', g.rand(4, lo=-0.9, hi=3.0))], lambda m, x, y: torch.special.xlog1py(x, y))
+    for sv in [2.5, -1.0, -0.5]:
+        g.case('xlog1py scalar %g' % sv, 'xlog1py_scalar', {'other': sv}, [('a', T([0.0, -0.0, 1.0, -2.0, NAN, INF]))], lambda m, x, sv=sv: torch.special.xlog1py(x, sv))
 
     # ---- fmod (C fmod: the sign of the dividend) ----
     ma = T([5.0, -5.0, 5.0, -5.0, 5.5, -5.5, 0.0, -0.0, 3.0, 1e10, INF, 1.0, -1.0, NAN, 2.0, 1e-30, 7.0, -0.5])

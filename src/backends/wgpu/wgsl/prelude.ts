@@ -549,6 +549,11 @@ const LGAMMA2_WGSL = lgammaSeries(14)
   .reduce((acc, c) => `(${acc} + ${c}) * z`, '0.0');
 
 const SPECIAL = /* wgsl */ `
+fn sy_xlog1py(a: f32, b: f32) -> f32 {
+  if (sy_nan_b(b)) { return sy_nan(); }
+  if (a == 0.0) { return 0.0; }
+  return a * sy_log1p(b);
+}
 // torch.fmax / fmin: a NaN loses to a number; ties keep a.
 fn sy_fmax(a: f32, b: f32) -> f32 { if (sy_nan_b(b)) { return a; } if (sy_nan_b(a)) { return b; } return select(a, b, a < b); }
 fn sy_fmin(a: f32, b: f32) -> f32 { if (sy_nan_b(b)) { return a; } if (sy_nan_b(a)) { return b; } return select(a, b, a > b); }
