@@ -688,7 +688,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   /**
    * clamp with a tensor bound (a number for the other is allowed): min(max(x, min), max), a NaN in
    * any operand giving NaN. Under autodiff the gradients are torch's: x's where min <= x <= max,
-   * min's where x < min < max, max's where x > max or max < min (not where the result is NaN).
+   * min's where x < min < max, max's where x > max or max < min.
    */
   private clampTensors<K2 extends Kind = K>(min: Operand<B, Kind> | null, max: Operand<B, Kind> | null): Tensor<B, K2> {
     if (this.live('clamp').dtype === 'bool') throw new DTypeError('clamp needs a float or int32 tensor, got bool', { op: 'clamp', dtypes: ['bool'] });
@@ -699,14 +699,16 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
       const v = lo === null ? this.bin<K2>('minimum', hi!) : hi === null ? this.bin<K2>('maximum', lo) : keep(this.bin('maximum', lo)).bin<K2>('minimum', hi);
       if (![this, lo, hi].some((t) => t?.requiresGrad)) return v;
       keep(v);
-      // Each operand where its mask holds, the detached result elsewhere.
-      const ok = keep(keep(v.un<'bool'>('isNan')).un<'bool'>('logicalNot'));
+      // Each operand where its mask holds (the masks are disjoint), the detached result elsewhere.
       let out: Tensor<B, Kind> = keep(v.detach());
       let inside: Tensor<B, 'bool'> | undefined;
       if (hi !== null) {
         let p = keep(this.bin<'bool'>('greater', hi));
         if (lo !== null) p = keep(p.bin<'bool'>('logicalOr', keep(hi.bin<'bool'>('lower', lo))));
-        out = keep(hi.where(keep(p.bin<'bool'>('logicalAnd', ok)), out));
+        // torch's max mask holds also where the result is NaN (x or min NaN): there max + NaN keeps
+        // the value NaN while max still takes the gradient.
+        const nan = keep(keep(this.scalarLike('clamp', NaN)).where(keep(v.un<'bool'>('isNan')), 0));
+        out = keep(keep(hi.bin('add', nan)).where(p, out));
         inside = keep(this.bin<'bool'>('lowerEqual', hi));
       }
       if (lo !== null) {
@@ -740,8 +742,8 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     return this.un('atanh');
   }
   /**
-   * torch.logit: log(x / (1 - x)), NaN outside [0, 1]. With `eps`, x is first clamped into
-   * [eps, 1 - eps] (its gradient is then 0 outside); a negative eps clamps nothing, as torch.
+   * torch.logit: log(x / (1 - x)), NaN outside [0, 1]. With `eps`, x below eps is read as eps and
+   * x above 1 - eps as 1 - eps (the gradient is 0 there); a negative eps changes nothing, as torch.
    */
   logit(this: Tensor<B, 'float'>, eps?: number | null): Tensor<B, 'float'> {
     this.checkFloat('logit');
@@ -749,7 +751,9 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     checkNumber('logit', 'eps', eps, true);
     if (eps < 0) return this.un('logit');
     const lo = Math.fround(eps);
-    return Tensor.temps((keep) => keep(this.clampTo<'float'>(lo, Math.fround(1 - lo))).un<'float'>('logit'));
+    const hi = Math.fround(1 - lo);
+    // torch's kernel: x < lo ? lo : x > hi ? hi : x (NaN passes, and its gradient is NaN, as torch's).
+    return Tensor.temps((keep) => keep(keep(this.maskFill(keep(this.greater(hi)), hi)).maskFill(keep(this.lower(lo)), lo)).un<'float'>('logit'));
   }
   /** The inverse error function; ±inf at ±1, NaN beyond. */
   erfinv(this: Tensor<B, 'float'>): Tensor<B, 'float'> {

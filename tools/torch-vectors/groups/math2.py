@@ -22,7 +22,7 @@ def make(gen):
         g.case(op + ' edges', op, {}, [('x', edges)], lambda m, x, fn=fn: fn(x))
         if op in ('atanh', 'erfinv', 'logit'):
             g.case(op + ' near the ends of [-1, 1]', op, {}, [('x', unit)], lambda m, x, fn=fn: fn(x))
-    for eps in [0.1, 0.25, 1e-6, -1.0]:
+    for eps in [0.1, 0.25, 1e-6, -1.0, 0.7]:
         g.case('logit eps=%g' % eps, 'logit', {'eps': eps}, [('x', T([-1.0, 0.0, 0.05, 0.1, 0.3, 0.5, 0.9, 0.95, 1.0, 2.0, 1e-7, INF]))],
                lambda m, x, eps=eps: torch.logit(x, eps))
     gam = T([-100.5, -3.5, -2.000001, -1.9999999, -0.999, -1e-3, -1e-30, 1e-30, 1e-3, 0.1, 0.9999999, 1.0000001, 1.4616321, 1.9999999, 2.0000002, 4.5, 10.0, 35.0, 171.6, 1e6, 1e10, 3e38])
@@ -124,4 +124,8 @@ def make(gen):
     g.case('clamp tensor bounds wider than x [4] [2,4]', 'clamp_tensor', {}, [('x', g.randn(4)), ('min', g.randn(2, 4, scale=0.3) - 0.3), ('max', g.randn(2, 1, scale=0.3) + 0.3)],
            lambda m, x, lo, hi: torch.clamp(x, lo, hi))
     g.case('int32 clamp tensors', 'int_clamp_tensor', {}, [('x', I([-5, 0, 2, 7, 3])), ('min', I([-1, 1, 1, 1, 4])), ('max', I([1, 5, 5, 5, 2]))], lambda m, x, lo, hi: torch.clamp(x, lo, hi))
+    # NaN inputs where a mask decides the gradient: torch's max gradient where x is NaN and max < min, logit(eps)'s NaN gradient.
+    g.case('clamp tensors: NaN x with max < min', 'clamp_tensor', {}, [('x', T([NAN, NAN, 0.5])), ('min', T([0.6, 0.0, 0.6])), ('max', T([0.2, 1.0, 0.2]))],
+           lambda m, x, lo, hi: torch.clamp(x, lo, hi))
+    g.case('logit eps=0.1 at NaN', 'logit', {'eps': 0.1}, [('x', T([NAN, 0.5, 0.05]))], lambda m, x: torch.logit(x, 0.1))
     return g
