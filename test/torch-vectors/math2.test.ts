@@ -2,10 +2,12 @@
  * Switchyard against PyTorch's reference vectors for the elementwise math added after the core set
  * (group `math2`, tools/torch-vectors/groups/math2.py): lerp, addcmul, addcdiv, clamp with tensor
  * bounds and with min > max, fmax, fmin, fmod, div's rounding modes, logit, atanh, erfinv, lgamma,
- * digamma, polygamma and xlog1py, at their edges, in float32 and int32, with gradients. Int outputs are cast
+ * digamma, polygamma and xlog1py, at their edges, in float32 and int32, with gradients (and
+ * second-order ones: `grad_of`, as in the tensor group). Int outputs are cast
  * to float32 for the comparison.
  */
-import { a, all, torchVectorSuite, type Adapter, type Ctx, type F, type I, type Known } from './harness.js';
+import { fromData } from '../../src/tensor/creation.js';
+import { a, all, torchVectorSuite, weight, type Adapter, type Ctx, type F, type I, type Known } from './harness.js';
 
 const f = (t: I): F => t.cast('float32');
 const x0 = (x: Ctx): F => x.t['x']!;
@@ -17,7 +19,38 @@ const intBin = (fn: (p: I, q: I) => I): Adapter => (x) => f(fn(...ints(x)));
 const other = (x: Ctx): number => a.num(x, 'other')!;
 const mode = (x: Ctx): 'trunc' | 'floor' => x.args['rounding_mode'] as 'trunc' | 'floor';
 
+/** The first gradient of sum(fn(xs) * w), recorded (createGraph): the harness differentiates it again. */
+function gradOf(x: Ctx, xs: F[], fn: (xs: F[]) => F): F[] {
+  const y = fn(xs);
+  const w = fromData(x.b, weight(y.size, 7), { shape: y.shape });
+  const grads = y.mul(w).sum().backward({ createGraph: true, inputs: xs });
+  return xs.map((t) => t.grad(grads) ?? t.mul(0));
+}
+const SECOND: Readonly<Record<string, (t: F) => F>> = {
+  lgamma: (t) => t.lgamma(),
+  'lgamma negative': (t) => t.lgamma(),
+  digamma: (t) => t.digamma(),
+  'digamma negative': (t) => t.digamma(),
+  'polygamma(1)': (t) => t.polygamma(1),
+  atanh: (t) => t.atanh(),
+  erfinv: (t) => t.erfinv(),
+  logit: (t) => t.logit(),
+  'logit eps=0.2': (t) => t.logit(0.2),
+};
+const SECOND2: Readonly<Record<string, (p: F, q: F) => F>> = {
+  xlog1py: (p, q) => p.xlog1py(q),
+  'fmod of cubes': (p, q) => p.pow(3).fmod(q),
+  'fmax of cubes': (p, q) => p.pow(3).fmax(q),
+  'lerp scalar weight': (p, q) => p.mul(p).lerp(q, 0.3),
+  'lerp tensor weight': (p, q) => p.lerp(q.mul(q), q.div(3)),
+  addcmul: (p, q) => p.addcmul(p, q, 0.5),
+  addcdiv: (p, q) => q.addcdiv(p.mul(p), q, -2),
+  'clamp tensors': (p, q) => p.mul(q).clamp(q.sub(0.5), q.add(0.5)),
+};
+
 const ADAPTERS: Readonly<Record<string, Adapter>> = {
+  grad_of: (x) => gradOf(x, [x0(x)], (t) => SECOND[x.args['fn'] as string]!(t[0]!)),
+  grad_of2: (x) => gradOf(x, [x.t['a']!, x.t['b']!], (t) => SECOND2[x.args['fn'] as string]!(t[0]!, t[1]!)),
   atanh: un((t) => t.atanh()),
   erfinv: un((t) => t.erfinv()),
   logit: (x) => x0(x).logit(a.num(x, 'eps')),

@@ -124,6 +124,31 @@ def make(gen):
     g.case('clamp tensor bounds wider than x [4] [2,4]', 'clamp_tensor', {}, [('x', g.randn(4)), ('min', g.randn(2, 4, scale=0.3) - 0.3), ('max', g.randn(2, 1, scale=0.3) + 0.3)],
            lambda m, x, lo, hi: torch.clamp(x, lo, hi))
     g.case('int32 clamp tensors', 'int_clamp_tensor', {}, [('x', I([-5, 0, 2, 7, 3])), ('min', I([-1, 1, 1, 1, 4])), ('max', I([1, 5, 5, 5, 2]))], lambda m, x, lo, hi: torch.clamp(x, lo, hi))
+    # ---- second order: the output is the gradient of sum(f(x) * w) (create_graph), so the recorded
+    # gradients are Hessian-vector products (as the tensor group's; w is gen.gweight(shape, 7)) ----
+    def grad_of(fn):
+        def run(m, *xs):
+            y = fn(*xs)
+            gs = torch.autograd.grad((y * gen.gweight(y.shape, 7, y.dtype)).sum(), xs, create_graph=True)
+            return tuple(gs)
+        return run
+
+    xs = g.rand(2, 3, lo=0.3, hi=4.0)
+    xneg = T([[-0.5, -1.5, -2.25], [-3.7, -0.2, -4.6]])
+    xu = g.rand(2, 3, lo=-0.8, hi=0.8)
+    xp = g.rand(2, 3, lo=0.1, hi=0.9)
+    for name, x, fn in [('lgamma', xs, torch.lgamma), ('lgamma negative', xneg, torch.lgamma), ('digamma', xs, torch.digamma), ('digamma negative', xneg, torch.digamma),
+                        ('polygamma(1)', xs, lambda t: torch.polygamma(1, t)), ('atanh', xu, torch.atanh), ('erfinv', xu, torch.erfinv), ('logit', xp, torch.logit),
+                        ('logit eps=0.2', xp, lambda t: torch.logit(t, 0.2))]:
+        g.case('second order: %s' % name, 'grad_of', {'fn': name}, [('x', x)], lambda m, x, fn=fn: grad_of(fn)(m, x), tol={'rtol': 2e-5, 'atol': 2e-6})
+    ya = g.rand(2, 3, lo=0.3, hi=2.0)
+    yb = g.rand(2, 3, lo=0.3, hi=2.0)
+    for name, fn in [('xlog1py', torch.special.xlog1py), ('fmod of cubes', lambda p, q: torch.fmod(p ** 3, q)), ('fmax of cubes', lambda p, q: torch.fmax(p ** 3, q)),
+                     ('lerp scalar weight', lambda p, q: torch.lerp(p * p, q, 0.3)), ('lerp tensor weight', lambda p, q: torch.lerp(p, q * q, q / 3)),
+                     ('addcmul', lambda p, q: torch.addcmul(p, p, q, value=0.5)), ('addcdiv', lambda p, q: torch.addcdiv(q, p * p, q, value=-2.0)),
+                     ('clamp tensors', lambda p, q: torch.clamp(p * q, q - 0.5, q + 0.5))]:
+        g.case('second order: %s' % name, 'grad_of2', {'fn': name}, [('a', ya), ('b', yb)], lambda m, p, q, fn=fn: grad_of(fn)(m, p, q), tol={'rtol': 2e-5, 'atol': 2e-6})
+
     # NaN inputs where a mask decides the gradient: torch's max gradient where x is NaN and max < min, logit(eps)'s NaN gradient.
     g.case('clamp tensors: NaN x with max < min', 'clamp_tensor', {}, [('x', T([NAN, NAN, 0.5])), ('min', T([0.6, 0.0, 0.6])), ('max', T([0.2, 1.0, 0.2]))],
            lambda m, x, lo, hi: torch.clamp(x, lo, hi))
