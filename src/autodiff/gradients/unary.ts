@@ -21,8 +21,10 @@ function tetragamma(x: FloatT): FloatT {
   // -(r^2 + r^3 + r^4 / 2 - r^6 / 6 + r^8 / 6 - 3 r^10 / 10)
   const series = r2.mul(r2.mul(r2.mul(r2.mul(r2.mul(-0.3).add(1 / 6)).add(-1 / 6)).add(0.5)).add(r).add(1)).neg();
   const psi2 = series.sub(s.mul(2));
-  const xr = x.where(reflect, 0.25).mul(Math.PI);
-  const term = xr.cos().div(xr.sin().pow(3)).mul(-2 * Math.PI ** 3);
+  // cos / sin^3 has period pi: read at pi (x - round(x)), exact, so that the angle keeps its digits (float16 too).
+  const xr = x.where(reflect, 0.25);
+  const angle = xr.sub(xr.round()).mul(Math.PI);
+  const term = angle.cos().div(angle.sin().pow(3)).mul(-2 * Math.PI ** 3);
   return psi2.add(term).where(reflect, psi2);
 }
 
