@@ -469,11 +469,13 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
     if (min instanceof Tensor || max instanceof Tensor) return this.clampTensors(min ?? null, max ?? null);
     return this.clampTo(min, max);
   }
-  clampMin(this: Accepting<B, 'clamp'>, min: number): Tensor<B, K> {
-    return this.clampTo(min, null);
+  /** torch.clamp_min: a number or a tensor bound. */
+  clampMin(this: Accepting<B, 'clamp'>, min: Operand<B, K>): Tensor<B, K> {
+    return min instanceof Tensor ? this.clampTensors(min, null) : this.clampTo(min, null);
   }
-  clampMax(this: Accepting<B, 'clamp'>, max: number): Tensor<B, K> {
-    return this.clampTo(null, max);
+  /** torch.clamp_max: a number or a tensor bound. */
+  clampMax(this: Accepting<B, 'clamp'>, max: Operand<B, K>): Tensor<B, K> {
+    return max instanceof Tensor ? this.clampTensors(null, max) : this.clampTo(null, max);
   }
   private clampTo<K2 extends Kind = K>(min: unknown, max: unknown): Tensor<B, K2> {
     const bound = (name: string, v: unknown, open: number): number => {

@@ -150,7 +150,7 @@ export const METHODS: Record<string, ArgsFor> = {
   neg: none, abs: none, exp: none, log: none, log1p: none, sqrt: none, rsqrt: none, sin: none, cos: none, tanh: none, erf: none,
   sigmoid: none, relu: none, gelu: none, recip: none, square: none, sign: none, isNan: none, isInf: none,
   clamp: (s, d) => [fc.oneof(numberArb, fc.constant(value(null)), relatedTensor(s, d)), fc.oneof(numberArb, fc.constant(value(undefined)), relatedTensor(s, d))],
-  clampMin: () => [numberArb], clampMax: () => [numberArb],
+  clampMin: (s, d) => [fc.oneof(numberArb, relatedTensor(s, d))], clampMax: (s, d) => [fc.oneof(numberArb, relatedTensor(s, d))],
   unary: () => [fc.oneof(fc.constantFrom('exp', 'relu', 'logicalNot', 'isNan', 'neg').map(value), fc.constantFrom('matmul', 'nope', '__proto__', 'add').map(value), wildArg)],
   binary: (s, d) => [fc.oneof(fc.constantFrom('add', 'equal', 'logicalOr', 'pow').map(value), fc.constantFrom('where', 'nope', 'toString').map(value), wildArg), operand(s, d)[0]!],
   cast: () => [fc.oneof({ weight: 4, arbitrary: dtypeArb.map(value) }, { weight: 1, arbitrary: fc.constantFrom('float64', 'int64', 'uint8').map(value) }, { weight: 1, arbitrary: wildArg })],

@@ -82,8 +82,8 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
   clamp: (x) => x0(x).clamp(a.num(x, 'min') ?? null, a.num(x, 'max') ?? null),
   int_clamp: (x) => f(x.int['x']!.clamp(a.num(x, 'min'), a.num(x, 'max'))),
   clamp_tensor: (x) => x0(x).clamp(x.t['min']!, x.t['max']!),
-  clamp_min_tensor: (x) => x0(x).clamp(x.t['min']!),
-  clamp_max_tensor: (x) => x0(x).clamp(null, x.t['max']!),
+  clamp_min_tensor: (x) => x0(x).clampMin(x.t['min']!),
+  clamp_max_tensor: (x) => x0(x).clampMax(x.t['max']!),
   int_clamp_tensor: (x) => f(x.int['x']!.clamp(x.int['min']!, x.int['max']!)),
 };
 
