@@ -79,6 +79,15 @@ export const UNARY = {
   log10: { kinds: F, out: 'same', js: 'Math.log10(a)', wgsl: 'sy_log(a) * 0.4342944819032518' },
   // x * sigmoid(x) as torch computes it, x / (1 + exp(-x)): silu(-inf) is NaN there too.
   silu: { kinds: F, out: 'same', js: 'a / (1 + Math.exp(-a))', wgsl: 'a * sy_sigmoid(a)' },
+  // Special functions at torch's edges: atanh(±1) is ±inf; logit is log(x / (1 - x)) (NaN outside
+  // [0, 1]); lgamma is +inf at the poles; digamma is NaN at negative integers, -inf at 0 and +inf
+  // at -0; trigamma (polygamma(1, x), digamma's derivative) follows torch's float algorithm.
+  atanh: { kinds: F, out: 'same', js: 'Math.atanh(a)', wgsl: 'sy_atanh(a)' },
+  logit: { kinds: F, out: 'same', js: 'Math.log(a / (1 - a))', wgsl: 'sy_logit(a)' },
+  erfinv: { kinds: F, out: 'same', js: 'erfinv(a)', wgsl: 'sy_erfinv(a)' },
+  lgamma: { kinds: F, out: 'same', js: 'lgamma(a)', wgsl: 'sy_lgamma(a)' },
+  digamma: { kinds: F, out: 'same', js: 'digamma(a)', wgsl: 'sy_digamma(a)' },
+  trigamma: { kinds: F, out: 'same', js: 'trigamma(a)', wgsl: 'sy_trigamma(a)' },
 } as const satisfies Record<string, UnarySpec>;
 
 /**
@@ -128,6 +137,17 @@ export const BINARY = {
   logaddexp: { kinds: F, out: 'same', js: 'logaddexp(a, b)', wgsl: 'sy_logaddexp(a, b)' },
   // a * log(b), 0 where a == 0 unless b is NaN (torch.xlogy).
   xlogy: { kinds: F, out: 'same', js: 'b !== b ? NaN : a === 0 ? 0 : a * Math.log(b)', wgsl: 'sy_xlogy(a, b)' },
+  // a * log1p(b), 0 where a == 0 unless b is NaN (torch.special.xlog1py).
+  xlog1py: { kinds: F, out: 'same', js: 'b !== b ? NaN : a === 0 ? 0 : a * Math.log1p(b)', wgsl: 'sy_xlog1py(a, b)' },
+  // torch.fmax / fmin: a NaN loses to a number (two NaNs give NaN); on ties (0 and -0) the first operand.
+  fmax: { kinds: FI, out: 'same', js: 'b !== b ? a : a !== a ? b : a < b ? b : a', jsInt: 'a < b ? b : a', wgsl: 'sy_fmax(a, b)', wgslInt: 'max(a, b)' },
+  fmin: { kinds: FI, out: 'same', js: 'b !== b ? a : a !== a ? b : a > b ? b : a', jsInt: 'a > b ? b : a', wgsl: 'sy_fmin(a, b)', wgslInt: 'min(a, b)' },
+  // C fmod: the result has the sign of the dividend (JS's % is exactly that); int x % 0 is 0.
+  fmod: { kinds: FI, out: 'same', js: 'a % b', jsInt: 'b === 0 ? 0 : (a % b) | 0', wgsl: 'sy_cfmod(a, b)', wgslInt: 'sy_ifmod(a, b)' },
+  // torch.div(rounding_mode='trunc' | 'floor'). The float quotient is rounded to float32 before
+  // truncating, as torch's; floor is torch's fmod-based floor division (so inf // x is NaN). Int x / 0 is 0.
+  divTrunc: { kinds: FI, out: 'same', js: 'Math.trunc(Math.fround(a / b))', jsInt: 'b === 0 ? 0 : (a / b) | 0', wgsl: 'sy_divtrunc(a, b)', wgslInt: 'sy_itdiv(a, b)' },
+  divFloor: { kinds: FI, out: 'same', js: 'divFloor(a, b)', jsInt: 'b === 0 ? 0 : Math.floor(a / b) | 0', wgsl: 'sy_divfloor(a, b)', wgslInt: 'sy_idiv(a, b)' },
 } as const satisfies Record<string, BinarySpec>;
 
 export type UnaryOp = keyof typeof UNARY;

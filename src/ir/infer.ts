@@ -119,8 +119,7 @@ function inferMetas(call: OpCall, inputs: readonly Meta[]): Meta[] {
       throw new ArgumentError('creation ops have no inputs to infer from', { op });
     case 'clamp': {
       requireKinds(call.op, [a!.dtype]);
-      const { min, max } = call.attrs;
-      if (min > max) throw new ArgumentError(`min ${min} is greater than max ${max}`, { op });
+      // min > max is allowed: every element becomes max (torch).
       return [{ shape: a!.shape, dtype: a!.dtype }];
     }
     case 'where': {

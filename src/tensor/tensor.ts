@@ -16,7 +16,7 @@ import { BINARY, isBinaryOp, isUnaryOp, type BinaryOp, type UnaryOp } from '../i
 import type { KindsOf } from '../ir/kinds.js';
 import { numel, type OpAttrs, type OpName, type ReduceOp } from '../ir/ops.js';
 import { broadcastShapes, checkSize, checkTargetShape, normDim, normDims, normSlices, resolveReshape, sameShape, type SliceSpec } from '../ir/shape.js';
-import { arithScalar, checkArray, checkBoolean, checkDevice, checkDType, checkInt32Value, checkInteger, checkIntegers, checkNumber, checkOptions, field, MAX_RANK, show } from '../ir/validate.js';
+import { arithScalar, checkArray, checkBoolean, checkChoice, checkDevice, checkDType, checkInt32Value, checkInteger, checkIntegers, checkNumber, checkOptions, field, MAX_RANK, show } from '../ir/validate.js';
 import { track } from '../memory/tidy.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import { formatSummary, summarize, type Summary } from './format.js';
@@ -295,9 +295,15 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   mul(this: Accepting<B, 'mul'>, other: Operand<B, K>): Tensor<B, K> {
     return this.bin('mul', other);
   }
-  /** True division for floats; floor division for int32 (x / 0 gives 0). */
-  div(this: Accepting<B, 'div'>, other: Operand<B, K>): Tensor<B, K> {
-    return this.bin('div', other);
+  /**
+   * True division for floats; floor division for int32 (x / 0 gives 0). `roundingMode` 'trunc' or
+   * 'floor' rounds the quotient, as torch.div(rounding_mode=...), for floats and int32.
+   */
+  div(this: Accepting<B, 'div'>, other: Operand<B, K>, roundingMode?: 'trunc' | 'floor' | null): Tensor<B, K> {
+    if (roundingMode === undefined || roundingMode === null) return this.bin('div', other);
+    const mode = checkChoice('div', 'roundingMode', roundingMode, ['trunc', 'floor'] as const);
+    this.checkOperands('div', [other]);
+    return this.bin(mode === 'trunc' ? 'divTrunc' : 'divFloor', other);
   }
   pow(this: Accepting<B, 'pow'>, other: Operand<B, K>): Tensor<B, K> {
     return this.bin('pow', other);
@@ -458,15 +464,22 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   isInf(this: Accepting<B, 'isInf'>): Tensor<B, 'bool'> {
     return this.un('isInf');
   }
-  /** Clamps into [min, max]; either bound may be omitted. NaN stays NaN. */
-  clamp(this: Accepting<B, 'clamp'>, min?: number | null, max?: number | null): Tensor<B, K> {
+  /**
+   * Clamps into [min, max]: min(max(x, min), max), so with min > max every element is max (torch).
+   * Either bound may be omitted, or be a tensor of this dtype (broadcasting, as torch.clamp with
+   * tensors). NaN stays NaN.
+   */
+  clamp(this: Accepting<B, 'clamp'>, min?: Operand<B, K> | null, max?: Operand<B, K> | null): Tensor<B, K> {
+    if (min instanceof Tensor || max instanceof Tensor) return this.clampTensors(min ?? null, max ?? null);
     return this.clampTo(min, max);
   }
-  clampMin(this: Accepting<B, 'clamp'>, min: number): Tensor<B, K> {
-    return this.clampTo(min, null);
+  /** torch.clamp_min: a number or a tensor bound. */
+  clampMin(this: Accepting<B, 'clamp'>, min: Operand<B, K>): Tensor<B, K> {
+    return min instanceof Tensor ? this.clampTensors(min, null) : this.clampTo(min, null);
   }
-  clampMax(this: Accepting<B, 'clamp'>, max: number): Tensor<B, K> {
-    return this.clampTo(null, max);
+  /** torch.clamp_max: a number or a tensor bound. */
+  clampMax(this: Accepting<B, 'clamp'>, max: Operand<B, K>): Tensor<B, K> {
+    return max instanceof Tensor ? this.clampTensors(null, max) : this.clampTo(null, max);
   }
   private clampTo<K2 extends Kind = K>(min: unknown, max: unknown): Tensor<B, K2> {
     const bound = (name: string, v: unknown, open: number): number => {
@@ -598,6 +611,177 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   /** this * log(other), with 0 where this is 0 (unless other is NaN). */
   xlogy(this: Tensor<B, 'float'>, other: Operand<B, 'float'>): Tensor<B, 'float'> {
     return this.bin('xlogy', other);
+  }
+
+  // ---- more elementwise math: lerp, addcmul, addcdiv, clamp with tensor bounds, fmax, fmin, fmod, special functions ----
+
+  /**
+   * Checks `operands` (tensors or numbers) against this tensor for `op`: tensors of this dtype whose
+   * shapes broadcast together. Composite ops check first, so that an error names the op called,
+   * not one of its steps.
+   */
+  private checkOperands(op: string, operands: readonly unknown[]): void {
+    const shapes: number[][] = [[...this.live(op).shape]];
+    for (const o of operands) {
+      if (o instanceof Tensor) {
+        if (o.dtype !== this.dtype) throw new DTypeError(`operands of dtypes ${this.dtype} and ${o.dtype}`, { op, dtypes: [this.dtype, o.dtype], hint: 'cast one with .cast() first' });
+        shapes.push([...o.live(op).shape]);
+      } else checkNumber(op, 'each operand (a tensor or a number)', o);
+    }
+    broadcastShapes(op, ...shapes);
+  }
+  /** Float tensors only (torch refuses integer addcdiv; lerp, logit and the special functions are float). */
+  private checkFloat(op: string): void {
+    if (!isFloat(this.live(op).dtype)) throw new DTypeError(`${op} needs a float tensor, got ${this.dtype}`, { op, dtypes: [this.dtype], hint: 'cast with .cast("float32") first' });
+  }
+  /** Runs `steps` with `keep`, which marks a temporary to dispose afterwards (also when a step throws). */
+  private static temps<T>(steps: (keep: <U extends Tensor<Backend, Kind>>(t: U) => U) => T): T {
+    const made: Array<Tensor<Backend, Kind>> = [];
+    try {
+      return steps((t) => {
+        made.push(t);
+        return t;
+      });
+    } finally {
+      for (const t of made) t.dispose();
+    }
+  }
+
+  /**
+   * torch.lerp: this + weight (end - this), computed as torch does for accuracy: from this where
+   * |weight| < 0.5, else end - (end - this)(1 - weight). `weight` is a number or a float tensor;
+   * all three broadcast.
+   */
+  lerp(this: Tensor<B, 'float'>, end: Tensor<B, 'float'>, weight: Operand<B, 'float'>): Tensor<B, 'float'> {
+    checkTensor('lerp', 'end', end);
+    this.checkFloat('lerp');
+    this.checkOperands('lerp', [end, weight]);
+    return Tensor.temps((keep) => {
+      const diff = keep(end.sub(this));
+      if (typeof weight === 'number') {
+        // The weight as float32, as torch's kernel reads it.
+        const w = Math.fround(weight);
+        if (Math.abs(w) < 0.5) return this.add(keep(diff.mul(w)));
+        return end.sub(keep(diff.mul(Math.fround(1 - w))));
+      }
+      const small = keep(keep(weight.abs()).lower(0.5));
+      // Each branch reads the weight detached where the other is taken: the discarded branch's
+      // 0 * (end - this) is NaN for an infinite difference, which a masked fill drops.
+      const fixed = keep(weight.detach());
+      const low = keep(this.add(keep(diff.mul(keep(weight.where(small, fixed))))));
+      const high = keep(end.sub(keep(diff.mul(keep(keep(keep(fixed.where(small, weight)).neg()).add(1))))));
+      return low.where(small, high);
+    });
+  }
+  /** torch.addcmul: this + value * t1 * t2 (broadcasting; an int32 tensor takes an integer value). */
+  addcmul(this: Accepting<B, 'mul'>, t1: Tensor<B, K>, t2: Tensor<B, K>, value = 1): Tensor<B, K> {
+    checkTensor('addcmul', 't1', t1);
+    checkTensor('addcmul', 't2', t2);
+    checkNumber('addcmul', 'value', value);
+    this.checkOperands('addcmul', [t1, t2]);
+    arithScalar('addcmul', this.dtype, value);
+    return Tensor.temps((keep) => this.bin('add', keep((value === 1 ? t1 : keep(t1.bin<K>('mul', value))).bin<K>('mul', t2))));
+  }
+  /** torch.addcdiv: this + value * t1 / t2 (floats only, as torch; broadcasting). */
+  addcdiv(this: Tensor<B, 'float'>, t1: Tensor<B, 'float'>, t2: Tensor<B, 'float'>, value = 1): Tensor<B, 'float'> {
+    checkTensor('addcdiv', 't1', t1);
+    checkTensor('addcdiv', 't2', t2);
+    checkNumber('addcdiv', 'value', value);
+    this.checkFloat('addcdiv');
+    this.checkOperands('addcdiv', [t1, t2]);
+    return Tensor.temps((keep) => this.add(keep((value === 1 ? t1 : keep(t1.mul(value))).div(t2))));
+  }
+  /**
+   * clamp with a tensor bound (a number for the other is allowed): min(max(x, min), max), a NaN in
+   * any operand giving NaN. Under autodiff the gradients are torch's: x's where min <= x <= max,
+   * min's where x < min < max, max's where x > max or max < min.
+   */
+  private clampTensors<K2 extends Kind = K>(min: Operand<B, Kind> | null, max: Operand<B, Kind> | null): Tensor<B, K2> {
+    if (this.live('clamp').dtype === 'bool') throw new DTypeError('clamp needs a float or int32 tensor, got bool', { op: 'clamp', dtypes: ['bool'] });
+    this.checkOperands('clamp', [min, max].filter((b) => b !== null));
+    return Tensor.temps((keep) => {
+      const lo = typeof min === 'number' ? keep(this.scalarLike('clamp', min)) : min;
+      const hi = typeof max === 'number' ? keep(this.scalarLike('clamp', max)) : max;
+      const v = lo === null ? this.bin<K2>('minimum', hi!) : hi === null ? this.bin<K2>('maximum', lo) : keep(this.bin('maximum', lo)).bin<K2>('minimum', hi);
+      if (![this, lo, hi].some((t) => t?.requiresGrad)) return v;
+      keep(v);
+      // Each operand where its mask holds (the masks are disjoint), the detached result elsewhere.
+      let out: Tensor<B, Kind> = keep(v.detach());
+      let inside: Tensor<B, 'bool'> | undefined;
+      if (hi !== null) {
+        let p = keep(this.bin<'bool'>('greater', hi));
+        if (lo !== null) p = keep(p.bin<'bool'>('logicalOr', keep(hi.bin<'bool'>('lower', lo))));
+        // torch's max mask holds also where the result is NaN (x or min NaN): there max + NaN keeps
+        // the value NaN while max still takes the gradient.
+        const nan = keep(keep(this.scalarLike('clamp', NaN)).where(keep(v.un<'bool'>('isNan')), 0));
+        out = keep(keep(hi.bin('add', nan)).where(p, out));
+        inside = keep(this.bin<'bool'>('lowerEqual', hi));
+      }
+      if (lo !== null) {
+        let p = keep(this.bin<'bool'>('lower', lo));
+        if (hi !== null) p = keep(p.bin<'bool'>('logicalAnd', keep(lo.bin<'bool'>('lower', hi))));
+        out = keep(lo.where(p, out));
+        const ge = keep(this.bin<'bool'>('greaterEqual', lo));
+        inside = inside ? keep(inside.bin<'bool'>('logicalAnd', ge)) : ge;
+      }
+      return Tensor.run(this.backend, 'where', [inside!, this, out], {})[0] as Tensor<B, K2>;
+    });
+  }
+  /** torch.special.xlog1py: this * log1p(other), with 0 where this is 0 (unless other is NaN). */
+  xlog1py(this: Tensor<B, 'float'>, other: Operand<B, 'float'>): Tensor<B, 'float'> {
+    return this.bin('xlog1py', other);
+  }
+  /** torch.fmax: elementwise max where a NaN loses to a number (NaN only where both are). */
+  fmax(this: Accepting<B, 'fmax'>, other: Operand<B, K>): Tensor<B, K> {
+    return this.bin('fmax', other);
+  }
+  /** torch.fmin: elementwise min where a NaN loses to a number. */
+  fmin(this: Accepting<B, 'fmin'>, other: Operand<B, K>): Tensor<B, K> {
+    return this.bin('fmin', other);
+  }
+  /** torch.fmod (C fmod): the remainder of truncated division, with the sign of this (the dividend). int32 x % 0 is 0. */
+  fmod(this: Accepting<B, 'fmod'>, other: Operand<B, K>): Tensor<B, K> {
+    return this.bin('fmod', other);
+  }
+  /** atanh; ±inf at ±1, NaN beyond. */
+  atanh(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('atanh');
+  }
+  /**
+   * torch.logit: log(x / (1 - x)), NaN outside [0, 1]. With `eps`, x below eps is read as eps and
+   * x above 1 - eps as 1 - eps (the gradient is 0 there); a negative eps changes nothing, as torch.
+   */
+  logit(this: Tensor<B, 'float'>, eps?: number | null): Tensor<B, 'float'> {
+    this.checkFloat('logit');
+    if (eps === undefined || eps === null) return this.un('logit');
+    checkNumber('logit', 'eps', eps, true);
+    if (eps < 0) return this.un('logit');
+    const lo = Math.fround(eps);
+    const hi = Math.fround(1 - lo);
+    // torch's kernel: x < lo ? lo : x > hi ? hi : x (NaN passes, and its gradient is NaN, as torch's).
+    return Tensor.temps((keep) => keep(keep(this.maskFill(keep(this.greater(hi)), hi)).maskFill(keep(this.lower(lo)), lo)).un<'float'>('logit'));
+  }
+  /** The inverse error function; ±inf at ±1, NaN beyond. */
+  erfinv(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('erfinv');
+  }
+  /** log|gamma(x)|; +inf at 0, the negative integers and ±inf. */
+  lgamma(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('lgamma');
+  }
+  /** digamma (psi, lgamma's derivative): NaN at the negative integers, -inf at 0, +inf at -0. */
+  digamma(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('digamma');
+  }
+  /** polygamma(1, x), digamma's derivative (its gradient, polygamma(2, x), is built from other ops). */
+  trigamma(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return this.un('trigamma');
+  }
+  /** torch.polygamma(n, x) for n = 0 (digamma) and n = 1 (trigamma). */
+  polygamma(this: Tensor<B, 'float'>, n: number): Tensor<B, 'float'> {
+    const k = checkInteger('polygamma', 'n', n, 0);
+    if (k > 1) throw new ArgumentError(`polygamma of order ${k} is not implemented (orders 0 and 1 are)`, { op: 'polygamma' });
+    return this.un(k === 0 ? 'digamma' : 'trigamma');
   }
 
   // ---- casts ----------------------------------------------------------------------------

@@ -110,6 +110,50 @@ function attention(q: R.Arr, k: R.Arr, v: R.Arr, bias: (l: number, s: number) =>
   return { shape: [L, Ev], data: out };
 }
 
+// ---- independent float64 references for the special functions (not the kernels' algorithms)
+
+/** Lanczos (g = 7, n = 9) coefficients: log gamma and its first two derivatives in closed form. */
+const LANCZOS = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+/** [lgamma, digamma, trigamma] at x >= 0.5 from the Lanczos sum A(x) and t = x + 6.5. */
+function lanczos(x: number): [number, number, number] {
+  const z = x - 1;
+  let a = LANCZOS[0]!;
+  let da = 0;
+  let dda = 0;
+  for (let i = 1; i < 9; i++) {
+    const d = z + i;
+    a += LANCZOS[i]! / d;
+    da -= LANCZOS[i]! / (d * d);
+    dda += (2 * LANCZOS[i]!) / (d * d * d);
+  }
+  const t = z + 7.5;
+  const lg = 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(a);
+  const dg = Math.log(t) + (z + 0.5) / t - 1 + da / a;
+  const tg = 2 / t - (z + 0.5) / (t * t) + (dda * a - da * da) / (a * a);
+  return [lg, dg, tg];
+}
+/** The three below 0.5 by reflection (gamma(x) gamma(1 - x) = pi / sin(pi x)). */
+function gammaFns(x: number): [number, number, number] {
+  if (x >= 0.5) return lanczos(x);
+  const [lg, dg, tg] = lanczos(1 - x);
+  const s = Math.sin(Math.PI * x);
+  return [Math.log(Math.PI / Math.abs(s)) - lg, dg - Math.PI / Math.tan(Math.PI * x), -tg + (Math.PI * Math.PI) / (s * s)];
+}
+/** erfinv by bisection on the Taylor-series erf. */
+function erfinv64(y: number): number {
+  let lo = -3;
+  let hi = 3;
+  for (let i = 0; i < 80; i++) {
+    const mid = (lo + hi) / 2;
+    if (R.erf(mid) < y) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+const fmax64 = (a: number, b: number) => (Number.isNaN(b) ? a : Number.isNaN(a) ? b : Math.max(a, b));
+const fmin64 = (a: number, b: number) => (Number.isNaN(b) ? a : Number.isNaN(a) ? b : Math.min(a, b));
+const HALF_INTEGERS = [-3.5, -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5];
+
 const sorted = (desc: boolean) => (l: number[]) => [...l].sort((a, b) => (desc ? b - a : a - b));
 
 export const OPS_CASES: readonly Case[] = [
@@ -145,6 +189,27 @@ export const OPS_CASES: readonly Case[] = [
   unary('copysignScalar(-2)', 'copysignScalar', (x) => x.copysign(-2), (v) => -Math.abs(v), { avoid: [0] }),
   unary('logaddexpScalar(0.5)', 'logaddexpScalar', (x) => x.logaddexp(0.5), (v) => logaddexp(v, 0.5), { lo: -4, hi: 4 }),
   unary('xlogyScalar(2.5)', 'xlogyScalar', (x) => x.xlogy(2.5), (v) => v * Math.log(2.5)),
+  // ---- special functions (second order through digamma and trigamma: their rules are differentiable)
+  unary('atanh', 'atanh', (x) => x.atanh(), Math.atanh, { lo: -0.9, hi: 0.9 }),
+  unary('logit', 'logit', (x) => x.logit(), (v) => Math.log(v / (1 - v)), { lo: 0.05, hi: 0.95 }),
+  unary('logit(eps 0.2) across the clamp', 'logit', (x) => x.logit(0.2), (v) => Math.log(Math.min(Math.max(v, 0.2), 0.8) / (1 - Math.min(Math.max(v, 0.2), 0.8))), { lo: 0.05, hi: 0.95, avoid: [0.2, 0.8] }),
+  unary('erfinv', 'erfinv', (x) => x.erfinv(), erfinv64, { lo: -0.9, hi: 0.9 }),
+  unary('lgamma', 'lgamma', (x) => x.lgamma(), (v) => gammaFns(v)[0], { lo: -2.9, hi: 4, avoid: INTEGERS }),
+  unary('digamma', 'digamma', (x) => x.digamma(), (v) => gammaFns(v)[1], { lo: -2.9, hi: 4, avoid: INTEGERS }),
+  unary('trigamma (its gradient polygamma(2))', 'trigamma', (x) => x.trigamma(), (v) => gammaFns(v)[2], { lo: -2.9, hi: 4, avoid: INTEGERS }),
+  unary('polygamma(1) of the positive half', 'trigamma', (x) => x.polygamma(1), (v) => gammaFns(v)[2], { lo: 0.6, hi: 9 }),
+  binary('fmax [2,3], [3]', 'fmax', (a, b) => a.fmax(b), fmax64, { shape: S }, { shape: [3] }),
+  binary('fmin', 'fmin', (a, b) => a.fmin(b), fmin64, { shape: S }, { shape: S }),
+  binary('fmod [2,3], [3]', 'fmod', (a, b) => a.fmod(b), (a, b) => a % b, { shape: S, lo: -2.9, hi: 2.9, avoid: HALF_INTEGERS.map((v) => v * 0.8) }, { shape: [3], values: [0.8, -0.8, 0.8] }),
+  binary('div trunc (zero gradients)', 'divTrunc', (a, b) => a.div(b, 'trunc').add(a.mul(b)), (a, b) => Math.trunc(a / b) + a * b, { shape: S, lo: -2.9, hi: 2.9, avoid: HALF_INTEGERS.map((v) => v * 0.8) }, { shape: S, values: [0.8, -0.8, 0.8, -0.8, 0.8, 0.8] }),
+  binary('div floor (zero gradients)', 'divFloor', (a, b) => a.div(b, 'floor').add(a.mul(b)), (a, b) => Math.floor(a / b) + a * b, { shape: S, lo: -2.9, hi: 2.9, avoid: HALF_INTEGERS.map((v) => v * 0.8) }, { shape: S, values: [0.8, -0.8, 0.8, -0.8, 0.8, 0.8] }),
+  binary('xlog1py [2,3], [3]', 'xlog1py', (a, b) => a.xlog1py(b), (a, b) => a * Math.log1p(b), { shape: S }, { shape: [3], lo: -0.8, hi: 3 }),
+  unary('xlog1pyScalar(0.5)', 'xlog1pyScalar', (x) => x.xlog1py(0.5), (v) => v * Math.log1p(0.5)),
+  unary('fmaxScalar(0.25)', 'fmaxScalar', (x) => x.fmax(0.25), (v) => Math.max(v, 0.25), { avoid: [0.25] }),
+  unary('fminScalar(NaN) passes', 'fminScalar', (x) => x.fmin(NaN), (v) => v),
+  unary('fmodScalar(-0.7)', 'fmodScalar', (x) => x.fmod(-0.7), (v) => v % -0.7, { lo: -2.5, hi: 2.5, avoid: [-2.1, -1.4, -0.7, 0, 0.7, 1.4, 2.1] }),
+  unary('divTruncScalar(0.6) (zero gradient)', 'divTruncScalar', (x) => x.div(0.6, 'trunc').add(x), (v) => Math.trunc(v / 0.6) + v, { avoid: [-1.8, -1.2, -0.6, 0, 0.6, 1.2, 1.8] }),
+  unary('divFloorScalar(-0.6) (zero gradient)', 'divFloorScalar', (x) => x.div(-0.6, 'floor').add(x), (v) => Math.floor(v / -0.6) + v, { avoid: [-1.8, -1.2, -0.6, 0, 0.6, 1.2, 1.8] }),
   // ---- reductions built from the primitive ones
   { name: 'sum dims [0, 2]', op: 'sum', floats: [{ shape: [2, 3, 4] }], run: ([x]) => x!.sum([0, 2]), ref: ([x]) => reduceDims(x!, [0, 2], false, (v) => v.reduce((s, y) => s + y, 0)) },
   { name: 'mean dims [1, 2] keepDims', op: 'mean', floats: [{ shape: [2, 3, 4] }], run: ([x]) => x!.mean([1, 2], true), ref: ([x]) => reduceDims(x!, [1, 2], true, (v) => v.reduce((s, y) => s + y, 0) / v.length) },

@@ -64,6 +64,11 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
   asinh: un((t) => t.asinh()),
   acosh: un((t) => t.acosh()),
   erf: un((t) => t.erf()),
+  atanh: un((t) => t.atanh()),
+  erfinv: un((t) => t.erfinv()),
+  logit: un((t) => t.logit()),
+  lgamma: un((t) => t.lgamma()),
+  digamma: un((t) => t.digamma()),
   sigmoid: un((t) => t.sigmoid()),
   isnan: (x) => f(x0(x).isNan()),
   isinf: (x) => f(x0(x).isInf()),
@@ -89,6 +94,16 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
   int_div: (x) => f(ints(x)[0].div(ints(x)[1])),
   int_div_floor: (x) => f(ints(x)[0].div(ints(x)[1])),
   int_remainder: (x) => f(ints(x)[0].remainder(ints(x)[1])),
+  int_fmod: (x) => f(ints(x)[0].fmod(ints(x)[1])),
+  int_div_trunc: (x) => f(ints(x)[0].div(ints(x)[1], 'trunc')),
+  fmod: bin((p, q) => p.fmod(q)),
+  fmax: bin((p, q) => p.fmax(q)),
+  fmin: bin((p, q) => p.fmin(q)),
+  div_mode: (x) => ab(x)[0].div(ab(x)[1], x.args['rounding_mode'] as 'trunc' | 'floor'),
+  clamp_tensor: (x) => x0(x).clamp(x.t['min']!, x.t['max']!),
+  lerp: (x) => ab(x)[0].lerp(ab(x)[1], x.t['w']!),
+  addcmul: (x) => x0(x).addcmul(x.t['t1']!, x.t['t2']!, a.num(x, 'value', 1)),
+  addcdiv: (x) => x0(x).addcdiv(x.t['t1']!, x.t['t2']!, a.num(x, 'value', 1)),
   int_pow: (x) => f(ints(x)[0].pow(ints(x)[1])),
   int_arith: (x) => {
     const [p, q] = ints(x);
@@ -409,21 +424,6 @@ const SECOND2: Readonly<Record<string, (p: F, q: F) => F>> = {
 };
 
 const UNSUPPORTED: Readonly<Record<string, string>> = {
-  atanh: 'no atanh op',
-  erfinv: 'no erfinv op',
-  logit: 'no logit op',
-  lgamma: 'no lgamma op',
-  digamma: 'no digamma op',
-  fmod: 'no fmod (C fmod, sign of the dividend); remainder is the Python modulo',
-  int_fmod: 'no fmod',
-  int_div_trunc: "int32 div floors (Python //); there is no trunc rounding mode",
-  div_mode: "no rounding modes for float div (div(x, y).floor() differs from torch's at the edges: floor-div of inf is NaN there)",
-  fmax: 'no fmax / fmin (NaN-ignoring maximum)',
-  fmin: 'no fmax / fmin (NaN-ignoring minimum)',
-  clamp_tensor: 'clamp takes number bounds only',
-  lerp: 'no lerp op',
-  addcmul: 'no addcmul op',
-  addcdiv: 'no addcdiv op',
 };
 
 const KNOWN: readonly Known[] = [

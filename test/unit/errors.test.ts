@@ -60,7 +60,12 @@ describe('typed errors at the call site', () => {
   test('ragged data and bad arguments', () => {
     expect(() => fromData(cpu, [[1, 2], [3]])).toThrow(ArgumentError);
     expect(() => zeros(cpu, [2, -1])).toThrow(ArgumentError);
-    expect(() => ones(cpu, [2]).clamp(3, 1)).toThrow(/greater than max/);
+  });
+
+  test('clamp with min > max is not an error: every element becomes max, as torch.clamp(x, 3, 1)', async () => {
+    // torch.clamp(torch.tensor([0., 2., 5., nan]), 3, 1) -> [1., 1., 1., nan]
+    expect(Array.from((await fromData(cpu, [0, 2, 5, NaN]).clamp(3, 1).toData()).values)).toEqual([1, 1, 1, NaN]);
+    expect(Array.from((await fromData(cpu, [0, 2, 5], { dtype: 'int32' }).clamp(3, 1).toData()).values)).toEqual([1, 1, 1]);
   });
 
   test('where with a fractional scalar on an int32 tensor is a DTypeError (torch would promote to float)', () => {

@@ -183,3 +183,37 @@ describe('scaledDotProductAttention', () => {
     expectError(() => scaledDotProductAttention(q, k, v, { isCausal: true, attnMask: zeros(cpu, [4, 5]) }), ArgumentError, op, /either attnMask or isCausal/);
   });
 });
+
+describe('lerp, addcmul, addcdiv, clamp with tensors, fmax / fmin / fmod, div rounding modes, special functions', () => {
+  const x = zeros(cpu, [2, 3]);
+  const i = zeros(cpu, [2, 3], { dtype: 'int32' });
+  test('shapes that do not broadcast name the op called', () => {
+    expectError(() => x.lerp(zeros(cpu, [4]), 0.5), ShapeError, 'lerp', /not broadcastable/);
+    expectError(() => x.lerp(x, zeros(cpu, [2, 2])), ShapeError, 'lerp', /not broadcastable/);
+    expectError(() => x.addcmul(x, zeros(cpu, [5])), ShapeError, 'addcmul', /not broadcastable/);
+    expectError(() => x.addcdiv(zeros(cpu, [3, 3]), x), ShapeError, 'addcdiv', /not broadcastable/);
+    expectError(() => x.clamp(zeros(cpu, [4]), 1), ShapeError, 'clamp', /not broadcastable/);
+    expectError(() => x.fmax(zeros(cpu, [4])), ShapeError, 'fmax', /not broadcastable/);
+    expectError(() => x.div(zeros(cpu, [4]), 'floor'), ShapeError, 'div', /not broadcastable/);
+  });
+  test('wrong dtypes', () => {
+    expectError(() => x.lerp(i as never, 0.5), DTypeError, 'lerp', /float32 and int32/);
+    expectError(() => (i as never as typeof x).lerp(i as never, 0.5), DTypeError, 'lerp', /float tensor/);
+    expectError(() => (i as never as typeof x).addcdiv(i as never, i as never), DTypeError, 'addcdiv', /float tensor/);
+    expectError(() => i.addcmul(i, i, 0.5), DTypeError, 'addcmul', /non-integer scalar 0.5/);
+    expectError(() => x.clamp(i as never, null), DTypeError, 'clamp', /float32 and int32/);
+    expectError(() => x.div(i as never, 'trunc'), DTypeError, 'div', /float32 and int32/);
+    expectError(() => x.fmod(i as never), DTypeError, 'fmod', /different dtypes/);
+    expectError(() => (i as never as typeof x).lgamma(), DTypeError, 'lgamma', /int32/);
+    expectError(() => (i as never as typeof x).erfinv(), DTypeError, 'erfinv', /int32/);
+    expectError(() => (i as never as typeof x).logit(), DTypeError, 'logit', /float tensor/);
+  });
+  test('bad arguments', () => {
+    expectError(() => x.div(x, 'round' as never), ArgumentError, 'div', /roundingMode must be 'trunc' or 'floor'/);
+    expectError(() => x.lerp(x, 'half' as never), ArgumentError, 'lerp', /operand/);
+    expectError(() => x.addcmul(x, x, 'two' as never), ArgumentError, 'addcmul', /value/);
+    expectError(() => x.logit(NaN), ArgumentError, 'logit', /eps/);
+    expectError(() => x.polygamma(2), ArgumentError, 'polygamma', /order 2/);
+    expectError(() => x.polygamma(0.5), ArgumentError, 'polygamma', /integer/);
+  });
+});

@@ -120,4 +120,36 @@ export const BINARY_GRADS: { readonly [N in BinaryOp]: GradEntry<N> } = {
       return both(c, () => c.dy.xlogy(b).maskFill(a.equal(0).logicalAnd(b.lowerEqual(0)), 0), () => c.dy.mul(a).div(b));
     },
   },
+  // As xlogy's: d/da = log1p(b) (0 where a == 0 and b <= -1), d/db = a / (1 + b) (torch).
+  xlog1py: {
+    saveInputs: [0, 1],
+    backward: (c) => {
+      const a = c.input(0);
+      const b = c.input(1);
+      return both(c, () => c.dy.xlog1py(b).maskFill(a.equal(0).logicalAnd(b.lowerEqual(-1)), 0), () => c.dy.mul(a).div(b.add(1)));
+    },
+  },
+  // torch: the whole gradient to a where a >= b or b is NaN, else to b (no split on ties).
+  fmax: { saveInputs: [0, 1], backward: (c) => pickF(c, (a, b) => a.greaterEqual(b)) },
+  fmin: { saveInputs: [0, 1], backward: (c) => pickF(c, (a, b) => a.lowerEqual(b)) },
+  // a - trunc(a / b) b: d/db = -trunc(a / b), as torch computes it (inf where b is 0 or a infinite).
+  fmod: {
+    saveInputs: [0, 1],
+    backward: (c) => both(c, () => c.dy, () => c.dy.mul(c.input(0).div(c.input(1), 'trunc')).neg()),
+  },
+  // Piecewise constant: zero gradients (torch's div with a rounding mode).
+  divTrunc: { backward: (c) => both(c, () => zeroGrad(c), () => zeroGrad(c)) },
+  divFloor: { backward: (c) => both(c, () => zeroGrad(c), () => zeroGrad(c)) },
 };
+
+/** fmax / fmin: a takes dy where `aWins` or b is NaN, b takes it elsewhere. */
+function pickF(c: Ctx, aWins: (a: FloatT, b: FloatT) => ReturnType<FloatT['greater']>): Array<FloatT | undefined> {
+  const a = c.input(0);
+  const b = c.input(1);
+  const toA = aWins(a, b).logicalOr(b.isNan());
+  return both(
+    c,
+    () => c.dy.maskFill(toA.logicalNot(), 0),
+    () => c.dy.maskFill(toA, 0),
+  );
+}

@@ -67,4 +67,18 @@ export const SCALAR_GRADS: { readonly [N in ScalarOp]: GradEntry<N> } = {
       return [s <= 0 ? g.maskFill(c.input(0).equal(0), 0) : g];
     },
   },
+  // The tensor forms' rules (binary.ts) with b = s.
+  xlog1pyScalar: {
+    saveInputs: [0],
+    backward: (c) => {
+      const s = c.attrs.scalar;
+      const g = c.dy.xlog1py(s);
+      return [s <= -1 ? g.maskFill(c.input(0).equal(0), 0) : g];
+    },
+  },
+  fmaxScalar: { saveInputs: [0], backward: (c) => [Number.isNaN(c.attrs.scalar) ? c.dy : c.dy.maskFill(c.input(0).greaterEqual(c.attrs.scalar).logicalNot(), 0)] },
+  fminScalar: { saveInputs: [0], backward: (c) => [Number.isNaN(c.attrs.scalar) ? c.dy : c.dy.maskFill(c.input(0).lowerEqual(c.attrs.scalar).logicalNot(), 0)] },
+  fmodScalar: { backward: (c) => [c.dy] },
+  divTruncScalar: { backward: (c) => [zeroGrad(c)] },
+  divFloorScalar: { backward: (c) => [zeroGrad(c)] },
 };

@@ -4,6 +4,29 @@ import { NONE, zeroGrad, type FloatT, type GradContext, type GradEntry, type Gra
 
 const TWO_OVER_SQRT_PI = 2 / Math.sqrt(Math.PI);
 const INV_SQRT_2PI = 1 / Math.sqrt(2 * Math.PI);
+const HALF_SQRT_PI = Math.sqrt(Math.PI) / 2;
+
+/**
+ * polygamma(2, x): the recurrence psi2(z) = psi2(z + 6) - 2 sum_k (z + k)^-3 up to the asymptotic
+ * series (its first omitted term is below 1e-9 there), and below 1/2 the reflection
+ * psi2(x) = psi2(1 - x) - 2 pi^3 cos(pi x) / sin(pi x)^3. The discarded branch reads safe values.
+ */
+function tetragamma(x: FloatT): FloatT {
+  const reflect = x.lower(0.5);
+  const z = x.neg().add(1).where(reflect, x);
+  let s = z.pow(-3);
+  for (let k = 1; k < 6; k++) s = s.add(z.add(k).pow(-3));
+  const r = z.add(6).recip();
+  const r2 = r.square();
+  // -(r^2 + r^3 + r^4 / 2 - r^6 / 6 + r^8 / 6 - 3 r^10 / 10)
+  const series = r2.mul(r2.mul(r2.mul(r2.mul(r2.mul(-0.3).add(1 / 6)).add(-1 / 6)).add(0.5)).add(r).add(1)).neg();
+  const psi2 = series.sub(s.mul(2));
+  // cos / sin^3 has period pi: read at pi (x - round(x)), exact, so that the angle keeps its digits (float16 too).
+  const xr = x.where(reflect, 0.25);
+  const angle = xr.sub(xr.round()).mul(Math.PI);
+  const term = angle.cos().div(angle.sin().pow(3)).mul(-2 * Math.PI ** 3);
+  return psi2.add(term).where(reflect, psi2);
+}
 
 /** A rule that needs the input x: dx = f(dy, x). */
 function ofInput<N extends UnaryOp>(f: (dy: FloatT, x: FloatT) => FloatT): GradRule<N> {
@@ -67,6 +90,14 @@ export const UNARY_GRADS: { readonly [N in UnaryOp]: GradEntry<N> } = {
     const s = x.sigmoid();
     return dy.mul(s.mul(x.mul(s.neg().add(1)).add(1)));
   }),
+  atanh: ofInput((dy, x) => dy.div(x.square().neg().add(1))),
+  // 1 / (x (1 - x)), NaN outside [0, 1] (torch's logit_backward without eps).
+  logit: ofInput((dy, x) => dy.div(x.mul(x.neg().add(1))).maskFill(x.lower(0).logicalOr(x.greater(1)), NaN)),
+  erfinv: ofOutput((dy, y) => dy.mul(y.square().exp().mul(HALF_SQRT_PI))),
+  lgamma: ofInput((dy, x) => dy.mul(x.digamma())),
+  digamma: ofInput((dy, x) => dy.mul(x.trigamma())),
+  // polygamma(2, x), built from differentiable ops (so every higher order works too).
+  trigamma: ofInput((dy, x) => dy.mul(tetragamma(x))),
 };
 
 /** The parameterised activations; at 0 each takes torch's branch (leakyRelu: slope, elu: alpha). */

@@ -1,6 +1,8 @@
 /**
  * Rounding, trigonometric and hyperbolic ops, exp2 / expm1 / log2 / log10, the activations
- * (silu, softplus, leakyRelu, elu) and the binary atan2, hypot, copysign, logaddexp, xlogy:
+ * (silu, softplus, leakyRelu, elu), the special functions (atanh, logit, erfinv, lgamma, digamma)
+ * and the binary atan2, hypot, copysign, logaddexp, xlogy, xlog1py, fmax, fmin, fmod, and div's
+ * rounding modes:
  * random inputs in each op's domain, IEEE special values, and the edges torch documents.
  */
 import { ARITH, EXACT, TRANS, fmtShape, type Tol } from '../harness.js';
@@ -44,6 +46,11 @@ const UNARY: Record<string, UnarySpec> = {
   softplus: { ref: (a) => M.softplus(a, 1, 20), call: (x) => x.softplus(), gen: (r) => r.float(-10, 25), tol: TRANS, edges: [19.99, 20, 20.01, -80, 1e-6, 100] },
   leakyRelu: { ref: (a) => M.leakyRelu(a, 0.01), call: (x) => x.leakyRelu(), gen: (r) => r.float(-5, 5), tol: ARITH },
   elu: { ref: (a) => M.elu(a, 1), call: (x) => x.elu(), gen: (r) => r.float(-5, 5), tol: TRANS, edges: [-1e-6, -20, -100] },
+  atanh: { ref: Math.atanh, call: (x) => x.atanh(), gen: (r) => r.float(-1, 1), tol: TRANS, edges: [0.99999994, -0.99999994, 1e-20, -3e-8, 1.0000001, 0.5] },
+  logit: { ref: (a) => Math.log(a / (1 - a)), call: (x) => x.logit(), gen: (r) => r.float(0, 1), tol: TRANS, edges: [0.99999994, 1e-30, 5.9604645e-8, 0.5, 1.0000001, -1e-30] },
+  erfinv: { ref: M.erfinv, call: (x) => x.erfinv(), gen: (r) => r.float(-1, 1), tol: TRANS, edges: [0.99999994, -0.9999999, 0.999, 1e-20, -3e-8, 0.8427008, 1.0000001] },
+  lgamma: { ref: M.lgamma, call: (x) => x.lgamma(), gen: (r) => r.float(-10, 30), tol: TRANS, edges: [1e-30, -1e-30, 0.99999994, 1.0000001, 1.9999999, 2.0000002, -2.4570825, -0.5, -100.5, 171.5, 1e10, 1e30, 3e38] },
+  digamma: { ref: M.digamma, call: (x) => x.digamma(), gen: (r) => r.float(-10, 30), tol: TRANS, edges: [1e-30, -1e-30, 1.4616321, -0.5040830, 10, 9.999999, -100.5, 1e6, 1e30, 3e38] },
 };
 
 function unaryCases(out: Case[]): void {
@@ -101,6 +108,13 @@ const BINARY: Record<string, BinarySpec> = {
   copysign: { ref: M.copysign, call: (x, y) => x.copysign(y), a: (r) => r.float(-5, 5), b: (r) => r.float(-5, 5), tol: EXACT, scalars: [-1, 2, -0] },
   logaddexp: { ref: M.logaddexp, call: (x, y) => x.logaddexp(y), a: (r) => r.float(-30, 30), b: (r) => r.float(-30, 30), tol: TRANS, scalars: [0, -100] },
   xlogy: { ref: M.xlogy, call: (x, y) => x.xlogy(y), a: (r) => (r.next() < 0.2 ? 0 : r.float(-3, 3)), b: (r) => r.float(0.01, 10), tol: TRANS, scalars: [2.5, 0] },
+  xlog1py: { ref: M.xlog1py, call: (x, y) => x.xlog1py(y), a: (r) => (r.next() < 0.2 ? 0 : r.float(-3, 3)), b: (r) => r.float(-0.99, 10), tol: TRANS, scalars: [2.5, -1, 1e-7] },
+  fmax: { ref: M.fmax, call: (x, y) => x.fmax(y), a: (r) => (r.next() < 0.2 ? NaN : r.float(-5, 5)), b: (r) => (r.next() < 0.2 ? NaN : r.float(-5, 5)), tol: EXACT, scalars: [0.5, NaN, -Infinity] },
+  fmin: { ref: M.fmin, call: (x, y) => x.fmin(y), a: (r) => (r.next() < 0.2 ? NaN : r.float(-5, 5)), b: (r) => (r.next() < 0.2 ? NaN : r.float(-5, 5)), tol: EXACT, scalars: [0.5, NaN, Infinity] },
+  // C fmod is exact: JS's % is that operation on the float32 operands (a scalar is taken as float32, as torch's).
+  fmod: { ref: (a, b) => a % Math.fround(b), call: (x, y) => x.fmod(y), a: (r) => r.float(-1e4, 1e4), b: (r) => r.float(-7, 7), tol: EXACT, scalars: [1.5, -0.1, Infinity] },
+  divTrunc: { ref: (a, b) => Math.trunc(a / b), call: (x, y) => x.div(y, 'trunc'), a: (r) => r.float(-50, 50), b: (r) => r.float(-7, 7), tol: EXACT, scalars: [3, -0.75] },
+  divFloor: { ref: M.divFloor, call: (x, y) => x.div(y, 'floor'), a: (r) => r.float(-50, 50), b: (r) => r.float(-7, 7), tol: EXACT, scalars: [3, -0.75, -Infinity] },
 };
 
 const PAIRS: ReadonlyArray<readonly [number[], number[]]> = [

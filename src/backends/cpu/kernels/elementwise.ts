@@ -12,6 +12,7 @@ import type { View } from '../view.js';
 import { erf } from './erf.js';
 import { copysign, fpow, frem, logaddexp, rint } from './float-math.js';
 import { ipow } from './ipow.js';
+import { digamma, divFloor, erfinv, lgamma, trigamma } from './special.js';
 import type { CpuKernel } from './kernel.js';
 import { alignedStrides, sameAsContiguous } from './strided.js';
 
@@ -19,7 +20,7 @@ type Loop = (out: View['data'], inputs: readonly View[], strides: readonly (read
 
 const cache = new Map<string, Loop>();
 /** The helpers the table's JS expressions may call by name. */
-export const HELPERS = { erf, ipow, fpow, frem, rint, copysign, logaddexp, rhalf: roundHalf };
+export const HELPERS = { erf, ipow, fpow, frem, rint, copysign, logaddexp, rhalf: roundHalf, erfinv, lgamma, digamma, trigamma, divFloor };
 const VARS = ['a', 'b', 'c'];
 
 function compile(expr: string, arity: number): Loop {
@@ -102,7 +103,8 @@ export function jsExpression(call: FusableCall, dt: DType): JsExpr {
   if (isScalarCall(call)) return { expr: pick(BINARY[scalarBase(call.op)], dt), arity: 1, params: [['b', call.attrs.scalar]] };
   switch (call.op) {
     case 'clamp':
-      return { expr: 'a < p0 ? p0 : a > p1 ? p1 : a', arity: 1, params: [['p0', call.attrs.min], ['p1', call.attrs.max]] };
+      // min(max(a, lo), hi) keeping NaN, as torch: with min > max every element becomes max.
+      return { expr: '(a < p0 ? p0 : a) > p1 ? p1 : (a < p0 ? p0 : a)', arity: 1, params: [['p0', call.attrs.min], ['p1', call.attrs.max]] };
     case 'cast':
       return { expr: castExpr(dt, call.attrs.dtype), arity: 1, params: NO_PARAMS };
     case 'copy':

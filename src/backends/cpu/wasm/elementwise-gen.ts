@@ -48,7 +48,7 @@ export function ewVariants(): EwVariant[] {
       out.push({ expr: pick(s, d).replace(/\bb\b/g, 'p0'), inputs: [d], output });
     }
   }
-  for (const d of ['float32', 'int32'] as const) out.push({ expr: 'a < p0 ? p0 : a > p1 ? p1 : a', inputs: [d], output: d });
+  for (const d of ['float32', 'int32'] as const) out.push({ expr: '(a < p0 ? p0 : a) > p1 ? p1 : (a < p0 ? p0 : a)', inputs: [d], output: d }); // clamp (src/backends/cpu/kernels/elementwise.ts)
   for (const from of ['float32', 'int32', 'bool'] as const) {
     for (const to of ['float32', 'int32', 'bool'] as const) {
       const expr = to === 'bool' ? 'a !== 0 ? 1 : 0' : to === 'int32' && from === 'float32' ? 'a | 0' : 'a';

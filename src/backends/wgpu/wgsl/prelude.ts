@@ -8,6 +8,7 @@
  * shader-creation error.
  */
 import { RANDOM_WGSL } from '../../../ir/random.js';
+import { lgammaSeries, PSI_10 } from '../../../ir/special.js';
 import { HALF_WGSL } from './half.js';
 
 const SPECIALS = /* wgsl */ `
@@ -21,8 +22,9 @@ fn sy_max(a: f32, b: f32) -> f32 { if (sy_nan_b(a) || sy_nan_b(b)) { return sy_n
 fn sy_min(a: f32, b: f32) -> f32 { if (sy_nan_b(a) || sy_nan_b(b)) { return sy_nan(); } return select(b, a, a < b); }
 fn sy_sign(a: f32) -> f32 { if (a > 0.0) { return 1.0; } if (a < 0.0) { return -1.0; } return a; }
 fn sy_truthy(a: f32) -> u32 { return select(0u, 1u, (bitcast<u32>(a) & 0x7fffffffu) != 0u); }
-fn sy_clamp(a: f32, lo: f32, hi: f32) -> f32 { if (a < lo) { return lo; } if (a > hi) { return hi; } return a; }
-fn sy_iclamp(a: i32, lo: i32, hi: i32) -> i32 { if (a < lo) { return lo; } if (a > hi) { return hi; } return a; }
+// min(max(a, lo), hi) keeping NaN: with lo > hi every element becomes hi (torch).
+fn sy_clamp(a: f32, lo: f32, hi: f32) -> f32 { var r = a; if (r < lo) { r = lo; } if (r > hi) { r = hi; } return r; }
+fn sy_iclamp(a: i32, lo: i32, hi: i32) -> i32 { var r = a; if (r < lo) { r = lo; } if (r > hi) { r = hi; } return r; }
 `;
 
 const INTEGER = /* wgsl */ `
@@ -539,6 +541,158 @@ fn sy_xlogy(a: f32, b: f32) -> f32 {
 }
 `;
 
+// Float32 forms of the CPU kernels' special functions (src/backends/cpu/kernels/special.ts): one
+// algorithm each, so both backends agree at the poles and edges.
+const LGAMMA2_WGSL = lgammaSeries(14)
+  .map((c) => c.toPrecision(17))
+  .reverse()
+  .reduce((acc, c) => `(${acc} + ${c}) * z`, '0.0');
+
+const SPECIAL = /* wgsl */ `
+fn sy_xlog1py(a: f32, b: f32) -> f32 {
+  if (sy_nan_b(b)) { return sy_nan(); }
+  if (a == 0.0) { return 0.0; }
+  return a * sy_log1p(b);
+}
+// torch.fmax / fmin: a NaN loses to a number; ties keep a.
+fn sy_fmax(a: f32, b: f32) -> f32 { if (sy_nan_b(b)) { return a; } if (sy_nan_b(a)) { return b; } return select(a, b, a < b); }
+fn sy_fmin(a: f32, b: f32) -> f32 { if (sy_nan_b(b)) { return a; } if (sy_nan_b(a)) { return b; } return select(a, b, a > b); }
+// C fmod: NaN for a NaN operand, an infinite a or a zero b; a itself for an infinite b.
+fn sy_cfmod(a: f32, b: f32) -> f32 {
+  if (sy_nan_b(a) || sy_nan_b(b) || sy_inf_b(a) || b == 0.0) { return sy_nan(); }
+  if (sy_inf_b(b)) { return a; }
+  return sy_fmod(a, b);
+}
+fn sy_ifmod(a: i32, b: i32) -> i32 { if (b == 0 || b == -1) { return 0; } return a % b; }
+// a / 0 as IEEE: NaN for 0 / 0 and NaN / 0, else an infinity with the sign of a times that of b.
+fn sy_div0(a: f32, b: f32) -> f32 {
+  if (a == 0.0 || sy_nan_b(a)) { return sy_nan(); }
+  return bitcast<f32>(0x7f800000u | ((bitcast<u32>(a) ^ bitcast<u32>(b)) & 0x80000000u));
+}
+fn sy_divtrunc(a: f32, b: f32) -> f32 { if (b == 0.0) { return sy_div0(a, b); } return trunc(a / b); }
+fn sy_itdiv(a: i32, b: i32) -> i32 { if (b == 0) { return 0; } if (b == -1) { return 0 - a; } return a / b; }
+// torch's div_floor_floating: from fmod, so inf // x is NaN; a zero takes the sign of a / b.
+fn sy_divfloor(a: f32, b: f32) -> f32 {
+  if (b == 0.0) { return sy_div0(a, b); }
+  let m = sy_cfmod(a, b);
+  if (sy_nan_b(m)) { return sy_nan(); }
+  var d = (a - m) / b;
+  if (m != 0.0 && ((b < 0.0) != (m < 0.0))) { d = d - 1.0; }
+  if (d == 0.0) { return bitcast<f32>((bitcast<u32>(a) ^ bitcast<u32>(b)) & 0x80000000u); }
+  var f = floor(d);
+  if (d - f > 0.5) { f = f + 1.0; }
+  return f;
+}
+// atanh(x) = log1p(2|x| / (1 - |x|)) / 2 with x's sign.
+fn sy_atanh(x: f32) -> f32 {
+  if (sy_nan_b(x)) { return x; }
+  let a = abs(x);
+  if (a > 1.0) { return sy_nan(); }
+  if (a == 1.0) { return sy_copysign(sy_inf(), x); }
+  return sy_copysign(0.5 * sy_log1p(2.0 * a / (1.0 - a)), x);
+}
+fn sy_logit(x: f32) -> f32 {
+  if (sy_nan_b(x) || x < 0.0 || x > 1.0) { return sy_nan(); }
+  if (x == 1.0) { return sy_inf(); }
+  return sy_log(x / (1.0 - x));
+}
+// M. Giles' single-precision erfinv.
+fn sy_erfinv(x: f32) -> f32 {
+  if (sy_nan_b(x) || abs(x) > 1.0) { return sy_nan(); }
+  if (abs(x) == 1.0) { return sy_copysign(sy_inf(), x); }
+  var w = -sy_log((1.0 - x) * (1.0 + x));
+  var p: f32;
+  if (w < 5.0) {
+    w = w - 2.5;
+    p = 2.81022636e-8;
+    p = 3.43273939e-7 + p * w;
+    p = -3.5233877e-6 + p * w;
+    p = -4.39150654e-6 + p * w;
+    p = 0.00021858087 + p * w;
+    p = -0.00125372503 + p * w;
+    p = -0.00417768164 + p * w;
+    p = 0.246640727 + p * w;
+    p = 1.50140941 + p * w;
+  } else {
+    w = sy_sqrt(w) - 3.0;
+    p = -0.000200214257;
+    p = 0.000100950558 + p * w;
+    p = 0.00134934322 + p * w;
+    p = -0.00367342844 + p * w;
+    p = 0.00573950773 + p * w;
+    p = -0.0076224613 + p * w;
+    p = 0.00943887047 + p * w;
+    p = 1.00167406 + p * w;
+    p = 2.83297682 + p * w;
+  }
+  return p * x;
+}
+// lgamma(2 + z) for |z| <= 1/2 (the series of src/ir/special.ts).
+fn sy_lgamma2(z: f32) -> f32 { return ${LGAMMA2_WGSL}; }
+// lgamma for x >= 1/2.
+fn sy_lgamma_pos(x: f32) -> f32 {
+  if (x < 1.5) { return sy_lgamma2(x - 1.0) - sy_log1p(x - 1.0); }
+  if (x < 2.5) { return sy_lgamma2(x - 2.0); }
+  if (x < 8.0) {
+    var y = x;
+    var p = 1.0;
+    loop { if (y < 2.5) { break; } y = y - 1.0; p = p * y; }
+    return sy_lgamma2(y - 2.0) + sy_log(p);
+  }
+  let r = 1.0 / x;
+  let r2 = r * r;
+  return (x - 0.5) * sy_log(x) - x + 0.9189385332046728 + r * (0.08333333333333333 - r2 * (0.002777777777777778 - r2 * (0.0007936507936507937 - r2 * 0.0005952380952380952)));
+}
+fn sy_lgamma(x: f32) -> f32 {
+  if (sy_nan_b(x)) { return x; }
+  if (sy_inf_b(x) || (x <= 0.0 && x == floor(x))) { return sy_inf(); }
+  if (x >= 0.5) { return sy_lgamma_pos(x); }
+  // Reflection; |sin(pi x)| from x - round(x), exact (also for tiny x).
+  let s = abs(sy_sin(3.141592653589793 * (x - round(x))));
+  return sy_log(3.141592653589793 / s) - sy_lgamma_pos(1.0 - x);
+}
+// torch's calc_digamma for x > 0.
+fn sy_digamma_pos(x0: f32) -> f32 {
+  var x = x0;
+  var result = 0.0;
+  loop { if (x >= 10.0) { break; } result = result - 1.0 / x; x = x + 1.0; }
+  if (x == 10.0) { return result + ${PSI_10.toPrecision(17)}; }
+  var y = 0.0;
+  if (x < 1e17) {
+    let z = 1.0 / (x * x);
+    y = z * (0.08333333333333333 - z * (0.008333333333333333 - z * (0.003968253968253968 - z * (0.004166666666666667 - z * (0.007575757575757576 - z * (0.021092796092796094 - z * 0.08333333333333333))))));
+  }
+  return result + sy_log(x) - 0.5 / x - y;
+}
+fn sy_digamma(x: f32) -> f32 {
+  if (x == 0.0) { return select(-sy_inf(), sy_inf(), (bitcast<u32>(x) & 0x80000000u) != 0u); }
+  if (sy_nan_b(x)) { return x; }
+  if (x < 0.0) {
+    if (x == trunc(x)) { return sy_nan(); }
+    // tan has period pi: the fraction in [-1/2, 1/2] keeps pi r accurate.
+    let r = x - round(x);
+    return sy_digamma_pos(1.0 - x) - 3.141592653589793 / sy_tan(3.141592653589793 * r);
+  }
+  return sy_digamma_pos(x);
+}
+// torch's calc_trigamma (float).
+fn sy_trigamma(x0: f32) -> f32 {
+  var x = x0;
+  var sign = 1.0;
+  var result = 0.0;
+  if (x < 0.5) {
+    sign = -1.0;
+    let s = sy_sin(3.1415927 * x);
+    result = result - 9.86960506439209 / (s * s);
+    x = 1.0 - x;
+  }
+  for (var i = 0; i < 6; i = i + 1) { result = result + 1.0 / (x * x); x = x + 1.0; }
+  let ixx = 1.0 / (x * x);
+  result = result + (1.0 + 1.0 / (2.0 * x) + ixx * (0.16666666666666666 - ixx * (0.03333333333333333 - ixx * 0.023809523809523808))) / x;
+  return sign * result;
+}
+`;
+
 const RANDOM = /* wgsl */ `
 ${RANDOM_WGSL}
 // Box-Muller over stream positions (p, p + 1), as randomNormal in src/ir/random.ts.
@@ -550,5 +704,5 @@ fn sy_normal(seed: u32, p: u32) -> f32 {
 `;
 
 /** Every helper; Tint drops the ones a shader does not reach. */
-export const PRELUDE = [SPECIALS, INTEGER, LOGS, EXPS, TRIG, MATH, HALF_WGSL].join('\n');
+export const PRELUDE = [SPECIALS, INTEGER, LOGS, EXPS, TRIG, MATH, SPECIAL, HALF_WGSL].join('\n');
 export const RANDOM_PRELUDE = RANDOM;
