@@ -110,8 +110,8 @@ export function median<B extends Backend, K extends Num>(x: Tensor<B, K>, dim: n
 /**
  * torch.median() of all elements: the lower median (NaN if any is NaN). As torch's, its gradient
  * is shared evenly among the elements equal to it (all NaNs for NaN): the max of the ties, whose
- * gradient is shared so, with the other elements masked to the lowest value (a NaN median: the
- * mean of the NaNs, below).
+ * gradient is shared so, with the other elements masked to the lowest value (the min masked to
+ * +inf for a -inf median; a NaN median: the mean of the NaNs, below).
  */
 export function medianAll<B extends Backend, K extends Num>(x: Tensor<B, K>, op: 'median' | 'nanmedian' = 'median'): Tensor<B, K> {
   refuseBool(op, x);
@@ -125,7 +125,10 @@ export function medianAll<B extends Backend, K extends Num>(x: Tensor<B, K>, op:
     const nanMedian = m.notEqual(m);
     const ties = flat.equal(m).logicalOr(flat.notEqual(flat).logicalAnd(nanMedian));
     // Over the non-NaN ties only: with a NaN median nothing is left, and no NaN gradient comes back.
-    const shared = flat.where(flat.equal(m), -Infinity).max();
+    // The non-ties are filled with -inf for max; a -inf median would then tie with the fill, so
+    // there the fill is +inf and min shares the gradient (where passes none to the other branch).
+    const eq = flat.equal(m);
+    const shared = flat.where(eq, Infinity).min().where(m.equal(-Infinity).reshape([]), flat.where(eq, -Infinity).max());
     // A NaN median: max's backward finds no element equal to NaN, so the NaNs' share comes from
     // their mean instead, added as (mean - itself) = NaN to the NaN median (value unchanged).
     const mean = flat.where(ties, 0).sum().div(fullLike(flat, 1).where(ties, 0).sum());
