@@ -7,7 +7,7 @@
 import type { Backend } from '../backends/backend.js';
 import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import type { Kind } from '../ir/dtype.js';
-import { broadcastShapes, normDim } from '../ir/shape.js';
+import { broadcastShapes, checkSize, normDim } from '../ir/shape.js';
 import { checkBoolean, checkInteger, checkOptions } from '../ir/validate.js';
 import { fromData } from './creation.js';
 import { checkTensor, type Tensor } from './tensor.js';
@@ -175,17 +175,29 @@ export async function repeatInterleaveBy<B extends Backend, K extends Kind>(x: T
   const n = flatten || x.rank === 0 ? x.size : x.shape[d]!;
   // torch: one repeat count for all, or one per entry.
   if (repeats.rank > 1 || (repeats.size !== n && repeats.size !== 1)) {
-    throw new ShapeError(`the repeats [${repeats.shape.join(', ')}] must hold 1 or ${n} counts (dim ${d})`, { op: 'repeatInterleave', shapes: [x.shape, repeats.shape] });
+    const along = flatten ? 'the flattened tensor' : `dim ${d}`;
+    throw new ShapeError(`the repeats [${repeats.shape.join(', ')}] must hold 1 or ${n} counts (one per entry of ${along})`, { op: 'repeatInterleave', shapes: [x.shape, repeats.shape] });
   }
   const counts = (await repeats.toData()).values;
-  const picks: number[] = [];
+  const countOf = (i: number): number => counts[counts.length === 1 ? 0 : i]!;
+  // The output size is checked before any index is made: a huge count would otherwise grow a JS
+  // array until V8 aborts (not a catchable error). The sum is exact in float64 (int32 counts).
+  let total = 0;
   for (let i = 0; i < n; i++) {
-    const r = counts[counts.length === 1 ? 0 : i]!;
+    const r = countOf(i);
     if (r < 0) throw new ArgumentError(`repeats must be non-negative, got ${r} at ${i}`, { op: 'repeatInterleave' });
-    for (let k = 0; k < r; k++) picks.push(i);
+    total += r;
+  }
+  const outShape = flatten || x.rank === 0 ? [total] : x.shape.map((s, k) => (k === d ? total : s));
+  checkSize('repeatInterleave', outShape, x.dtype);
+  const picks = new Int32Array(total);
+  for (let i = 0, at = 0; i < n; i++) {
+    const r = countOf(i);
+    picks.fill(i, at, at + r);
+    at += r;
   }
   const line = flatten || x.rank === 0 ? x.reshape([x.size]) : x;
-  const idx = fromData(x.backend, Int32Array.from(picks), { device: x.device });
+  const idx = fromData(x.backend, picks, { device: x.device });
   try {
     return line.indexSelect(flatten || x.rank === 0 ? 0 : d, idx);
   } finally {

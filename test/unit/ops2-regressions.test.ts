@@ -5,6 +5,7 @@
 import { afterAll, describe, expect, test } from 'vitest';
 import { Autodiff } from '../../src/autodiff/autodiff.js';
 import { Cpu } from '../../src/backends/cpu/backend.js';
+import { ShapeError } from '../../src/errors.js';
 import { fromData } from '../../src/tensor/creation.js';
 
 const cpu = new Cpu({ threads: 0 });
@@ -29,5 +30,26 @@ describe('median / nanmedian of all elements: the gradient at a -inf median', ()
       expect(Array.from((await x.grad(g)!.toData()).values)).toEqual(grad.map(Math.fround));
       g.dispose();
     }
+  });
+});
+
+describe('repeatInterleaveAsync', () => {
+  test('a huge repeat count is a ShapeError naming repeatInterleave, before any index is built', async () => {
+    const x = fromData(cpu, Float32Array.from([1, 2, 3]));
+    const big = fromData(cpu, Int32Array.from([2 ** 31 - 1, 2 ** 31 - 1, 5]));
+    const e = await x.repeatInterleaveAsync(big).catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(ShapeError);
+    expect((e as ShapeError).op).toBe('repeatInterleave');
+    expect((e as ShapeError).message).toMatch(/4294967299 elements/);
+  });
+  test('values as torch (repeat_interleave([1, 2, 3], [2, 0, 3]) = [1, 1, 3, 3, 3]); the count error names the flattened tensor without a dim', async () => {
+    const x = fromData(cpu, Float32Array.from([1, 2, 3]));
+    const y = await x.repeatInterleaveAsync(fromData(cpu, Int32Array.from([2, 0, 3])));
+    expect(Array.from((await y.toData()).values)).toEqual([1, 1, 3, 3, 3]);
+    const m = fromData(cpu, Float32Array.from([1, 2, 3, 4]), { shape: [2, 2] });
+    const z = await m.repeatInterleaveAsync(fromData(cpu, Int32Array.from([3, 1])), 0);
+    expect(Array.from((await z.toData()).values)).toEqual([1, 2, 1, 2, 1, 2, 3, 4]);
+    await expect(m.repeatInterleaveAsync(fromData(cpu, Int32Array.from([1, 2])))).rejects.toThrow(/must hold 1 or 4 counts \(one per entry of the flattened tensor\)/);
+    await expect(m.repeatInterleaveAsync(fromData(cpu, Int32Array.from([1, 2, 3])), 1)).rejects.toThrow(/must hold 1 or 2 counts \(one per entry of dim 1\)/);
   });
 });
