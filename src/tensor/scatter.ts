@@ -138,6 +138,8 @@ export function scatterReduce<B extends Backend, K extends Num>(x: Tensor<B, K>,
   return tidy(() => {
     if (x.rank === 0) return scatterReduce(x.reshape([1]), 0, index.reshape([index.size]), src.reshape([src.size]), reduce, includeSelf).reshape([]);
     scatterShapes('scatterReduce', x, d, index, src);
+    // Nothing is written (torch returns x): the amax / amin grid would reduce over an empty dim.
+    if (index.size === 0) return x.clone();
     const vals = block(src, index);
     // Only what the result reads is computed: an unread temporary's storage would be freed late.
     if (reduce === 'sum' || reduce === 'mean') {

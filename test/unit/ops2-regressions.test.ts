@@ -53,3 +53,23 @@ describe('repeatInterleaveAsync', () => {
     await expect(m.repeatInterleaveAsync(fromData(cpu, Int32Array.from([1, 2, 3])), 1)).rejects.toThrow(/must hold 1 or 2 counts \(one per entry of dim 1\)/);
   });
 });
+
+describe('scatterReduce with an empty index', () => {
+  test('every reduce, with and without self, returns a copy of x (torch: x unchanged)', async () => {
+    const x = fromData(cpu, Float32Array.from([1, 2, 3, 4]), { shape: [2, 2] });
+    const index = fromData(cpu, new Int32Array(0), { shape: [2, 0] });
+    const src = fromData(cpu, new Float32Array(0), { shape: [2, 0] });
+    for (const reduce of ['sum', 'prod', 'mean', 'amax', 'amin'] as const) {
+      for (const includeSelf of [true, false]) {
+        const y = x.scatterReduce(1, index, src, reduce, includeSelf);
+        expect(y).not.toBe(x);
+        expect(y.shape).toEqual([2, 2]);
+        expect(Array.from((await y.toData()).values)).toEqual([1, 2, 3, 4]);
+        y.dispose();
+      }
+    }
+    const xi = fromData(cpu, Int32Array.from([5, -7]));
+    const yi = xi.scatterReduce(0, fromData(cpu, new Int32Array(0)), fromData(cpu, new Int32Array(0)), 'amin', false);
+    expect(Array.from((await yi.toData()).values)).toEqual([5, -7]);
+  });
+});
