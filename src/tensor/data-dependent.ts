@@ -62,13 +62,19 @@ export async function maskedSelect<B extends Backend, K extends Kind>(x: Tensor<
   }
   const picks: number[] = [];
   for (let i = 0; i < truth.length; i++) if (truth[i]) picks.push(i);
-  const xe = x.expand(shape);
-  const flat = xe.reshape([truth.length]);
-  const idx = fromData(x.backend, Int32Array.from(picks), { device: x.device });
+  // Made inside the try: x may have been disposed while the mask was read, and what was made
+  // before the throw must not leak.
+  const temps: Array<Tensor<B, Kind>> = [];
   try {
+    const xe = x.expand(shape);
+    temps.push(xe);
+    const flat = xe.reshape([truth.length]);
+    temps.push(flat);
+    const idx = fromData(x.backend, Int32Array.from(picks), { device: x.device });
+    temps.push(idx);
     return flat.gather(0, idx);
   } finally {
-    for (const t of [xe, flat, idx]) t.dispose();
+    for (const t of temps) t.dispose();
   }
 }
 
@@ -142,14 +148,18 @@ export async function unique<B extends Backend, K extends Kind>(x: Tensor<B, K>,
     inverse[i] = firsts.length - 1;
     counts[counts.length - 1]!++;
   }
-  const picks = fromData(x.backend, Int32Array.from(firsts), { device: x.device });
-  const flat = d < 0 ? x.reshape([x.size]) : x;
+  // Made inside the try: x may have been disposed while its values were read, and what was made
+  // before the throw must not leak.
+  const temps: Array<Tensor<B, Kind>> = [];
   let out: Tensor<B, K>;
   try {
+    const flat = d < 0 ? x.reshape([x.size]) : x;
+    if (flat !== x) temps.push(flat);
+    const picks = fromData(x.backend, Int32Array.from(firsts), { device: x.device });
+    temps.push(picks);
     out = flat.indexSelect(d < 0 ? 0 : d, picks);
   } finally {
-    picks.dispose();
-    if (flat !== x) flat.dispose();
+    for (const t of temps) t.dispose();
   }
   // The values come from an indexSelect of x: unique has no gradient in torch, so it is detached.
   const valuesOut = out.detach();
@@ -196,12 +206,15 @@ export async function repeatInterleaveBy<B extends Backend, K extends Kind>(x: T
     picks.fill(i, at, at + r);
     at += r;
   }
-  const line = flatten || x.rank === 0 ? x.reshape([x.size]) : x;
-  const idx = fromData(x.backend, picks, { device: x.device });
+  // Made inside the try, as unique's: x may have been disposed while the repeats were read.
+  const temps: Array<Tensor<B, Kind>> = [];
   try {
+    const line = flatten || x.rank === 0 ? x.reshape([x.size]) : x;
+    if (line !== x) temps.push(line);
+    const idx = fromData(x.backend, picks, { device: x.device });
+    temps.push(idx);
     return line.indexSelect(flatten || x.rank === 0 ? 0 : d, idx);
   } finally {
-    idx.dispose();
-    if (line !== x) line.dispose();
+    for (const t of temps) t.dispose();
   }
 }

@@ -5,8 +5,9 @@
 import { afterAll, describe, expect, test } from 'vitest';
 import { Autodiff } from '../../src/autodiff/autodiff.js';
 import { Cpu } from '../../src/backends/cpu/backend.js';
-import { ShapeError } from '../../src/errors.js';
+import { DisposedError, ShapeError } from '../../src/errors.js';
 import { fromData } from '../../src/tensor/creation.js';
+import type { Tensor } from '../../src/tensor/tensor.js';
 
 const cpu = new Cpu({ threads: 0 });
 const ad = new Autodiff(cpu);
@@ -71,5 +72,28 @@ describe('scatterReduce with an empty index', () => {
     const xi = fromData(cpu, Int32Array.from([5, -7]));
     const yi = xi.scatterReduce(0, fromData(cpu, new Int32Array(0)), fromData(cpu, new Int32Array(0)), 'amin', false);
     expect(Array.from((await yi.toData()).values)).toEqual([5, -7]);
+  });
+});
+
+describe('the async ops leak nothing when x is disposed while the read is pending', () => {
+  test('unique (flat and along a dim), maskedSelect, repeatInterleaveAsync: DisposedError, and the live tensor count back to the start', async () => {
+    const mask = fromData(cpu, Uint8Array.from([1, 0, 1]), { dtype: 'bool' });
+    const repeats = fromData(cpu, Int32Array.from([2]));
+    const runs: Array<(x: Tensor<Cpu, 'float'>) => Promise<unknown>> = [
+      (x) => x.unique(),
+      (x) => x.unique({ dim: 1, returnInverse: true }),
+      (x) => x.maskedSelect(mask),
+      (x) => x.repeatInterleaveAsync(repeats),
+    ];
+    for (const run of runs) {
+      const before = cpu.memory().tensors;
+      const x = fromData(cpu, Float32Array.from([3, 1, 3, 2, 5, 2]), { shape: [2, 3] });
+      const p = run(x);
+      x.dispose();
+      await expect(p).rejects.toBeInstanceOf(DisposedError);
+      expect(cpu.memory().tensors).toBe(before);
+    }
+    mask.dispose();
+    repeats.dispose();
   });
 });
