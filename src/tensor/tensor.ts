@@ -665,11 +665,11 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
         return end.sub(keep(diff.mul(Math.fround(1 - w))));
       }
       const small = keep(keep(weight.abs()).lower(0.5));
-      // Each branch reads the weight detached where the other is taken: the discarded branch's
-      // 0 * (end - this) is NaN for an infinite difference, which a masked fill drops.
-      const fixed = keep(weight.detach());
-      const low = keep(this.add(keep(diff.mul(keep(weight.where(small, fixed))))));
-      const high = keep(end.sub(keep(diff.mul(keep(keep(keep(fixed.where(small, weight)).neg()).add(1))))));
+      // Where the other branch is taken, each reads a harmless constant weight (0 low, 1 high): its
+      // masked zero gradient times an infinite or NaN weight would be NaN, and its value (0 * an
+      // infinite difference: NaN) is dropped by the where.
+      const low = keep(this.add(keep(diff.mul(keep(weight.where(small, 0))))));
+      const high = keep(end.sub(keep(diff.mul(keep(keep(keep(weight.where(keep(small.logicalNot()), 1)).neg()).add(1))))));
       return low.where(small, high);
     });
   }

@@ -97,3 +97,28 @@ describe('the async ops leak nothing when x is disposed while the read is pendin
     repeats.dispose();
   });
 });
+
+describe('lerp with a non-finite tensor weight', () => {
+  test('values and gradients as torch (no NaN from the discarded branch)', async () => {
+    // torch.lerp([1, 2], [3, 4], w).sum().backward(): start.grad, end.grad, weight.grad.
+    const cases: Array<[number[], number[], number[], number[], number[]]> = [
+      [[Infinity, 0.7], [Infinity, 3.4], [-Infinity, 0.3], [Infinity, 0.7], [2, 2]],
+      [[-Infinity, 0.2], [-Infinity, 2.4], [Infinity, 0.8], [-Infinity, 0.2], [2, 2]],
+      [[NaN, 0.5], [NaN, 3], [NaN, 0.5], [NaN, 0.5], [2, 2]],
+    ];
+    for (const [w, value, ga, gb, gw] of cases) {
+      const a = vec([1, 2]);
+      const b = vec([3, 4]);
+      const wt = vec(w);
+      const y = a.lerp(b, wt);
+      const g = y.sum().backward();
+      const read = async (t: typeof a) => Array.from((await t.toData()).values);
+      const close = (got: number[], want: number[]) => got.forEach((v, i) => (Number.isFinite(want[i]!) ? expect(v).toBeCloseTo(want[i]!, 6) : expect(v).toBe(want[i])));
+      close(await read(y), value);
+      close(await read(a.grad(g)!), ga);
+      close(await read(b.grad(g)!), gb);
+      close(await read(wt.grad(g)!), gw);
+      g.dispose();
+    }
+  });
+});
