@@ -8,7 +8,7 @@ import type { Backend } from '../backends/backend.js';
 import { DTypeError, ShapeError } from '../errors.js';
 import { isFloat, type Kind } from '../ir/dtype.js';
 import type { KindsOf } from '../ir/kinds.js';
-import { checkSize, normDim } from '../ir/shape.js';
+import { normDim } from '../ir/shape.js';
 import { checkBoolean, checkInteger } from '../ir/validate.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import { tidy } from '../memory/tidy.js';
@@ -158,7 +158,10 @@ export function kthvalue<B extends Backend, K extends Num>(x: Tensor<B, K>, k: n
 
 /**
  * torch.mode(dim): the most frequent value of each line (the smallest among equally frequent ones;
- * NaNs count as equal), at the last index holding it. Counts compare every pair of a line (n^2).
+ * NaNs count as equal), at the last index holding it. O(n log n) per line: after a sort, equal
+ * values form runs; each position's run length so far is (position - run start + 1), the run
+ * start a running max of the positions where a run begins, and the first position of the largest
+ * length ends the longest run of the smallest value.
  */
 export function mode<B extends Backend, K extends Num>(x: Tensor<B, K>, dim: number, keepDims: boolean): WithIndices<B, K> {
   checkBoolean('mode', 'keepDims', keepDims);
@@ -168,19 +171,20 @@ export function mode<B extends Backend, K extends Num>(x: Tensor<B, K>, dim: num
     const line = x.rank === 0 ? x.reshape([1]) : x;
     const dd = x.rank === 0 ? 0 : d;
     const n = line.shape[dd]!;
-    // Every pair of a line is compared: refused up front past the size limit.
-    checkSize('mode', [...line.shape, n], x.dtype);
     const indices = noGrad(() => {
       const sorted = line.detach().sort(dd).values;
       const same = (a: Tensor<B, K>, b: Tensor<B, K>): Tensor<B, 'bool'> => {
         const eq = a.equal(b);
         return isFloat(x.dtype) ? eq.logicalOr(a.cast('float32').isNan().logicalAnd(b.cast('float32').isNan())) : eq;
       };
-      const counts = same(sorted.unsqueeze(dd + 1), sorted.unsqueeze(dd)).cast('int32').sum(dd + 1);
-      // The first largest count in ascending order: the smallest of the most frequent values.
-      const value = sorted.gather(dd, counts.argmax(dd, true));
       const shape = line.shape.map((_, i) => (i === dd ? n : 1));
       const at = arange(x.backend, n, undefined, 1, { device: x.device }).reshape(shape);
+      // A run starts at position 0 and wherever a value differs from the one before it.
+      const starts = same(sorted, shifted(sorted, dd, 1, 0)).logicalNot().logicalOr(at.equal(0));
+      const runStart = cumExtreme(at.where(starts, 0), 'max', dd).values;
+      const runLength = at.sub(runStart);
+      // The first largest length in ascending order: the smallest of the most frequent values.
+      const value = sorted.gather(dd, runLength.argmax(dd, true));
       return at.where(same(line.detach(), value), -1).max(dd, true);
     }, x.backend.runtime);
     const values = line.gather(dd, indices);

@@ -6,7 +6,7 @@ import type { Backend } from '../backends/backend.js';
 import { DTypeError, ShapeError } from '../errors.js';
 import { isFloat, type Kind } from '../ir/dtype.js';
 import type { KindsOf } from '../ir/kinds.js';
-import { broadcastShapes, checkSize, normDim, type SliceSpec } from '../ir/shape.js';
+import { broadcastShapes, normDim, type SliceSpec } from '../ir/shape.js';
 import { checkBoolean, checkChoice, checkInteger, checkNumber } from '../ir/validate.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import { tidy } from '../memory/tidy.js';
@@ -18,6 +18,8 @@ export type ScatterReduce = 'sum' | 'prod' | 'mean' | 'amax' | 'amin';
 const REDUCES: readonly ScatterReduce[] = ['sum', 'prod', 'mean', 'amax', 'amin'];
 const INT_MIN = -(2 ** 31);
 const INT_MAX = 2 ** 31 - 1;
+/** The most elements amax / amin / prod's comparison grid may hold (512 MiB of float32). */
+const GRID_BUDGET = 2 ** 27;
 
 function checkIndex(op: string, index: Tensor<Backend, Kind>): void {
   if (index.dtype !== 'int32') throw new DTypeError(`the index must be int32, got ${index.dtype}`, { op, dtypes: [index.dtype], hint: 'cast it with .cast("int32")' });
@@ -168,8 +170,16 @@ function denseReduce<B extends Backend, K extends Num>(x: Tensor<B, K>, d: numbe
   const m = index.shape[d]!;
   const float = isFloat(x.dtype);
   const fill = reduce === 'prod' ? 1 : reduce === 'amax' ? (float ? -Infinity : INT_MIN) : float ? Infinity : INT_MAX;
-  // The grid is the cost of this form: refused up front (a ShapeError naming scatterReduce) past the size limit.
-  checkSize('scatterReduce', [A, n, m + 1, Bn], x.dtype);
+  // The grid is the cost of this form: refused up front (a ShapeError naming scatterReduce) past
+  // its own budget, far below the single-tensor limit (1e9 elements would be GBs of temporaries).
+  const cells = A * n * (m + 1) * Bn;
+  if (cells > GRID_BUDGET) {
+    throw new ShapeError(`${reduce} compares every index entry with every target position: a grid [${[A, n, m + 1, Bn].join(', ')}] of ${cells} elements, past the budget of ${GRID_BUDGET}`, {
+      op: 'scatterReduce',
+      shapes: [x.shape, index.shape],
+      hint: `chunk along a dim other than ${d} (narrow / split) and concatenate the results`,
+    });
+  }
   const targets = arange(x.backend, n, undefined, 1, { device: x.device }).reshape([1, n, 1, 1]);
   const match = index.reshape([A, 1, m, Bn]).equal(targets);
   let grid = vals.reshape([A, 1, m, Bn]).where(match, fill);

@@ -122,3 +122,71 @@ describe('lerp with a non-finite tensor weight', () => {
     }
   });
 });
+
+describe('mode in O(n log n)', () => {
+  /** The brute-force reference: the smallest most frequent value (NaNs equal), its last index. */
+  function modeRef(line: number[]): [number, number] {
+    const key = (v: number) => (Number.isNaN(v) ? 'nan' : String(v));
+    const counts = new Map<string, number>();
+    for (const v of line) counts.set(key(v), (counts.get(key(v)) ?? 0) + 1);
+    let best = NaN;
+    let bestCount = 0;
+    for (const v of line) {
+      const c = counts.get(key(v))!;
+      const smaller = Number.isNaN(best) ? !Number.isNaN(v) : v < best;
+      if (c > bestCount || (c === bestCount && smaller)) [best, bestCount] = [v, c];
+    }
+    let at = -1;
+    line.forEach((v, i) => (key(v) === key(best) ? (at = i) : undefined));
+    return [best, at];
+  }
+
+  test('random lines with ties and NaN, along each dim, match the reference (torch: mode([3, 1, 3, 1, 2]) = (1, 3))', async () => {
+    const t = fromData(cpu, Int32Array.from([3, 1, 3, 1, 2]));
+    const r = t.mode(0);
+    expect([(await r.values.toData()).values[0], (await r.indices.toData()).values[0]]).toEqual([1, 3]);
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (const [rows, cols] of [[6, 9], [5, 1], [1, 7], [4, 32]] as const) {
+      const v = Array.from({ length: rows * cols }, () => (rand() < 0.15 ? NaN : Math.floor(rand() * 4) - 1.5));
+      const x = fromData(cpu, Float32Array.from(v), { shape: [rows, cols] });
+      for (const dim of [0, 1]) {
+        const { values, indices } = x.mode(dim);
+        const got = Array.from((await values.toData()).values);
+        const idx = Array.from((await indices.toData()).values);
+        const lines = dim === 1 ? rows : cols;
+        for (let l = 0; l < lines; l++) {
+          const line = dim === 1 ? v.slice(l * cols, (l + 1) * cols) : Array.from({ length: rows }, (_, r2) => v[r2 * cols + l]!);
+          expect([got[l], idx[l]]).toEqual(modeRef(line));
+        }
+      }
+    }
+  });
+
+  test('a [1000, 1000] mode is no n^2 grid: it runs in a couple of seconds', async () => {
+    const x = fromData(cpu, Float32Array.from({ length: 1e6 }, (_, i) => (i * 7919) % 13), { shape: [1000, 1000] });
+    const start = Date.now();
+    const { values } = x.mode(-1);
+    await values.toData();
+    expect(Date.now() - start).toBeLessThan(10000);
+  });
+});
+
+describe('scatterReduce amax / amin / prod grid budget', () => {
+  test('a [1000, 1000] scatter along dim 1 (a 1e9-element grid) is a ShapeError naming scatterReduce with a hint to chunk', () => {
+    const x = fromData(cpu, new Float32Array(1e6), { shape: [1000, 1000] });
+    const index = fromData(cpu, new Int32Array(1e6), { shape: [1000, 1000] });
+    for (const reduce of ['amax', 'amin', 'prod'] as const) {
+      let e: unknown;
+      try {
+        x.scatterReduce(1, index, x, reduce, false);
+      } catch (err) {
+        e = err;
+      }
+      expect(e).toBeInstanceOf(ShapeError);
+      expect((e as ShapeError).op).toBe('scatterReduce');
+      expect((e as ShapeError).message).toMatch(/grid \[1000, 1000, 1001, 1\] of 1001000000 elements, past the budget of 134217728/);
+      expect((e as ShapeError).hint).toMatch(/chunk along a dim other than 1/);
+    }
+  });
+});
