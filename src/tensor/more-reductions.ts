@@ -8,7 +8,7 @@ import type { Backend } from '../backends/backend.js';
 import { DTypeError, ShapeError } from '../errors.js';
 import { isFloat, type Kind } from '../ir/dtype.js';
 import type { KindsOf } from '../ir/kinds.js';
-import { normDim } from '../ir/shape.js';
+import { normDim, normDims } from '../ir/shape.js';
 import { checkBoolean, checkInteger } from '../ir/validate.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import { tidy } from '../memory/tidy.js';
@@ -33,6 +33,11 @@ function floatOnly(op: string, x: Tensor<Backend, Kind>): void {
   if (!isFloat(x.dtype)) throw new DTypeError(`dtype ${x.dtype} is not supported (accepts float)`, { op, dtypes: [x.dtype], hint: 'cast the input with .cast("float32")' });
 }
 
+/** Resolves the dims at the call, so a bad one is reported under the public op, not the sum it is built from. */
+function checkDims(op: string, x: Tensor<Backend, Kind>, dim: Dims): void {
+  if (dim !== null && dim !== undefined) normDims(op, typeof dim === 'number' ? [dim] : dim, x.rank, x.shape);
+}
+
 /** torch.nansum: NaN counts as 0 (its gradient there is 0). */
 export function nansum<B extends Backend, K extends Num>(x: Tensor<B, K>, dim: Dims, keepDims: boolean): Tensor<B, K> {
   refuseBool('nansum', x);
@@ -46,6 +51,7 @@ export function nansum<B extends Backend, K extends Num>(x: Tensor<B, K>, dim: D
 export function nanmean<B extends Backend>(x: Tensor<B, 'float'>, dim: Dims, keepDims: boolean): Tensor<B, 'float'> {
   floatOnly('nanmean', x);
   checkBoolean('nanmean', 'keepDims', keepDims);
+  checkDims('nanmean', x, dim);
   return tidy(() => {
     const nan = x.isNan();
     const count = nan.logicalNot().cast(x.dtype).sum(dim, keepDims);
@@ -55,6 +61,7 @@ export function nanmean<B extends Backend>(x: Tensor<B, 'float'>, dim: Dims, kee
 
 /** torch.count_nonzero: int32 counts of the non-zero elements (NaN counts). */
 export function countNonzero<B extends Backend>(x: Tensor<B, Kind>, dim: Dims): Tensor<B, 'int'> {
+  checkDims('countNonzero', x, dim);
   return tidy(() => {
     const truth = x.dtype === 'bool' ? x : x.notEqual(0);
     return truth.cast('int32').sum(dim);
@@ -260,7 +267,7 @@ export function logcumsumexp<B extends Backend>(x: Tensor<B, 'float'>, dim: numb
 export function aminmax<B extends Backend, K extends Num>(x: Tensor<B, K>, dim: number | null | undefined, keepDims: boolean): { min: Tensor<B, K>; max: Tensor<B, K> } {
   checkBoolean('aminmax', 'keepDims', keepDims);
   refuseBool('aminmax', x);
-  if (dim !== undefined && dim !== null) checkInteger('aminmax', 'dim', dim);
+  if (dim !== undefined && dim !== null) normDim('aminmax', checkInteger('aminmax', 'dim', dim), x.rank, x.shape);
   if (x.size === 0) throw new ShapeError('aminmax of an empty tensor', { op: 'aminmax', shapes: [x.shape] });
   return tidy(() => ({ min: x.min(dim, keepDims), max: x.max(dim, keepDims) }), x.backend.runtime);
 }

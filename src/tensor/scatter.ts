@@ -7,7 +7,7 @@ import { DTypeError, ShapeError } from '../errors.js';
 import { isFloat, type Kind } from '../ir/dtype.js';
 import type { KindsOf } from '../ir/kinds.js';
 import { broadcastShapes, normDim, type SliceSpec } from '../ir/shape.js';
-import { checkBoolean, checkChoice, checkInteger, checkNumber } from '../ir/validate.js';
+import { arithScalar, checkBoolean, checkChoice, checkInteger, checkNumber } from '../ir/validate.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import { tidy } from '../memory/tidy.js';
 import { arange, full, fullLike, zeros } from './creation.js';
@@ -59,6 +59,8 @@ export function indexAdd<B extends Backend, K extends Num>(x: Tensor<B, K>, dim:
   checkNumber('indexAdd', 'alpha', alpha);
   checkIndex('indexAdd', index);
   checkNumeric('indexAdd', x, source);
+  // An int32 tensor takes an integer alpha: refused here, not by the mul it scales the source with.
+  arithScalar('indexAdd', x.dtype, alpha);
   const d = normDim('indexAdd', checkInteger('indexAdd', 'dim', dim), x.rank, x.shape);
   const xs = x.rank === 0 ? [1] : x.shape;
   const ss = source.rank === 0 ? [1] : source.shape;
