@@ -119,14 +119,15 @@ export async function unique<B extends Backend, K extends Kind>(x: Tensor<B, K>,
   const count = d < 0 ? values.length : shape[d]!;
   const inner = d < 0 ? 1 : shape.slice(d + 1).reduce((p, n) => p * n, 1);
   const outer = d < 0 ? 1 : shape.slice(0, d).reduce((p, n) => p * n, 1);
-  const item = (i: number): number[] => {
-    if (d < 0) return [values[i]!];
+  // Flat: the elements compare directly (no per-element arrays: 1e6 elements would make 1e6 of
+  // them); along d, each slice is gathered once as a list, compared lexicographically.
+  const items = d < 0 ? [] : Array.from({ length: count }, (_, i) => {
     const out: number[] = [];
     for (let a = 0; a < outer; a++) for (let b = 0; b < inner; b++) out.push(values[(a * count + i) * inner + b]!);
     return out;
-  };
-  const items = Array.from({ length: count }, (_, i) => item(i));
+  });
   const cmp = (i: number, j: number): number => {
+    if (d < 0) return compareNum(values[i]!, values[j]!);
     const p = items[i]!;
     const q = items[j]!;
     for (let k = 0; k < p.length; k++) {
@@ -135,8 +136,10 @@ export async function unique<B extends Backend, K extends Kind>(x: Tensor<B, K>,
     }
     return 0;
   };
-  const same = (i: number, j: number): boolean => items[i]!.every((v, k) => v === items[j]![k]);
-  const order = Array.from({ length: count }, (_, i) => i).sort((i, j) => cmp(i, j) || i - j);
+  const same = (i: number, j: number): boolean => (d < 0 ? values[i] === values[j] : items[i]!.every((v, k) => v === items[j]![k]));
+  const order = new Uint32Array(count);
+  for (let i = 0; i < count; i++) order[i] = i;
+  order.sort((i, j) => cmp(i, j) || i - j);
   const firsts: number[] = [];
   const counts: number[] = [];
   const inverse = new Int32Array(count);

@@ -267,7 +267,9 @@ export function logcumsumexp<B extends Backend>(x: Tensor<B, 'float'>, dim: numb
 export function aminmax<B extends Backend, K extends Num>(x: Tensor<B, K>, dim: number | null | undefined, keepDims: boolean): { min: Tensor<B, K>; max: Tensor<B, K> } {
   checkBoolean('aminmax', 'keepDims', keepDims);
   refuseBool('aminmax', x);
-  if (dim !== undefined && dim !== null) normDim('aminmax', checkInteger('aminmax', 'dim', dim), x.rank, x.shape);
-  if (x.size === 0) throw new ShapeError('aminmax of an empty tensor', { op: 'aminmax', shapes: [x.shape] });
+  const d = dim === undefined || dim === null ? null : normDim('aminmax', checkInteger('aminmax', 'dim', dim), x.rank, x.shape);
+  // As torch: only a reduction over no elements is refused (a [0, 3] tensor over dim 1 gives empty results).
+  const empty = d === null || x.rank === 0 ? x.size === 0 : x.shape[d] === 0;
+  if (empty) throw new ShapeError(`aminmax of an empty ${d === null ? 'tensor' : `dim ${d}`}`, { op: 'aminmax', shapes: [x.shape], hint: 'check for empty inputs first' });
   return tidy(() => ({ min: x.min(dim, keepDims), max: x.max(dim, keepDims) }), x.backend.runtime);
 }

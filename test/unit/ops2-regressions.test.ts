@@ -190,3 +190,33 @@ describe('scatterReduce amax / amin / prod grid budget', () => {
     }
   });
 });
+
+describe('aminmax over a dim of an empty tensor', () => {
+  test('a [0, 3] tensor over dim 1 gives empty [0] results (torch), over dim 0 it throws', async () => {
+    const x = fromData(cpu, new Float32Array(0), { shape: [0, 3] });
+    const r = x.aminmax(1);
+    expect(r.min.shape).toEqual([0]);
+    expect(r.max.shape).toEqual([0]);
+    expect(x.aminmax(1, true).max.shape).toEqual([0, 1]);
+    expect(() => x.aminmax(0)).toThrow(ShapeError);
+    expect(() => x.aminmax()).toThrow(/aminmax of an empty tensor/);
+  });
+});
+
+describe('unique of the flattened tensor', () => {
+  test('values, inverse and counts match a float64 reference (NaN each its own value, -0 equal to 0); 1e6 elements in well under a second', async () => {
+    const v = [3, -0, NaN, 1, 0, 3, NaN, -2, 1, 3];
+    const r = await fromData(cpu, Float32Array.from(v)).unique({ returnInverse: true, returnCounts: true });
+    // The reference by hand: ascending, NaN last and each its own value, -0 the first of the zeros
+    // (torch 1.13's CPU unique scrambles the order once NaN is present, so it is no reference here).
+    expect(Array.from((await r.values.toData()).values)).toEqual([-2, -0, 1, 3, NaN, NaN]);
+    expect(Array.from((await r.inverse!.toData()).values)).toEqual([3, 1, 4, 2, 1, 3, 5, 0, 2, 3]);
+    expect(Array.from((await r.counts!.toData()).values)).toEqual([1, 2, 2, 3, 1, 1]);
+    const big = fromData(cpu, Float32Array.from({ length: 1e6 }, (_, i) => (i * 7919) % 1000));
+    const start = Date.now();
+    const u = await big.unique({ returnCounts: true });
+    expect(Date.now() - start).toBeLessThan(3000);
+    expect(u.values.shape).toEqual([1000]);
+    expect(Array.from((await u.counts!.toData()).values).every((c) => c === 1000)).toBe(true);
+  });
+});
