@@ -3,3 +3,5 @@ export { solveTriangular, cholesky } from './triangular.js';
 export type { SolveTriangularOptions } from './triangular.js';
 export { solve, inv, det, slogdet } from './lu.js';
 export { matrixNorm, trace } from './norms.js';
+export { qr } from './qr.js';
+export type { QrMode } from './qr.js';

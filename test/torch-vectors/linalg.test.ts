@@ -1,6 +1,6 @@
 /**
  * Switchyard's linalg (src/linalg) against PyTorch's reference vectors (group `linalg`,
- * tools/torch-vectors/groups/linalg.py): solve_triangular, cholesky, solve, inv, det, slogdet,
+ * tools/torch-vectors/groups/linalg.py): solve_triangular, cholesky, solve, inv, det, slogdet, qr,
  * matrix_norm and trace on well-conditioned float32 matrices, batched, with gradients.
  */
 import * as linalg from '../../src/linalg/index.js';
@@ -19,6 +19,10 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
   slogdet: (x) => {
     const { sign, logabsdet } = linalg.slogdet(A(x));
     return [sign, logabsdet];
+  },
+  qr: (x) => {
+    const { Q, R } = linalg.qr(A(x), x.args['mode'] === 'complete' ? 'complete' : 'reduced');
+    return [Q, R];
   },
   matrix_norm: (x) => linalg.matrixNorm(A(x)),
   trace: (x) => linalg.trace(A(x)),

@@ -83,6 +83,14 @@ def make(gen):
     g.case('solve batched vector b', 'solve', {}, [('a', general(2, 3, 3)), ('b', g.randn(2, 3))], lambda m, a, b: torch.linalg.solve(a, b))
     g.case('inv batch [2,3]', 'inv', {}, [('a', general(2, 3, 3, 3))], lambda m, a: torch.linalg.inv(a))
 
+    for shape in [(1, 1), (2, 2), (3, 3), (5, 5), (8, 8), (5, 3), (2, 4, 3)]:
+        name = 'x'.join(map(str, shape))
+        g.case('qr reduced %s' % name, 'qr', {'mode': 'reduced'}, [('a', g.randn(*shape))], lambda m, a: tuple(torch.linalg.qr(a)),
+               tol=loose if max(shape) >= 5 else None)
+    g.case('qr complete 5x3', 'qr', {'mode': 'complete'}, [('a', g.randn(5, 3))], lambda m, a: tuple(torch.linalg.qr(a, mode='complete')), grad=[])
+    g.case('qr reduced wide 3x5', 'qr', {'mode': 'reduced'}, [('a', g.randn(3, 5))], lambda m, a: tuple(torch.linalg.qr(a)), grad=[])
+    g.case('qr upper triangular input', 'qr', {'mode': 'reduced'}, [('a', torch.triu(g.randn(3, 3)) + torch.eye(3))], lambda m, a: tuple(torch.linalg.qr(a)), grad=[])
+
     g.case('matrix_norm fro', 'matrix_norm', {}, [('a', g.randn(2, 3, 4))], lambda m, a: torch.linalg.matrix_norm(a))
     g.case('trace', 'trace', {}, [('a', g.randn(4, 4))], lambda m, a: torch.trace(a))
     return g
