@@ -1,6 +1,6 @@
 /** Argument checks shared by the linalg ops: every refusal names the op, the shapes and a way out. */
 import type { Backend } from '../backends/backend.js';
-import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
+import { ArgumentError, DTypeError, DeviceError, ShapeError } from '../errors.js';
 import { show } from '../ir/validate.js';
 import { broadcastShapes } from '../ir/shape.js';
 import { checkTensor, Tensor } from '../tensor/tensor.js';
@@ -51,7 +51,8 @@ export function boolOptions(op: string, v: unknown, keys: readonly string[]): Re
   return out;
 }
 
-/** a and b on one dtype (both float32 after checkMatrix, kept for clarity if float64 comes). */
+/** a and b of one dtype (both float32 after checkMatrix, kept for when float64 comes) on one device. */
 export function sameDType(op: string, a: F<Backend>, b: F<Backend>): void {
   if (a.dtype !== b.dtype) throw new DTypeError(`dtypes differ: ${a.dtype} and ${b.dtype}`, { op, dtypes: [a.dtype, b.dtype], hint: 'cast one of them' });
+  if (a.device.key !== b.device.key) throw new DeviceError('A and B are on different devices', { op, devices: [a.device.key, b.device.key], hint: 'move one with toDevice (on a Router) first' });
 }

@@ -6,7 +6,9 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { Cpu } from '../../src/backends/cpu/backend.js';
-import { ArgumentError, DTypeError, ShapeError } from '../../src/errors.js';
+import { CpuDevice } from '../../src/devices/cpu.js';
+import { ArgumentError, DTypeError, DeviceError, ShapeError } from '../../src/errors.js';
+import { Router } from '../../src/router/router.js';
 import { linalg } from '../../src/index.js';
 import { fromData, zeros } from '../../src/tensor/creation.js';
 import { untyped } from '../untyped.js';
@@ -67,6 +69,15 @@ describe('linalg errors', () => {
     expect(() => linalg.solveTriangular(sq, sq, untyped({ upper: 'yes' }))).toThrow(/^solveTriangular: option upper must be a boolean/);
     expect(() => linalg.cholesky(sq, untyped('upper'))).toThrow(/^cholesky: options must be an object/);
     expect(() => linalg.matrixNorm(sq, untyped('nuc'))).toThrow(/^matrixNorm: ord must be 'fro'.*SVD/);
+  });
+
+  it('operands on two devices are a DeviceError naming the op', async () => {
+    const router = new Router([new Cpu({ threads: 0, device: CpuDevice.named('cpu:la') }), new Cpu({ threads: 0, device: CpuDevice.named('cpu:lb') })]);
+    const a = fromData(router, [[1, 0], [0, 1]], { device: router.device(0, CpuDevice.named('cpu:la')) });
+    const b = fromData(router, [[1], [2]], { device: router.device(1, CpuDevice.named('cpu:lb')) });
+    expect(() => linalg.solve(a, b)).toThrow(DeviceError);
+    expect(() => linalg.solveTriangular(a, b, { upper: true })).toThrow(/^solveTriangular: A and B are on different devices/);
+    await router.close();
   });
 
   it('a disposed input is refused by name', () => {
