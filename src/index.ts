@@ -67,3 +67,4 @@ export * as parallel from './parallel/index.js';
 export * from './record/index.js';
 export * as data from './data/index.js';
 export * as train from './train/index.js';
+export * as linalg from './linalg/index.js';

@@ -1,0 +1,7 @@
+/** torch.linalg basics, composed from tensor ops (see README "Linear algebra"). */
+export { solveTriangular, cholesky } from './triangular.js';
+export type { SolveTriangularOptions } from './triangular.js';
+export { solve, inv, det, slogdet } from './lu.js';
+export { matrixNorm, trace } from './norms.js';
+export { qr } from './qr.js';
+export type { QrMode } from './qr.js';

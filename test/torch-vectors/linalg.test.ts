@@ -1,0 +1,31 @@
+/**
+ * Switchyard's linalg (src/linalg) against PyTorch's reference vectors (group `linalg`,
+ * tools/torch-vectors/groups/linalg.py): solve_triangular, cholesky, solve, inv, det, slogdet, qr,
+ * matrix_norm and trace on well-conditioned float32 matrices, batched, with gradients.
+ */
+import * as linalg from '../../src/linalg/index.js';
+import { a, torchVectorSuite, type Adapter, type Ctx, type F } from './harness.js';
+
+const A = (x: Ctx): F => x.t['a']!;
+const B = (x: Ctx): F => x.t['b']!;
+const flag = (x: Ctx, k: string): boolean | undefined => a.bool(x, k);
+
+const ADAPTERS: Readonly<Record<string, Adapter>> = {
+  solve_triangular: (x) => linalg.solveTriangular(A(x), B(x), { upper: flag(x, 'upper') ?? false, left: flag(x, 'left'), unitriangular: flag(x, 'unitriangular') }),
+  cholesky: (x) => linalg.cholesky(A(x), { upper: flag(x, 'upper') }),
+  solve: (x) => linalg.solve(A(x), B(x)),
+  inv: (x) => linalg.inv(A(x)),
+  det: (x) => linalg.det(A(x)),
+  slogdet: (x) => {
+    const { sign, logabsdet } = linalg.slogdet(A(x));
+    return [sign, logabsdet];
+  },
+  qr: (x) => {
+    const { Q, R } = linalg.qr(A(x), x.args['mode'] === 'complete' ? 'complete' : 'reduced');
+    return [Q, R];
+  },
+  matrix_norm: (x) => linalg.matrixNorm(A(x)),
+  trace: (x) => linalg.trace(A(x)),
+};
+
+await torchVectorSuite({ groups: ['linalg'], adapters: ADAPTERS });

@@ -1,0 +1,128 @@
+/**
+ * linalg's refusals (typed errors naming the op, the shapes and a way out, for typed and untyped
+ * callers), and what it gives where torch raises on the values: a matrix that is not positive
+ * definite (cholesky: all NaN), a singular one (solve / inv: not finite; det 0, slogdet (0, -inf)),
+ * empty matrices, and no tensor left behind.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { Cpu } from '../../src/backends/cpu/backend.js';
+import { CpuDevice } from '../../src/devices/cpu.js';
+import { ArgumentError, DTypeError, DeviceError, ShapeError } from '../../src/errors.js';
+import { Router } from '../../src/router/router.js';
+import { linalg } from '../../src/index.js';
+import { fromData, zeros } from '../../src/tensor/creation.js';
+import { untyped } from '../untyped.js';
+
+const cpu = new Cpu({ threads: 0 });
+afterAll(() => cpu.close());
+const m = (data: number[][]) => fromData(cpu, data);
+const sq = m([
+  [2, 1],
+  [1, 3],
+]);
+
+describe('linalg errors', () => {
+  it('non-square matrices are a ShapeError naming the op and the shape', () => {
+    const r = zeros(cpu, [2, 3]);
+    for (const [op, f] of [
+      ['cholesky', () => linalg.cholesky(r)],
+      ['inv', () => linalg.inv(r)],
+      ['det', () => linalg.det(r)],
+      ['slogdet', () => linalg.slogdet(r)],
+      ['solve', () => linalg.solve(r, zeros(cpu, [2, 1]))],
+      ['solveTriangular', () => linalg.solveTriangular(r, zeros(cpu, [2, 1]), { upper: false })],
+      ['trace', () => linalg.trace(r)],
+    ] as const) {
+      expect(f, op).toThrow(ShapeError);
+      expect(f, op).toThrow(new RegExp(`^${op}: A must be square \\[\\.\\.\\., n, n\\], got \\[\\.\\.\\., 2, 3\\].*shapes: \\[2, 3\\]`));
+    }
+  });
+
+  it('rank < 2 is a ShapeError', () => {
+    expect(() => linalg.det(fromData(cpu, [1, 2]))).toThrow(/^det: A must be a matrix .* got rank 1/);
+    expect(() => linalg.solveTriangular(sq, fromData(cpu, [1, 2]), { upper: true })).toThrow(/^solveTriangular: B must be a matrix/);
+  });
+
+  it("b's rows must match A, batch dims must broadcast", () => {
+    expect(() => linalg.solve(sq, zeros(cpu, [3, 1]))).toThrow(/^solve: B must have 2 rows .*\[\.\.\., 3, 1\]/);
+    expect(() => linalg.solve(sq, zeros(cpu, [3]))).toThrow(/^solve: B must have 2 rows .*a vector of 3/);
+    expect(() => linalg.solveTriangular(sq, zeros(cpu, [3, 2]), { upper: false })).toThrow(/^solveTriangular: B must be \[\.\.\., 2, k\]/);
+    expect(() => linalg.solveTriangular(sq, zeros(cpu, [2, 3]), { upper: false, left: false })).toThrow(/^solveTriangular: B must be \[\.\.\., k, 2\] .* with left: false/);
+    expect(() => linalg.solve(zeros(cpu, [3, 2, 2]), zeros(cpu, [4, 2, 1]))).toThrow(ShapeError);
+    expect(() => linalg.solve(zeros(cpu, [3, 2, 2]), zeros(cpu, [4, 2, 1]))).toThrow(/^solve: the batch dims \[3\] and \[4\] do not broadcast/);
+  });
+
+  it('non-float32 dtypes are a DTypeError with a hint to cast', () => {
+    // Int and bool tensors do not type-check; untyped callers pass them anyway.
+    const int = untyped<typeof sq>(fromData(cpu, [[1, 0], [0, 1]], { dtype: 'int32' }));
+    expect(() => linalg.inv(int)).toThrow(DTypeError);
+    expect(() => linalg.inv(int)).toThrow(/^inv: A must be float32, got int32.*cast/);
+    expect(() => linalg.cholesky(sq.cast('float16'))).toThrow(/^cholesky: A must be float32, got float16/);
+    expect(() => linalg.det(untyped(sq.greater(0)))).toThrow(DTypeError);
+    expect(() => linalg.solve(sq, untyped(fromData(cpu, [1, 2], { dtype: 'int32' })))).toThrow(/^solve: dtypes differ: float32 and int32/);
+  });
+
+  it('untyped callers: non-tensors and bad options are ArgumentErrors', () => {
+    expect(() => linalg.det(untyped(null))).toThrow(/^det: A must be a tensor, got null/);
+    expect(() => linalg.solve(sq, untyped([[1], [2]]))).toThrow(ArgumentError);
+    expect(() => linalg.solveTriangular(sq, sq, untyped(undefined))).toThrow(/^solveTriangular: option upper is required/);
+    expect(() => linalg.solveTriangular(sq, sq, untyped({ upper: 'yes' }))).toThrow(/^solveTriangular: option upper must be a boolean/);
+    expect(() => linalg.cholesky(sq, untyped('upper'))).toThrow(/^cholesky: options must be an object/);
+    expect(() => linalg.matrixNorm(sq, untyped('nuc'))).toThrow(/^matrixNorm: ord must be 'fro'.*SVD/);
+  });
+
+  it('operands on two devices are a DeviceError naming the op', async () => {
+    const router = new Router([new Cpu({ threads: 0, device: CpuDevice.named('cpu:la') }), new Cpu({ threads: 0, device: CpuDevice.named('cpu:lb') })]);
+    const a = fromData(router, [[1, 0], [0, 1]], { device: router.device(0, CpuDevice.named('cpu:la')) });
+    const b = fromData(router, [[1], [2]], { device: router.device(1, CpuDevice.named('cpu:lb')) });
+    expect(() => linalg.solve(a, b)).toThrow(DeviceError);
+    expect(() => linalg.solveTriangular(a, b, { upper: true })).toThrow(/^solveTriangular: A and B are on different devices/);
+    await router.close();
+  });
+
+  it('a disposed input is refused by name', () => {
+    const t = m([[1]]);
+    t.dispose();
+    expect(() => linalg.inv(t)).toThrow(/^inv: /);
+  });
+});
+
+describe('linalg where torch raises on the values', () => {
+  it('cholesky of a matrix that is not positive definite is all NaN (batched: only that matrix)', async () => {
+    const batch = fromData(cpu, [[[4, 2], [2, 3]], [[1, 2], [2, 1]]]);
+    const l = await linalg.cholesky(batch).toData();
+    expect(Array.from(l.values.slice(0, 4))).toEqual([2, 0, 1, Math.fround(Math.sqrt(2))]);
+    expect(Array.from(l.values.slice(4)).every(Number.isNaN)).toBe(true);
+  });
+
+  it('singular: solve and inv are not finite, det 0, slogdet (0, -inf)', async () => {
+    const s = m([[1, 2], [2, 4]]);
+    expect(Array.from((await linalg.inv(s).toData()).values).some((v) => !Number.isFinite(v))).toBe(true);
+    // -0 here, as torch's (one row swap times a zero pivot).
+    expect(Math.abs((await linalg.det(s).toData()).values[0]!)).toBe(0);
+    const { sign, logabsdet } = linalg.slogdet(s);
+    expect(Math.abs((await sign.toData()).values[0]!)).toBe(0);
+    expect((await logabsdet.toData()).values[0]).toBe(-Infinity);
+  });
+
+  it('empty matrices: det 1, inv and solve empty', async () => {
+    const e = zeros(cpu, [3, 0, 0]);
+    expect(Array.from((await linalg.det(e).toData()).values)).toEqual([1, 1, 1]);
+    expect(linalg.inv(e).shape).toEqual([3, 0, 0]);
+    expect(linalg.solve(e, zeros(cpu, [3, 0, 2])).shape).toEqual([3, 0, 2]);
+    expect(linalg.cholesky(e).shape).toEqual([3, 0, 0]);
+  });
+
+  it('leaves no tensor behind', async () => {
+    const a = m([[3, 1, 0], [1, 4, 1], [0, 1, 5]]);
+    const b = m([[1], [2], [3]]);
+    const before = cpu.memory().tensors;
+    const outs = [linalg.solve(a, b), linalg.inv(a), linalg.det(a), linalg.cholesky(a), linalg.solveTriangular(a, b, { upper: true }), linalg.trace(a), linalg.matrixNorm(a)];
+    const sd = linalg.slogdet(a);
+    for (const o of [...outs, sd.sign, sd.logabsdet]) {
+      await o.toData();
+      o.dispose();
+    }
+    expect(cpu.memory().tensors).toBe(before);
+  });
+});

@@ -1,0 +1,96 @@
+"""The 'linalg' group: torch.linalg.solve_triangular, cholesky, solve, inv, det, slogdet (and
+matrix_norm 'fro', trace) on well-conditioned float32 matrices: n = 1, 2, 3, 5, 8, batches and
+broadcast batch dims, upper / lower, left=False, unitriangular, pivoting (a zero on the
+diagonal), negative determinants; gradients wherever torch gives them. Triangular matrices are
+random with a diagonal of 1.5-2.5 in magnitude; SPD ones A Aᵀ + n I; general ones random plus 2 I
+(some with a zero on the diagonal so that pivoting is needed)."""
+import torch
+
+
+def make(gen):
+    g = gen.Group('linalg', 1e-4, 1e-5, 'torch.linalg basics: solve_triangular, cholesky, solve, inv, det, slogdet, matrix_norm, trace')
+    loose = {'rtol': 1e-3, 'atol': 1e-4}
+
+    def tri(*shape, upper=False):
+        n = shape[-1]
+        x = g.randn(*shape) * 0.5
+        d = g.rand(*shape[:-1], lo=1.5, hi=2.5) * torch.where(g.rand(*shape[:-1]) < 0.3, -1.0, 1.0)
+        x = x - torch.diag_embed(torch.diagonal(x, 0, -2, -1)) + torch.diag_embed(d)
+        return x  # the other triangle is kept: the op must not read it
+
+    def spd(*shape):
+        n = shape[-1]
+        x = g.randn(*shape)
+        return x @ x.transpose(-2, -1) + n * torch.eye(n)
+
+    def general(*shape, zero_diag=False):
+        n = shape[-1]
+        x = g.randn(*shape) + 2 * torch.eye(n) * torch.where(g.rand(*shape[:-1], 1) < 0.5, -1.0, 1.0)
+        if zero_diag:
+            x[..., 0, 0] = 0.0
+        return x
+
+    st = torch.linalg.solve_triangular
+    for n in [1, 2, 3, 5, 8]:
+        for upper in [False, True]:
+            g.case('solve_triangular n=%d upper=%s' % (n, upper), 'solve_triangular', {'upper': upper}, [('a', tri(n, n)), ('b', g.randn(n, 3))],
+                   lambda m, a, b, upper=upper: st(a, b, upper=upper))
+    for upper in [False, True]:
+        g.case('solve_triangular batch [2,3] upper=%s' % upper, 'solve_triangular', {'upper': upper}, [('a', tri(2, 3, 4, 4)), ('b', g.randn(2, 3, 4, 2))],
+               lambda m, a, b, upper=upper: st(a, b, upper=upper))
+        g.case('solve_triangular left=False upper=%s' % upper, 'solve_triangular', {'upper': upper, 'left': False}, [('a', tri(2, 5, 5)), ('b', g.randn(2, 3, 5))],
+               lambda m, a, b, upper=upper: st(a, b, upper=upper, left=False))
+        g.case('solve_triangular unitriangular upper=%s' % upper, 'solve_triangular', {'upper': upper, 'unitriangular': True}, [('a', tri(5, 5)), ('b', g.randn(5, 2))],
+               lambda m, a, b, upper=upper: st(a, b, upper=upper, unitriangular=True))
+        g.case('solve_triangular left=False unitriangular upper=%s' % upper, 'solve_triangular', {'upper': upper, 'left': False, 'unitriangular': True},
+               [('a', tri(3, 3)), ('b', g.randn(4, 3))], lambda m, a, b, upper=upper: st(a, b, upper=upper, left=False, unitriangular=True))
+    g.case('solve_triangular broadcast batch [3,1]x[4]', 'solve_triangular', {'upper': False}, [('a', tri(3, 1, 3, 3)), ('b', g.randn(4, 3, 2))],
+           lambda m, a, b: st(a, b, upper=False))
+    g.case('solve_triangular broadcast A unbatched', 'solve_triangular', {'upper': True}, [('a', tri(4, 4)), ('b', g.randn(2, 4, 1))],
+           lambda m, a, b: st(a, b, upper=True))
+
+    for n in [1, 2, 3, 5, 8]:
+        for upper in [False, True]:
+            g.case('cholesky n=%d upper=%s' % (n, upper), 'cholesky', {'upper': upper}, [('a', spd(n, n))],
+                   lambda m, a, upper=upper: torch.linalg.cholesky(a, upper=upper), tol=loose if n >= 5 else None)
+    g.case('cholesky batch [2,3]', 'cholesky', {'upper': False}, [('a', spd(2, 3, 4, 4))], lambda m, a: torch.linalg.cholesky(a))
+    # Only the lower triangle is read (the upper one is garbage here); the gradient is torch's symmetric one.
+    junk = spd(4, 4) + torch.triu(g.randn(4, 4), 1)
+    g.case('cholesky reads the lower triangle', 'cholesky', {'upper': False}, [('a', junk)], lambda m, a: torch.linalg.cholesky(a))
+
+    for n in [1, 2, 3, 5, 8]:
+        g.case('solve n=%d' % n, 'solve', {}, [('a', general(n, n)), ('b', g.randn(n, 2))], lambda m, a, b: torch.linalg.solve(a, b), tol=loose if n >= 5 else None)
+        g.case('inv n=%d' % n, 'inv', {}, [('a', general(n, n))], lambda m, a: torch.linalg.inv(a), tol=loose if n >= 5 else None)
+        g.case('det n=%d' % n, 'det', {}, [('a', general(n, n))], lambda m, a: torch.linalg.det(a), tol=loose if n >= 5 else None)
+        g.case('slogdet n=%d' % n, 'slogdet', {}, [('a', general(n, n))], lambda m, a: tuple(torch.linalg.slogdet(a)), tol=loose if n >= 5 else None)
+    piv = general(2, 4, 4, zero_diag=True)
+    g.case('solve pivoting (zero on the diagonal)', 'solve', {}, [('a', piv), ('b', g.randn(2, 4, 3))], lambda m, a, b: torch.linalg.solve(a, b))
+    g.case('solve permutation matrix', 'solve', {}, [('a', torch.tensor([[0.0, 1.0, 0.0], [0.0, 0.0, 2.0], [3.0, 0.0, 0.0]])), ('b', g.randn(3, 2))],
+           lambda m, a, b: torch.linalg.solve(a, b))
+    g.case('inv pivoting (zero on the diagonal)', 'inv', {}, [('a', piv)], lambda m, a: torch.linalg.inv(a))
+    g.case('det pivoting (zero on the diagonal)', 'det', {}, [('a', piv)], lambda m, a: torch.linalg.det(a))
+    g.case('slogdet pivoting (zero on the diagonal)', 'slogdet', {}, [('a', piv)], lambda m, a: tuple(torch.linalg.slogdet(a)))
+    swap = torch.tensor([[0.0, 2.0], [3.0, 1.0]])
+    g.case('det negative (one swap)', 'det', {}, [('a', swap)], lambda m, a: torch.linalg.det(a))
+    g.case('slogdet negative (one swap)', 'slogdet', {}, [('a', swap)], lambda m, a: tuple(torch.linalg.slogdet(a)))
+    g.case('det batch [3,2] mixed signs', 'det', {}, [('a', general(3, 2, 3, 3))], lambda m, a: torch.linalg.det(a))
+    g.case('slogdet batch [3,2] mixed signs', 'slogdet', {}, [('a', general(3, 2, 3, 3))], lambda m, a: tuple(torch.linalg.slogdet(a)))
+    g.case('det singular', 'det', {}, [('a', torch.tensor([[1.0, 2.0], [2.0, 4.0]]))], lambda m, a: torch.linalg.det(a), grad=[])
+    g.case('slogdet singular', 'slogdet', {}, [('a', torch.tensor([[1.0, 2.0], [2.0, 4.0]]))], lambda m, a: tuple(torch.linalg.slogdet(a)), grad=[])
+    g.case('solve batch [2,3]', 'solve', {}, [('a', general(2, 3, 4, 4)), ('b', g.randn(2, 3, 4, 2))], lambda m, a, b: torch.linalg.solve(a, b))
+    g.case('solve broadcast batch [2,1]x[3]', 'solve', {}, [('a', general(2, 1, 3, 3)), ('b', g.randn(3, 3, 2))], lambda m, a, b: torch.linalg.solve(a, b))
+    g.case('solve vector b', 'solve', {}, [('a', general(4, 4)), ('b', g.randn(4))], lambda m, a, b: torch.linalg.solve(a, b))
+    g.case('solve batched vector b', 'solve', {}, [('a', general(2, 3, 3)), ('b', g.randn(2, 3))], lambda m, a, b: torch.linalg.solve(a, b))
+    g.case('inv batch [2,3]', 'inv', {}, [('a', general(2, 3, 3, 3))], lambda m, a: torch.linalg.inv(a))
+
+    for shape in [(1, 1), (2, 2), (3, 3), (5, 5), (8, 8), (5, 3), (2, 4, 3)]:
+        name = 'x'.join(map(str, shape))
+        g.case('qr reduced %s' % name, 'qr', {'mode': 'reduced'}, [('a', g.randn(*shape))], lambda m, a: tuple(torch.linalg.qr(a)),
+               tol=loose if max(shape) >= 5 else None)
+    g.case('qr complete 5x3', 'qr', {'mode': 'complete'}, [('a', g.randn(5, 3))], lambda m, a: tuple(torch.linalg.qr(a, mode='complete')), grad=[])
+    g.case('qr reduced wide 3x5', 'qr', {'mode': 'reduced'}, [('a', g.randn(3, 5))], lambda m, a: tuple(torch.linalg.qr(a)), grad=[])
+    g.case('qr upper triangular input', 'qr', {'mode': 'reduced'}, [('a', torch.triu(g.randn(3, 3)) + torch.eye(3))], lambda m, a: tuple(torch.linalg.qr(a)), grad=[])
+
+    g.case('matrix_norm fro', 'matrix_norm', {}, [('a', g.randn(2, 3, 4))], lambda m, a: torch.linalg.matrix_norm(a))
+    g.case('trace', 'trace', {}, [('a', g.randn(4, 4))], lambda m, a: torch.trace(a))
+    return g
