@@ -160,13 +160,13 @@ export function cdist<B extends Backend>(x1: Float<B>, x2: Float<B>, p = 2): Flo
     if (p === 1) return a.sum(-1);
     // Zero distances: the root's derivative is infinite there; torch's backward gives 0.
     const root = (s: Float<B>, f: (safe: Float<B>) => Float<B>): Float<B> => {
-      const zero = s.equal(0);
-      return f(s.where(zero, 1)).where(zero.logicalNot(), 0);
+      const some = s.notEqual(0);
+      return f(s.where(some, 1)).where(some, 0);
     };
     if (p === 2) return root(diff.mul(diff).sum(-1), (s) => s.sqrt());
     // |d|^p with p < 1 has an infinite derivative at d = 0: torch's backward gives 0 there too.
-    const zero = a.equal(0);
-    const ap = a.where(zero, 1).pow(p).where(zero.logicalNot(), 0);
+    const some = a.notEqual(0);
+    const ap = a.where(some, 1).pow(p).where(some, 0);
     return root(ap.sum(-1), (s) => s.pow(1 / p));
   }, x1.backend.runtime);
 }
@@ -320,9 +320,9 @@ export function histc<B extends Backend>(x: Float<B>, bins = 100, min = 0, max =
 export function sinc<B extends Backend>(x: Float<B>): Float<B> {
   checkFloat('sinc', [x]);
   return tidy(() => {
-    const zero = x.equal(0);
-    const px = x.where(zero, 1).mul(Math.PI);
-    return px.sin().div(px).where(zero.logicalNot(), 1);
+    const some = x.notEqual(0);
+    const px = x.where(some, 1).mul(Math.PI);
+    return px.sin().div(px).where(some, 1);
   }, x.backend.runtime);
 }
 
