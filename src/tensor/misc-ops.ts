@@ -155,7 +155,12 @@ export function cdist<B extends Backend>(x1: Float<B>, x2: Float<B>, p = 2): Flo
   return tidy(() => {
     const diff = x1.unsqueeze(-2).sub(x2.unsqueeze(-3));
     const a = diff.abs();
-    if (p === 0) return a.notEqual(0).cast('float32').sum(-1);
+    if (p === 0) {
+      // A count: its gradient is 0, but torch's result is in the graph all the same; the unchosen
+      // branch of a where (the count is never NaN, so always chosen) ties it in with zero gradients.
+      const count = a.notEqual(0).cast(x1.dtype).sum(-1);
+      return count.where(count.equal(count), a.sum(-1));
+    }
     if (p === Infinity) return a.shape[a.rank - 1] === 0 ? a.sum(-1) : a.max(-1);
     if (p === 1) return a.sum(-1);
     // Zero distances: the root's derivative is infinite there; torch's backward gives 0.
@@ -286,7 +291,7 @@ export function bucketize<B extends Backend, K extends KindsOf<'sum'>>(input: Te
  * torch.histc: counts in `bins` equal bins over [min, max] (float). Equal min and max take the
  * data's range (widened by 1 each way when that is one value). The bin is
  * floor((x - lo) * bins / (hi - lo)) in float32 as torch's kernel, x = hi in the last bin;
- * elements outside [lo, hi] and NaN are not counted. No gradient (torch has none).
+ * elements outside [lo, hi] are not counted, NaN is, in the first bin (as torch 1.13's kernel). No gradient (torch has none).
  */
 export function histc<B extends Backend>(x: Float<B>, bins = 100, min = 0, max = 0): Float<B> {
   const op = 'histc';
@@ -309,8 +314,9 @@ export function histc<B extends Backend>(x: Float<B>, bins = 100, min = 0, max =
       lo = lo.sub(1);
       hi = hi.add(1);
     }
-    const inside = flat.greaterEqual(lo).logicalAnd(flat.lowerEqual(hi));
-    const pos = flat.sub(lo).mul(n).div(hi.sub(lo)).floor().clamp(0, n - 1);
+    // torch's kernel skips x < lo and x > hi only, so NaN is counted, in the first bin.
+    const inside = flat.lower(lo).logicalOr(flat.greater(hi)).logicalNot();
+    const pos = flat.sub(lo).mul(n).div(hi.sub(lo)).floor().clamp(0, n - 1).where(flat.equal(flat), 0);
     const index = pos.where(inside, 0).cast('int32');
     return full(x.backend, [n], 0, { device: x.device }).scatterAdd(0, index, inside.cast('float32'));
   }, x.backend.runtime);
