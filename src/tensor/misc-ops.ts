@@ -30,6 +30,11 @@ function checkRank(op: string, t: Tensor<Backend, Kind>, rank: number, what: str
   if (t.rank !== rank) throw new ShapeError(`${what} must be ${rank}-D, got shape [${t.shape.join(', ')}]`, { op, shapes: [t.shape] });
 }
 
+/** The contracted sizes must agree (checked here so that the error names the public op, not matmul). */
+function inner(op: string, a: Tensor<Backend, Kind>, b: Tensor<Backend, Kind>, m: number, m2: number): void {
+  if (m !== m2) throw new ShapeError(`the inner sizes ${m} and ${m2} differ`, { op, shapes: [a.shape, b.shape] });
+}
+
 export interface AddmmOptions {
   /** Multiplies the input (torch's beta; 0 ignores the input, NaN and inf included). Default 1. */
   readonly beta?: number;
@@ -64,6 +69,7 @@ export function addmm<B extends Backend>(input: Float<B>, mat1: Float<B>, mat2: 
   checkFloat('addmm', [input, mat1, mat2]);
   checkRank('addmm', mat1, 2, 'mat1');
   checkRank('addmm', mat2, 2, 'mat2');
+  inner('addmm', mat1, mat2, mat1.shape[1]!, mat2.shape[0]!);
   const { beta, alpha } = scales('addmm', options);
   return tidy(() => addScaled('addmm', input, mat1.matmul(mat2), beta, alpha), input.backend.runtime);
 }
@@ -76,6 +82,7 @@ export function baddbmm<B extends Backend>(input: Float<B>, batch1: Float<B>, ba
   checkRank('baddbmm', batch1, 3, 'batch1');
   checkRank('baddbmm', batch2, 3, 'batch2');
   if (batch1.shape[0] !== batch2.shape[0]) throw new ShapeError('batch1 and batch2 need the same batch size', { op: 'baddbmm', shapes: [batch1.shape, batch2.shape] });
+  inner('baddbmm', batch1, batch2, batch1.shape[2]!, batch2.shape[1]!);
   const { beta, alpha } = scales('baddbmm', options);
   return tidy(() => addScaled('baddbmm', input, batch1.matmul(batch2), beta, alpha), input.backend.runtime);
 }
@@ -106,6 +113,7 @@ export function addmv<B extends Backend>(input: Float<B>, mat: Float<B>, vec: Fl
   checkFloat('addmv', [input, mat, vec]);
   checkRank('addmv', mat, 2, 'mat');
   checkRank('addmv', vec, 1, 'vec');
+  inner('addmv', mat, vec, mat.shape[1]!, vec.shape[0]!);
   const { beta, alpha } = scales('addmv', options);
   return tidy(() => addScaled('addmv', input, mat.matmul(vec), beta, alpha), input.backend.runtime);
 }
@@ -339,10 +347,10 @@ export function heaviside<B extends Backend, K extends KindsOf<'sum'>>(x: Tensor
     checkTensor('heaviside', 'the values', values);
     if (values.dtype !== x.dtype) throw new DTypeError('heaviside takes input and values of one dtype', { op: 'heaviside', dtypes: [x.dtype, values.dtype] });
   } else checkNumber('heaviside', 'the value', values);
+  const out = broadcastShapes('heaviside', x.shape, typeof values === 'number' ? [] : values.shape);
   return tidy(() => {
     const step = fullLike(x, 1).where(x.greater(0), 0);
     const v = typeof values === 'number' ? fullLike(x, values) : values;
-    const out = broadcastShapes('heaviside', x.shape, v.shape);
     return v.where(x.equal(0), step).expand(out);
   }, x.backend.runtime);
 }
@@ -404,6 +412,7 @@ export function isclose<B extends Backend, K extends Kind>(a: Tensor<B, K>, b: T
   return tidy(() => {
     const other = typeof b === 'number' ? fullLike(a, checkNumber(op, 'the other value', b)) : checkTensor(op, 'the other operand', b);
     if (other.dtype !== a.dtype) throw new DTypeError('isclose takes operands of one dtype', { op, dtypes: [a.dtype, other.dtype] });
+    broadcastShapes(op, a.shape, other.shape);
     let close = a.equal(other);
     if (a.kind === 'bool') return close;
     const x = a.cast('float32');
@@ -465,4 +474,22 @@ export function cartesianProd<B extends Backend, K extends Kind>(tensors: Readon
     const grids = meshgrid(tensors, { indexing: 'ij' });
     return Tensor.stack(grids.map((g) => g.reshape([g.size])), 1);
   }, first.backend.runtime);
+}
+
+/** torch.logaddexp2: log2(2^a + 2^b), as logaddexp of the inputs scaled by ln 2. */
+export function logaddexp2<B extends Backend>(a: Float<B>, b: Float<B> | number): Float<B> {
+  checkFloat('logaddexp2', [a]);
+  if (typeof b === 'number') checkNumber('logaddexp2', 'the other value', b);
+  else {
+    checkTensor('logaddexp2', 'the other operand', b);
+    if (b.dtype !== a.dtype) throw new DTypeError('logaddexp2 takes operands of one dtype', { op: 'logaddexp2', dtypes: [a.dtype, b.dtype] });
+    broadcastShapes('logaddexp2', a.shape, b.shape);
+  }
+  return tidy(() => a.mul(Math.LN2).logaddexp(typeof b === 'number' ? b * Math.LN2 : b.mul(Math.LN2)).div(Math.LN2), a.backend.runtime);
+}
+
+/** x times a constant factor (deg2rad, rad2deg): float only (torch promotes ints to float; we do not promote). */
+export function scaleFloat<B extends Backend>(op: string, x: Float<B>, factor: number): Float<B> {
+  checkFloat(op, [x]);
+  return x.mul(factor);
 }

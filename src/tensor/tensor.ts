@@ -28,7 +28,7 @@ import { anyAll, logsumexp, varianceArgs, withIndices, type Dims, type VarOption
 import { aminmax, countNonzero, cumExtreme, kthvalue, logcumsumexp, median, medianAll, mode, nanmean, nanmedian, nansum } from './more-reductions.js';
 import { diag, diagEmbed, diagonal, outer, repeatInterleave, tile, unbind } from './shape-ops.js';
 import { indexAdd, scatter, scatterReduce, take, takeAlongDim, type ScatterReduce } from './scatter.js';
-import { addbmm, addmm, addmv, addr, allclose, baddbmm, bucketize, cdist, cross, heaviside, histc, isclose, isin, kron, movedim, nanToNum, rot90, searchsorted, signbit, sinc, trace, type AddmmOptions, type CloseOptions, type SearchOptions } from './misc-ops.js';
+import { addbmm, addmm, addmv, addr, allclose, logaddexp2, scaleFloat, baddbmm, bucketize, cdist, cross, heaviside, histc, isclose, isin, kron, movedim, nanToNum, rot90, searchsorted, signbit, sinc, trace, type AddmmOptions, type CloseOptions, type SearchOptions } from './misc-ops.js';
 import { maskedSelect, nonzero, repeatInterleaveBy, unique, type UniqueOptions, type UniqueResult } from './data-dependent.js';
 
 export interface TensorData<K extends Kind = Kind> {
@@ -1310,8 +1310,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** torch.logaddexp2: log2(2^this + 2^other). */
   logaddexp2(this: Tensor<B, 'float'>, other: Operand<B, 'float'>): Tensor<B, 'float'> {
-    const o = typeof other === 'number' ? checkScalar('logaddexp2', other) : checkTensor('logaddexp2', 'the other operand', other);
-    return Tensor.temps((keep) => keep(keep(this.mul(Math.LN2)).logaddexp(typeof o === 'number' ? o * Math.LN2 : keep(o.mul(Math.LN2)))).div(Math.LN2));
+    return logaddexp2(this, other);
   }
   /** torch.sinc: sin(pi x) / (pi x), 1 at 0. */
   sinc(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
@@ -1319,11 +1318,11 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   }
   /** torch.deg2rad. */
   deg2rad(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
-    return this.mul(Math.PI / 180);
+    return scaleFloat('deg2rad', this, Math.PI / 180);
   }
   /** torch.rad2deg. */
   rad2deg(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
-    return this.mul(180 / Math.PI);
+    return scaleFloat('rad2deg', this, 180 / Math.PI);
   }
   /** torch.heaviside(this, values): 0 below 0, 1 above, `values` at 0. */
   heaviside<K2 extends KindsOf<'sum'>>(this: Tensor<B, K2>, values: Tensor<B, K2> | number): Tensor<B, K2> {
