@@ -493,3 +493,20 @@ export function scaleFloat<B extends Backend>(op: string, x: Float<B>, factor: n
   checkFloat(op, [x]);
   return x.mul(factor);
 }
+
+/**
+ * torch.vander(x, N, increasing): columns x^(N-1) ... x^0 of a 1-D x (increasing: x^0 first), N
+ * default the length. A cumprod of [1, x, x, ...], as torch's, so the gradient at x = 0 is finite.
+ */
+export function vander<B extends Backend, K extends KindsOf<'mul'>>(x: Tensor<B, K>, n?: number | null, increasing = false): Tensor<B, K> {
+  checkNumeric('vander', [x]);
+  checkRank('vander', x, 1, 'the input');
+  const cols = n === undefined || n === null ? x.size : checkInteger('vander', 'N', n, 0, 2 ** 31 - 1);
+  checkBoolean('vander', 'increasing', increasing);
+  return tidy(() => {
+    // At least [1, x] before narrowing: N = 0 or 1 stay in the graph (zero gradients, as torch's).
+    const ones = fullLike(x, 1).unsqueeze(1);
+    const powers = Tensor.cat([ones, x.unsqueeze(1).expand([x.size, Math.max(1, cols - 1)])], 1).cumprod(1).narrow(1, 0, cols);
+    return increasing ? powers : powers.flip(1);
+  }, x.backend.runtime);
+}

@@ -28,7 +28,7 @@ import { anyAll, logsumexp, varianceArgs, withIndices, type Dims, type VarOption
 import { aminmax, countNonzero, cumExtreme, kthvalue, logcumsumexp, median, medianAll, mode, nanmean, nanmedian, nansum } from './more-reductions.js';
 import { diag, diagEmbed, diagonal, outer, repeatInterleave, tile, unbind } from './shape-ops.js';
 import { indexAdd, scatter, scatterReduce, take, takeAlongDim, type ScatterReduce } from './scatter.js';
-import { addbmm, addmm, addmv, addr, allclose, logaddexp2, scaleFloat, baddbmm, bucketize, cdist, cross, heaviside, histc, isclose, isin, kron, movedim, nanToNum, rot90, searchsorted, signbit, sinc, trace, type AddmmOptions, type CloseOptions, type SearchOptions } from './misc-ops.js';
+import { addbmm, addmm, addmv, addr, allclose, logaddexp2, scaleFloat, baddbmm, bucketize, cdist, cross, heaviside, histc, isclose, isin, kron, movedim, nanToNum, rot90, searchsorted, signbit, sinc, trace, vander, type AddmmOptions, type CloseOptions, type SearchOptions } from './misc-ops.js';
 import { maskedSelect, nonzero, repeatInterleaveBy, unique, type UniqueOptions, type UniqueResult } from './data-dependent.js';
 
 export interface TensorData<K extends Kind = Kind> {
@@ -1307,6 +1307,14 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   /** torch.histc: counts in `bins` equal bins over [min, max] (min = max: the data's range). */
   histc(this: Tensor<B, 'float'>, bins = 100, min = 0, max = 0): Tensor<B, 'float'> {
     return histc(this, bins, min, max);
+  }
+  /** torch.vander(this, N, increasing): powers of a 1-D tensor as columns, highest first (increasing: x^0 first). */
+  vander<K2 extends KindsOf<'mul'>>(this: Tensor<B, K2>, n?: number | null, increasing = false): Tensor<B, K2> {
+    return vander(this, n, increasing);
+  }
+  /** torch's contiguous: here always a copy with its own storage (clone), so it is disposed on its own. */
+  contiguous(): Tensor<B, K> {
+    return this.clone();
   }
   /** torch.logaddexp2: log2(2^this + 2^other). */
   logaddexp2(this: Tensor<B, 'float'>, other: Operand<B, 'float'>): Tensor<B, 'float'> {

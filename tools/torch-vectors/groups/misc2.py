@@ -105,6 +105,19 @@ def make(gen):
         case('triu_indices %d %d %d' % (r, c, off), 'triu_indices', {'row': r, 'col': c, 'offset': off}, [], lambda m, rr=r, cc=c, o=off: torch.triu_indices(rr, cc, o))
         case('tril_indices %d %d %d' % (r, c, off), 'tril_indices', {'row': r, 'col': c, 'offset': off}, [], lambda m, rr=r, cc=c, o=off: torch.tril_indices(rr, cc, o))
 
+    def vander(x, n, inc):
+        # torch 1.13's vander backward fails (an in-place cumprod): the powers written out, k x^(k-1) their gradient.
+        n = x.shape[0] if n is None else n
+        cols = [torch.ones_like(x) if k == 0 else x ** k for k in range(n)]
+        out = torch.stack(cols, 1) if n > 0 else x.new_zeros(x.shape[0], 0)
+        return out if inc else out.flip(1)
+
+    for n, inc in [(None, False), (None, True), (2, False), (5, True), (0, False), (1, True)]:
+        case('vander N=%s increasing=%s' % (n, inc), 'vander', {'N': n, 'increasing': inc}, [('x', T([2.0, 0.0, -1.5, 0.5]))], lambda m, x, nn=n, i=inc: vander(x, nn, i))
+    case('vander int', 'vander_int', {'N': 3, 'increasing': False}, [('x', T([2, -3, 0]))], lambda m, x: torch.vander(x, 3))
+    case('cdist p=2 large (torch multiplies matrices)', 'cdist', {'p': 2.0}, [('x1', g.randn(30, 4)), ('x2', g.randn(27, 4))], lambda m, a, b: torch.cdist(a, b), tol={'rtol': 1e-4, 'atol': 1e-5})
+    case('contiguous of a transpose', 'contiguous', {}, [('x', g.randn(3, 4))], lambda m, x: x.t().contiguous())
+
     # ---- elementwise ----
     ew = T([-3.0, -1.0, -0.5, -0.0, 0.0, 0.25, 1.0, 2.0, 30.0, INF, -INF, NAN])
     ew2 = T([1.0, -2.0, -0.5, 0.0, -0.0, 3.0, 1.0, -INF, 29.0, INF, 0.0, 1.0])
