@@ -4,8 +4,8 @@
  * family, cross, cdist, trace, kron, rot90, movedim, searchsorted / bucketize, histc, meshgrid,
  * cartesianProd, and elementwise helpers (sinc, heaviside, nanToNum, signbit, isin, isclose).
  */
-import type { Backend } from '../backends/backend.js';
-import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
+import { sameBackend, type Backend } from '../backends/backend.js';
+import { ArgumentError, DTypeError, DeviceError, ShapeError } from '../errors.js';
 import type { Kind } from '../ir/dtype.js';
 import type { KindsOf } from '../ir/kinds.js';
 import { broadcastShapes, normDim, sameShape } from '../ir/shape.js';
@@ -15,6 +15,17 @@ import { full, fullLike } from './creation.js';
 import { checkTensor, Tensor } from './tensor.js';
 
 type Float<B extends Backend> = Tensor<B, 'float'>;
+
+/**
+ * Every operand from x's backend, checked before any temporary is made: the temporaries of an
+ * op that then fails are freed by x's runtime, which does not see another backend's.
+ */
+function checkSameBackend(op: string, x: Tensor<Backend, Kind>, others: ReadonlyArray<Tensor<Backend, Kind> | number>): void {
+  for (const t of others) {
+    if (typeof t === 'number' || t.backend === x.backend || sameBackend(t.backend, x.backend)) continue;
+    throw new DeviceError(`inputs come from different backends (${x.backend.name} and ${t.backend.name})`, { op, devices: [x.device.key, t.device.key], hint: 'build every input through one backend' });
+  }
+}
 
 /** Untyped callers may pass int or bool tensors where the op multiplies matrices (float only, as matmul). */
 function checkFloat(op: string, ts: ReadonlyArray<Tensor<Backend, Kind>>): void {
@@ -67,6 +78,7 @@ export function addmm<B extends Backend>(input: Float<B>, mat1: Float<B>, mat2: 
   checkTensor('addmm', 'mat1', mat1);
   checkTensor('addmm', 'mat2', mat2);
   checkFloat('addmm', [input, mat1, mat2]);
+  checkSameBackend('addmm', input, [mat1, mat2]);
   checkRank('addmm', mat1, 2, 'mat1');
   checkRank('addmm', mat2, 2, 'mat2');
   inner('addmm', mat1, mat2, mat1.shape[1]!, mat2.shape[0]!);
@@ -79,6 +91,7 @@ export function baddbmm<B extends Backend>(input: Float<B>, batch1: Float<B>, ba
   checkTensor('baddbmm', 'batch1', batch1);
   checkTensor('baddbmm', 'batch2', batch2);
   checkFloat('baddbmm', [input, batch1, batch2]);
+  checkSameBackend('baddbmm', input, [batch1, batch2]);
   checkRank('baddbmm', batch1, 3, 'batch1');
   checkRank('baddbmm', batch2, 3, 'batch2');
   if (batch1.shape[0] !== batch2.shape[0]) throw new ShapeError('batch1 and batch2 need the same batch size', { op: 'baddbmm', shapes: [batch1.shape, batch2.shape] });
@@ -92,6 +105,7 @@ export function addbmm<B extends Backend>(input: Float<B>, batch1: Float<B>, bat
   checkTensor('addbmm', 'batch1', batch1);
   checkTensor('addbmm', 'batch2', batch2);
   checkFloat('addbmm', [input, batch1, batch2]);
+  checkSameBackend('addbmm', input, [batch1, batch2]);
   checkRank('addbmm', batch1, 3, 'batch1');
   checkRank('addbmm', batch2, 3, 'batch2');
   const [b, n, m] = batch1.shape as [number, number, number];
@@ -111,6 +125,7 @@ export function addmv<B extends Backend>(input: Float<B>, mat: Float<B>, vec: Fl
   checkTensor('addmv', 'mat', mat);
   checkTensor('addmv', 'vec', vec);
   checkFloat('addmv', [input, mat, vec]);
+  checkSameBackend('addmv', input, [mat, vec]);
   checkRank('addmv', mat, 2, 'mat');
   checkRank('addmv', vec, 1, 'vec');
   inner('addmv', mat, vec, mat.shape[1]!, vec.shape[0]!);
@@ -123,6 +138,7 @@ export function addr<B extends Backend>(input: Float<B>, vec1: Float<B>, vec2: F
   checkTensor('addr', 'vec1', vec1);
   checkTensor('addr', 'vec2', vec2);
   checkFloat('addr', [input, vec1, vec2]);
+  checkSameBackend('addr', input, [vec1, vec2]);
   checkRank('addr', vec1, 1, 'vec1');
   checkRank('addr', vec2, 1, 'vec2');
   const { beta, alpha } = scales('addr', options);
@@ -133,6 +149,7 @@ export function addr<B extends Backend>(input: Float<B>, vec1: Float<B>, vec2: F
 export function cross<B extends Backend, K extends KindsOf<'mul'>>(a: Tensor<B, K>, b: Tensor<B, K>, dim = -1): Tensor<B, K> {
   checkTensor('cross', 'the other operand', b);
   checkNumeric('cross', [a, b]);
+  checkSameBackend('cross', a, [b]);
   if (a.dtype !== b.dtype) throw new DTypeError('cross takes operands of one dtype', { op: 'cross', dtypes: [a.dtype, b.dtype] });
   const shape = broadcastShapes('cross', a.shape, b.shape);
   const d = normDim('cross', checkInteger('cross', 'dim', dim), shape.length, shape);
@@ -154,6 +171,7 @@ export function cross<B extends Backend, K extends KindsOf<'mul'>>(a: Tensor<B, 
 export function cdist<B extends Backend>(x1: Float<B>, x2: Float<B>, p = 2): Float<B> {
   checkTensor('cdist', 'x2', x2);
   checkFloat('cdist', [x1, x2]);
+  checkSameBackend('cdist', x1, [x2]);
   checkNumber('cdist', 'p', p);
   if (!(p >= 0)) throw new ArgumentError(`p must be a non-negative number, got ${p}`, { op: 'cdist' });
   if (x1.rank < 2 || x2.rank < 2 || x1.shape[x1.rank - 1] !== x2.shape[x2.rank - 1]) {
@@ -195,6 +213,7 @@ export function trace<B extends Backend, K extends KindsOf<'sum'>>(x: Tensor<B, 
 export function kron<B extends Backend, K extends KindsOf<'mul'>>(a: Tensor<B, K>, b: Tensor<B, K>): Tensor<B, K> {
   checkTensor('kron', 'the other operand', b);
   checkNumeric('kron', [a, b]);
+  checkSameBackend('kron', a, [b]);
   if (a.dtype !== b.dtype) throw new DTypeError('kron takes operands of one dtype', { op: 'kron', dtypes: [a.dtype, b.dtype] });
   const r = Math.max(a.rank, b.rank);
   const pa = [...new Array<number>(r - a.rank).fill(1), ...a.shape];
@@ -274,6 +293,7 @@ export function searchsorted<B extends Backend, K extends KindsOf<'sum'>>(sorted
   } else {
     checkTensor(op, 'the values', values);
     checkNumeric(op, [values]);
+    checkSameBackend(op, sorted, [values]);
     if (values.dtype !== sorted.dtype) throw new DTypeError('the sorted sequence and the values need one dtype', { op, dtypes: [sorted.dtype, values.dtype] });
     if (sorted.rank > 1 && (values.rank !== sorted.rank || !sameShape(values.shape.slice(0, -1), sorted.shape.slice(0, -1)))) {
       throw new ShapeError('the sorted sequence and the values need the same leading dims (or a 1-D sorted sequence)', { op, shapes: [sorted.shape, values.shape] });
@@ -345,6 +365,7 @@ export function heaviside<B extends Backend, K extends KindsOf<'sum'>>(x: Tensor
   checkNumeric('heaviside', [x]);
   if (typeof values !== 'number') {
     checkTensor('heaviside', 'the values', values);
+    checkSameBackend('heaviside', x, [values]);
     if (values.dtype !== x.dtype) throw new DTypeError('heaviside takes input and values of one dtype', { op: 'heaviside', dtypes: [x.dtype, values.dtype] });
   } else checkNumber('heaviside', 'the value', values);
   const out = broadcastShapes('heaviside', x.shape, typeof values === 'number' ? [] : values.shape);
@@ -388,6 +409,7 @@ export function isin<B extends Backend, K extends Kind>(x: Tensor<B, K>, test: T
       return invert ? hit.logicalNot() : hit;
     }
     const t = checkTensor('isin', 'the test elements', test);
+    checkSameBackend('isin', x, [t]);
     if (t.dtype !== x.dtype) throw new DTypeError('isin takes elements and test elements of one dtype', { op: 'isin', dtypes: [x.dtype, t.dtype] });
     const hit = x.unsqueeze(-1).equal(t.reshape([t.size])).any(-1);
     return invert ? hit.logicalNot() : hit;
@@ -412,6 +434,7 @@ export function isclose<B extends Backend, K extends Kind>(a: Tensor<B, K>, b: T
   return tidy(() => {
     const other = typeof b === 'number' ? fullLike(a, checkNumber(op, 'the other value', b)) : checkTensor(op, 'the other operand', b);
     if (other.dtype !== a.dtype) throw new DTypeError('isclose takes operands of one dtype', { op, dtypes: [a.dtype, other.dtype] });
+    checkSameBackend(op, a, [other]);
     broadcastShapes(op, a.shape, other.shape);
     let close = a.equal(other);
     if (a.kind === 'bool') return close;
@@ -451,6 +474,7 @@ export function meshgrid<B extends Backend, K extends Kind>(tensors: ReadonlyArr
   if (!first) throw new ArgumentError('meshgrid needs at least one tensor', { op });
   if (ts.some((t) => t.rank > 1)) throw new ShapeError('meshgrid takes 0-D or 1-D tensors', { op, shapes: ts.map((t) => t.shape) });
   if (ts.some((t) => t.dtype !== first.dtype)) throw new DTypeError('meshgrid takes tensors of one dtype', { op, dtypes: ts.map((t) => t.dtype) });
+  checkSameBackend(op, first, ts);
   const sizes = tensors.map((t) => t.size);
   // 'xy' swaps the roles of the first two inputs in the output's dims.
   const swap = indexing === 'xy' && tensors.length >= 2;
@@ -482,6 +506,7 @@ export function logaddexp2<B extends Backend>(a: Float<B>, b: Float<B> | number)
   if (typeof b === 'number') checkNumber('logaddexp2', 'the other value', b);
   else {
     checkTensor('logaddexp2', 'the other operand', b);
+    checkSameBackend('logaddexp2', a, [b]);
     if (b.dtype !== a.dtype) throw new DTypeError('logaddexp2 takes operands of one dtype', { op: 'logaddexp2', dtypes: [a.dtype, b.dtype] });
     broadcastShapes('logaddexp2', a.shape, b.shape);
   }
