@@ -68,6 +68,14 @@ const KNOWN: readonly Known[] = [
     kind: 'torch',
     why: "gradient only, of a tall matrix (5 x 3): torch's trace backward fills every (cols + 1)-th flat element, so [4, 0] gets 1 too; ours is 1 on the diagonal alone (the derivative of the sum of the diagonal)",
   },
+  {
+    group: 'misc2',
+    cases: /^cdist p=inf ties$/,
+    torch: all,
+    versions: '1.13 (2.x unverified)',
+    kind: 'torch',
+    why: "gradient only, where several coordinates tie for the largest |difference|: torch's backward gives each the full gradient (moving all of them by t moves the distance by t, but its gradient says by 2t); ours shares it evenly (max's rule)",
+  },
 ];
 
 await torchVectorSuite({ groups: ['misc2'], adapters: ADAPTERS, known: KNOWN });

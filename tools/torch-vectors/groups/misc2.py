@@ -50,6 +50,7 @@ def make(gen):
     for p in [2.0, 1.0, INF, 3.0, 0.5, 0.0]:
         case('cdist p=%s' % p, 'cdist', {'p': 'inf' if p == INF else p}, [('x1', x1), ('x2', x2)], lambda m, a, b, q=p: torch.cdist(a, b, q))
         case('cdist p=%s zero distances' % p, 'cdist', {'p': 'inf' if p == INF else p}, [('x1', x1), ('x2', dup)], lambda m, a, b, q=p: torch.cdist(a, b, q))
+    case('cdist p=inf ties', 'cdist', {'p': 'inf'}, [('x1', T([[0.0, 0.0], [2.0, 0.0]])), ('x2', T([[-1.0, -1.0], [1.0, 3.0]]))], lambda m, a, b: torch.cdist(a, b, INF))
     case('cdist batched broadcast', 'cdist', {'p': 2.0}, [('x1', g.randn(2, 1, 3, 4)), ('x2', g.randn(3, 5, 4))], lambda m, a, b: torch.cdist(a, b))
     case('cdist empty rows', 'cdist', {'p': 2.0}, [('x1', torch.zeros(0, 3)), ('x2', g.randn(2, 3))], lambda m, a, b: torch.cdist(a, b))
     case('cdist equal rows share a coordinate', 'cdist', {'p': 2.0}, [('x1', T([[1.0, 2.0], [0.0, 0.0]])), ('x2', T([[1.0, 5.0], [3.0, 2.0]]))], lambda m, a, b: torch.cdist(a, b))
