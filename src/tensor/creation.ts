@@ -11,7 +11,7 @@ import { allocTyped, coerce, storedValue, type DType, type FloatDType, type Kind
 import { fromHalfBits, roundHalf, toHalfBits } from '../ir/half.js';
 import type { DistributionSpec } from '../ir/ops.js';
 import { checkShape } from '../ir/shape.js';
-import { MAX_ELEMENTS, MAX_RANK, checkBackend, checkDType, checkDevice, checkInt32Value, checkNumber, checkOptions, show } from '../ir/validate.js';
+import { MAX_ELEMENTS, MAX_RANK, checkBackend, checkDType, checkDevice, checkInt32Value, checkInteger, checkNumber, checkOptions, show } from '../ir/validate.js';
 import { Tensor, checkTensor, type NestedArray } from './tensor.js';
 
 export interface CreateOptions<D extends DType = DType> {
@@ -307,4 +307,40 @@ export function linspace<B extends Backend, D extends DType = 'float32'>(backend
   const values = allocTyped(dtype, steps);
   for (let i = 0; i < steps; i++) values[i] = storedValue(dtype, i < half || steps === 1 ? start + step * i : end - step * (steps - 1 - i));
   return Tensor.upload(checkBackend('linspace', backend), values, [steps], dtype, deviceFor('linspace', backend, options.device)) as never;
+}
+
+/** The [2, n] int32 coordinates (row-major) of the entries of a row x col matrix whose columns in row i are range(i). */
+function triangleIndices<B extends Backend>(op: string, backend: B, row: number, col: number, offset: number, options: { device?: Device }, range: (i: number, off: number, cols: number) => [number, number]): Tensor<B, 'int'> {
+  const b = checkBackend(op, backend);
+  const rows = checkInteger(op, 'row', row, 0, 2 ** 31 - 1);
+  const cols = checkInteger(op, 'col', col, 0, 2 ** 31 - 1);
+  const off = checkInteger(op, 'offset', offset);
+  const device = deviceFor(op, b, checkOptions(op, options)['device']);
+  // The whole matrix bounds the output: refused past the element limit before anything is made.
+  checkShape(op, [rows, cols], 'int32');
+  let n = 0;
+  for (let i = 0; i < rows; i++) {
+    const [lo, hi] = range(i, off, cols);
+    n += Math.max(0, hi - lo);
+  }
+  const out = new Int32Array(2 * n);
+  let k = 0;
+  for (let i = 0; i < rows; i++) {
+    const [lo, hi] = range(i, off, cols);
+    for (let j = lo; j < hi; j++, k++) {
+      out[k] = i;
+      out[n + k] = j;
+    }
+  }
+  return Tensor.upload(b, out, [2, n], 'int32', device) as never;
+}
+
+/** torch.triu_indices(row, col, offset): the coordinates of the upper triangle (j - i >= offset), [2, n] int32. */
+export function triuIndices<B extends Backend>(backend: B, row: number, col: number = row, offset = 0, options: { device?: Device } = {}): Tensor<B, 'int'> {
+  return triangleIndices('triuIndices', backend, row, col, offset, options, (i, off, cols) => [Math.min(cols, Math.max(0, i + off)), cols]);
+}
+
+/** torch.tril_indices(row, col, offset): the coordinates of the lower triangle (j - i <= offset), [2, n] int32. */
+export function trilIndices<B extends Backend>(backend: B, row: number, col: number = row, offset = 0, options: { device?: Device } = {}): Tensor<B, 'int'> {
+  return triangleIndices('trilIndices', backend, row, col, offset, options, (i, off, cols) => [0, Math.max(0, Math.min(cols, i + off + 1))]);
 }

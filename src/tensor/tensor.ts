@@ -28,6 +28,7 @@ import { anyAll, logsumexp, varianceArgs, withIndices, type Dims, type VarOption
 import { aminmax, countNonzero, cumExtreme, kthvalue, logcumsumexp, median, medianAll, mode, nanmean, nanmedian, nansum } from './more-reductions.js';
 import { diag, diagEmbed, diagonal, outer, repeatInterleave, tile, unbind } from './shape-ops.js';
 import { indexAdd, scatter, scatterReduce, take, takeAlongDim, type ScatterReduce } from './scatter.js';
+import { addbmm, addmm, addmv, addr, allclose, logaddexp2, scaleFloat, baddbmm, bucketize, cdist, cross, heaviside, histc, isclose, isin, kron, movedim, nanToNum, rot90, searchsorted, signbit, sinc, trace, vander, type AddmmOptions, type CloseOptions, type SearchOptions } from './misc-ops.js';
 import { maskedSelect, nonzero, repeatInterleaveBy, unique, type UniqueOptions, type UniqueResult } from './data-dependent.js';
 
 export interface TensorData<K extends Kind = Kind> {
@@ -1233,6 +1234,127 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   /** One-hot rows for int32 class indices: shape [...this.shape, numClasses] (torch.nn.functional.one_hot). */
   oneHot<D extends 'int32' | 'float32' | 'float16' = 'int32'>(this: Tensor<B, 'int'>, numClasses: number, dtype?: D): Tensor<B, KindOf<D>> {
     return oneHot(this, checkInteger('oneHot', 'numClasses', numClasses), dtype);
+  }
+
+  // ---- common torch ops composed from the ones above (src/tensor/misc-ops.ts) ----------------
+
+  /** torch.addmm: beta * this + alpha * (mat1 @ mat2); this broadcasts to [n, p]; beta = 0 ignores this (NaN too). */
+  addmm(this: Tensor<B, 'float'>, mat1: Tensor<B, 'float'>, mat2: Tensor<B, 'float'>, options: AddmmOptions = {}): Tensor<B, 'float'> {
+    return addmm(this, mat1, mat2, options);
+  }
+  /** torch.baddbmm: beta * this + alpha * bmm(batch1, batch2). */
+  baddbmm(this: Tensor<B, 'float'>, batch1: Tensor<B, 'float'>, batch2: Tensor<B, 'float'>, options: AddmmOptions = {}): Tensor<B, 'float'> {
+    return baddbmm(this, batch1, batch2, options);
+  }
+  /** torch.addbmm: beta * this + alpha * the sum over the batch of batch1[i] @ batch2[i]. */
+  addbmm(this: Tensor<B, 'float'>, batch1: Tensor<B, 'float'>, batch2: Tensor<B, 'float'>, options: AddmmOptions = {}): Tensor<B, 'float'> {
+    return addbmm(this, batch1, batch2, options);
+  }
+  /** torch.addmv: beta * this + alpha * (mat @ vec). */
+  addmv(this: Tensor<B, 'float'>, mat: Tensor<B, 'float'>, vec: Tensor<B, 'float'>, options: AddmmOptions = {}): Tensor<B, 'float'> {
+    return addmv(this, mat, vec, options);
+  }
+  /** torch.addr: beta * this + alpha * outer(vec1, vec2). */
+  addr(this: Tensor<B, 'float'>, vec1: Tensor<B, 'float'>, vec2: Tensor<B, 'float'>, options: AddmmOptions = {}): Tensor<B, 'float'> {
+    return addr(this, vec1, vec2, options);
+  }
+  /** torch.linalg.cross along `dim` (size 3; default the last), broadcasting. */
+  cross<K2 extends KindsOf<'mul'>>(this: Tensor<B, K2>, other: Tensor<B, K2>, dim = -1): Tensor<B, K2> {
+    return cross(this, other, dim);
+  }
+  /** torch.cdist(this, x2, p): p-norm distances between rows, [..., P, M] x [..., R, M] -> [..., P, R]. */
+  cdist(this: Tensor<B, 'float'>, x2: Tensor<B, 'float'>, p = 2): Tensor<B, 'float'> {
+    return cdist(this, x2, p);
+  }
+  /** torch.trace: the sum of the main diagonal of a 2-D tensor. */
+  trace<K2 extends KindsOf<'sum'>>(this: Tensor<B, K2>): Tensor<B, K2> {
+    return trace(this);
+  }
+  /** torch.kron: the Kronecker product. */
+  kron<K2 extends KindsOf<'mul'>>(this: Tensor<B, K2>, other: Tensor<B, K2>): Tensor<B, K2> {
+    return kron(this, other);
+  }
+  /** torch.rot90: k quarter turns in the plane `dims`, from dims[0] towards dims[1]. */
+  rot90(k = 1, dims: readonly number[] = [0, 1]): Tensor<B, K> {
+    return rot90(this, k, dims);
+  }
+  /** torch.fliplr: reverses dim 1 (rank >= 2). */
+  fliplr(): Tensor<B, K> {
+    if (this.rank < 2) throw new ShapeError('fliplr needs a tensor of rank 2 or more', { op: 'fliplr', shapes: [this.shape] });
+    return this.flip(1);
+  }
+  /** torch.flipud: reverses dim 0 (rank >= 1). */
+  flipud(): Tensor<B, K> {
+    if (this.rank < 1) throw new ShapeError('flipud needs a tensor of rank 1 or more', { op: 'flipud', shapes: [this.shape] });
+    return this.flip(0);
+  }
+  /** torch.movedim: moves dims `source` to `destination`, the others keeping their order. */
+  movedim(source: number | readonly number[], destination: number | readonly number[]): Tensor<B, K> {
+    return movedim(this, source, destination);
+  }
+  /** torch.swapaxes (swapDims under torch's name). */
+  swapaxes(a: number, b: number): Tensor<B, K> {
+    return this.swapDims(a, b);
+  }
+  /** torch.searchsorted(this, values): where each value goes in this sorted innermost dim (int32; `right` / side 'right' for the last place). */
+  searchsorted<K2 extends KindsOf<'sum'>>(this: Tensor<B, K2>, values: Tensor<B, K2> | number, options: SearchOptions = {}): Tensor<B, 'int'> {
+    return searchsorted(this, values, options);
+  }
+  /** torch.bucketize(this, boundaries): the bucket index of each element (int32); `right` puts a value equal to a boundary above it. */
+  bucketize<K2 extends KindsOf<'sum'>>(this: Tensor<B, K2>, boundaries: Tensor<B, K2>, options: { readonly right?: boolean } = {}): Tensor<B, 'int'> {
+    return bucketize(this, boundaries, options);
+  }
+  /** torch.histc: counts in `bins` equal bins over [min, max] (min = max: the data's range). */
+  histc(this: Tensor<B, 'float'>, bins = 100, min = 0, max = 0): Tensor<B, 'float'> {
+    return histc(this, bins, min, max);
+  }
+  /** torch.vander(this, N, increasing): powers of a 1-D tensor as columns, highest first (increasing: x^0 first). */
+  vander<K2 extends KindsOf<'mul'>>(this: Tensor<B, K2>, n?: number | null, increasing = false): Tensor<B, K2> {
+    return vander(this, n, increasing);
+  }
+  /** torch's contiguous: here always a copy with its own storage (clone), so it is disposed on its own. */
+  contiguous(): Tensor<B, K> {
+    return this.clone();
+  }
+  /** torch.logaddexp2: log2(2^this + 2^other). */
+  logaddexp2(this: Tensor<B, 'float'>, other: Operand<B, 'float'>): Tensor<B, 'float'> {
+    return logaddexp2(this, other);
+  }
+  /** torch.sinc: sin(pi x) / (pi x), 1 at 0. */
+  sinc(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return sinc(this);
+  }
+  /** torch.deg2rad. */
+  deg2rad(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return scaleFloat('deg2rad', this, Math.PI / 180);
+  }
+  /** torch.rad2deg. */
+  rad2deg(this: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return scaleFloat('rad2deg', this, 180 / Math.PI);
+  }
+  /** torch.heaviside(this, values): 0 below 0, 1 above, `values` at 0. */
+  heaviside<K2 extends KindsOf<'sum'>>(this: Tensor<B, K2>, values: Tensor<B, K2> | number): Tensor<B, K2> {
+    return heaviside(this, values);
+  }
+  /** torch.nan_to_num: NaN to `nan`, +-inf to `posinf` / `neginf` (default the dtype's largest finite values). */
+  nanToNum(nan = 0, posinf?: number | null, neginf?: number | null): Tensor<B, K> {
+    return nanToNum(this, nan, posinf, neginf);
+  }
+  /** torch.signbit: true where the sign bit is set (-0 included). */
+  signbit(): Tensor<B, 'bool'> {
+    return signbit(this);
+  }
+  /** torch.isin(this, test): whether each element is among `test`'s (`invert` for not). */
+  isin(test: Tensor<B, K> | number, invert = false): Tensor<B, 'bool'> {
+    return isin(this, test, invert);
+  }
+  /** torch.isclose: equal, or |this - other| <= atol + rtol |other| (defaults 1e-5, 1e-8; `equalNan`). */
+  isclose(other: Tensor<B, K> | number, options: CloseOptions = {}): Tensor<B, 'bool'> {
+    return isclose(this, other, options);
+  }
+  /** torch.allclose: whether every element is close (isclose), read back. */
+  allclose(other: Tensor<B, K> | number, options: CloseOptions = {}): Promise<boolean> {
+    return allclose(this, other, options);
   }
 
   // ---- matmul ---------------------------------------------------------------------------

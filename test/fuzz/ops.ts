@@ -138,6 +138,9 @@ const reduce: ArgsFor = (s) => [fc.oneof(dimArb(s.length), fc.constant(value(nul
 const oneDim: ArgsFor = (s) => [dimArb(s.length)];
 const boolLike = (s: readonly number[]): fc.Arbitrary<ArgSpec> => fc.oneof({ weight: 6, arbitrary: tensorArb(relatedShape(s), fc.constant<DType>('bool')) }, { weight: 1, arbitrary: tensorArb(relatedShape(s), dtypeArb) }, { weight: 1, arbitrary: wildArg });
 
+/** The { beta, alpha } options of the addmm family. */
+const scalesArb: fc.Arbitrary<ArgSpec> = fc.oneof(fc.record({ beta: fc.oneof(fc.constantFrom(0, 1, 0.5), wild), alpha: fc.oneof(fc.constantFrom(1, -2), wild) }, { requiredKeys: [] }).map(value), wildArg);
+
 /** Every Tensor method that takes arguments we generate (reads included: they are public calls too). */
 export const METHODS: Record<string, ArgsFor> = {
   add: operand, sub: operand, mul: operand,
@@ -235,6 +238,28 @@ export const METHODS: Record<string, ArgsFor> = {
   nonzero: none, nonzeroTuple: none,
   maskedSelect: (s) => [boolLike(s)],
   unique: (s) => [fc.oneof(fc.record({ returnInverse: fc.boolean(), returnCounts: fc.boolean(), dim: fc.oneof(fc.integer({ min: -s.length - 1, max: s.length }), fc.constant(undefined)) }, { requiredKeys: [] }).map(value), wildArg)],
+  // common torch ops composed from existing ones (src/tensor/misc-ops.ts)
+  addmm: (s, d) => [relatedTensor(s, d), relatedTensor(s, d), scalesArb], baddbmm: (s, d) => [relatedTensor(s, d), relatedTensor(s, d), scalesArb],
+  addbmm: (s, d) => [relatedTensor(s, d), relatedTensor(s, d), scalesArb], addmv: (s, d) => [relatedTensor(s, d), relatedTensor(s, d), scalesArb],
+  addr: (s, d) => [relatedTensor(s, d), relatedTensor(s, d), scalesArb],
+  cross: (s, d) => [relatedTensor(s, d), dimArb(s.length)],
+  cdist: (s, d) => [relatedTensor(s, d), fc.oneof(fc.constantFrom(0, 1, 2, 3, 0.5, Infinity, -1).map(value), numberArb)],
+  trace: none, kron: (s, d) => [relatedTensor(s, d)],
+  rot90: (s) => [fc.oneof(fc.integer({ min: -5, max: 5 }).map(value), wildArg), fc.oneof(fc.array(fc.integer({ min: -s.length - 1, max: s.length }), { maxLength: 3 }).map(value), wildArg)],
+  fliplr: none, flipud: none,
+  movedim: (s) => [fc.oneof(dimArb(s.length), fc.array(fc.integer({ min: -s.length, max: s.length }), { maxLength: 3 }).map(value)), fc.oneof(dimArb(s.length), fc.array(fc.integer({ min: -s.length, max: s.length }), { maxLength: 3 }).map(value))],
+  swapaxes: (s) => [dimArb(s.length), dimArb(s.length)],
+  searchsorted: (s, d) => [operand(s, d)[0]!, fc.oneof(fc.record({ right: fc.oneof(fc.boolean(), wild), side: fc.oneof(fc.constantFrom('left', 'right'), wild) }, { requiredKeys: [] }).map(value), wildArg)],
+  bucketize: (s, d) => [relatedTensor(s, d), fc.oneof(fc.record({ right: fc.oneof(fc.boolean(), wild) }, { requiredKeys: [] }).map(value), wildArg)],
+  histc: () => [fc.oneof(fc.integer({ min: 0, max: 5 }).map(value), wildArg), numberArb, numberArb],
+  logaddexp2: operand, sinc: none, deg2rad: none, rad2deg: none,
+  heaviside: operand,
+  nanToNum: () => [numberArb, fc.oneof(numberArb, fc.constant(value(null))), fc.oneof(numberArb, fc.constant(value(undefined)))],
+  signbit: none, contiguous: none,
+  vander: () => [fc.oneof(fc.integer({ min: -1, max: 5 }).map(value), fc.constant(value(null)), wildArg), boolArb],
+  isin: (s, d) => [operand(s, d)[0]!, boolArb],
+  isclose: (s, d) => [operand(s, d)[0]!, fc.oneof(fc.record({ rtol: fc.oneof(fc.double(), wild), atol: fc.oneof(fc.double(), wild), equalNan: fc.oneof(fc.boolean(), wild) }, { requiredKeys: [] }).map(value), wildArg)],
+  allclose: (s, d) => [operand(s, d)[0]!, fc.oneof(fc.record({ equalNan: fc.boolean() }, { requiredKeys: [] }).map(value), wildArg)],
 };
 
 const tensorsArb = (s: readonly number[], d: DType): fc.Arbitrary<ArgSpec> =>

@@ -223,3 +223,43 @@ describe('lerp, addcmul, addcdiv, clamp with tensors, fmax / fmin / fmod, div ro
     expectError(() => x.polygamma(0.5), ArgumentError, 'polygamma', /integer/);
   });
 });
+
+describe('the misc ops (addmm ... isclose)', () => {
+  const m23 = zeros(cpu, [2, 3]);
+  const m34 = zeros(cpu, [3, 4]);
+  const i = zeros(cpu, [2, 3], { dtype: 'int32' });
+  test('the addmm family names itself, the shapes and the dtypes', () => {
+    expectError(() => zeros(cpu, [2, 4]).addmm(m23, m23), ShapeError, 'addmm', /inner sizes 3 and 2.*\[2, 3\], \[2, 3\]/);
+    expectError(() => zeros(cpu, [3, 4]).addmm(m23, m34), ShapeError, 'addmm', /not broadcastable.*\[3, 4\], \[2, 4\]/);
+    expectError(() => zeros(cpu, [2, 4]).addmm(i as never, m34), DTypeError, 'addmm', /float.*int32/);
+    expectError(() => zeros(cpu, [2, 4]).addmm(m23, m34, { beta: 'x' as never }), ArgumentError, 'addmm', /beta/);
+    expectError(() => zeros(cpu, [1]).baddbmm(zeros(cpu, [2, 2, 3]), zeros(cpu, [3, 3, 1])), ShapeError, 'baddbmm', /batch size/);
+    expectError(() => zeros(cpu, [1]).addmv(m23, zeros(cpu, [2])), ShapeError, 'addmv', /inner sizes 3 and 2/);
+    expectError(() => zeros(cpu, [1]).addr(m23, zeros(cpu, [2])), ShapeError, 'addr', /vec1 must be 1-D/);
+  });
+  test('cross, cdist, trace, kron, rot90, movedim', () => {
+    expectError(() => m23.cross(m23, 0), ShapeError, 'cross', /dim 0 must have size 3/);
+    expectError(() => m23.cdist(m34), ShapeError, 'cdist', /\[\.\.\., P, M\]/);
+    expectError(() => m23.cdist(m23, -1), ArgumentError, 'cdist', /non-negative/);
+    expectError(() => zeros(cpu, [3]).trace(), ShapeError, 'trace', /2-D/);
+    expectError(() => m23.kron(i as never), DTypeError, 'kron', /one dtype/);
+    expectError(() => m23.rot90(1, [0, 0]), ArgumentError, 'rot90', /different/);
+    expectError(() => m23.rot90(1.5), ArgumentError, 'rot90', /k/);
+    expectError(() => m23.movedim([0, 1], [1]), ArgumentError, 'movedim', /as many/);
+    expectError(() => zeros(cpu, [3]).fliplr(), ShapeError, 'fliplr', /rank 2/);
+  });
+  test('searchsorted, bucketize, histc, isclose and the elementwise helpers', () => {
+    expectError(() => m23.searchsorted(zeros(cpu, [3, 2])), ShapeError, 'searchsorted', /leading dims/);
+    expectError(() => zeros(cpu, [4]).searchsorted(zeros(cpu, [2]), { side: 'left', right: true }), ArgumentError, 'searchsorted', /side 'left' with right/);
+    expectError(() => zeros(cpu, [4]).searchsorted(i as never), DTypeError, 'searchsorted', /one dtype/);
+    expectError(() => m23.bucketize(m23), ShapeError, 'bucketize', /1-D/);
+    expectError(() => m23.histc(0), ArgumentError, 'histc', /bins/);
+    expectError(() => m23.histc(4, 2, 1), ArgumentError, 'histc', /max must be >= min/);
+    expectError(() => m23.isclose(zeros(cpu, [4])), ShapeError, 'isclose', /not broadcastable/);
+    expectError(() => m23.isclose(m23, { rtol: -1 }), ArgumentError, 'isclose', /non-negative/);
+    expectError(() => (i as never as typeof m23).sinc(), DTypeError, 'sinc', /float/);
+    expectError(() => (i as never as typeof m23).deg2rad(), DTypeError, 'deg2rad', /float/);
+    expectError(() => m23.logaddexp2(zeros(cpu, [4])), ShapeError, 'logaddexp2', /not broadcastable/);
+    expectError(() => m23.heaviside(zeros(cpu, [4])), ShapeError, 'heaviside', /not broadcastable/);
+  });
+});
