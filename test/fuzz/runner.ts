@@ -175,6 +175,9 @@ export async function check(fx: Fixture, call: Call): Promise<string> {
 
   const after = await within(Promise.all(watched.map(async (t) => bytes((await t.toData()).values))), HANG_MS, `reading the inputs after ${what}`);
   expect(after, `${what}: the inputs and an unrelated tensor keep their values`).toEqual(before);
+  // A failed output can reject while a sibling branch of its graph still runs on the pool; its
+  // storages are freed when that work ends, so wait for the scheduler (a hang still fails here).
+  await within(fx.backend.runtime.scheduler.flush(), HANG_MS, `the ops of ${what} finishing`);
   expect(fx.live(), `${what}: storages live after disposing its outputs`).toBe(baseline);
   for (const t of made) t.dispose();
   expect(fx.live(), `${what}: storages live after disposing everything`).toBe(start);
