@@ -58,6 +58,15 @@ function scales(op: string, options: unknown): { beta: number; alpha: number } {
   return { beta: o['beta'] === undefined ? 1 : checkNumber(op, 'beta', o['beta']), alpha: o['alpha'] === undefined ? 1 : checkNumber(op, 'alpha', o['alpha']) };
 }
 
+/** The addmm family's operands: tensors of float dtype on the input's backend, each of its rank. */
+function checkOperands<B extends Backend>(op: string, input: Float<B>, operands: ReadonlyArray<readonly [string, Float<B>, number]>): void {
+  for (const [name, t] of operands) checkTensor(op, name, t);
+  const ts = operands.map(([, t]) => t);
+  checkFloat(op, [input, ...ts]);
+  checkSameBackend(op, input, ts);
+  for (const [name, t, rank] of operands) checkRank(op, t, rank, name);
+}
+
 /**
  * beta * input + alpha * product, torch's way: beta = 0 drops the input (so NaN in it does not
  * spread); the input must broadcast to the product's shape, which is the result's.
@@ -75,12 +84,7 @@ function addScaled<B extends Backend>(op: string, input: Float<B>, product: Floa
 
 /** torch.addmm(input, mat1, mat2, beta, alpha): beta * input + alpha * (mat1 @ mat2), mat1 [n, m], mat2 [m, p]. */
 export function addmm<B extends Backend>(input: Float<B>, mat1: Float<B>, mat2: Float<B>, options: AddmmOptions = {}): Float<B> {
-  checkTensor('addmm', 'mat1', mat1);
-  checkTensor('addmm', 'mat2', mat2);
-  checkFloat('addmm', [input, mat1, mat2]);
-  checkSameBackend('addmm', input, [mat1, mat2]);
-  checkRank('addmm', mat1, 2, 'mat1');
-  checkRank('addmm', mat2, 2, 'mat2');
+  checkOperands('addmm', input, [['mat1', mat1, 2], ['mat2', mat2, 2]]);
   inner('addmm', mat1, mat2, mat1.shape[1]!, mat2.shape[0]!);
   const { beta, alpha } = scales('addmm', options);
   return tidy(() => addScaled('addmm', input, mat1.matmul(mat2), beta, alpha), input.backend.runtime);
@@ -88,12 +92,7 @@ export function addmm<B extends Backend>(input: Float<B>, mat1: Float<B>, mat2: 
 
 /** torch.baddbmm: beta * input + alpha * bmm(batch1, batch2), batch1 [b, n, m], batch2 [b, m, p]. */
 export function baddbmm<B extends Backend>(input: Float<B>, batch1: Float<B>, batch2: Float<B>, options: AddmmOptions = {}): Float<B> {
-  checkTensor('baddbmm', 'batch1', batch1);
-  checkTensor('baddbmm', 'batch2', batch2);
-  checkFloat('baddbmm', [input, batch1, batch2]);
-  checkSameBackend('baddbmm', input, [batch1, batch2]);
-  checkRank('baddbmm', batch1, 3, 'batch1');
-  checkRank('baddbmm', batch2, 3, 'batch2');
+  checkOperands('baddbmm', input, [['batch1', batch1, 3], ['batch2', batch2, 3]]);
   if (batch1.shape[0] !== batch2.shape[0]) throw new ShapeError('batch1 and batch2 need the same batch size', { op: 'baddbmm', shapes: [batch1.shape, batch2.shape] });
   inner('baddbmm', batch1, batch2, batch1.shape[2]!, batch2.shape[1]!);
   const { beta, alpha } = scales('baddbmm', options);
@@ -102,12 +101,7 @@ export function baddbmm<B extends Backend>(input: Float<B>, batch1: Float<B>, ba
 
 /** torch.addbmm: beta * input + alpha * sum over the batch of batch1[i] @ batch2[i]. */
 export function addbmm<B extends Backend>(input: Float<B>, batch1: Float<B>, batch2: Float<B>, options: AddmmOptions = {}): Float<B> {
-  checkTensor('addbmm', 'batch1', batch1);
-  checkTensor('addbmm', 'batch2', batch2);
-  checkFloat('addbmm', [input, batch1, batch2]);
-  checkSameBackend('addbmm', input, [batch1, batch2]);
-  checkRank('addbmm', batch1, 3, 'batch1');
-  checkRank('addbmm', batch2, 3, 'batch2');
+  checkOperands('addbmm', input, [['batch1', batch1, 3], ['batch2', batch2, 3]]);
   const [b, n, m] = batch1.shape as [number, number, number];
   const [b2, m2, p] = batch2.shape as [number, number, number];
   if (b !== b2 || m !== m2) throw new ShapeError('batch1 [b, n, m] and batch2 [b, m, p] do not fit', { op: 'addbmm', shapes: [batch1.shape, batch2.shape] });
@@ -122,12 +116,7 @@ export function addbmm<B extends Backend>(input: Float<B>, batch1: Float<B>, bat
 
 /** torch.addmv: beta * input + alpha * (mat @ vec), mat [n, m], vec [m]. */
 export function addmv<B extends Backend>(input: Float<B>, mat: Float<B>, vec: Float<B>, options: AddmmOptions = {}): Float<B> {
-  checkTensor('addmv', 'mat', mat);
-  checkTensor('addmv', 'vec', vec);
-  checkFloat('addmv', [input, mat, vec]);
-  checkSameBackend('addmv', input, [mat, vec]);
-  checkRank('addmv', mat, 2, 'mat');
-  checkRank('addmv', vec, 1, 'vec');
+  checkOperands('addmv', input, [['mat', mat, 2], ['vec', vec, 1]]);
   inner('addmv', mat, vec, mat.shape[1]!, vec.shape[0]!);
   const { beta, alpha } = scales('addmv', options);
   return tidy(() => addScaled('addmv', input, mat.matmul(vec), beta, alpha), input.backend.runtime);
@@ -135,12 +124,7 @@ export function addmv<B extends Backend>(input: Float<B>, mat: Float<B>, vec: Fl
 
 /** torch.addr: beta * input + alpha * outer(vec1, vec2). */
 export function addr<B extends Backend>(input: Float<B>, vec1: Float<B>, vec2: Float<B>, options: AddmmOptions = {}): Float<B> {
-  checkTensor('addr', 'vec1', vec1);
-  checkTensor('addr', 'vec2', vec2);
-  checkFloat('addr', [input, vec1, vec2]);
-  checkSameBackend('addr', input, [vec1, vec2]);
-  checkRank('addr', vec1, 1, 'vec1');
-  checkRank('addr', vec2, 1, 'vec2');
+  checkOperands('addr', input, [['vec1', vec1, 1], ['vec2', vec2, 1]]);
   const { beta, alpha } = scales('addr', options);
   return tidy(() => addScaled('addr', input, vec1.unsqueeze(1).mul(vec2.unsqueeze(0)), beta, alpha), input.backend.runtime);
 }
