@@ -42,6 +42,7 @@ function checkDims(op: string, x: Tensor<Backend, Kind>, dim: Dims): void {
 export function nansum<B extends Backend, K extends Num>(x: Tensor<B, K>, dim: Dims, keepDims: boolean): Tensor<B, K> {
   refuseBool('nansum', x);
   checkBoolean('nansum', 'keepDims', keepDims);
+  checkDims('nansum', x, dim);
   if (!isFloat(x.dtype)) return x.sum(dim, keepDims);
   // NaN is the only value unequal to itself.
   return tidy(() => x.maskFill(x.notEqual(x), 0).sum(dim, keepDims), x.backend.runtime);
