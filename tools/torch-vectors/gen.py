@@ -82,6 +82,15 @@ def gweight(shape, k, dtype):
     return (((idx * 37 + 11 * k + 5) % 17 - 8).to(dtype) / 8).reshape(shape)
 
 
+def grad_of(fn):
+    """A second-order case: the output is the gradient of sum(f(x) * w) (create_graph), so the
+    recorded gradients are Hessian-vector products; w is gweight(shape, 7), which the test computes too."""
+    def run(m, *xs):
+        y = fn(*xs)
+        return tuple(torch.autograd.grad((y * gweight(y.shape, 7, y.dtype)).sum(), xs, create_graph=True))
+    return run
+
+
 class Group:
     def __init__(self, name, rtol, atol, note=''):
         self.name = name
@@ -101,10 +110,23 @@ class Group:
     def randint(self, lo, hi, shape):
         return torch.randint(lo, hi, shape, generator=self.gen)
 
+    def randomise(self, m, scale=0.5):
+        """A module's parameters redrawn from this group's stream (torch's init draws from the global one)."""
+        with torch.no_grad():
+            for _, p in m.named_parameters():
+                p.copy_(self.randn(*p.shape, scale=scale))
+        return m
+
     def case(self, name, op, args, inputs, fn, module=None, grad=None, tol=None):
         """inputs: list of (name, tensor); fn(module_or_None, *tensors) -> tensor or tuple of tensors.
-        grad: names of the float inputs to differentiate (default: all float inputs)."""
+        grad: names of the float inputs to differentiate (default: all float inputs, or none where
+        every output is int or bool: argmax, comparisons, casts)."""
         assert name not in self.names, name
+        if grad is None and module is None and not op.startswith('grad_of'):  # (grad_of differentiates inside: not under no_grad)
+            with torch.no_grad():
+                out = fn(None, *[t for _, t in inputs])
+            if not any(o.dtype.is_floating_point for o in (out if isinstance(out, (tuple, list)) else [out])):
+                grad = []
         self.names.add(name)
         rec = {'name': name, 'op': op, 'args': args, 'inputs': []}
         for n, t in inputs:
@@ -636,11 +658,7 @@ def transformer_group():
     g = Group('transformer', 1e-4, 1e-5, 'TransformerEncoderLayer, TransformerDecoderLayer (batch_first, dropout 0), LSTM and GRU (2 layers, bidirectional, batch_first)')
     E, H, FF, N, T, S = 8, 2, 16, 2, 4, 5
 
-    def randomise(m):
-        with torch.no_grad():
-            for _, p in m.named_parameters():
-                p.copy_(g.randn(*p.shape, scale=0.5))
-        return m
+    randomise = g.randomise
 
     src = g.randn(N, T, E)
     mem = g.randn(N, S, E)

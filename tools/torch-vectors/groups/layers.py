@@ -10,11 +10,7 @@ import torch.nn.functional as F
 def make(gen):
     g = gen.Group('layers', 2e-5, 2e-5, 'convolutions, pools, embedding, recurrent layers, attention, linear, batch-norm running statistics at edge shapes and options')
 
-    def randomise(m, scale=0.5):
-        with torch.no_grad():
-            for _, p in m.named_parameters():
-                p.copy_(g.randn(*p.shape, scale=scale))
-        return m
+    randomise = g.randomise
 
     # -------------------------------------------------------------------------------------------
     # functional convolutions

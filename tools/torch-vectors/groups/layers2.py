@@ -22,11 +22,7 @@ def nondeterministic():
 def make(gen):
     g = gen.Group('layers2', 2e-5, 2e-5, 'max-pool indices and unpool, bilinear, local response norm, lp pools, attention options, conv-transpose output_size, embedding bags, LSTM projections')
 
-    def randomise(m, scale=0.5):
-        with torch.no_grad():
-            for _, p in m.named_parameters():
-                p.copy_(g.randn(*p.shape, scale=scale))
-        return m
+    randomise = g.randomise
 
     # -------------------------------------------------------------------------------------------
     # max pools with indices (indices compared as floats), max_unpool

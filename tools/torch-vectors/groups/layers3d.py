@@ -11,11 +11,7 @@ import torch.nn.functional as F
 def make(gen):
     g = gen.Group('layers3d', 2e-5, 2e-5, '3-D convolutions and pools, functional and modules, at edge shapes and options')
 
-    def randomise(m, scale=0.5):
-        with torch.no_grad():
-            for _, p in m.named_parameters():
-                p.copy_(g.randn(*p.shape, scale=scale))
-        return m
+    randomise = g.randomise
 
     # -------------------------------------------------------------------------------------------
     # conv3d

@@ -126,12 +126,7 @@ def make(gen):
     g.case('int32 clamp tensors', 'int_clamp_tensor', {}, [('x', I([-5, 0, 2, 7, 3])), ('min', I([-1, 1, 1, 1, 4])), ('max', I([1, 5, 5, 5, 2]))], lambda m, x, lo, hi: torch.clamp(x, lo, hi))
     # ---- second order: the output is the gradient of sum(f(x) * w) (create_graph), so the recorded
     # gradients are Hessian-vector products (as the tensor group's; w is gen.gweight(shape, 7)) ----
-    def grad_of(fn):
-        def run(m, *xs):
-            y = fn(*xs)
-            gs = torch.autograd.grad((y * gen.gweight(y.shape, 7, y.dtype)).sum(), xs, create_graph=True)
-            return tuple(gs)
-        return run
+    grad_of = gen.grad_of
 
     xs = g.rand(2, 3, lo=0.3, hi=4.0)
     xneg = T([[-0.5, -1.5, -2.25], [-3.7, -0.2, -4.6]])

@@ -15,17 +15,6 @@ EDGES = [-INF, -100.0, -2.5, -1.5, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 1.5, 2.5, 3.
 def make(gen):
     g = gen.Group('tensor', 1e-5, 1e-6, 'core tensor ops: elementwise math and its edges, reductions, ordering and indexing, shape ops')
     T = torch.tensor
-    plain_case = g.case
-
-    def case(name, op, args, inputs, fn, module=None, grad=None, tol=None):
-        # Outputs that are all int or bool (argmax, comparisons, casts) take no gradient: none is recorded.
-        if grad is None and not op.startswith('grad_of'):  # (grad_of differentiates inside: not under no_grad)
-            with torch.no_grad():
-                out = fn(None, *[t for _, t in inputs])
-            if not any(o.dtype.is_floating_point for o in (out if isinstance(out, (tuple, list)) else [out])):
-                grad = []
-        plain_case(name, op, args, inputs, fn, module=module, grad=grad, tol=tol)
-    g.case = case
     edges = T(EDGES).reshape(4, 5)
 
     # ---- unary, on random points of the domain (gradients) and on the edge row ----
@@ -598,12 +587,7 @@ def make(gen):
 
     # ---- second order: the output is the gradient of sum(f(x) * w) (create_graph), so the recorded
     # gradients are Hessian-vector products; w is gen.gweight(shape, 7), which the test computes too ----
-    def grad_of(fn):
-        def run(m, *xs):
-            y = fn(*xs)
-            gs = torch.autograd.grad((y * gen.gweight(y.shape, 7, y.dtype)).sum(), xs, create_graph=True)
-            return tuple(gs)
-        return run
+    grad_of = gen.grad_of
 
     xu = g.rand(2, 3, lo=0.2, hi=0.9)
     xn = g.randn(2, 3)
