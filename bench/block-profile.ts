@@ -12,12 +12,13 @@
  */
 import { Autodiff, Distribution, Fusion, Wgpu, captureStep, random, tidy, type Tensor } from '../src/index.js';
 import { intOption } from './args.js';
-import { Block } from './block.js';
+import { Block, TORCH_BLOCK } from './block.js';
 import { torchJson } from './gpu-baselines.js';
 import { settle } from './settle.js';
 
 const TORCH = String.raw`
 import json, sys, time, torch, torch.nn as nn, torch.nn.functional as F
+${TORCH_BLOCK}
 cfg = json.loads(sys.argv[1]); dev = 'cuda'
 torch.backends.cuda.matmul.allow_tf32 = False
 d, h, S, Bt = cfg['d'], cfg['heads'], cfg['seq'], cfg['batch']; dh = d // h
@@ -30,19 +31,7 @@ mm = {}
 for name, (a, b) in cfg['shapes'].items():
     x = torch.randn(*a, device=dev); y = torch.randn(*b, device=dev)
     mm[name] = timed(lambda: x @ y, 50)
-lin = lambda a, b: nn.Linear(a, b).to(dev)
-q, k, v, o, f1, f2 = lin(d, d), lin(d, d), lin(d, d), lin(d, d), lin(d, 4 * d), lin(4 * d, d)
-ln1, ln2 = nn.LayerNorm(d).to(dev), nn.LayerNorm(d).to(dev)
-params = [p for m in (q, k, v, o, f1, f2, ln1, ln2) for p in m.parameters()]
-xt = torch.randn(Bt, S, d, device=dev)
-def split(t): return t.reshape(Bt, S, h, dh).permute(0, 2, 1, 3)
-def step():
-    for p in params: p.grad = None
-    att = ((split(q(xt)) @ split(k(xt)).transpose(-1, -2)) * (dh ** -0.5)).softmax(-1)
-    a = (att @ split(v(xt))).permute(0, 2, 1, 3).reshape(Bt, S, d)
-    x1 = ln1(xt + o(a))
-    y = ln2(x1 + f2(F.gelu(f1(x1))))
-    y.square().mean().backward()
+step = torch_block(d, h, S, Bt, dev)
 stepMs = timed(step, 20)
 from torch.profiler import profile, ProfilerActivity
 with profile(activities=[ProfilerActivity.CUDA]) as prof:

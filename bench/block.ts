@@ -41,3 +41,27 @@ export class Block<B extends Backend> extends nn.Module<B> {
     });
   }
 }
+
+/**
+ * The same block in PyTorch, for the benches' python baselines (interpolated into their scripts):
+ * `torch_block(d, heads, seq, batch, dev)` returns one forward + backward step.
+ */
+export const TORCH_BLOCK = String.raw`
+def torch_block(d, h, S, Bt, dev):
+    import torch.nn as nn, torch.nn.functional as F
+    dh = d // h
+    lin = lambda a, b: nn.Linear(a, b).to(dev)
+    q, k, v, o, f1, f2 = lin(d, d), lin(d, d), lin(d, d), lin(d, d), lin(d, 4 * d), lin(4 * d, d)
+    ln1, ln2 = nn.LayerNorm(d).to(dev), nn.LayerNorm(d).to(dev)
+    params = [p for m in (q, k, v, o, f1, f2, ln1, ln2) for p in m.parameters()]
+    xt = torch.randn(Bt, S, d, device=dev)
+    def split(t): return t.reshape(Bt, S, h, dh).permute(0, 2, 1, 3)
+    def step():
+        for p in params: p.grad = None
+        att = ((split(q(xt)) @ split(k(xt)).transpose(-1, -2)) * (dh ** -0.5)).softmax(-1)
+        a = (att @ split(v(xt))).permute(0, 2, 1, 3).reshape(Bt, S, d)
+        x1 = ln1(xt + o(a))
+        y = ln2(x1 + f2(F.gelu(f1(x1))))
+        y.square().mean().backward()
+    return step
+`;

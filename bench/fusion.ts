@@ -20,7 +20,7 @@ import type { GpuContext } from '../src/backends/wgpu/context.js';
 import { ParamGrads, SGD } from '../src/optim/index.js';
 import { torchJson } from './gpu-baselines.js';
 import { settle } from './settle.js';
-import { Block } from './block.js';
+import { Block, TORCH_BLOCK } from './block.js';
 
 interface Config {
   readonly n: number;
@@ -83,6 +83,7 @@ interface TorchFigures {
 
 const TORCH = String.raw`
 import json, sys, torch, torch.nn as nn, torch.nn.functional as F
+${TORCH_BLOCK}
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
 cfg = json.loads(sys.argv[1])
@@ -115,21 +116,8 @@ def mlp_step():
     F.cross_entropy(mlp(xb), yb).backward()
     opt.step()
 out['mlpMs'] = bench(mlp_step, 100)
-c = cfg['block']; d, h, S, Bt = c['d'], c['heads'], c['seq'], c['batch']; dh = d // h
-lin = lambda a, b: nn.Linear(a, b).to(dev)
-q, k, v, o, f1, f2 = lin(d, d), lin(d, d), lin(d, d), lin(d, d), lin(d, 4 * d), lin(4 * d, d)
-ln1, ln2 = nn.LayerNorm(d).to(dev), nn.LayerNorm(d).to(dev)
-params = [p for m in (q, k, v, o, f1, f2, ln1, ln2) for p in m.parameters()]
-xt = torch.randn(Bt, S, d, device=dev)
-def split(t): return t.reshape(Bt, S, h, dh).permute(0, 2, 1, 3)
-def block_step():
-    for p in params: p.grad = None
-    att = ((split(q(xt)) @ split(k(xt)).transpose(-1, -2)) * (dh ** -0.5)).softmax(-1)
-    a = (att @ split(v(xt))).permute(0, 2, 1, 3).reshape(Bt, S, d)
-    x1 = ln1(xt + o(a))
-    y = ln2(x1 + f2(F.gelu(f1(x1))))
-    y.square().mean().backward()
-out['blockMs'] = bench(block_step, 20)
+c = cfg['block']
+out['blockMs'] = bench(torch_block(c['d'], c['heads'], c['seq'], c['batch'], dev), 20)
 print(json.dumps(out))
 `;
 
