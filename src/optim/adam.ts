@@ -5,13 +5,12 @@
 import type { Backend } from '../backends/backend.js';
 import { full } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
+import { readBetasEps, type AdamFamilyOptions, type BetasEps } from './adam-family.js';
 import { checkBoolean } from '../ir/validate.js';
-import { checkSetting, given, GroupSettings, Optimizer, readBetasEps, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
+import { checkSetting, given, GroupSettings, Optimizer, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
 
 /** What a parameter group may set of Adam's own (torch's param_groups): the rest is the optimizer's. */
-export interface AdamSettings {
-  readonly betas: readonly [number, number];
-  readonly eps: number;
+export interface AdamSettings extends BetasEps {
   readonly amsgrad: boolean;
 }
 
@@ -26,13 +25,9 @@ function readAdam(op: string): (o: unknown, base: AdamSettings, where: string) =
   });
 }
 
-export interface AdamOptions extends OptimizerOptions {
+export interface AdamOptions extends AdamFamilyOptions {
   /** Default 1e-3. */
   lr?: number;
-  /** Default [0.9, 0.999]. */
-  betas?: readonly [number, number];
-  /** Default 1e-8. */
-  eps?: number;
   /** Default 0 for Adam, 1e-2 for AdamW. */
   weightDecay?: number;
   /**

@@ -1,13 +1,11 @@
 /** Adamax (torch.optim.Adamax): Adam with the infinity norm, u = max(beta2 u, |g| + eps). */
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { checkSetting, GroupSettings, Optimizer, readBetasEps, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
+import { readBetasEps, type AdamFamilyOptions, type BetasEps } from './adam-family.js';
+import { checkSetting, GroupSettings, Optimizer, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
 
 /** What a parameter group may set of Adamax's own (torch's param_groups): the rest is the optimizer's. */
-export interface AdamaxSettings {
-  readonly betas: readonly [number, number];
-  readonly eps: number;
-}
+export type AdamaxSettings = BetasEps;
 
 export interface AdamaxGroup extends ParamGroup, Partial<AdamaxSettings> {}
 
@@ -15,19 +13,12 @@ const KEYS = ['betas', 'eps'] as const;
 
 function read(o: unknown, base: AdamaxSettings, where: string): AdamaxSettings {
   const op = 'Adamax';
-  return {
-    ...readBetasEps(op, o, base, where),
-  };
+  return readBetasEps(op, o, base, where);
 }
 
-export interface AdamaxOptions extends OptimizerOptions {
+export interface AdamaxOptions extends AdamFamilyOptions {
   /** Default 2e-3. */
   lr?: number;
-  /** Default [0.9, 0.999]. */
-  betas?: readonly [number, number];
-  /** Default 1e-8. */
-  eps?: number;
-  weightDecay?: number;
   groups?: readonly AdamaxGroup[];
 }
 

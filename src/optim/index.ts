@@ -1,5 +1,6 @@
 /** Optimizers keyed by ParamId, gradient clipping, and gradients by parameter. */
 export { GroupSettings, Optimizer, type OptimizerOptions, type OptimizerRecord, type ParamGroup, type ParamState, type StepContext, type UpdateValues } from './optimizer.js';
+export { type AdamFamilyOptions, type BetasEps, type DecoupledWeightDecayOption } from './adam-family.js';
 export { SGD, type SGDGroup, type SGDOptions, type SGDSettings } from './sgd.js';
 export { Adam, AdamW, type AdamGroup, type AdamOptions, type AdamSettings } from './adam.js';
 export { ParamGrads, type ParamGradsRecord } from './param-grads.js';

@@ -4,13 +4,12 @@
  */
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
+import { readBetasEps, type AdamFamilyOptions, type BetasEps, type DecoupledWeightDecayOption } from './adam-family.js';
 import { checkBoolean } from '../ir/validate.js';
-import { checkSetting, given, GroupSettings, Optimizer, readBetasEps, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
+import { checkSetting, given, GroupSettings, Optimizer, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
 
 /** What a parameter group may set of NAdam's own (torch's param_groups): the rest is the optimizer's. */
-export interface NAdamSettings {
-  readonly betas: readonly [number, number];
-  readonly eps: number;
+export interface NAdamSettings extends BetasEps {
   readonly momentumDecay: number;
   readonly decoupledWeightDecay: boolean;
 }
@@ -33,22 +32,11 @@ function mu(s: NAdamSettings, t: number): number {
   return s.betas[0] * (1 - 0.5 * 0.96 ** (t * s.momentumDecay));
 }
 
-export interface NAdamOptions extends OptimizerOptions {
+export interface NAdamOptions extends AdamFamilyOptions, DecoupledWeightDecayOption {
   /** Default 2e-3. */
   lr?: number;
-  /** Default [0.9, 0.999]. */
-  betas?: readonly [number, number];
-  /** Default 1e-8. */
-  eps?: number;
-  weightDecay?: number;
   /** psi in the momentum schedule (torch's momentum_decay, default 4e-3). */
   momentumDecay?: number;
-  /**
-   * Decay the weights directly (p -= lr * weightDecay * p, as AdamW) instead of adding
-   * weightDecay * p to the gradient: torch 2.x's decoupled_weight_decay (1.13 has no such option).
-   * Default false.
-   */
-  decoupledWeightDecay?: boolean;
   groups?: readonly NAdamGroup[];
 }
 

@@ -462,14 +462,6 @@ export function given(o: unknown, name: string, base: unknown): unknown {
 }
 
 /** Two numbers (betas, etas...) from `o[name]` or `base`, each checked by `ok` and named `name[i]`. */
-/** The Adam family's betas (each in [0, 1)) and eps (>= 0), read over a base as GroupSettings' readers do. */
-export function readBetasEps(op: string, o: unknown, base: { readonly betas: readonly [number, number]; readonly eps: number }, where: string): { betas: readonly [number, number]; eps: number } {
-  return {
-    betas: checkPair(op, o, 'betas', base.betas, where, (v) => v >= 0 && v < 1, 'a number in [0, 1)', 'two numbers in [0, 1)'),
-    eps: checkSetting(op, `${where}eps`, given(o, 'eps', base.eps), (v) => v >= 0, 'a finite number >= 0'),
-  };
-}
-
 export function checkPair(op: string, o: unknown, name: string, base: readonly [number, number], where: string, ok: (v: number) => boolean, what: string, pairWhat: string): readonly [number, number] {
   const v: unknown = given(o, name, base);
   if (!Array.isArray(v) || v.length !== 2) throw new ArgumentError(`${where}${name} must be ${pairWhat}, got ${String(v)}`, { op });

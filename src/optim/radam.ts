@@ -5,13 +5,12 @@
  */
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
+import { readBetasEps, type AdamFamilyOptions, type BetasEps, type DecoupledWeightDecayOption } from './adam-family.js';
 import { checkBoolean } from '../ir/validate.js';
-import { checkSetting, given, GroupSettings, Optimizer, readBetasEps, type OptimizerOptions, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
+import { checkSetting, given, GroupSettings, Optimizer, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
 
 /** What a parameter group may set of RAdam's own (torch's param_groups): the rest is the optimizer's. */
-export interface RAdamSettings {
-  readonly betas: readonly [number, number];
-  readonly eps: number;
+export interface RAdamSettings extends BetasEps {
   readonly decoupledWeightDecay: boolean;
 }
 
@@ -27,20 +26,9 @@ function read(o: unknown, base: RAdamSettings, where: string): RAdamSettings {
   };
 }
 
-export interface RAdamOptions extends OptimizerOptions {
+export interface RAdamOptions extends AdamFamilyOptions, DecoupledWeightDecayOption {
   /** Default 1e-3. */
   lr?: number;
-  /** Default [0.9, 0.999]. */
-  betas?: readonly [number, number];
-  /** Default 1e-8. */
-  eps?: number;
-  weightDecay?: number;
-  /**
-   * Decay the weights directly (p -= lr * weightDecay * p, as AdamW) instead of adding
-   * weightDecay * p to the gradient: torch 2.x's decoupled_weight_decay (1.13 has no such option).
-   * Default false.
-   */
-  decoupledWeightDecay?: boolean;
   groups?: readonly RAdamGroup[];
 }
 
