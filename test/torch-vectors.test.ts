@@ -12,6 +12,7 @@ import * as NF from '../src/nn/functional/index.js';
 import * as nn from '../src/nn/index.js';
 import { einsum } from '../src/tensor/einsum.js';
 import { a, all, before2, FIXTURE_GROUPS, load, target, torchVectorSuite, unary, type AD, type Adapter, type Ctx, type F, type Known } from './torch-vectors/harness.js';
+import { convOptions, poolOptions } from './torch-vectors/nn-args.js';
 
 const GROUPS = ['interpolate', 'activations', 'losses', 'norms', 'misc', 'transformer'];
 
@@ -129,22 +130,6 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
     return { outputs: [y.output, y.h], module: m };
   },
 };
-
-function poolOptions(x: Ctx): NF.MaxPool2dOptions & NF.AvgPool2dOptions {
-  const o: Record<string, unknown> = {};
-  for (const [k, ours] of [['stride', 'stride'], ['padding', 'padding'], ['dilation', 'dilation'], ['ceil_mode', 'ceilMode'], ['count_include_pad', 'countIncludePad'], ['divisor_override', 'divisorOverride']] as const) {
-    if (x.args[k] !== undefined) o[ours] = x.args[k];
-  }
-  return o;
-}
-
-function convOptions(x: Ctx): Record<string, unknown> {
-  const o: Record<string, unknown> = { bias: x.t['bias'] };
-  for (const [k, ours] of [['stride', 'stride'], ['padding', 'padding'], ['dilation', 'dilation'], ['groups', 'groups'], ['output_padding', 'outputPadding']] as const) {
-    if (x.args[k] !== undefined) o[ours] = x.args[k];
-  }
-  return o;
-}
 
 function layerOptions(x: Ctx): nn.TransformerEncoderLayerOptions {
   return { dimFeedforward: a.num(x, 'dim_feedforward')!, dropout: 0, activation: x.args['activation'] as 'relu' | 'gelu', layerNormEps: a.num(x, 'layer_norm_eps', 1e-5)!, normFirst: a.bool(x, 'norm_first')! };

@@ -10,41 +10,13 @@
  */
 import * as NF from '../../src/nn/functional/index.js';
 import * as nn from '../../src/nn/index.js';
+import { convLayerOptions, convOptions, moduleCase, multiheadAttention, poolOptions } from './nn-args.js';
 import { a, load, torchVectorSuite, unary, type AD, type Adapter, type Ctx, type F, type Known } from './harness.js';
 
-function poolOptions(x: Ctx): NF.MaxPool2dOptions & NF.AvgPool2dOptions {
-  const o: Record<string, unknown> = {};
-  for (const [k, ours] of [['stride', 'stride'], ['padding', 'padding'], ['dilation', 'dilation'], ['ceil_mode', 'ceilMode'], ['count_include_pad', 'countIncludePad'], ['divisor_override', 'divisorOverride']] as const) {
-    if (x.args[k] !== undefined) o[ours] = x.args[k];
-  }
-  return o;
-}
-
-function convOptions(x: Ctx): Record<string, unknown> {
-  const o: Record<string, unknown> = { bias: x.t['bias'] };
-  for (const [k, ours] of [['stride', 'stride'], ['padding', 'padding'], ['dilation', 'dilation'], ['groups', 'groups'], ['output_padding', 'outputPadding']] as const) {
-    if (x.args[k] !== undefined) o[ours] = x.args[k];
-  }
-  return o;
-}
-
 /** A conv module's options from the case's args (torch's names -> ours). */
-function convLayerOptions(x: Ctx): Record<string, unknown> {
-  const o: Record<string, unknown> = { bias: a.bool(x, 'bias') ?? true };
-  for (const [k, ours] of [['stride', 'stride'], ['padding', 'padding'], ['dilation', 'dilation'], ['groups', 'groups'], ['output_padding', 'outputPadding'], ['padding_mode', 'paddingMode']] as const) {
-    if (x.args[k] !== undefined) o[ours] = x.args[k];
-  }
-  return o;
-}
 
 function rnnOptions(x: Ctx): nn.RnnOptions {
   return { numLayers: a.num(x, 'num_layers', 1)!, bidirectional: a.bool(x, 'bidirectional') ?? false, batchFirst: a.bool(x, 'batch_first') ?? false, bias: a.bool(x, 'bias') ?? true, dropout: a.num(x, 'dropout', 0)! };
-}
-
-function moduleCase(x: Ctx, m: nn.Module<AD>, run: () => F | F[]): { outputs: F[]; module: nn.Module<AD> } {
-  load(m, x.c);
-  const y = run();
-  return { outputs: Array.isArray(y) ? y : [y], module: m };
 }
 
 function batchNorm(x: Ctx, make: (b: AD, c: number, o: nn.BatchNormOptions) => nn.BatchNorm1d<AD> | nn.BatchNorm2d<AD>): { outputs: F[]; module: nn.Module<AD> } {
@@ -70,30 +42,6 @@ function instanceNorm(x: Ctx, make: (b: AD, c: number, o: nn.InstanceNormOptions
   const y = m.forward(x.t['x']!);
   const stats = [m.runningMean, m.runningVar].filter((s) => s !== undefined).map((s) => s.value.clone());
   return { outputs: [y, ...stats], module: m };
-}
-
-function multiheadAttention(x: Ctx, needWeights: boolean): { outputs: F[]; module: nn.Module<AD> } {
-  const kdim = a.num(x, 'kdim');
-  const vdim = a.num(x, 'vdim');
-  const m = new nn.MultiheadAttention(x.b, a.num(x, 'embed_dim')!, a.num(x, 'num_heads')!, {
-    bias: a.bool(x, 'bias') ?? true,
-    batchFirst: a.bool(x, 'batch_first') ?? true,
-    addBiasKv: a.bool(x, 'add_bias_kv') ?? false,
-    addZeroAttn: a.bool(x, 'add_zero_attn') ?? false,
-    ...(kdim === undefined ? {} : { kdim }),
-    ...(vdim === undefined ? {} : { vdim }),
-  });
-  return moduleCase(x, m, () => {
-    const q = x.t['query']!;
-    const call = { keyPaddingMask: x.bool['key_padding_mask'] ?? x.t['key_padding_mask'], attnMask: x.t['attn_mask'] ?? x.bool['attn_mask'], averageAttnWeights: a.bool(x, 'average_attn_weights') ?? true };
-    const k = x.t['key'] ?? q;
-    const v = x.t['value'] ?? k;
-    if (needWeights) {
-      const y = m.forwardWithWeights(q, k, v, call);
-      return [y.output, y.weights];
-    }
-    return m.forward(q, k, v, call);
-  });
 }
 
 const ADAPTERS: Readonly<Record<string, Adapter>> = {

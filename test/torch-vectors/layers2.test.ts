@@ -9,21 +9,8 @@
  */
 import * as NF from '../../src/nn/functional/index.js';
 import * as nn from '../../src/nn/index.js';
-import { a, load, torchVectorSuite, type AD, type Adapter, type Ctx, type F } from './harness.js';
-
-function moduleCase(x: Ctx, m: nn.Module<AD>, run: () => F | F[]): { outputs: F[]; module: nn.Module<AD> } {
-  load(m, x.c);
-  const y = run();
-  return { outputs: Array.isArray(y) ? y : [y], module: m };
-}
-
-function poolOptions(x: Ctx): NF.MaxPool2dOptions {
-  const o: Record<string, unknown> = {};
-  for (const [k, ours] of [['stride', 'stride'], ['padding', 'padding'], ['dilation', 'dilation'], ['ceil_mode', 'ceilMode']] as const) {
-    if (x.args[k] !== undefined) o[ours] = x.args[k];
-  }
-  return o;
-}
+import { convLayerOptions, moduleCase, multiheadAttention, poolOptions } from './nn-args.js';
+import { a, torchVectorSuite, type AD, type Adapter, type Ctx, type F } from './harness.js';
 
 const outputSize = (x: Ctx): { outputSize?: number[] } => (Array.isArray(x.args['output_size']) ? { outputSize: x.args['output_size'] as number[] } : {});
 
@@ -59,29 +46,7 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
   LocalResponseNorm: (x) => new nn.LocalResponseNorm<AD>(a.num(x, 'size')!, lrnOptions(x)).forward(x.t['x']!),
   lp_pool2d: (x) => NF.lpPool2d(x.t['x']!, a.num(x, 'norm_type')!, a.list(x, 'kernel_size') as NF.Pair, poolOptions(x)),
   lp_pool1d: (x) => NF.lpPool1d(x.t['x']!, a.num(x, 'norm_type')!, a.num(x, 'kernel_size')!, poolOptions(x) as NF.Pool1dOptions),
-  MultiheadAttention: (x) => {
-    const kdim = a.num(x, 'kdim');
-    const vdim = a.num(x, 'vdim');
-    const m = new nn.MultiheadAttention(x.b, a.num(x, 'embed_dim')!, a.num(x, 'num_heads')!, {
-      bias: a.bool(x, 'bias') ?? true,
-      batchFirst: a.bool(x, 'batch_first') ?? true,
-      addBiasKv: a.bool(x, 'add_bias_kv') ?? false,
-      addZeroAttn: a.bool(x, 'add_zero_attn') ?? false,
-      ...(kdim === undefined ? {} : { kdim }),
-      ...(vdim === undefined ? {} : { vdim }),
-    });
-    return moduleCase(x, m, () => {
-      const q = x.t['query']!;
-      const call = { keyPaddingMask: x.bool['key_padding_mask'], attnMask: x.t['attn_mask'] ?? x.bool['attn_mask'], averageAttnWeights: a.bool(x, 'average_attn_weights') ?? true };
-      const k = x.t['key'] ?? q;
-      const v = x.t['value'] ?? k;
-      if (a.bool(x, 'need_weights')) {
-        const y = m.forwardWithWeights(q, k, v, call);
-        return [y.output, y.weights];
-      }
-      return m.forward(q, k, v, call);
-    });
-  },
+  MultiheadAttention: (x) => multiheadAttention(x, a.bool(x, 'need_weights') ?? false),
   ConvTranspose2d: (x) => {
     const m = new nn.ConvTranspose2d(x.b, a.num(x, 'in_channels')!, a.num(x, 'out_channels')!, a.list(x, 'kernel_size') as NF.Pair, convLayerOptions(x) as nn.ConvTranspose2dLayerOptions);
     return moduleCase(x, m, () => m.forward(x.t['x']!, x.args['output_size'] as number[]));
@@ -121,14 +86,6 @@ function embeddingBagCase(x: Ctx): { outputs: F[]; module: nn.Module<AD> } {
 }
 
 /** A conv module's options from the case's args (torch's names -> ours). */
-function convLayerOptions(x: Ctx): Record<string, unknown> {
-  const o: Record<string, unknown> = { bias: a.bool(x, 'bias') ?? true };
-  for (const [k, ours] of [['stride', 'stride'], ['padding', 'padding'], ['dilation', 'dilation'], ['groups', 'groups'], ['output_padding', 'outputPadding']] as const) {
-    if (x.args[k] !== undefined) o[ours] = x.args[k];
-  }
-  return o;
-}
-
 function lrnOptions(x: Ctx): NF.LocalResponseNormOptions {
   const o: NF.LocalResponseNormOptions = {};
   for (const k of ['alpha', 'beta', 'k'] as const) if (x.args[k] !== undefined) o[k] = a.num(x, k)!;

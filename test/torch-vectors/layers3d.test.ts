@@ -9,41 +9,28 @@
  */
 import * as NF from '../../src/nn/functional/index.js';
 import * as nn from '../../src/nn/index.js';
-import { a, all, load, torchVectorSuite, unary, type AD, type Adapter, type Ctx, type F, type Known } from './harness.js';
+import { convLayerOptions, convOptions, moduleCase, POOL_ARGS, renamed } from './nn-args.js';
+import { a, all, torchVectorSuite, unary, type AD, type Adapter, type Ctx, type F, type Known } from './harness.js';
 
-/** torch's argument names -> ours, for the keys a case has. */
-function options(x: Ctx, names: ReadonlyArray<readonly [string, string]>): Record<string, unknown> {
-  const o: Record<string, unknown> = {};
-  for (const [k, ours] of names) if (x.args[k] !== undefined) o[ours] = x.args[k];
-  return o;
-}
-
-const POOL = [['stride', 'stride'], ['padding', 'padding'], ['dilation', 'dilation'], ['ceil_mode', 'ceilMode'], ['count_include_pad', 'countIncludePad'], ['divisor_override', 'divisorOverride']] as const;
-const CONV = [['stride', 'stride'], ['padding', 'padding'], ['dilation', 'dilation'], ['groups', 'groups'], ['output_padding', 'outputPadding']] as const;
-
-const poolOptions = (x: Ctx): NF.MaxPool3dOptions & NF.AvgPool3dOptions => options(x, POOL);
-const convOptions = (x: Ctx): Record<string, unknown> => ({ bias: x.t['bias'], ...options(x, CONV) });
-const convLayerOptions = (x: Ctx): Record<string, unknown> => ({ bias: a.bool(x, 'bias') ?? true, ...options(x, [...CONV, ['padding_mode', 'paddingMode']]) });
+const poolOptions = (x: Ctx): NF.MaxPool3dOptions & NF.AvgPool3dOptions => renamed(x, POOL_ARGS);
 const kernel = (x: Ctx): NF.Triple => a.list(x, 'kernel_size') as NF.Triple;
 
-function moduleCase(x: Ctx, m: nn.Module<AD> & { forward(x: F): F }): { outputs: F[]; module: nn.Module<AD> } {
-  load(m, x.c);
-  return { outputs: [m.forward(x.t['x']!)], module: m };
-}
+/** A module run on the case's input x. */
+const forwardCase = (x: Ctx, m: nn.Module<AD> & { forward(x: F): F }): { outputs: F[]; module: nn.Module<AD> } => moduleCase(x, m, () => m.forward(x.t['x']!));
 
 const ADAPTERS: Readonly<Record<string, Adapter>> = {
   conv3d: (x) => NF.conv3d(x.t['x']!, x.t['weight']!, convOptions(x) as NF.Conv3dOptions<AD>),
   conv_transpose3d: (x) => NF.convTranspose3d(x.t['x']!, x.t['weight']!, convOptions(x) as NF.ConvTranspose3dOptions<AD>),
-  Conv3d: (x) => moduleCase(x, new nn.Conv3d(x.b, a.num(x, 'in_channels')!, a.num(x, 'out_channels')!, kernel(x), convLayerOptions(x) as nn.Conv3dLayerOptions)),
-  ConvTranspose3d: (x) => moduleCase(x, new nn.ConvTranspose3d(x.b, a.num(x, 'in_channels')!, a.num(x, 'out_channels')!, kernel(x), convLayerOptions(x) as nn.ConvTranspose3dLayerOptions)),
+  Conv3d: (x) => forwardCase(x, new nn.Conv3d(x.b, a.num(x, 'in_channels')!, a.num(x, 'out_channels')!, kernel(x), convLayerOptions(x) as nn.Conv3dLayerOptions)),
+  ConvTranspose3d: (x) => forwardCase(x, new nn.ConvTranspose3d(x.b, a.num(x, 'in_channels')!, a.num(x, 'out_channels')!, kernel(x), convLayerOptions(x) as nn.ConvTranspose3dLayerOptions)),
   max_pool3d: unary((t, x) => NF.maxPool3d(t, kernel(x), poolOptions(x))),
   avg_pool3d: unary((t, x) => NF.avgPool3d(t, kernel(x), poolOptions(x))),
   adaptive_avg_pool3d: unary((t, x) => NF.adaptiveAvgPool3d(t, x.args['output_size'] as NF.AdaptiveSize3d)),
   adaptive_max_pool3d: unary((t, x) => NF.adaptiveMaxPool3d(t, x.args['output_size'] as NF.AdaptiveSize3d)),
-  MaxPool3d: (x) => moduleCase(x, new nn.MaxPool3d<AD>(kernel(x), poolOptions(x))),
-  AvgPool3d: (x) => moduleCase(x, new nn.AvgPool3d<AD>(kernel(x), poolOptions(x))),
-  AdaptiveAvgPool3d: (x) => moduleCase(x, new nn.AdaptiveAvgPool3d<AD>(x.args['output_size'] as NF.AdaptiveSize3d)),
-  AdaptiveMaxPool3d: (x) => moduleCase(x, new nn.AdaptiveMaxPool3d<AD>(x.args['output_size'] as NF.AdaptiveSize3d)),
+  MaxPool3d: (x) => forwardCase(x, new nn.MaxPool3d<AD>(kernel(x), poolOptions(x))),
+  AvgPool3d: (x) => forwardCase(x, new nn.AvgPool3d<AD>(kernel(x), poolOptions(x))),
+  AdaptiveAvgPool3d: (x) => forwardCase(x, new nn.AdaptiveAvgPool3d<AD>(x.args['output_size'] as NF.AdaptiveSize3d)),
+  AdaptiveMaxPool3d: (x) => forwardCase(x, new nn.AdaptiveMaxPool3d<AD>(x.args['output_size'] as NF.AdaptiveSize3d)),
 };
 
 const KNOWN: readonly Known[] = [
