@@ -2,7 +2,9 @@
  * What Adam, AdamW, Adamax, NAdam and RAdam share: the moments' settings (betas, eps), their
  * options, and the reader that checks them, so each optimizer declares only what is its own.
  */
-import { checkPair, checkSetting, given, type OptimizerOptions } from './optimizer.js';
+import type { Backend } from '../backends/backend.js';
+import type { ProgramValue } from '../tensor/elementwise-program.js';
+import { checkPair, checkSetting, given, type OptimizerOptions, type UpdateValues } from './optimizer.js';
 
 /** The moments' decays and the denominator's eps: a parameter group may set them (torch's param_groups). */
 export interface BetasEps {
@@ -35,4 +37,24 @@ export function readBetasEps(op: string, o: unknown, base: BetasEps, where: stri
     betas: checkPair(op, o, 'betas', base.betas, where, (v) => v >= 0 && v < 1, 'a number in [0, 1)', 'two numbers in [0, 1)'),
     eps: checkSetting(op, `${where}eps`, given(o, 'eps', base.eps), (v) => v >= 0, 'a finite number >= 0'),
   };
+}
+
+/**
+ * The family's common start of a step: weight decay (decoupled: the parameter shrinks by
+ * lr * weightDecay; else weightDecay * p joins the gradient), then the moments m and v (state
+ * 'm', 'v') updated and stored. Returns the decayed parameter, the gradient used and the moments.
+ */
+export function adamMoments<B extends Backend>(v: UpdateValues<B>, betas: readonly [number, number], lr: number, weightDecay: number, decoupled: boolean): { base: ProgramValue; grad: ProgramValue; m: ProgramValue; sq: ProgramValue } {
+  const [b1, b2] = betas;
+  let base = v.p;
+  let grad = v.g;
+  if (weightDecay !== 0 && decoupled) base = v.p.mul(1 - lr * weightDecay);
+  else if (weightDecay !== 0) grad = v.g.add(v.p.mul(weightDecay));
+  const m0 = v.state('m');
+  const v0 = v.state('v');
+  const m = m0 ? m0.mul(b1).add(grad.mul(1 - b1)) : grad.mul(1 - b1);
+  const sq = v0 ? v0.mul(b2).add(grad.square().mul(1 - b2)) : grad.square().mul(1 - b2);
+  v.setState('m', m);
+  v.setState('v', sq);
+  return { base, grad, m, sq };
 }

@@ -5,7 +5,7 @@
 import type { Backend } from '../backends/backend.js';
 import { full } from '../tensor/creation.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { readBetasEps, type AdamFamilyOptions, type BetasEps } from './adam-family.js';
+import { adamMoments, readBetasEps, type AdamFamilyOptions, type BetasEps } from './adam-family.js';
 import { checkBoolean } from '../ir/validate.js';
 import { checkSetting, given, GroupSettings, Optimizer, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
 
@@ -87,16 +87,7 @@ export class Adam<B extends Backend = Backend> extends Optimizer<B> {
     const bc1 = bias(b1);
     const bc2 = bias(b2);
     const next = this.elementwiseUpdate(p, g, state, (v) => {
-      let base = v.p;
-      let grad = v.g;
-      if (wd !== 0 && decoupled) base = v.p.mul(1 - lr * wd);
-      else if (wd !== 0) grad = v.g.add(v.p.mul(wd));
-      const m0 = v.state('m');
-      const v0 = v.state('v');
-      const m = m0 ? m0.mul(b1).add(grad.mul(1 - b1)) : grad.mul(1 - b1);
-      const sq = v0 ? v0.mul(b2).add(grad.square().mul(1 - b2)) : grad.square().mul(1 - b2);
-      v.setState('m', m);
-      v.setState('v', sq);
+      const { base, m, sq } = adamMoments(v, [b1, b2], lr, wd, decoupled);
       let second = sq;
       if (amsgrad) {
         const max0 = v.state('vMax');

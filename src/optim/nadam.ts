@@ -4,7 +4,7 @@
  */
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { readBetasEps, type AdamFamilyOptions, type BetasEps, type DecoupledWeightDecayOption } from './adam-family.js';
+import { adamMoments, readBetasEps, type AdamFamilyOptions, type BetasEps, type DecoupledWeightDecayOption } from './adam-family.js';
 import { checkBoolean } from '../ir/validate.js';
 import { checkSetting, given, GroupSettings, Optimizer, type ParamGroup, type ParamState, type StepContext } from './optimizer.js';
 
@@ -90,16 +90,7 @@ export class NAdam<B extends Backend = Backend> extends Optimizer<B> {
     const momentRate = (lr * muNext) / (1 - product * muNext);
     const bc2 = 1 - b2 ** t;
     return this.elementwiseUpdate(p, g, state, (v) => {
-      let base = v.p;
-      let grad = v.g;
-      if (wd !== 0 && decoupled) base = v.p.mul(1 - lr * wd);
-      else if (wd !== 0) grad = v.g.add(v.p.mul(wd));
-      const m0 = v.state('m');
-      const v0 = v.state('v');
-      const m = m0 ? m0.mul(b1).add(grad.mul(1 - b1)) : grad.mul(1 - b1);
-      const sq = v0 ? v0.mul(b2).add(grad.square().mul(1 - b2)) : grad.square().mul(1 - b2);
-      v.setState('m', m);
-      v.setState('v', sq);
+      const { base, grad, m, sq } = adamMoments(v, [b1, b2], lr, wd, decoupled);
       const denom = sq.div(bc2).sqrt().add(eps);
       return base.sub(grad.div(denom).mul(gradRate)).sub(m.div(denom).mul(momentRate));
     });
