@@ -70,3 +70,15 @@ export class DisposedError extends SwitchyardError {}
 
 /** A step that cannot be captured for replay (it reads values back, draws random numbers, replaces state it does not declare), or a replay whose state changed. */
 export class CaptureError extends SwitchyardError {}
+
+/**
+ * A subscriber of a public stream (`events$`, `samples$`) threw. Never thrown: the subscriber is
+ * unsubscribed and this is reported as a warning (`process.emitWarning`, or `console.warn` outside Node).
+ */
+export class SubscriberError extends SwitchyardError {
+  override readonly cause: unknown;
+  constructor(message: string, details: ErrorDetails & { cause?: unknown }) {
+    super(message, details);
+    this.cause = details.cause;
+  }
+}

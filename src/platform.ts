@@ -15,3 +15,10 @@ export function isNode(): boolean {
 export function importNodeModule<T>(specifier: string): Promise<T> {
   return import(/* @vite-ignore */ /* webpackIgnore: true */ specifier);
 }
+
+/** Reports a problem that must not throw: a process warning in Node (printed, and seen by `process.on('warning')`), `console.warn` elsewhere. */
+export function warn(warning: Error): void {
+  const p = (globalThis as { process?: { emitWarning?: (warning: Error) => void } }).process;
+  if (typeof p?.emitWarning === 'function') p.emitWarning(warning);
+  else console.warn(warning);
+}
