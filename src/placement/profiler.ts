@@ -8,6 +8,7 @@
  */
 import { filter, share, Subject, type Observable, type Subscription } from 'rxjs';
 import type { OpEvent } from '../scheduler/events.js';
+import { guarded } from '../scheduler/guarded.js';
 import { CostModel, type CostModelOptions } from './cost-model.js';
 import { footprint, type Footprint } from './footprint.js';
 import { rooflineMs, serviceTimes, type Sample } from './service-time.js';
@@ -42,7 +43,7 @@ export class Profiler {
   private adapters: readonly string[] = [];
 
   /** Every sample, after it reached the model (placement reads measured times here). */
-  readonly samples$: Observable<Sample> = this.samplesSubject.asObservable();
+  readonly samples$: Observable<Sample> = guarded(this.samplesSubject, 'samples$');
 
   constructor(
     private readonly events$: Observable<OpEvent>,

@@ -20,6 +20,7 @@ import type { Channel } from './channel.js';
 import { clock } from './clock.js';
 import type { OpEvent } from './events.js';
 import { isPending, type ExecOptions, type ExecResult, type Executor, type PendingResult } from './executor.js';
+import { guarded } from './guarded.js';
 import { Lane, type LaneInfo } from './lane.js';
 
 type State = 'pending' | 'ready' | 'failed';
@@ -117,8 +118,8 @@ export class Scheduler {
   private readonly channel: Channel | undefined;
   readonly highWaterMark: number;
 
-  /** One event per finished (or failed) op. */
-  readonly events$: Observable<OpEvent> = this.eventsSubject.asObservable();
+  /** One event per finished (or failed) op. A subscriber that throws is unsubscribed and reported as a warning (guarded.ts). */
+  readonly events$: Observable<OpEvent> = guarded(this.eventsSubject, 'events$');
 
   constructor(blobs?: Pick<BlobStore, 'take' | 'recycle'>, options: SchedulerOptions = {}) {
     checkSchedulerOptions('Scheduler', options, SCHEDULER_KEYS);
