@@ -13,10 +13,18 @@ export function checkBatch(batch: Batch): number {
       throw new DTypeError(`input '${name}' must hold a Float32Array, Int32Array or Uint8Array`, { op: 'DataParallel.step', dtypes: [Object.prototype.toString.call(data)] });
     }
     const shape = a.shape;
-    if (!Array.isArray(shape) || shape.length === 0 || shape.some((d) => !Number.isInteger(d) || d < 0)) {
+    // Loops, not some/reduce: this runs on every step, before the step's first op.
+    let count = 1;
+    let wellFormed = Array.isArray(shape) && shape.length > 0;
+    for (let i = 0; wellFormed && i < shape.length; i++) {
+      const d = shape[i] ?? -1;
+      wellFormed = Number.isInteger(d) && d >= 0;
+      count *= d;
+    }
+    if (!wellFormed) {
       throw new ShapeError(`input '${name}' needs a shape with a batch dim first`, { op: 'DataParallel.step', shapes: [Array.isArray(shape) ? shape : []] });
     }
-    if (shape.reduce((x, y) => x * y, 1) !== data.length) throw new ShapeError(`input '${name}' holds ${data.length} values for its shape`, { op: 'DataParallel.step', shapes: [shape] });
+    if (count !== data.length) throw new ShapeError(`input '${name}' holds ${data.length} values for its shape`, { op: 'DataParallel.step', shapes: [shape] });
     if (size === undefined) size = shape[0]!;
     else if (shape[0] !== size) {
       throw new ShapeError(`inputs disagree on the batch size: '${entries[0]![0]}' has ${size}, '${name}' ${shape[0]}`, { op: 'DataParallel.step', shapes: [entries[0]![1].shape, shape] });

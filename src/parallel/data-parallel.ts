@@ -31,7 +31,7 @@ import { checkBatch, SharedBatch, sliceBatch, viewBatch } from './batch.js';
 import { startMain, startProcess, startThread, taskHref, type ReplicaHost } from './host.js';
 import { allocateShared, copyRecord, gatherParams, scatterParams, sharedViews, type SharedViews } from './flat.js';
 import { assignOwners, planLayout, type Layout } from './layout.js';
-import { absoluteNow, errorMessage, isMessage, transferList, type Batch, type ComputedMessage, type ErrorMessage, type FromReplica, type ReduceMessage, type SharedBuffers, type StepReductions, type ToReplica } from './protocol.js';
+import { absoluteNow, errorMessage, isMessage, transferList, type Batch, type ComputedMessage, type ErrorMessage, type FromReplica, type ReduceMessage, type SharedBuffers, type StepMessage, type StepReductions, type ToReplica } from './protocol.js';
 import { chunkOf, sumOfSquares, weightedSum } from './reduce.js';
 import { flatState, loadFlatState, type FlatRule } from './flat-optimizer.js';
 import { overlapOf, type BucketEvents, type Interval, type ReplicaTimeline, type StepTimeline } from './timeline.js';
@@ -173,6 +173,21 @@ interface Run {
   timer?: ReturnType<typeof setTimeout>;
 }
 
+/** The replica on the calling thread and its entry for direct solo steps (see stepDirect). */
+interface DirectSolo {
+  readonly rep: Replica;
+  readonly direct: NonNullable<ReplicaHost['direct']>;
+}
+
+/** Where a step of `size` samples runs (see routeFor). */
+interface Route {
+  readonly size: number;
+  readonly plan: Plan;
+  readonly active: number[];
+  readonly solo: boolean;
+  readonly direct: DirectSolo | undefined;
+}
+
 function isModule(m: Module | ModuleRecord): m is Module {
   return 'toRecord' in m && typeof m.toRecord === 'function';
 }
@@ -180,6 +195,9 @@ function isModule(m: Module | ModuleRecord): m is Module {
 /** Bucket caps when every replica is a CPU replica. */
 const CPU_BUCKET_BYTES = 1024 * 1024;
 const CPU_FIRST_BUCKET_BYTES = 256 * 1024;
+
+/** A direct solo step's reload list: nothing changed elsewhere. */
+const NOTHING_TO_RELOAD: readonly number[] = Object.freeze([]);
 
 /** The coordinator's pseudo-replica index in timelines (reductions it ran itself). */
 const COORDINATOR = -1;
@@ -201,6 +219,8 @@ export class DataParallel {
   private directStep: ((e: SwitchyardError) => void) | undefined;
   /** A direct solo step's measurement, not yet given to the balancer (see observeDeferred). */
   private unobserved: Observation | undefined;
+  /** The next step's route, worked out during a direct solo step (see runStep). */
+  private nextRoute: Route | undefined;
   /** Calls queued or running (enqueue). */
   private pending = 0;
   private failure: SwitchyardError | undefined;
@@ -447,15 +467,28 @@ export class DataParallel {
 
   /** Not async: a direct solo step's promise goes back to the caller as it is (each hop is host time the GPU waits through). */
   private runStep(batch: Batch, size: number, lr: number | undefined): Promise<StepResult> {
-    const plan = this.balancer.plan(size);
-    // Owners take part even with an empty shard: they step the optimizer.
-    const active = this.replicas.filter((r) => plan.shards[r.index]! > 0 || this.balancer.owners.includes(r.index)).map((r) => r.index);
+    // A direct solo step worked out the next step's route while its GPU ran (see stepDirect).
+    let route = this.nextRoute;
+    this.nextRoute = undefined;
+    if (route?.size !== size || (route.direct && !route.direct.rep.alive)) route = this.routeFor(size);
+    const { plan, active, solo, direct } = route;
     this.active = active;
-    const solo = !this.flat && active.length === 1 && this.layout.params.every((_, i) => this.owners[i] === active[0]);
-    const direct = solo && this.balancer.settled ? this.directSolo(active[0]!) : undefined;
     if (direct) return this.stepDirect(direct, batch, size, plan.shards, lr);
     this.observeDeferred();
     return this.runMessaged(batch, plan, active, solo, lr);
+  }
+
+  /** Which replicas a step of `size` samples runs on, and whether it runs solo on the calling thread. */
+  private routeFor(size: number): Route {
+    const plan = this.balancer.plan(size);
+    // Owners take part even with an empty shard: they step the optimizer.
+    const owners = this.balancer.owners;
+    const active: number[] = [];
+    for (const r of this.replicas) if (plan.shards[r.index]! > 0 || owners.includes(r.index)) active.push(r.index);
+    let solo = !this.flat && active.length === 1;
+    for (let i = 0; solo && i < this.owners.length; i++) solo = this.owners[i] === active[0];
+    const direct = solo && this.balancer.settled ? this.directSolo(active[0]!) : undefined;
+    return { size, plan, active, solo, direct };
   }
 
   /** A step through messages: shards sent, gradients joined (or a solo step that reports device times). */
@@ -542,7 +575,7 @@ export class DataParallel {
    * The replica on the calling thread, where a settled solo step can call it instead of messaging
    * it: it holds the newest weights (nothing to reload) and reads no device times.
    */
-  private directSolo(index: number): { rep: Replica; direct: NonNullable<ReplicaHost['direct']> } | undefined {
+  private directSolo(index: number): DirectSolo | undefined {
     const rep = this.replicas[index]!;
     const direct = rep.host.direct;
     if (!direct || !rep.alive || !this.layout.params.every((p) => rep.loaded[p.index] === this.version[p.index])) return undefined;
@@ -554,7 +587,7 @@ export class DataParallel {
    * (same replica code, same result), without the Run's bookkeeping, the two messages and the
    * hops between them: where a caller waits for each step, the GPU idles through all of that.
    */
-  private stepDirect({ rep, direct }: { rep: Replica; direct: NonNullable<ReplicaHost['direct']> }, batch: Batch, size: number, shards: number[], lr: number | undefined): Promise<StepResult> {
+  private stepDirect({ rep, direct }: DirectSolo, batch: Batch, size: number, shards: number[], lr: number | undefined): Promise<StepResult> {
     const step = ++this.stepCount;
     const startAt = absoluteNow();
     const ms = this.options.timeoutMs;
@@ -570,12 +603,19 @@ export class DataParallel {
       };
       this.directStep = settle;
       if (ms !== undefined) timer = setTimeout(() => this.fail(new ReplicaError(`did not finish step ${step} within ${ms} ms`, rep.index, rep.device.key)), ms);
-      const computed = direct.stepNow({ type: 'step', step, size, inputs: batch, ...(lr !== undefined ? { lr } : {}), solo: true, timed: false, reload: [] });
+      // Two literals, not a spread: each is one allocation of a fixed shape.
+      const message: StepMessage =
+        lr === undefined ? { type: 'step', step, size, inputs: batch, solo: true, timed: false, reload: NOTHING_TO_RELOAD } : { type: 'step', step, size, inputs: batch, lr, solo: true, timed: false, reload: NOTHING_TO_RELOAD };
+      const computed = direct.stepNow(message);
       // The step's ops are recorded and on their way: the bookkeeping that needs no value of the
       // step runs while the GPU does (a failed step fails DataParallel, so the versions may move
       // now), and so does the balancer's look at the step before.
       this.soloStepped(rep.index);
       this.observeDeferred();
+      // The next step's route, from the balancer as the next step would find it (nothing else
+      // moves it between two steps: it observes this step only then), worked out while the GPU
+      // runs rather than while it waits for the next step's first op.
+      this.nextRoute = this.routeFor(size);
       computed.then(
         (c) => {
           if (this.directStep !== settle) return;

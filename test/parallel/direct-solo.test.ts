@@ -104,6 +104,30 @@ describeGpu('a solo step on the calling thread, called directly', () => {
     }
   });
 
+  test('a batch of another size than the step before (whose route was worked out ahead) and a step lr: still direct, still the reference', async () => {
+    const direct = vi.spyOn(Replica.prototype, 'stepNow');
+    const { dp, layers, ref } = await startWithReference();
+    try {
+      const sizes = [B, B / 2, B / 2, 3, B];
+      for (const [k, n] of sizes.entries()) {
+        const d = data(k + 1);
+        const x = d.x.slice(0, n * SIZES[0]!);
+        const y = d.y.slice(0, n);
+        // The reference trainer steps at the optimizer's rate; a step lr equal to it must change nothing.
+        const r = await dp.step({ x: { data: x, shape: [n, SIZES[0]!] }, y: { data: y, shape: [n] } }, k === 2 ? { lr: OPTS.lr } : {});
+        const want = ref.step(x, y, n);
+        expect(r.shards).toEqual([n]);
+        expect(r.solo).toBe(true);
+        expect(Math.abs(r.loss - want)).toBeLessThanOrEqual(1e-5 * (1 + Math.abs(want)));
+      }
+      expect(direct).toHaveBeenCalledTimes(sizes.length);
+      const worst = worstRatio(await dp.record(), layers, 1e-5, 1e-4);
+      expect(worst.ratio, worst.where).toBeLessThanOrEqual(1);
+    } finally {
+      await dp.close();
+    }
+  });
+
   test('weights read between steps are current, and the steps after the read stay direct', async () => {
     const direct = vi.spyOn(Replica.prototype, 'stepNow');
     const { dp, layers, ref } = await startWithReference();
