@@ -13,7 +13,8 @@
  *  - the same GELU on the CPU backend, fused and unfused.
  * Our times per call are the best of three rounds of n calls, each ending with one read, divided
  * by n (the elementwise rows also in rounds of 4n); torch times are CUDA events over the same loops.
- * `--cpu-only` runs the CPU part alone (no adapter needed).
+ * `--cpu-only` runs the CPU part alone (no adapter needed). `--trace-block` also times the block
+ * after each part.
  */
 import { Autodiff, Cpu, Distribution, Fusion, Wgpu, captureStep, fromData, nn, random, tidy, type Backend, type CapturedStep, type Tensor } from '../src/index.js';
 import type { GpuContext } from '../src/backends/wgpu/context.js';
@@ -315,6 +316,7 @@ async function blockStep<B extends Backend>(b: B, wgpu: Wgpu, cfg: Config): Prom
   await settle(last as Any);
   last.dispose();
   x.dispose();
+  block.dispose();
   return { ms, dispatches: ctx.dispatchCount - before, submits: ctx.submitCount - submitted };
 }
 
@@ -444,12 +446,20 @@ export async function main(args: readonly string[] = []): Promise<void> {
   console.log(`adapter: ${info.vendor} ${info.architecture} ${info.description}`.trim());
   console.log(`config: ${JSON.stringify(cfg)}`);
 
+  // --trace-block: the block's step time after each part (this bench's block has run up to 5x
+  // slower than the same block in a fresh process; which part leaves it so is not known).
+  const trace = args.includes('--trace-block') ? async (after: string) => console.log(`trace: block ${(await blockStep(wgpu, wgpu, cfg)).ms.toFixed(2)} ms after ${after}`) : async () => undefined;
+  await trace('the device was made');
   const torch = torchJson<TorchFigures>(TORCH, [JSON.stringify(cfg)], true);
   if (!torch) console.log('torch: not available (python3 with torch and CUDA is needed); its rows are n/a');
+  await trace('torch ran');
 
   const ew = await elementwise(wgpu, fused, cfg);
+  await trace('the elementwise part');
   const mlpPlain = await mlpStep(wgpu, wgpu, cfg);
+  await trace('the MLP step');
   const mlpFused = await mlpStep(fused, wgpu, cfg);
+  await trace('the MLP step under Fusion');
   const blockPlain = await blockStep(wgpu, wgpu, cfg);
   const blockFused = await blockStep(fused, wgpu, cfg);
   await fused.close();

@@ -447,7 +447,7 @@ export async function main(args: readonly string[] = []): Promise<void> {
   } else if (inventory.gpus.length === 0) console.log('### (b) skipped: no GPU adapter\n');
   else {
     console.log(`### (b) the GPU alone against the GPU with CPU replicas (${inventory.gpus[0]!.name})\n`);
-    console.log(`Timed as (a): ${quick ? 1 : 6} interleaved rounds, each configuration's turn ${LEAD_IN} untimed steps (${LEAD_IN_MS} ms at least) then ${steps} timed; the GPU alone (no DataParallel, this thread) steps between every two of a configuration's steps, lead-in included, and each configuration is judged on the median over its timed steps of (the GPU alone's steps just before and after) / (its step), with a 95% interval for that median (order statistics).\n`);
+    console.log(`Timed as (a): ${quick ? 1 : 6} interleaved rounds, each configuration's turn ${LEAD_IN} untimed steps (${LEAD_IN_MS} ms at least) then ${quick ? steps : `${Math.round(4 * steps * 1024 / batchSize)} (batch ${batchSize}) or ${steps} (batch ${8 * batchSize})`} timed; the GPU alone (no DataParallel, this thread) steps between every two of a configuration's steps, lead-in included, and each configuration is judged on the median over its timed steps of (the GPU alone's steps just before and after) / (its step), with a 95% interval for that median (order statistics).\n`);
     const { Wgpu } = await import('../src/backends/wgpu/backend.js');
     const warmJit = parseList(args, '--warm-jit', [0])[0] ?? 0;
     if (warmJit > 0) {
@@ -482,9 +482,12 @@ export async function main(args: readonly string[] = []): Promise<void> {
       ];
       // DataParallel on the GPU alone and every mix, started and warmed up first, then timed in
       // interleaved rounds (as (a)): the GPU's own step drifts by tens of percent within a run.
-      // GPU steps are short and their times spread widely: six times the steps, in six rounds.
+      // GPU steps are short and their times spread widely: six rounds, and at batch 1024 24 times
+      // the steps (the 95% interval of 60 paired steps spanned 0.80-1.05 on a noisy H100 host),
+      // 6 times at 8192 (there the intervals were 1-3% wide with 60).
       // The plain step (no DataParallel, this thread) takes its turns in the same rounds.
-      const timedB = await timeScaling([{ devices: 'wgpu:0', extra: {} }, ...rows.map(([devices, extra]) => ({ devices, extra }))], big, warmBalanced, quick ? steps : 6 * steps, quick ? 1 : 6, plainRun);
+      const timedSteps = quick ? steps : Math.max(6 * steps, Math.round((24 * steps * 1024) / b));
+      const timedB = await timeScaling([{ devices: 'wgpu:0', extra: {} }, ...rows.map(([devices, extra]) => ({ devices, extra }))], big, warmBalanced, timedSteps, quick ? 1 : 6, plainRun);
       await plainRun.close();
       const plain = median(plainRun.walls);
       const one = timedB[0]!;
