@@ -4,6 +4,7 @@
  * kernels, slices of one shared `WebAssembly.Memory` for the SIMD wasm kernels.
  */
 import { allocTyped, bytesPerElement, typedArrayFor, type DType, type TypedArray } from '../../ir/dtype.js';
+import { FreeLists } from '../../memory/free-lists.js';
 import { PAGE, type WasmRuntime } from './wasm/runtime.js';
 
 export interface Allocator {
@@ -17,15 +18,16 @@ export interface Allocator {
 
 /** Size classes are powers of two of at least 64 bytes; freed buffers wait in per-class free lists. */
 export class SharedPoolAllocator implements Allocator {
-  private readonly free_ = new Map<number, SharedArrayBuffer[]>();
+  /** Past the bound, the buffers freed longest ago are dropped to the garbage collector. */
+  private readonly free_: FreeLists<SharedArrayBuffer>;
   private liveBytes = 0;
-  private pooledBytes = 0;
   private liveBuffers = 0;
-  /** Pooled bytes above this are dropped to the garbage collector. */
+  /** Pooled bytes kept at most. */
   readonly maxPooledBytes: number;
 
   constructor(maxPooledBytes = 512 * 1024 * 1024) {
     this.maxPooledBytes = maxPooledBytes;
+    this.free_ = new FreeLists<SharedArrayBuffer>(maxPooledBytes, () => undefined);
   }
 
   private static sizeClass(bytes: number): number {
@@ -36,10 +38,7 @@ export class SharedPoolAllocator implements Allocator {
 
   alloc(dtype: DType, length: number): TypedArray {
     const cls = SharedPoolAllocator.sizeClass(Math.max(1, length) * bytesPerElement(dtype));
-    const list = this.free_.get(cls);
-    let sab = list?.pop();
-    if (sab) this.pooledBytes -= cls;
-    else sab = new SharedArrayBuffer(cls);
+    const sab = this.free_.take(cls) ?? new SharedArrayBuffer(cls);
     this.liveBytes += cls;
     this.liveBuffers++;
     return typedArrayFor(dtype, sab, 0, length);
@@ -51,15 +50,11 @@ export class SharedPoolAllocator implements Allocator {
     const cls = sab.byteLength;
     this.liveBytes -= cls;
     this.liveBuffers--;
-    if (this.pooledBytes + cls > this.maxPooledBytes) return;
-    let list = this.free_.get(cls);
-    if (!list) this.free_.set(cls, (list = []));
-    list.push(sab);
-    this.pooledBytes += cls;
+    this.free_.put(sab, cls);
   }
 
   stats(): { liveBytes: number; pooledBytes: number; liveBuffers: number } {
-    return { liveBytes: this.liveBytes, pooledBytes: this.pooledBytes, liveBuffers: this.liveBuffers };
+    return { liveBytes: this.liveBytes, pooledBytes: this.free_.bytes, liveBuffers: this.liveBuffers };
   }
 }
 

@@ -4,6 +4,7 @@
  * at once (dispatches run in order), but not an upload: `queue.writeBuffer` runs ahead of
  * unsubmitted commands and could overwrite values the batch has yet to read.
  */
+import { FreeLists } from '../../memory/free-lists.js';
 import { BufferUsage } from './flags.js';
 
 export interface GpuBuffer {
@@ -29,13 +30,13 @@ export function sizeClass(bytes: number, max = Number.MAX_SAFE_INTEGER): number 
 }
 
 export class BufferPool {
-  private readonly free = new Map<number, GPUBuffer[]>();
+  /** Freed buffers by size class; past the bound the longest-freed are destroyed (see drop). */
+  private readonly free: FreeLists<GPUBuffer>;
   /** Buffers freed while a batch is open: reusable by kernels of the batch, not by uploads. */
   private readonly freedInBatch = new Set<GPUBuffer>();
   /** Freed in the open batch past the pooling bound: destroyed once the batch is submitted. */
   private doomed: GPUBuffer[] = [];
   private liveBytes = 0;
-  private pooledBytes = 0;
   liveBuffers = 0;
   /** Buffers a captured step replays into, with how many captured steps hold each (see pin). */
   private readonly pins = new Map<GPUBuffer, number>();
@@ -49,8 +50,16 @@ export class BufferPool {
     private readonly usage: number,
     /** The largest buffer one binding may cover. */
     private readonly maxClass: number,
-    private readonly maxPooledBytes: number,
-  ) {}
+    maxPooledBytes: number,
+  ) {
+    this.free = new FreeLists<GPUBuffer>(maxPooledBytes, (b) => this.drop(b));
+  }
+
+  /** Destroys a buffer the pool lets go; one freed in the open batch once the batch is submitted (its commands may use it). */
+  private drop(b: GPUBuffer): void {
+    if (this.freedInBatch.delete(b)) this.doomed.push(b);
+    else b.destroy();
+  }
 
   static forTensors(device: GPUDevice, maxBinding: number, maxPooledBytes = 1 << 30): BufferPool {
     return new BufferPool(device, BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST, maxBinding, maxPooledBytes);
@@ -70,9 +79,8 @@ export class BufferPool {
    */
   acquire(bytes: number): GpuBuffer {
     const size = sizeClass(Math.max(bytes, 4), this.maxClass);
-    let gpu = this.free.get(size)?.pop();
+    let gpu = this.free.take(size);
     if (gpu) {
-      this.pooledBytes -= size;
       if (this.freedInBatch.delete(gpu)) this.reusedInBatch.add(gpu);
     } else gpu = this.device.createBuffer({ size, usage: this.usage });
     this.liveBytes += size;
@@ -120,17 +128,9 @@ export class BufferPool {
     }
     this.liveBytes -= buf.size;
     this.liveBuffers--;
-    if (this.pooledBytes + buf.size > this.maxPooledBytes) {
-      // Destroying a buffer that unsubmitted commands use would invalidate the batch.
-      if (batchOpen) this.doomed.push(buf.gpu);
-      else buf.gpu.destroy();
-      return;
-    }
+    // Destroying a buffer that unsubmitted commands use would invalidate the batch (see drop).
     if (batchOpen) this.freedInBatch.add(buf.gpu);
-    let list = this.free.get(buf.size);
-    if (!list) this.free.set(buf.size, (list = []));
-    list.push(buf.gpu);
-    this.pooledBytes += buf.size;
+    this.free.put(buf.gpu, buf.size);
   }
 
   /** Called after each submit: buffers freed during the batch may now take uploads too. */
@@ -143,57 +143,42 @@ export class BufferPool {
   }
 
   stats(): { liveBytes: number; pooledBytes: number } {
-    return { liveBytes: this.liveBytes, pooledBytes: this.pooledBytes };
+    return { liveBytes: this.liveBytes, pooledBytes: this.free.bytes };
   }
 
   /** Destroys the parked buffers (live ones belong to tensors; the device's destroy frees them). */
   clear(): void {
-    for (const list of this.free.values()) for (const b of list) b.destroy();
-    this.free.clear();
     this.freedInBatch.clear();
-    this.pooledBytes = 0;
+    this.free.clear();
   }
 }
 
 /** Staging buffers (MAP_READ) for readback, by size class; one mapAsync per buffer at a time. */
 export class StagingPool {
-  private readonly free = new Map<number, GPUBuffer[]>();
-  private pooled = 0;
+  private readonly free: FreeLists<GPUBuffer>;
 
   constructor(
     private readonly device: GPUDevice,
-    private readonly maxPooledBytes = 64 << 20,
-  ) {}
+    maxPooledBytes = 64 << 20,
+  ) {
+    this.free = new FreeLists<GPUBuffer>(maxPooledBytes, (b) => b.destroy());
+  }
 
   acquire(bytes: number): GPUBuffer {
     const size = sizeClass(Math.max(bytes, 4));
-    const b = this.free.get(size)?.pop();
-    if (b) {
-      this.pooled -= size;
-      return b;
-    }
-    return this.device.createBuffer({ size, usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST });
+    return this.free.take(size) ?? this.device.createBuffer({ size, usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST });
   }
 
   /** Takes back an unmapped staging buffer. */
   release(b: GPUBuffer): void {
-    if (this.pooled + b.size > this.maxPooledBytes) {
-      b.destroy();
-      return;
-    }
-    let list = this.free.get(b.size);
-    if (!list) this.free.set(b.size, (list = []));
-    list.push(b);
-    this.pooled += b.size;
+    this.free.put(b, b.size);
   }
 
   get pooledBytes(): number {
-    return this.pooled;
+    return this.free.bytes;
   }
 
   clear(): void {
-    for (const list of this.free.values()) for (const b of list) b.destroy();
     this.free.clear();
-    this.pooled = 0;
   }
 }
