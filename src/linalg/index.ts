@@ -5,3 +5,5 @@ export { solve, inv, det, slogdet } from './lu.js';
 export { matrixNorm, trace } from './norms.js';
 export { qr } from './qr.js';
 export type { QrMode } from './qr.js';
+export { eigh, eigvalsh } from './eigh.js';
+export type { Uplo } from './eigh.js';

@@ -1,7 +1,7 @@
 /**
  * Switchyard's linalg (src/linalg) against PyTorch's reference vectors (group `linalg`,
  * tools/torch-vectors/groups/linalg.py): solve_triangular, cholesky, solve, inv, det, slogdet, qr,
- * matrix_norm and trace on well-conditioned float32 matrices, batched, with gradients.
+ * eigh, eigvalsh, matrix_norm and trace on well-conditioned float32 matrices, batched, with gradients.
  */
 import * as linalg from '../../src/linalg/index.js';
 import { a, torchVectorSuite, type Adapter, type Ctx, type F } from './harness.js';
@@ -9,6 +9,9 @@ import { a, torchVectorSuite, type Adapter, type Ctx, type F } from './harness.j
 const A = (x: Ctx): F => x.t['a']!;
 const B = (x: Ctx): F => x.t['b']!;
 const flag = (x: Ctx, k: string): boolean | undefined => a.bool(x, k);
+const uplo = (x: Ctx): 'L' | 'U' => (x.args['uplo'] === 'U' ? 'U' : 'L');
+/** Columns turned so that each one's largest entry is positive (the fixture does the same): signs are arbitrary. */
+const signFix = (v: F): F => v.mul(v.gather(-2, v.abs().argmax(-2, true)).sign());
 
 const ADAPTERS: Readonly<Record<string, Adapter>> = {
   solve_triangular: (x) => linalg.solveTriangular(A(x), B(x), { upper: flag(x, 'upper') ?? false, left: flag(x, 'left'), unitriangular: flag(x, 'unitriangular') }),
@@ -24,6 +27,11 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
     const { Q, R } = linalg.qr(A(x), x.args['mode'] === 'complete' ? 'complete' : 'reduced');
     return [Q, R];
   },
+  eigh: (x) => {
+    const { eigenvalues, eigenvectors } = linalg.eigh(A(x), uplo(x));
+    return [eigenvalues, signFix(eigenvectors)];
+  },
+  eigvalsh: (x) => linalg.eigvalsh(A(x), uplo(x)),
   matrix_norm: (x) => linalg.matrixNorm(A(x)),
   trace: (x) => linalg.trace(A(x)),
 };

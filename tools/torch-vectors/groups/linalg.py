@@ -91,6 +91,34 @@ def make(gen):
     g.case('qr reduced wide 3x5', 'qr', {'mode': 'reduced'}, [('a', g.randn(3, 5))], lambda m, a: tuple(torch.linalg.qr(a)), grad=[])
     g.case('qr upper triangular input', 'qr', {'mode': 'reduced'}, [('a', torch.triu(g.randn(3, 3)) + torch.eye(3))], lambda m, a: tuple(torch.linalg.qr(a)), grad=[])
 
+    # eigh: eigenvector signs are arbitrary, so each column is turned to make its largest entry
+    # positive (the adapter does the same); the gradients of that are sign-free too.
+    def signfix(v):
+        return v * torch.sign(v.gather(-2, v.abs().argmax(-2, keepdim=True)))
+
+    def sym(*shape):
+        x = g.randn(*shape)
+        return x + x.transpose(-2, -1)
+
+    def eigh_fixed(a, uplo='L'):
+        l, v = torch.linalg.eigh(a, UPLO=uplo)
+        return l, signfix(v)
+
+    for n in [1, 2, 3, 5, 8]:
+        g.case('eigh n=%d' % n, 'eigh', {'uplo': 'L'}, [('a', sym(n, n))], lambda m, a: eigh_fixed(a), tol=loose if n >= 5 else None)
+    g.case('eigh batch [2,3]', 'eigh', {'uplo': 'L'}, [('a', sym(2, 3, 4, 4))], lambda m, a: eigh_fixed(a), tol=loose)
+    # Garbage in the unread triangle: the forward must ignore it; torch's gradient is symmetric all the same.
+    g.case('eigh uplo=U reads the upper triangle', 'eigh', {'uplo': 'U'}, [('a', sym(5, 5) + torch.tril(g.randn(5, 5), -1))], lambda m, a: eigh_fixed(a, 'U'), tol=loose)
+    g.case('eigh uplo=L reads the lower triangle', 'eigh', {'uplo': 'L'}, [('a', sym(4, 4) + torch.triu(g.randn(4, 4), 1))], lambda m, a: eigh_fixed(a, 'L'), tol=loose)
+    g.case('eigh spd 6x6', 'eigh', {'uplo': 'L'}, [('a', spd(6, 6))], lambda m, a: eigh_fixed(a), tol=loose)
+    g.case('eigvalsh n=5', 'eigvalsh', {'uplo': 'L'}, [('a', sym(5, 5))], lambda m, a: torch.linalg.eigvalsh(a))
+    g.case('eigvalsh batch [3]', 'eigvalsh', {'uplo': 'L'}, [('a', sym(3, 6, 6))], lambda m, a: torch.linalg.eigvalsh(a), tol=loose)
+    g.case('eigvalsh uplo=U', 'eigvalsh', {'uplo': 'U'}, [('a', sym(4, 4) + torch.tril(g.randn(4, 4), -1))], lambda m, a: torch.linalg.eigvalsh(a, UPLO='U'))
+    g.case('eigvalsh 16x16', 'eigvalsh', {'uplo': 'L'}, [('a', sym(16, 16))], lambda m, a: torch.linalg.eigvalsh(a), tol=loose)
+    # Repeated eigenvalues: the values are well defined, the gradient of a weighted sum of them is not.
+    g.case('eigvalsh repeated eigenvalues', 'eigvalsh', {'uplo': 'L'}, [('a', torch.tensor([[2.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 0.0, 3.0]]))],
+           lambda m, a: torch.linalg.eigvalsh(a), grad=[])
+
     g.case('matrix_norm fro', 'matrix_norm', {}, [('a', g.randn(2, 3, 4))], lambda m, a: torch.linalg.matrix_norm(a))
     g.case('trace', 'trace', {}, [('a', g.randn(4, 4))], lambda m, a: torch.trace(a))
     return g
