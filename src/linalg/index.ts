@@ -7,3 +7,4 @@ export { qr } from './qr.js';
 export type { QrMode } from './qr.js';
 export { eigh, eigvalsh } from './eigh.js';
 export type { Uplo } from './eigh.js';
+export { svd, svdvals } from './svd.js';

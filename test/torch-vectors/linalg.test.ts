@@ -1,7 +1,7 @@
 /**
  * Switchyard's linalg (src/linalg) against PyTorch's reference vectors (group `linalg`,
  * tools/torch-vectors/groups/linalg.py): solve_triangular, cholesky, solve, inv, det, slogdet, qr,
- * eigh, eigvalsh, matrix_norm and trace on well-conditioned float32 matrices, batched, with gradients.
+ * eigh, eigvalsh, svd, svdvals, matrix_norm and trace on well-conditioned float32 matrices, batched, with gradients.
  */
 import * as linalg from '../../src/linalg/index.js';
 import { a, torchVectorSuite, type Adapter, type Ctx, type F } from './harness.js';
@@ -32,6 +32,19 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
     return [eigenvalues, signFix(eigenvectors)];
   },
   eigvalsh: (x) => linalg.eigvalsh(A(x), uplo(x)),
+  svd: (x) => {
+    const full = x.args['full_matrices'] === true;
+    const { U, S, Vh } = linalg.svd(A(x), full);
+    const k = S.shape[S.rank - 1]!;
+    const uk = U.narrow(-1, 0, k);
+    const sg = uk.gather(-2, uk.abs().argmax(-2, true)).sign();
+    const out = [uk.mul(sg), S, Vh.narrow(-2, 0, k).mul(sg.transpose())];
+    if (!full) return out;
+    const u2 = U.narrow(-1, k, U.shape[U.rank - 1]! - k);
+    const v2 = Vh.narrow(-2, k, Vh.shape[Vh.rank - 2]! - k).transpose();
+    return [...out, u2.matmul(u2.transpose()), v2.matmul(v2.transpose())];
+  },
+  svdvals: (x) => linalg.svdvals(A(x)),
   matrix_norm: (x) => linalg.matrixNorm(A(x)),
   trace: (x) => linalg.trace(A(x)),
 };

@@ -2,7 +2,9 @@
  * linalg's decompositions against laws and a float64 reference written here (cyclic Jacobi in
  * plain numbers): eigh / eigvalsh (A = V diag(L) Vᵀ, VᵀV = I, ascending values equal to the
  * reference's, the gradient of a weighted sum of eigenvalues is V diag(c) Vᵀ), on random batches,
- * sizes 1-9 and scales; plus the edges (empty, 1 x 1, repeated eigenvalues) and argument checks.
+ * sizes 1-9 and scales; svd / svdvals (A = U diag(S) Vh, orthonormal U and V (complete ones too),
+ * S descending and equal to the square roots of the reference eigenvalues of AᵀA), tall, wide and
+ * rank-deficient; plus the edges (empty, 1 x 1, repeated values) and argument checks.
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -188,5 +190,114 @@ describe('eigh', () => {
     expect(() => linalg.eigvalsh(zeros(cpu, [3]))).toThrow(/^eigvalsh: A must be a matrix/);
     expect(() => linalg.eigh(zeros(cpu, [2, 2]), untyped('X'))).toThrow(ArgumentError);
     expect(() => linalg.eigh(zeros(cpu, [2, 2]), untyped('X'))).toThrow(/^eigh: uplo must be 'L' or 'U'/);
+  });
+});
+
+/** A batch of random [m, n] matrices (float32-exact), some of rank r < min(m, n) (a product of [m, r] and [r, n]). */
+const rectangular = fc
+  .record({ m: fc.integer({ min: 1, max: 7 }), n: fc.integer({ min: 1, max: 7 }), batch: fc.integer({ min: 1, max: 2 }), rank: fc.integer({ min: 0, max: 7 }), scale: fc.constantFrom(1e-3, 1, 100), seed: fc.integer() })
+  .map(({ m, n, batch, rank, scale, seed }) => {
+    let s = seed >>> 0;
+    const rnd = (): number => {
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+      return s / 2 ** 32 - 0.5;
+    };
+    const r = Math.min(rank, m, n);
+    const gen = (rows: number, cols: number): Mat => Array.from({ length: rows }, () => Array.from({ length: cols }, () => rnd()));
+    const mats = Array.from({ length: batch }, () => {
+      const x = r < Math.min(m, n) ? (r === 0 ? gen(m, n).map((row) => row.map(() => 0)) : matmul(gen(m, r), gen(r, n))) : gen(m, n);
+      return x.map((row) => row.map((v) => Math.fround(scale * v)));
+    });
+    return { m, n, batch, mats };
+  });
+
+describe('svd', () => {
+  it('A = U diag(S) Vh with orthonormal U and V (reduced and complete), S descending as the float64 reference', async () => {
+    await fc.assert(
+      fc.asyncProperty(rectangular, fc.boolean(), async ({ m, n, batch, mats }, full) => {
+        const k = Math.min(m, n);
+        const a = fromData(cpu, Float32Array.from(mats.flat(2)), { shape: [batch, m, n] });
+        const { U, S, Vh } = linalg.svd(a, full);
+        const ku = full ? m : k;
+        const kv = full ? n : k;
+        expect([U.shape, S.shape, Vh.shape]).toEqual([[batch, m, ku], [batch, k], [batch, kv, n]]);
+        const us = split((await U.toData()).values, batch, m, ku);
+        const ss = (await S.toData()).values;
+        const vs = split((await Vh.toData()).values, batch, kv, n);
+        for (let b = 0; b < batch; b++) {
+          const x = mats[b]!;
+          const scale = Math.max(maxAbs(x), 1e-30);
+          const sk = Array.from(ss.subarray(b * k, (b + 1) * k));
+          const ref = eig64(matmul(transpose(x), x)).values.reverse().slice(0, k).map((l) => Math.sqrt(Math.max(l, 0)));
+          for (let i = 0; i < k; i++) expect(Math.abs(sk[i]! - ref[i]!) / scale).toBeLessThan(2e-5 * Math.max(m, n));
+          for (let i = 1; i < k; i++) expect(sk[i]!).toBeLessThanOrEqual(sk[i - 1]!);
+          const u = us[b]!;
+          const vh = vs[b]!;
+          const uk = u.map((row) => row.slice(0, k));
+          const rebuilt = matmul(uk.map((row) => row.map((v, j) => v * sk[j]!)), vh.slice(0, k));
+          expect(maxAbs(sub(rebuilt, x)) / scale).toBeLessThan(2e-5 * Math.max(m, n));
+          expect(maxAbs(sub(matmul(transpose(u), u), eye64(ku)))).toBeLessThan(2e-5 * Math.max(m, n));
+          expect(maxAbs(sub(matmul(vh, transpose(vh)), eye64(kv)))).toBeLessThan(2e-5 * Math.max(m, n));
+        }
+        const vals = linalg.svdvals(a);
+        expect(Array.from((await vals.toData()).values)).toEqual(Array.from(ss));
+        for (const t of [a, U, S, Vh, vals]) t.dispose();
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('the gradient of sum(c ∘ svdvals(A)) is U diag(c) Vᵀ', async () => {
+    // U diag(c) Vᵀ from the float64 eigenvectors of AᵀA: v_j, and u_j = A v_j / s_j.
+    await fc.assert(
+      fc.asyncProperty(rectangular, async ({ m, n, mats }) => {
+        const x = mats[0]!;
+        const k = Math.min(m, n);
+        const { values, vectors } = eig64(matmul(transpose(x), x));
+        const s = values.map((l) => Math.sqrt(Math.max(l, 0))).reverse();
+        const v = vectors.map((row) => [...row].reverse());
+        const scale = Math.max(maxAbs(x), 1e-30);
+        // Distinct, non-zero singular values only: elsewhere the gradient depends on the basis chosen.
+        fc.pre(s.slice(0, k).every((sv, i) => sv > 1e-2 * scale && (i === 0 || s[i - 1]! - sv > 1e-2 * scale)));
+        const c = Array.from({ length: k }, (_, i) => 1 - i / 2);
+        let want: Mat = Array.from({ length: m }, () => Array.from({ length: n }, () => 0));
+        for (let j = 0; j < k; j++) {
+          const vj = v.map((row) => row[j]!);
+          const uj = matmul(x, vj.map((e) => [e])).map((r) => r[0]! / s[j]!);
+          want = want.map((row, r) => row.map((w, q) => w + c[j]! * uj[r]! * vj[q]!));
+        }
+        const a = fromData(cpu, Float32Array.from(x.flat()), { shape: [m, n] }).requireGrad();
+        const loss = linalg.svdvals(a).mul(fromData(cpu, c)).sum();
+        const grads = loss.backward();
+        const g = split((await a.grad(grads)!.toData()).values, 1, m, n)[0]!;
+        expect(maxAbs(sub(g, want))).toBeLessThan(1e-3);
+        grads.dispose();
+        loss.dispose();
+        a.dispose();
+      }),
+      { numRuns: 20 },
+    );
+  });
+
+  it('edges: empty matrices as torch, 1 x 1, a zero matrix', async () => {
+    const wide = linalg.svd(zeros(cpu, [0, 3]));
+    expect([wide.U.shape, wide.S.shape, wide.Vh.shape]).toEqual([[0, 0], [0], [3, 3]]);
+    expect(Array.from((await wide.Vh.toData()).values)).toEqual([1, 0, 0, 0, 1, 0, 0, 0, 1]);
+    const reduced = linalg.svd(zeros(cpu, [3, 0]), false);
+    expect([reduced.U.shape, reduced.S.shape, reduced.Vh.shape]).toEqual([[3, 0], [0], [0, 0]]);
+    expect(linalg.svdvals(zeros(cpu, [0, 2, 2])).shape).toEqual([0, 2]);
+    const one = linalg.svd(fromData(cpu, [[-2]]));
+    expect(Array.from((await one.S.toData()).values)).toEqual([2]);
+    expect((await one.U.mul(one.Vh).toData()).values[0]).toBe(-1);
+    const z = linalg.svd(zeros(cpu, [3, 2]));
+    expect(Array.from((await z.S.toData()).values)).toEqual([0, 0]);
+    const u = split((await z.U.toData()).values, 1, 3, 3)[0]!;
+    expect(maxAbs(sub(matmul(transpose(u), u), eye64(3)))).toBeLessThan(1e-6);
+  });
+
+  it('refuses what torch refuses, with typed errors', () => {
+    expect(() => linalg.svd(zeros(cpu, [3]))).toThrow(ShapeError);
+    expect(() => linalg.svdvals(zeros(cpu, [3]))).toThrow(/^svdvals: A must be a matrix/);
+    expect(() => linalg.svd(zeros(cpu, [2, 2]), untyped('yes'))).toThrow(/^svd: fullMatrices must be a boolean/);
   });
 });

@@ -119,6 +119,36 @@ def make(gen):
     g.case('eigvalsh repeated eigenvalues', 'eigvalsh', {'uplo': 'L'}, [('a', torch.tensor([[2.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 0.0, 3.0]]))],
            lambda m, a: torch.linalg.eigvalsh(a), grad=[])
 
+    # svd: each singular pair (u_j, v_j) may flip sign together; fixed as eigh's by u_j's largest
+    # entry. With full matrices the extra columns are any basis of the complement: their projector
+    # U2 U2ᵀ (and V2 V2ᵀ) is compared instead.
+    def svd_fixed(a, full):
+        u, s, vh = torch.linalg.svd(a, full_matrices=full)
+        k = s.shape[-1]
+        sg = torch.sign(u[..., :k].gather(-2, u[..., :k].abs().argmax(-2, keepdim=True)))
+        out = (u[..., :k] * sg, s, vh[..., :k, :] * sg.transpose(-2, -1))
+        if not full:
+            return out
+        u2 = u[..., k:]
+        v2 = vh[..., k:, :].transpose(-2, -1)
+        return out + (u2 @ u2.transpose(-2, -1), v2 @ v2.transpose(-2, -1))
+
+    for shape in [(1, 1), (2, 2), (3, 3), (5, 5), (8, 8), (5, 3), (3, 5), (2, 4, 3), (2, 3, 4), (1, 4), (4, 1)]:
+        name = 'x'.join(map(str, shape))
+        g.case('svd reduced %s' % name, 'svd', {'full_matrices': False}, [('a', g.randn(*shape))], lambda m, a: svd_fixed(a, False),
+               tol=loose if max(shape) >= 4 else None)
+    for shape in [(5, 3), (3, 5), (4, 4), (2, 4, 2)]:
+        name = 'x'.join(map(str, shape))
+        g.case('svd full %s' % name, 'svd', {'full_matrices': True}, [('a', g.randn(*shape))], lambda m, a: svd_fixed(a, True), grad=[], tol=loose)
+    for shape in [(1, 1), (3, 3), (6, 4), (4, 6), (3, 2, 5), (12, 12)]:
+        name = 'x'.join(map(str, shape))
+        g.case('svdvals %s' % name, 'svdvals', {}, [('a', g.randn(*shape))], lambda m, a: torch.linalg.svdvals(a), tol=loose if max(shape) >= 4 else None)
+    # Rank 2 of 4 x 3: the zero singular value's vectors are not unique, so only the values are compared.
+    low = g.randn(4, 2) @ g.randn(2, 3)
+    g.case('svdvals rank-deficient 4x3', 'svdvals', {}, [('a', low)], lambda m, a: torch.linalg.svdvals(a), grad=[], tol=loose)
+    g.case('svdvals graded 5x5 (1 to 1e-4)', 'svdvals', {}, [('a', torch.linalg.qr(g.randn(5, 5))[0] @ torch.diag(torch.tensor([1.0, 1e-1, 1e-2, 1e-3, 1e-4])) @ torch.linalg.qr(g.randn(5, 5))[0])],
+           lambda m, a: torch.linalg.svdvals(a), tol=loose)
+
     g.case('matrix_norm fro', 'matrix_norm', {}, [('a', g.randn(2, 3, 4))], lambda m, a: torch.linalg.matrix_norm(a))
     g.case('trace', 'trace', {}, [('a', g.randn(4, 4))], lambda m, a: torch.trace(a))
     return g
