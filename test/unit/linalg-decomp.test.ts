@@ -4,7 +4,10 @@
  * reference's, the gradient of a weighted sum of eigenvalues is V diag(c) Vᵀ), on random batches,
  * sizes 1-9 and scales; svd / svdvals (A = U diag(S) Vh, orthonormal U and V (complete ones too),
  * S descending and equal to the square roots of the reference eigenvalues of AᵀA), tall, wide and
- * rank-deficient; plus the edges (empty, 1 x 1, repeated values) and argument checks.
+ * rank-deficient; pinv (the four Moore-Penrose conditions), lstsq (the normal equations; the
+ * minimum-norm solution of a wide system), matrixRank (of matrices built with a known rank) and
+ * the spectral matrix norms and cond against the reference; plus the edges (empty, 1 x 1,
+ * repeated values) and argument checks.
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -299,5 +302,131 @@ describe('svd', () => {
     expect(() => linalg.svd(zeros(cpu, [3]))).toThrow(ShapeError);
     expect(() => linalg.svdvals(zeros(cpu, [3]))).toThrow(/^svdvals: A must be a matrix/);
     expect(() => linalg.svd(zeros(cpu, [2, 2]), untyped('yes'))).toThrow(/^svd: fullMatrices must be a boolean/);
+  });
+});
+
+/** s [k] of a float64 matrix: square roots of the reference eigenvalues of AᵀA, descending. */
+const singular64 = (x: Mat): number[] =>
+  eig64(matmul(transpose(x), x))
+    .values.reverse()
+    .slice(0, Math.min(x.length, x[0]!.length))
+    .map((l) => Math.sqrt(Math.max(l, 0)));
+
+describe('pinv, lstsq, matrixRank, matrixNorm, cond', () => {
+  it('pinv satisfies the Moore-Penrose conditions (A P A = A, P A P = P, A P and P A symmetric)', async () => {
+    await fc.assert(
+      fc.asyncProperty(rectangular, async ({ m, n, mats }) => {
+        const x = mats[0]!;
+        const scale = Math.max(maxAbs(x), 1e-30);
+        const s = singular64(x);
+        // A rank the tolerance sees plainly: every singular value is clearly kept or clearly 0.
+        fc.pre(s.every((v) => v < 1e-5 * scale || v > 1e-2 * scale));
+        const a = fromData(cpu, Float32Array.from(x.flat()), { shape: [m, n] });
+        const pm = linalg.pinv(a);
+        expect(pm.shape).toEqual([n, m]);
+        const p = split((await pm.toData()).values, 1, n, m)[0]!;
+        const ps = Math.max(maxAbs(p), 1e-30);
+        const ap = matmul(x, p);
+        const pa = matmul(p, x);
+        expect(maxAbs(sub(matmul(ap, x), x)) / scale).toBeLessThan(1e-4);
+        expect(maxAbs(sub(matmul(pa, p), p)) / ps).toBeLessThan(1e-4);
+        expect(maxAbs(sub(ap, transpose(ap)))).toBeLessThan(1e-4);
+        expect(maxAbs(sub(pa, transpose(pa)))).toBeLessThan(1e-4);
+        a.dispose();
+        pm.dispose();
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('lstsq: Aᵀ (A X - B) = 0 for a full-rank tall A; A X = B with X in the row space for a wide one', async () => {
+    await fc.assert(
+      fc.asyncProperty(rectangular, fc.integer({ min: 1, max: 3 }), async ({ m, n, mats }, k) => {
+        const x = mats[0]!;
+        const s = singular64(x);
+        const scale = Math.max(maxAbs(x), 1e-30);
+        fc.pre(s[s.length - 1]! > 5e-2 * scale);
+        const bv = Array.from({ length: m }, (_, i) => Array.from({ length: k }, (__, j) => Math.fround(Math.sin(i + 3 * j + 1) * scale)));
+        const a = fromData(cpu, Float32Array.from(x.flat()), { shape: [m, n] });
+        const b = fromData(cpu, Float32Array.from(bv.flat()), { shape: [m, k] });
+        const sol = linalg.lstsq(a, b).solution;
+        expect(sol.shape).toEqual([n, k]);
+        const xs = split((await sol.toData()).values, 1, n, k)[0]!;
+        const r = sub(matmul(x, xs), bv);
+        const bs = Math.max(maxAbs(bv), 1e-30);
+        if (m >= n) expect(maxAbs(matmul(transpose(x), r)) / (scale * bs)).toBeLessThan(1e-3);
+        else {
+          expect(maxAbs(r) / bs).toBeLessThan(1e-3);
+          // In the row space: the same as pinv's (computed in float64 from the reference SVD's solution).
+          const p = split((await linalg.pinv(a).toData()).values, 1, n, m)[0]!;
+          expect(maxAbs(sub(xs, matmul(p, bv))) / Math.max(maxAbs(xs), 1e-30)).toBeLessThan(1e-3);
+        }
+        for (const t of [a, b, sol]) t.dispose();
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('matrixRank of matrices built with rank r is r (batched), int32', async () => {
+    await fc.assert(
+      fc.asyncProperty(rectangular, async ({ m, n, batch, mats }) => {
+        const refs = mats.map((x) => {
+          const s = singular64(x);
+          const top = s[0] ?? 0;
+          fc.pre(s.every((v) => v <= 1e-5 * top || v > 1e-2 * top));
+          return s.filter((v) => v > 1e-2 * top).length;
+        });
+        const a = fromData(cpu, Float32Array.from(mats.flat(2)), { shape: [batch, m, n] });
+        const r = linalg.matrixRank(a);
+        expect(r.dtype).toBe('int32');
+        expect(Array.from((await r.toData()).values)).toEqual(refs);
+        a.dispose();
+        r.dispose();
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it("matrixNorm 'nuc', 2, -2, 1, -1, ±Infinity and cond(2) against the reference", async () => {
+    await fc.assert(
+      fc.asyncProperty(rectangular, async ({ m, n, mats }) => {
+        const x = mats[0]!;
+        const s = singular64(x);
+        const a = fromData(cpu, Float32Array.from(x.flat()), { shape: [m, n] });
+        const colSums = x[0]!.map((_, j) => x.reduce((t, row) => t + Math.abs(row[j]!), 0));
+        const rowSums = x.map((row) => row.reduce((t, v) => t + Math.abs(v), 0));
+        const want: Array<[linalg.MatrixOrd, number]> = [
+          ['nuc', s.reduce((t, v) => t + v, 0)],
+          [2, s[0]!],
+          [-2, s[s.length - 1]!],
+          [1, Math.max(...colSums)],
+          [-1, Math.min(...colSums)],
+          [Infinity, Math.max(...rowSums)],
+          [-Infinity, Math.min(...rowSums)],
+        ];
+        const scale = Math.max(maxAbs(x), 1e-30);
+        for (const [ord, w] of want) {
+          const got = (await linalg.matrixNorm(a, ord).toData()).values[0]!;
+          expect(Math.abs(got - w) / scale, String(ord)).toBeLessThan(2e-5 * (m + n));
+        }
+        if (s[s.length - 1]! > 1e-2 * scale) {
+          const c = (await linalg.cond(a).toData()).values[0]!;
+          const cw = s[0]! / s[s.length - 1]!;
+          expect(Math.abs(c - cw) / cw).toBeLessThan(1e-3);
+        }
+        a.dispose();
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('edges: empty matrices as torch (pinv [n, 0], rank 0, nuc 0, cond 0), keepDims', async () => {
+    expect(linalg.pinv(zeros(cpu, [0, 3])).shape).toEqual([3, 0]);
+    expect(Array.from((await linalg.matrixRank(zeros(cpu, [2, 0, 3])).toData()).values)).toEqual([0, 0]);
+    expect((await linalg.matrixNorm(zeros(cpu, [0, 3]), 'nuc').toData()).values[0]).toBe(0);
+    expect((await linalg.cond(zeros(cpu, [0, 0])).toData()).values[0]).toBe(0);
+    expect(linalg.matrixNorm(zeros(cpu, [2, 3, 4]), 2, true).shape).toEqual([2, 1, 1]);
+    expect(linalg.lstsq(zeros(cpu, [0, 2]), zeros(cpu, [0, 3])).solution.shape).toEqual([2, 3]);
+    expect(Array.from((await linalg.pinv(fromData(cpu, [[4]])).toData()).values)).toEqual([0.25]);
   });
 });

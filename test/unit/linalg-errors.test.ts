@@ -68,7 +68,18 @@ describe('linalg errors', () => {
     expect(() => linalg.solveTriangular(sq, sq, untyped(undefined))).toThrow(/^solveTriangular: option upper is required/);
     expect(() => linalg.solveTriangular(sq, sq, untyped({ upper: 'yes' }))).toThrow(/^solveTriangular: option upper must be a boolean/);
     expect(() => linalg.cholesky(sq, untyped('upper'))).toThrow(/^cholesky: options must be an object/);
-    expect(() => linalg.matrixNorm(sq, untyped('nuc'))).toThrow(/^matrixNorm: ord must be 'fro'.*SVD/);
+    expect(() => linalg.matrixNorm(sq, untyped('spectral'))).toThrow(/^matrixNorm: ord must be 'fro', 'nuc', 2, -2, 1, -1, Infinity or -Infinity, got .spectral/);
+    expect(() => linalg.matrixNorm(sq, 3)).toThrow(ArgumentError);
+    expect(() => linalg.matrixNorm(zeros(cpu, [0, 3]), 2)).toThrow(/^matrixNorm: the 2-norm of an empty matrix/);
+    expect(() => linalg.cond(sq, untyped('2'))).toThrow(/^cond: p must be 2, -2/);
+    expect(() => linalg.cond(zeros(cpu, [2, 3]), 'fro')).toThrow(/^cond: A must be square/);
+    expect(() => linalg.pinv(sq, untyped({ atol: -1 }))).toThrow(/^pinv: atol must be >= 0/);
+    expect(() => linalg.pinv(sq, untyped({ rtol: 'x' }))).toThrow(/^pinv: rtol must be a number/);
+    expect(() => linalg.matrixRank(sq, untyped({ tol: 1 }))).toThrow(/^matrixRank: unknown option 'tol'/);
+    expect(() => linalg.matrixRank(zeros(cpu, [2, 3]), { hermitian: true })).toThrow(/^matrixRank: A must be square/);
+    expect(() => linalg.lstsq(zeros(cpu, [3, 2]), zeros(cpu, [4, 1]))).toThrow(/^lstsq: B must have 3 rows .*\[\.\.\., 4, 1\]/);
+    expect(() => linalg.lstsq(zeros(cpu, [3, 2]), zeros(cpu, [4]))).toThrow(/^lstsq: B must have 3 rows .*a vector of 4/);
+    expect(() => linalg.lstsq(zeros(cpu, [3, 2]), zeros(cpu, [2, 3, 1]))).toThrow(/^lstsq: B has more dims/);
   });
 
   it('operands on two devices are a DeviceError naming the op', async () => {
