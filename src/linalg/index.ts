@@ -12,3 +12,5 @@ export { svd, svdvals } from './svd.js';
 export { pinv, matrixRank, cond } from './spectral.js';
 export type { TolOptions, CondOrd } from './spectral.js';
 export { lstsq } from './lstsq.js';
+export { luFactor, lu, luSolve } from './lu-factor.js';
+export type { LuSolveOptions } from './lu-factor.js';

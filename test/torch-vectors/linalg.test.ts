@@ -1,7 +1,7 @@
 /**
  * Switchyard's linalg (src/linalg) against PyTorch's reference vectors (group `linalg`,
  * tools/torch-vectors/groups/linalg.py): solve_triangular, cholesky, solve, inv, det, slogdet, qr,
- * eigh, eigvalsh, svd, svdvals, lstsq, pinv, matrix_rank, matrix_norm (every ord), cond and trace on well-conditioned float32 matrices, batched, with gradients.
+ * eigh, eigvalsh, svd, svdvals, lstsq, pinv, matrix_rank, matrix_norm (every ord), cond, lu_factor, lu, lu_solve and trace on well-conditioned float32 matrices, batched, with gradients.
  */
 import * as linalg from '../../src/linalg/index.js';
 import { a, all, torchVectorSuite, type Adapter, type Ctx, type F, type Known } from './harness.js';
@@ -55,6 +55,18 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
   pinv: (x) => linalg.pinv(A(x), tolerances(x)),
   // int32 (torch: int64); compared as numbers.
   matrix_rank: (x) => linalg.matrixRank(A(x), tolerances(x)).cast('float32'),
+  lu_factor: (x) => {
+    const { LU, pivots } = linalg.luFactor(A(x));
+    return [LU, pivots.cast('float32')];
+  },
+  lu: (x) => {
+    const { P, L, U } = linalg.lu(A(x));
+    return [P, L, U];
+  },
+  lu_solve: (x) => {
+    const { LU, pivots } = linalg.luFactor(A(x));
+    return linalg.luSolve(LU, pivots, B(x), { left: flag(x, 'left'), adjoint: flag(x, 'adjoint') });
+  },
   matrix_norm: (x) => linalg.matrixNorm(A(x), ord(x, 'ord', 'fro'), flag(x, 'keepdim') ?? false),
   cond: (x) => linalg.cond(A(x), ord(x, 'p', 2)),
   trace: (x) => linalg.trace(A(x)),

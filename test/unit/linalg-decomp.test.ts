@@ -6,7 +6,8 @@
  * S descending and equal to the square roots of the reference eigenvalues of AᵀA), tall, wide and
  * rank-deficient; pinv (the four Moore-Penrose conditions), lstsq (the normal equations; the
  * minimum-norm solution of a wide system), matrixRank (of matrices built with a known rank) and
- * the spectral matrix norms and cond against the reference; plus the edges (empty, 1 x 1,
+ * the spectral matrix norms and cond against the reference; lu / luFactor / luSolve (A = P L U
+ * with |L| <= 1, pivots in range, the four luSolve variants' residuals); plus the edges (empty, 1 x 1,
  * repeated values) and argument checks.
  */
 import fc from 'fast-check';
@@ -428,5 +429,93 @@ describe('pinv, lstsq, matrixRank, matrixNorm, cond', () => {
     expect(linalg.matrixNorm(zeros(cpu, [2, 3, 4]), 2, true).shape).toEqual([2, 1, 1]);
     expect(linalg.lstsq(zeros(cpu, [0, 2]), zeros(cpu, [0, 3])).solution.shape).toEqual([2, 3]);
     expect(Array.from((await linalg.pinv(fromData(cpu, [[4]])).toData()).values)).toEqual([0.25]);
+  });
+});
+
+describe('lu, luFactor, luSolve', () => {
+  it('A = P L U with P a permutation, L unit lower with |L| <= 1, U upper; LU packs L and U, pivots 1-based', async () => {
+    await fc.assert(
+      fc.asyncProperty(rectangular, async ({ m, n, batch, mats }) => {
+        const k = Math.min(m, n);
+        const a = fromData(cpu, Float32Array.from(mats.flat(2)), { shape: [batch, m, n] });
+        const { P, L, U } = linalg.lu(a);
+        const { LU, pivots } = linalg.luFactor(a);
+        expect([P.shape, L.shape, U.shape, LU.shape, pivots.shape]).toEqual([[batch, m, m], [batch, m, k], [batch, k, n], [batch, m, n], [batch, k]]);
+        const ps = split((await P.toData()).values, batch, m, m);
+        const ls = split((await L.toData()).values, batch, m, k);
+        const us = split((await U.toData()).values, batch, k, n);
+        const lus = split((await LU.toData()).values, batch, m, n);
+        const piv = (await pivots.toData()).values;
+        for (let b = 0; b < batch; b++) {
+          const x = mats[b]!;
+          const scale = Math.max(maxAbs(x), 1e-30);
+          const [p, l, u, packed] = [ps[b]!, ls[b]!, us[b]!, lus[b]!];
+          expect(maxAbs(sub(matmul(p, transpose(p)), eye64(m)))).toBe(0);
+          expect(p.flat().every((v) => v === 0 || v === 1)).toBe(true);
+          for (let i = 0; i < m; i++) {
+            for (let j = 0; j < k; j++) {
+              // (+ 0: -0 and 0 are the same entry here.)
+              if (j > i) expect(l[i]![j]! + 0).toBe(0);
+              else if (j === i) expect(l[i]![j]).toBe(1);
+              else {
+                expect(Math.abs(l[i]![j]!)).toBeLessThanOrEqual(1);
+                expect(packed[i]![j]! + 0).toBe(l[i]![j]! + 0);
+              }
+            }
+          }
+          for (let i = 0; i < k; i++) for (let j = 0; j < n; j++) expect(u[i]![j]! + 0).toBe(j < i ? 0 : packed[i]![j]! + 0);
+          expect(maxAbs(sub(matmul(p, matmul(l, u)), x)) / scale).toBeLessThan(1e-5 * Math.max(m, n));
+          for (let j = 0; j < k; j++) {
+            expect(piv[b * k + j]!).toBeGreaterThanOrEqual(j + 1);
+            expect(piv[b * k + j]!).toBeLessThanOrEqual(m);
+          }
+        }
+        for (const t of [a, P, L, U, LU, pivots]) t.dispose();
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('luSolve solves A X = B, Aᵀ X = B, X A = B and X Aᵀ = B', async () => {
+    await fc.assert(
+      fc.asyncProperty(symmetric, fc.integer({ min: 1, max: 3 }), fc.boolean(), fc.boolean(), async ({ n, mats }, k, left, adjoint) => {
+        // A random matrix from the symmetric one plus a skew part, kept well conditioned.
+        const x = mats[0]!.map((row, i) => row.map((v, j) => Math.fround(v + (i < j ? 0.3 : -0.3) * v + (i === j ? 3 * maxAbs(mats[0]!) + 1 : 0))));
+        const bv = Array.from({ length: left ? n : k }, (_, i) => Array.from({ length: left ? k : n }, (__, j) => Math.fround(Math.cos(i * 2 + j))));
+        const a = fromData(cpu, Float32Array.from(x.flat()), { shape: [n, n] });
+        const b = fromData(cpu, Float32Array.from(bv.flat()), { shape: [bv.length, bv[0]!.length] });
+        const { LU, pivots } = linalg.luFactor(a);
+        const sol = linalg.luSolve(LU, pivots, b, { left, adjoint });
+        const xs = split((await sol.toData()).values, 1, bv.length, bv[0]!.length)[0]!;
+        const op = adjoint ? transpose(x) : x;
+        const r = left ? sub(matmul(op, xs), bv) : sub(matmul(xs, op), bv);
+        expect(maxAbs(r)).toBeLessThan(1e-4);
+        for (const t of [a, b, LU, pivots, sol]) t.dispose();
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('edges and refusals', async () => {
+    const { LU, pivots } = linalg.luFactor(zeros(cpu, [2, 0, 3]));
+    expect([LU.shape, pivots.shape]).toEqual([[2, 0, 3], [2, 0]]);
+    expect(linalg.lu(zeros(cpu, [3, 0])).P.shape).toEqual([3, 3]);
+    const sing = linalg.luFactor(fromData(cpu, [
+      [0, 0],
+      [0, 0],
+    ]));
+    expect(Array.from((await sing.pivots.toData()).values)).toEqual([1, 2]);
+    const sq = fromData(cpu, [
+      [2, 1],
+      [1, 3],
+    ]);
+    const f = linalg.luFactor(sq);
+    expect(() => linalg.luSolve(f.LU, f.pivots, zeros(cpu, [3, 1]))).toThrow(/^luSolve: B must be \[\.\.\., 2, k\]/);
+    expect(() => linalg.luSolve(f.LU, f.pivots, zeros(cpu, [2, 3]), { left: false })).toThrow(/^luSolve: B must be \[\.\.\., k, 2\] .*left: false/);
+    expect(() => linalg.luSolve(f.LU, untyped(f.pivots.cast('float32')), zeros(cpu, [2, 1]))).toThrow(/^luSolve: pivots must be int32/);
+    expect(() => linalg.luSolve(f.LU, fromData(cpu, [1], { dtype: 'int32' }), zeros(cpu, [2, 1]))).toThrow(ShapeError);
+    expect(() => linalg.luSolve(zeros(cpu, [2, 3]), f.pivots, zeros(cpu, [2, 1]))).toThrow(/^luSolve: LU must be square/);
+    expect(() => linalg.luSolve(f.LU, f.pivots, zeros(cpu, [2, 1]), untyped({ left: 1 }))).toThrow(/^luSolve: option left must be a boolean/);
+    expect(() => linalg.lu(zeros(cpu, [3]))).toThrow(/^lu: A must be a matrix/);
   });
 });

@@ -198,5 +198,22 @@ def make(gen):
         o = float(p) if p in ('inf', '-inf') else p
         g.case('cond p=%s' % p, 'cond', {'p': p}, [('a', general(4, 4))], lambda m, a, o=o: cond(a, o), tol=loose, grad=[])
     g.case('cond singular (2)', 'cond', {}, [('a', torch.tensor([[1.0, 2.0], [2.0, 4.0]]))], lambda m, a: cond(a), grad=[])
+    # LU in LAPACK's layout: pivots are int32 and 1-based, as torch's.
+    lf = torch.linalg.lu_factor_ex
+    for shape in [(1, 1), (3, 3), (5, 5), (5, 3), (3, 5), (2, 3, 4, 4)]:
+        name = 'x'.join(map(str, shape))
+        g.case('lu_factor %s' % name, 'lu_factor', {}, [('a', g.randn(*shape))], lambda m, a: tuple(lf(a)[:2]), tol=loose if max(shape) >= 5 else None)
+        g.case('lu %s' % name, 'lu', {}, [('a', g.randn(*shape))], lambda m, a: tuple(torch.linalg.lu(a)), tol=loose if max(shape) >= 5 else None)
+    g.case('lu_factor pivoting (zero on the diagonal)', 'lu_factor', {}, [('a', general(4, 4, zero_diag=True))], lambda m, a: tuple(lf(a)[:2]))
+    g.case('lu_factor singular (factored all the same)', 'lu_factor', {}, [('a', torch.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]]))],
+           lambda m, a: tuple(lf(a)[:2]), grad=[])
+    for left in [True, False]:
+        for adjoint in [False, True]:
+            bshape = (4, 2) if left else (2, 4)
+            g.case('lu_solve left=%s adjoint=%s' % (left, adjoint), 'lu_solve', {'left': left, 'adjoint': adjoint}, [('a', general(4, 4)), ('b', g.randn(*bshape))],
+                   lambda m, a, b, left=left, adjoint=adjoint: torch.linalg.lu_solve(*lf(a)[:2], b, left=left, adjoint=adjoint))
+    g.case('lu_solve broadcast batch [2,1]x[3]', 'lu_solve', {}, [('a', general(2, 1, 3, 3, zero_diag=True)), ('b', g.randn(3, 3, 2))],
+           lambda m, a, b: torch.linalg.lu_solve(*lf(a)[:2], b))
+
     g.case('trace', 'trace', {}, [('a', g.randn(4, 4))], lambda m, a: torch.trace(a))
     return g
