@@ -99,7 +99,9 @@ export function matrixRank<B extends Backend>(a: F<B>, options?: TolOptions): Te
   checkMatrix(op, 'A', a);
   const t = tolOptions(op, a, options);
   return tidy(() => {
-    const s = t.hermitian ? eigvalsh(a).abs() : svdvals(a);
+    // An int32 count has no gradient: detached, so no gradient rule is built.
+    const x = a.detach();
+    const s = t.hermitian ? eigvalsh(x).abs() : svdvals(x);
     return kept(s, t).cast('int32').sum(-1);
   }, a.backend.runtime);
 }

@@ -32,7 +32,10 @@ function tallSvd<B extends Backend>(a: F<B>, complete: boolean): Factors<B> {
   const m = a.shape[a.rank - 2]!;
   const n = a.shape[a.rank - 1]!;
   const batch = a.shape.slice(0, -2);
-  const { x, rows } = jacobiRows(a.transpose());
+  // Scaled to max |A| = 1: the rotations square the entries, which would overflow past ~1e19 and underflow below ~1e-19.
+  const big = a.abs().max([-2, -1], true);
+  const scale = big.maskFill(big.equal(0), 1);
+  const { x, rows } = jacobiRows(a.div(scale).transpose());
   const norms = x.norm(2, -1);
   const order = norms.argsort(-1, true);
   const s = norms.gather(-1, order);
@@ -45,7 +48,7 @@ function tallSvd<B extends Backend>(a: F<B>, complete: boolean): Factors<B> {
   const d = R.diagonal(0, -2, -1);
   const signs = d.sign().maskFill(d.equal(0), 1);
   const cols = complete ? Tensor.cat([signs, full(a.backend, [...batch, m - n], 1, { device: a.device, dtype: a.dtype })], -1) : signs;
-  return { u: Q.mul(cols.unsqueeze(-2)), s, v };
+  return { u: Q.mul(cols.unsqueeze(-2)), s: s.mul(scale.squeeze(-1)), v };
 }
 
 /**

@@ -297,6 +297,16 @@ describe('svd', () => {
     expect(Array.from((await z.S.toData()).values)).toEqual([0, 0]);
     const u = split((await z.U.toData()).values, 1, 3, 3)[0]!;
     expect(maxAbs(sub(matmul(transpose(u), u), eye64(3)))).toBeLessThan(1e-6);
+    // Entries whose squares overflow or underflow float32: scaled before the rotations.
+    for (const scale of [1e30, 1e-30]) {
+      const got = (await linalg.svdvals(fromData(cpu, [
+        [3 * scale, 0],
+        [4 * scale, 5 * scale],
+      ])).toData()).values;
+      // The singular values of [[3, 0], [4, 5]] are 3 sqrt(5) and sqrt(5).
+      expect(Math.abs(got[0]! / scale - 3 * Math.sqrt(5))).toBeLessThan(1e-5);
+      expect(Math.abs(got[1]! / scale - Math.sqrt(5))).toBeLessThan(1e-5);
+    }
   });
 
   it('refuses what torch refuses, with typed errors', () => {
