@@ -8,41 +8,31 @@ import { noGrad } from '../autodiff/grad-mode.js';
 import { ArgumentError } from '../errors.js';
 import { show } from '../ir/validate.js';
 import { tidy } from '../memory/tidy.js';
-import { eye, zeros } from '../tensor/creation.js';
+import { zeros } from '../tensor/creation.js';
 import { checkSquare, type F } from './checks.js';
 import { jacobiEigen } from './jacobi.js';
+import { delta, mean2, offDiagonalQuotient } from './linearise.js';
 
 export type Uplo = 'L' | 'U';
 
-/** value + (lin - lin.detach()): value forward, lin's gradient backward (lin finite, so the difference is exactly 0). */
-export function withGradOf<B extends Backend>(value: F<B>, lin: F<B>): F<B> {
-  return value.add(lin.sub(lin.detach()));
+/** The eigh perturbation: dL = diag(Vᵀ dS V), dV = V (F ∘ Vᵀ dS V), F_ij = 1 / (L_j - L_i) off the diagonal. */
+function perturbation<B extends Backend>(ds: F<B>, l: F<B>, v: F<B>, nanAtTies: boolean): { dl: F<B>; dv: F<B> } {
+  const m = v.transpose().matmul(ds).matmul(v);
+  return { dl: m.diagonal(0, -2, -1), dv: v.matmul(offDiagonalQuotient(m, l.unsqueeze(-2).sub(l.unsqueeze(-1)), nanAtTies)) };
 }
 
 /**
- * m ∘ (1 / e) off the diagonal, 0 on it (e [..., k, k] holds differences of eigen- or singular
- * values). Where e is 0 off the diagonal (tied values) the forward gives 0, so the results stay
- * finite, and the backward NaN (dy 0 times 1 / 0 in mul's rule), as torch's gradient there.
- */
-export function offDiagonalQuotient<B extends Backend>(m: F<B>, e: F<B>): F<B> {
-  const k = e.shape[e.rank - 1]!;
-  const diag = eye(e.backend, k, k, { device: e.device, dtype: e.dtype }).equal(1);
-  const f = e.maskFill(diag, Infinity).recip();
-  return f.mul(m).maskFill(f.isInf(), 0);
-}
-
-/**
- * Eigenvalues L and vectors V (untracked) made to carry torch's gradient with respect to a: with
- * M = Vᵀ sym(A) V (V constant), L + d(diag M) and V + d(V (F ∘ M)), F_ij = 1 / (L_j - L_i) off the
- * diagonal, differentiate to gA = V (diag(gL) + F ∘ skew(Vᵀ gV)) Vᵀ, torch's eigh backward. As torch,
- * gA is symmetric though the forward reads one triangle.
+ * Eigenvalues L and vectors V (untracked) made to carry torch's gradient with respect to a
+ * (linearise.ts), dS = sym(dA): gA = V (diag(gL) + F ∘ skew(Vᵀ gV)) Vᵀ, torch's eigh backward,
+ * symmetric though the forward reads one triangle, as torch's.
  */
 function linearised<B extends Backend>(a: F<B>, l: F<B>, v: F<B>, vectors: boolean): { l: F<B>; v: F<B> } {
-  const sym = a.add(a.transpose()).mul(0.5);
-  const m = v.transpose().matmul(sym).matmul(v);
-  const eigenvalues = withGradOf(l, m.diagonal(0, -2, -1));
-  if (!vectors) return { l: eigenvalues, v };
-  return { l: eigenvalues, v: withGradOf(v, v.matmul(offDiagonalQuotient(m, l.unsqueeze(-2).sub(l.unsqueeze(-1))))) };
+  const d = delta(a.add(a.transpose()).mul(0.5));
+  // D1's terms (a tie gives 0 there, not NaN), then D + (J(Δ; D) + J(Δ; D1)) / 2 (linearise.ts).
+  const safe = perturbation(d, l, v, false);
+  const p0 = perturbation(d, l, v, true);
+  const p1 = perturbation(d, l.add(safe.dl), v.add(safe.dv), true);
+  return { l: l.add(mean2(p0.dl, p1.dl)), v: vectors ? v.add(mean2(p0.dv, p1.dv)) : v };
 }
 
 function decompose<B extends Backend>(op: string, a: F<B>, uplo: unknown, vectors: boolean): { l: F<B>; v: F<B> } {
@@ -68,8 +58,8 @@ function decompose<B extends Backend>(op: string, a: F<B>, uplo: unknown, vector
  * torch.linalg.eigh(A, UPLO): A [..., n, n] symmetric (only the `uplo` triangle is read) = V
  * diag(L) Vᵀ, eigenvalues ascending [..., n], eigenvectors the columns of V [..., n, n] (each one's
  * sign is arbitrary, as in torch). Parallel Jacobi, a fixed number of sweeps (jacobi.ts). The
- * gradient is torch's, first order only (createGraph differentiates it with V and L held fixed);
- * through the eigenvectors it is NaN where two eigenvalues are equal, as torch's.
+ * gradient is torch's (second derivatives too); through the eigenvectors it is NaN where two
+ * eigenvalues are equal, as torch's.
  */
 export function eigh<B extends Backend>(a: F<B>, uplo: Uplo = 'L'): { eigenvalues: F<B>; eigenvectors: F<B> } {
   const { l, v } = decompose('eigh', a, uplo, true);

@@ -10,7 +10,8 @@ import { tidy } from '../memory/tidy.js';
 import { eye } from '../tensor/creation.js';
 import { Tensor } from '../tensor/tensor.js';
 import { checkMatrix, checkSquare, type F } from './checks.js';
-import { eigh, eigvalsh, withGradOf } from './eigh.js';
+import { eigh, eigvalsh } from './eigh.js';
+import { delta, mean2 } from './linearise.js';
 import { inv } from './lu.js';
 import { matrixNorm, type MatrixOrd } from './norms.js';
 import { svd, svdvals } from './svd.js';
@@ -61,7 +62,7 @@ function kept<B extends Backend>(s: F<B>, t: Tol): Tensor<B, 'bool'> {
  * torch.linalg.pinv(A, atol=, rtol=, hermitian=): the Moore-Penrose pseudo-inverse [..., n, m], V
  * diag(1 / S) Uᵀ over the singular values above the tolerance (others give 0). The gradient is
  * torch's pinv_backward, the derivative of the pseudo-inverse at constant rank, put on the result
- * (see below): with `hermitian` it is not symmetric, as torch's.
+ * (linearise.ts; second derivatives too): with `hermitian` it is not symmetric, as torch's.
  */
 export function pinv<B extends Backend>(a: F<B>, options?: TolOptions): F<B> {
   const op = 'pinv';
@@ -82,14 +83,18 @@ export function pinv<B extends Backend>(a: F<B>, options?: TolOptions): F<B> {
       return Vh.transpose().mul(S.where(keep, 1).recip().where(keep, 0).unsqueeze(-2)).matmul(U.transpose());
     }, a.backend.runtime);
     if (!a.requiresGrad) return p;
-    // dP = -P dA P + P Pᵀ dAᵀ (I - A P) + (I - P A) dAᵀ Pᵀ P, P and A fixed but for dA.
+    // dP = -P dA P + P Pᵀ dAᵀ (I - A P) + (I - P A) dAᵀ Pᵀ P, in two stages (linearise.ts).
     const opts = { device: a.device, dtype: a.dtype };
-    const left = eye(a.backend, m, m, opts).sub(x.matmul(p));
-    const right = eye(a.backend, n, n, opts).sub(p.matmul(x));
-    const at = a.transpose();
-    const pt = p.transpose();
-    const lin = p.matmul(a).matmul(p).neg().add(p.matmul(pt).matmul(at).matmul(left)).add(right.matmul(at).matmul(pt).matmul(p));
-    return withGradOf(p, lin);
+    const im = eye(a.backend, m, m, opts);
+    const iN = eye(a.backend, n, n, opts);
+    const dp = (da: F<B>, pp: F<B>, aa: F<B>): F<B> => {
+      const dat = da.transpose();
+      const ppt = pp.transpose();
+      return pp.matmul(da).matmul(pp).neg().add(pp.matmul(ppt).matmul(dat).matmul(im.sub(aa.matmul(pp)))).add(iN.sub(pp.matmul(aa)).matmul(dat).matmul(ppt).matmul(pp));
+    };
+    const d = delta(a);
+    const p0 = dp(d, p, x);
+    return p.add(mean2(p0, dp(d, p.add(p0), a)));
   }, a.backend.runtime);
 }
 

@@ -14,8 +14,8 @@ import { tidy } from '../memory/tidy.js';
 import { eye, full, zeros } from '../tensor/creation.js';
 import { Tensor } from '../tensor/tensor.js';
 import { checkMatrix, type F } from './checks.js';
-import { offDiagonalQuotient, withGradOf } from './eigh.js';
 import { jacobiRows } from './jacobi.js';
+import { delta, divideColumns, mean2, offDiagonalQuotient } from './linearise.js';
 import { qr } from './qr.js';
 
 interface Factors<B extends Backend> {
@@ -52,35 +52,45 @@ function tallSvd<B extends Backend>(a: F<B>, complete: boolean): Factors<B> {
 }
 
 /**
+ * The SVD perturbation of a tall A (k = n) for dA, with P = Uᵀ dA V:
+ *   dS = diag(P), dU = U Ω_U + (I - U Uᵀ) dA V S⁻¹, dV = V Ω_V,
+ *   Ω_U = (P S + S Pᵀ) / E, Ω_V = (S P + Pᵀ S) / E, E_jk = S_k² - S_j² (off the diagonal);
+ * its adjoint is torch's svd_backward.
+ */
+function perturbation<B extends Backend>(da: F<B>, u: F<B>, s: F<B>, v: F<B>, nanAtTies: boolean): { ds: F<B>; du: F<B>; dv: F<B> } {
+  const m = da.shape[da.rank - 2]!;
+  const k = s.shape[s.rank - 1]!;
+  const dav = da.matmul(v);
+  const p = u.transpose().matmul(dav);
+  const row = s.unsqueeze(-2);
+  const col = s.unsqueeze(-1);
+  const pt = p.transpose();
+  const sq = s.square();
+  const e = sq.unsqueeze(-2).sub(sq.unsqueeze(-1));
+  let du = u.matmul(offDiagonalQuotient(p.mul(row).add(pt.mul(col)), e, nanAtTies));
+  if (m > k) du = du.add(divideColumns(dav.sub(u.matmul(p)), s, nanAtTies));
+  const dv = v.matmul(offDiagonalQuotient(p.mul(col).add(pt.mul(row)), e, nanAtTies));
+  return { ds: p.diagonal(0, -2, -1), du, dv };
+}
+
+/**
  * U, S, V (untracked, tall: k = n) made to carry torch's svd gradient with respect to a (tracked,
- * [..., m, n]): with P = Uᵀ A V (U, V constant), the first-order perturbation of the SVD,
- *   dS = diag(P), dU = U Ω_U + (I - U Uᵀ) A V S⁻¹, dV = V Ω_V,
- *   Ω_U = (P S + S Pᵀ) / E, Ω_V = (S P + Pᵀ S) / E, E_jk = S_k² - S_j² (0 on the diagonal),
- * differentiates to torch's svd_backward. Extra columns of a complete U carry no gradient (torch
- * raises there). A zero singular value gives NaN through U's second term, as torch's division by S.
+ * [..., m, n]; linearise.ts). Extra columns of a complete U carry no gradient (torch raises
+ * there). A zero singular value gives NaN through U's second term, as torch's division by S.
  */
 function linearised<B extends Backend>(a: F<B>, f: Factors<B>, vectors: boolean): Factors<B> {
   const m = a.shape[a.rank - 2]!;
   const k = f.s.shape[f.s.rank - 1]!;
   const uk = f.u.narrow(-1, 0, k);
-  const av = a.matmul(f.v);
-  const p = uk.transpose().matmul(av);
-  const s = withGradOf(f.s, p.diagonal(0, -2, -1));
+  const d = delta(a);
+  // D1's terms (a tie gives 0 there, not NaN), then D + (J(Δ; D) + J(Δ; D1)) / 2 (linearise.ts).
+  const safe = perturbation(d, uk, f.s, f.v, false);
+  const p0 = perturbation(d, uk, f.s, f.v, true);
+  const p1 = perturbation(d, uk.add(safe.du), f.s.add(safe.ds), f.v.add(safe.dv), true);
+  const s = f.s.add(mean2(p0.ds, p1.ds));
   if (!vectors) return { u: f.u, s, v: f.v };
-  const row = f.s.unsqueeze(-2);
-  const col = f.s.unsqueeze(-1);
-  const pt = p.transpose();
-  const sq = f.s.square();
-  const e = sq.unsqueeze(-2).sub(sq.unsqueeze(-1));
-  let du = uk.matmul(offDiagonalQuotient(p.mul(row).add(pt.mul(col)), e));
-  if (m > k) {
-    const inv = f.s.recip().unsqueeze(-2);
-    const rest = av.sub(uk.matmul(p)).mul(inv);
-    du = du.add(rest.maskFill(inv.isInf(), 0));
-  }
-  const dv = f.v.matmul(offDiagonalQuotient(p.mul(col).add(pt.mul(row)), e));
-  const u = withGradOf(uk, du);
-  return { u: f.u.shape[f.u.rank - 1] === k ? u : Tensor.cat([u, f.u.narrow(-1, k, m - k)], -1), s, v: withGradOf(f.v, dv) };
+  const u = uk.add(mean2(p0.du, p1.du));
+  return { u: f.u.shape[f.u.rank - 1] === k ? u : Tensor.cat([u, f.u.narrow(-1, k, m - k)], -1), s, v: f.v.add(mean2(p0.dv, p1.dv)) };
 }
 
 function decompose<B extends Backend>(op: string, a: F<B>, fullMatrices: unknown, vectors: boolean): Factors<B> {
@@ -111,8 +121,8 @@ function decompose<B extends Backend>(op: string, a: F<B>, fullMatrices: unknown
  * torch.linalg.svd(A, full_matrices): A [..., m, n] = U diag(S) Vh, S [..., k] descending (k =
  * min(m, n)); fullMatrices (default true, as torch): U [..., m, m], Vh [..., n, n], else U [..., m,
  * k], Vh [..., k, n]. Each singular pair's sign is arbitrary (torch's too). One-sided Jacobi with a
- * fixed number of sweeps (jacobi.ts). The gradient is torch's, first order only (createGraph
- * differentiates it with U, S, V held fixed); the extra columns of full matrices carry none.
+ * fixed number of sweeps (jacobi.ts). The gradient is torch's (second derivatives too); the extra
+ * columns of full matrices carry none.
  */
 export function svd<B extends Backend>(a: F<B>, fullMatrices = true): { U: F<B>; S: F<B>; Vh: F<B> } {
   const { u, s, v } = decompose('svd', a, fullMatrices, true);

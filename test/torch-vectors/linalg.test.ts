@@ -4,7 +4,9 @@
  * eigh, eigvalsh, svd, svdvals, lstsq, pinv, matrix_rank, matrix_norm (every ord), cond, lu_factor, lu, lu_solve and trace on well-conditioned float32 matrices, batched, with gradients.
  */
 import * as linalg from '../../src/linalg/index.js';
-import { a, all, torchVectorSuite, type Adapter, type Ctx, type F, type Known } from './harness.js';
+import { fromData } from '../../src/tensor/creation.js';
+import { Tensor } from '../../src/tensor/tensor.js';
+import { a, all, torchVectorSuite, weight, type Adapter, type Ctx, type F, type Known } from './harness.js';
 
 const A = (x: Ctx): F => x.t['a']!;
 const B = (x: Ctx): F => x.t['b']!;
@@ -18,6 +20,27 @@ const tolerances = (x: Ctx): linalg.TolOptions => ({ atol: a.num(x, 'atol'), rto
 const uplo = (x: Ctx): 'L' | 'U' => (x.args['uplo'] === 'U' ? 'U' : 'L');
 /** Columns turned so that each one's largest entry is positive (the fixture does the same): signs are arbitrary. */
 const signFix = (v: F): F => v.mul(v.gather(-2, v.abs().argmax(-2, true)).sign());
+
+/** svd's factors, sign-fixed as the fixture's, flattened into one vector. */
+function svdFlat(t: F): F {
+  const { U, S, Vh } = linalg.svd(t, false);
+  const sg = U.gather(-2, U.abs().argmax(-2, true)).sign();
+  return Tensor.cat([U.mul(sg).reshape([-1]), S.reshape([-1]), Vh.mul(sg.transpose()).reshape([-1])]);
+}
+
+/** The functions of the fixture's second-order cases (gradients of sum(f(A) * w), differentiated again). */
+const SECOND: Readonly<Record<string, (t: F) => F>> = {
+  eigvalsh: (t) => linalg.eigvalsh(t),
+  eigh: (t) => {
+    const { eigenvalues, eigenvectors } = linalg.eigh(t);
+    return signFix(eigenvectors).mul(eigenvalues.unsqueeze(-2));
+  },
+  svdvals: (t) => linalg.svdvals(t),
+  'svd tall': svdFlat,
+  'svd wide': svdFlat,
+  pinv: (t) => linalg.pinv(t),
+  'pinv hermitian': (t) => linalg.pinv(t, { hermitian: true }),
+};
 
 const ADAPTERS: Readonly<Record<string, Adapter>> = {
   solve_triangular: (x) => linalg.solveTriangular(A(x), B(x), { upper: flag(x, 'upper') ?? false, left: flag(x, 'left'), unitriangular: flag(x, 'unitriangular') }),
@@ -66,6 +89,14 @@ const ADAPTERS: Readonly<Record<string, Adapter>> = {
   lu_solve: (x) => {
     const { LU, pivots } = linalg.luFactor(A(x));
     return linalg.luSolve(LU, pivots, B(x), { left: flag(x, 'left'), adjoint: flag(x, 'adjoint') });
+  },
+  grad_of: (x) => {
+    const f = SECOND[String(x.args['fn'])];
+    if (!f) throw new Error(`no second-order function '${String(x.args['fn'])}'`);
+    const y = f(A(x));
+    const w = fromData(x.b, weight(y.size, 7), { shape: y.shape });
+    const grads = y.mul(w).sum().backward({ createGraph: true, inputs: [A(x)] });
+    return A(x).grad(grads) ?? A(x).mul(0);
   },
   matrix_norm: (x) => linalg.matrixNorm(A(x), ord(x, 'ord', 'fro'), flag(x, 'keepdim') ?? false),
   cond: (x) => linalg.cond(A(x), ord(x, 'p', 2)),

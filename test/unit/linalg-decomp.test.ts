@@ -140,6 +140,29 @@ describe('eigh', () => {
     );
   });
 
+  it('second derivatives: sum(L²) = ‖A‖² has gradient 2A and the gradient of sum(2A) is 2 everywhere', async () => {
+    const a = fromData(cpu, [
+      [3, 1, 0.5],
+      [1, 4, 1],
+      [0.5, 1, 5],
+    ]).requireGrad();
+    const g = linalg.eigvalsh(a).square().sum().backward({ createGraph: true });
+    const ga = a.grad(g)!;
+    const want = [6, 2, 1, 2, 8, 2, 1, 2, 10];
+    Array.from((await ga.toData()).values).forEach((v, i) => expect(v).toBeCloseTo(want[i]!, 4));
+    const g2 = ga.sum().backward();
+    Array.from((await a.grad(g2)!.toData()).values).forEach((v) => expect(v).toBeCloseTo(2, 4));
+    // The same law through svdvals: sum(S²) = ‖A‖².
+    const b = fromData(cpu, [
+      [3, 1],
+      [1, 4],
+      [2, 0],
+    ]).requireGrad();
+    const h = linalg.svdvals(b).square().sum().backward({ createGraph: true });
+    const h2 = b.grad(h)!.sum().backward();
+    Array.from((await b.grad(h2)!.toData()).values).forEach((v) => expect(v).toBeCloseTo(2, 4));
+  });
+
   it('reads only the chosen triangle', async () => {
     const lower = fromData(cpu, [
       [2, 9, 9],

@@ -215,5 +215,26 @@ def make(gen):
     g.case('lu_solve broadcast batch [2,1]x[3]', 'lu_solve', {}, [('a', general(2, 1, 3, 3, zero_diag=True)), ('b', g.randn(3, 3, 2))],
            lambda m, a, b: torch.linalg.lu_solve(*lf(a)[:2], b))
 
+    # Second order (gen.grad_of: the output is the gradient of sum(f(A) * w), the recorded gradients
+    # Hessian-vector products): eigh, svd and pinv put their rules on the results, in two stages.
+    def svd_flat(a):
+        u, s_, vh = torch.linalg.svd(a, full_matrices=False)
+        sg = torch.sign(u.gather(-2, u.abs().argmax(-2, keepdim=True)))
+        return torch.cat([(u * sg).reshape(-1), s_.reshape(-1), (vh * sg.transpose(-2, -1)).reshape(-1)])
+
+    second = [
+        ('eigvalsh', sym(4, 4), lambda a: torch.linalg.eigvalsh(a)),
+        ('eigh', sym(4, 4), lambda a: eigh_fixed(a)[1] * eigh_fixed(a)[0].unsqueeze(-2)),
+        ('svdvals', g.randn(5, 3), lambda a: torch.linalg.svdvals(a)),
+        ('svd tall', g.randn(5, 3), svd_flat),
+        ('svd wide', g.randn(2, 4), svd_flat),
+        ('pinv', g.randn(3, 4), lambda a: torch.linalg.pinv(a)),
+        # A symmetric input: for any other torch's first-order rule (pinv_backward of the whole A) is not
+        # the derivative of its forward (which reads the lower triangle), and its second order is not symmetric.
+        ('pinv hermitian', spd(3, 3), lambda a: torch.linalg.pinv(a, hermitian=True)),
+    ]
+    for name, x, fn in second:
+        g.case('second order: %s' % name, 'grad_of', {'fn': name}, [('a', x)], lambda m, a, fn=fn: gen.grad_of(fn)(m, a), tol=loose)
+
     g.case('trace', 'trace', {}, [('a', g.randn(4, 4))], lambda m, a: torch.trace(a))
     return g
