@@ -4,7 +4,7 @@
  * once with one batched 2 x 2 matmul, then moves the indices one place around a circle (index 0
  * stays) so that every pair meets once in N - 1 steps: a sweep. After a sweep the indices are back
  * in place. A fixed number of sweeps (no convergence test: that would need a read) keeps the ops
- * synchronous; about 40 records a step. The loop runs under noGrad: eigh and svd put torch's
+ * synchronous; about 45 records a step. The loop runs under noGrad: eigh and svd put torch's
  * gradient on the results themselves (see linearised in eigh.ts and svd.ts).
  */
 import type { Backend } from '../backends/backend.js';

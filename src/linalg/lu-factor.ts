@@ -1,7 +1,7 @@
 /**
  * luFactor, lu and luSolve: LU with partial pivoting in LAPACK's getrf layout (L's multipliers
  * below the diagonal of one matrix, U on and above it, 1-based int32 pivots), one column per step
- * on the host as solve's elimination (lu.ts: the same pivot rule), about 15 records a column.
+ * on the host as solve's elimination (lu.ts: the same pivot rule), about 28 records a column.
  * Gradients through the steps (the pivot choice is a constant of the step).
  */
 import type { Backend } from '../backends/backend.js';

@@ -13,8 +13,8 @@ const ORDS: readonly unknown[] = ['fro', 'nuc', 2, -2, 1, -1, Infinity, -Infinit
 
 /**
  * torch.linalg.matrix_norm(A, ord, dim=(-2, -1), keepdim): 'fro' (default) the square root of the
- * sum of squares; 'nuc' the sum of the singular values, 2 / -2 the largest / smallest (svdvals: its
- * cost, about 40 records a column); 1 / -1 the largest / smallest column sum of |A|, Infinity /
+ * sum of squares; 'nuc' the sum of the singular values, 2 / -2 the largest / smallest (at svdvals'
+ * cost: Jacobi sweeps); 1 / -1 the largest / smallest column sum of |A|, Infinity /
  * -Infinity the same over rows.
  */
 export function matrixNorm<B extends Backend>(a: F<B>, ord: MatrixOrd = 'fro', keepDims = false): F<B> {
