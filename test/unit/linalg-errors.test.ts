@@ -5,9 +5,11 @@
  * empty matrices, and no tensor left behind.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { Autodiff } from '../../src/autodiff/autodiff.js';
 import { Cpu } from '../../src/backends/cpu/backend.js';
 import { CpuDevice } from '../../src/devices/cpu.js';
 import { ArgumentError, DTypeError, DeviceError, ShapeError } from '../../src/errors.js';
+import { tidy } from '../../src/memory/tidy.js';
 import { Router } from '../../src/router/router.js';
 import { linalg } from '../../src/index.js';
 import { fromData, zeros } from '../../src/tensor/creation.js';
@@ -68,7 +70,18 @@ describe('linalg errors', () => {
     expect(() => linalg.solveTriangular(sq, sq, untyped(undefined))).toThrow(/^solveTriangular: option upper is required/);
     expect(() => linalg.solveTriangular(sq, sq, untyped({ upper: 'yes' }))).toThrow(/^solveTriangular: option upper must be a boolean/);
     expect(() => linalg.cholesky(sq, untyped('upper'))).toThrow(/^cholesky: options must be an object/);
-    expect(() => linalg.matrixNorm(sq, untyped('nuc'))).toThrow(/^matrixNorm: ord must be 'fro'.*SVD/);
+    expect(() => linalg.matrixNorm(sq, untyped('spectral'))).toThrow(/^matrixNorm: ord must be 'fro', 'nuc', 2, -2, 1, -1, Infinity or -Infinity, got .spectral/);
+    expect(() => linalg.matrixNorm(sq, 3)).toThrow(ArgumentError);
+    expect(() => linalg.matrixNorm(zeros(cpu, [0, 3]), 2)).toThrow(/^matrixNorm: the 2-norm of an empty matrix/);
+    expect(() => linalg.cond(sq, untyped('2'))).toThrow(/^cond: p must be 2, -2/);
+    expect(() => linalg.cond(zeros(cpu, [2, 3]), 'fro')).toThrow(/^cond: A must be square/);
+    expect(() => linalg.pinv(sq, untyped({ atol: -1 }))).toThrow(/^pinv: atol must be >= 0/);
+    expect(() => linalg.pinv(sq, untyped({ rtol: 'x' }))).toThrow(/^pinv: rtol must be a number/);
+    expect(() => linalg.matrixRank(sq, untyped({ tol: 1 }))).toThrow(/^matrixRank: unknown option 'tol'/);
+    expect(() => linalg.matrixRank(zeros(cpu, [2, 3]), { hermitian: true })).toThrow(/^matrixRank: A must be square/);
+    expect(() => linalg.lstsq(zeros(cpu, [3, 2]), zeros(cpu, [4, 1]))).toThrow(/^lstsq: B must have 3 rows .*\[\.\.\., 4, 1\]/);
+    expect(() => linalg.lstsq(zeros(cpu, [3, 2]), zeros(cpu, [4]))).toThrow(/^lstsq: B must have 3 rows .*a vector of 4/);
+    expect(() => linalg.lstsq(zeros(cpu, [3, 2]), zeros(cpu, [2, 3, 1]))).toThrow(/^lstsq: B has more dims/);
   });
 
   it('operands on two devices are a DeviceError naming the op', async () => {
@@ -124,5 +137,38 @@ describe('linalg where torch raises on the values', () => {
       o.dispose();
     }
     expect(cpu.memory().tensors).toBe(before);
+  });
+
+  it('the decompositions leave no tensor behind, with or without gradients', async () => {
+    const a = m([[3, 1, 0], [1, 4, 1], [0, 1, 5]]);
+    const w = m([[3, 1], [1, 4], [0, 1]]);
+    const wt = w.transpose();
+    const v = m([[1], [2]]);
+    const before = cpu.memory().tensors;
+    const e = linalg.eigh(a);
+    const s = linalg.svd(w);
+    const r = linalg.svd(w, false);
+    const outs = [e.eigenvalues, e.eigenvectors, linalg.eigvalsh(a), s.U, s.S, s.Vh, r.U, r.S, r.Vh, linalg.svdvals(w), linalg.pinv(w), linalg.pinv(a, { hermitian: true }), linalg.cond(a), linalg.cond(a, 1), linalg.matrixNorm(w, 'nuc'), linalg.matrixNorm(w, -2), linalg.lstsq(w, a).solution, linalg.lstsq(wt, v).solution];
+    const rank = linalg.matrixRank(w);
+    await rank.toData();
+    rank.dispose();
+    for (const o of outs) {
+      await o.toData();
+      o.dispose();
+    }
+    expect(cpu.memory().tensors).toBe(before);
+    const ad = new Autodiff(cpu);
+    const x = fromData(ad, [[3, 1], [1, 4], [0, 1]]).requireGrad();
+    const sq2 = fromData(ad, [[3, 1], [1, 4]]).requireGrad();
+    const start = cpu.memory().tensors;
+    const parts = [linalg.svd(x, false), linalg.eigh(sq2), linalg.pinv(x)] as const;
+    const loss = tidy(() => parts[0].U.sum().add(parts[0].S.sum()).add(parts[0].Vh.sum()).add(parts[1].eigenvectors.sum()).add(parts[1].eigenvalues.sum()).add(parts[2].sum()));
+    const grads = loss.backward();
+    grads.dispose();
+    loss.dispose();
+    for (const t of [parts[0].U, parts[0].S, parts[0].Vh, parts[1].eigenvalues, parts[1].eigenvectors, parts[2]]) t.dispose();
+    expect(cpu.memory().tensors).toBe(start);
+    x.dispose();
+    sq2.dispose();
   });
 });
