@@ -14,7 +14,7 @@
  * Our times per call are the best of three rounds of n calls, each ending with one read, divided
  * by n (the elementwise rows also in rounds of 4n); torch times are CUDA events over the same loops.
  * `--cpu-only` runs the CPU part alone (no adapter needed). `--trace-block` also times the block
- * after each part.
+ * after each part; `--tuned` prints the tuned kernel of each shape bucket.
  */
 import { Autodiff, Cpu, Distribution, Fusion, Wgpu, captureStep, fromData, nn, random, tidy, type Backend, type CapturedStep, type Tensor } from '../src/index.js';
 import type { GpuContext } from '../src/backends/wgpu/context.js';
@@ -462,6 +462,8 @@ export async function main(args: readonly string[] = []): Promise<void> {
   await trace('the MLP step under Fusion');
   const blockPlain = await blockStep(wgpu, wgpu, cfg);
   const blockFused = await blockStep(fused, wgpu, cfg);
+  // --tuned: which kernel variant won each shape bucket.
+  if (args.includes('--tuned')) for (const [bucket, variant] of Object.entries(await wgpu.autotuned())) console.log(`tuned: ${bucket} -> ${variant}`);
   await fused.close();
 
   const { create, globals } = await import('webgpu');
