@@ -51,6 +51,8 @@ import { torchJson } from './gpu-baselines.js';
 const SIZES = [784, 512, 512, 10];
 /** Untimed steps that lead each configuration's turn in a round, at least LEAD_IN_MS of them (see timeScaling). */
 const LEAD_IN = 2;
+/** Interleaved rounds of (b). */
+const B_ROUNDS = 6;
 const LEAD_IN_MS = 300;
 
 /** Runs `step` at least LEAD_IN times and for at least LEAD_IN_MS. */
@@ -447,7 +449,11 @@ export async function main(args: readonly string[] = []): Promise<void> {
   } else if (inventory.gpus.length === 0) console.log('### (b) skipped: no GPU adapter\n');
   else {
     console.log(`### (b) the GPU alone against the GPU with CPU replicas (${inventory.gpus[0]!.name})\n`);
-    console.log(`Timed as (a): ${quick ? 1 : 6} interleaved rounds, each configuration's turn ${LEAD_IN} untimed steps (${LEAD_IN_MS} ms at least) then ${quick ? steps : `${Math.round(4 * steps * 1024 / batchSize)} (batch ${batchSize}) or ${steps} (batch ${8 * batchSize})`} timed; the GPU alone (no DataParallel, this thread) steps between every two of a configuration's steps, lead-in included, and each configuration is judged on the median over its timed steps of (the GPU alone's steps just before and after) / (its step), with a 95% interval for that median (order statistics).\n`);
+    // Timed steps per turn of (b): at batch 1024 24 times the steps over the six rounds (the 95%
+    // interval of 60 paired steps spanned 0.80-1.05 on a noisy H100 host), 6 times at 8192 (there
+    // 60 gave intervals 1-3% wide); cost follows the batch.
+    const perTurn = (b: number): number => Math.max(steps, Math.round((4 * steps * 1024) / b));
+    console.log(`Timed as (a): ${quick ? 1 : B_ROUNDS} interleaved rounds, each configuration's turn ${LEAD_IN} untimed steps (${LEAD_IN_MS} ms at least) then ${quick ? steps : `${perTurn(batchSize)} (batch ${batchSize}) or ${perTurn(8 * batchSize)} (batch ${8 * batchSize})`} timed; the GPU alone (no DataParallel, this thread) steps between every two of a configuration's steps, lead-in included, and each configuration is judged on the median over its timed steps of (the GPU alone's steps just before and after) / (its step), with a 95% interval for that median (order statistics).\n`);
     const { Wgpu } = await import('../src/backends/wgpu/backend.js');
     const warmJit = parseList(args, '--warm-jit', [0])[0] ?? 0;
     if (warmJit > 0) {
@@ -482,12 +488,10 @@ export async function main(args: readonly string[] = []): Promise<void> {
       ];
       // DataParallel on the GPU alone and every mix, started and warmed up first, then timed in
       // interleaved rounds (as (a)): the GPU's own step drifts by tens of percent within a run.
-      // GPU steps are short and their times spread widely: six rounds, and at batch 1024 24 times
-      // the steps (the 95% interval of 60 paired steps spanned 0.80-1.05 on a noisy H100 host),
-      // 6 times at 8192 (there the intervals were 1-3% wide with 60).
+      // GPU steps are short and their times spread widely: six rounds of perTurn steps each.
       // The plain step (no DataParallel, this thread) takes its turns in the same rounds.
-      const timedSteps = quick ? steps : Math.max(6 * steps, Math.round((24 * steps * 1024) / b));
-      const timedB = await timeScaling([{ devices: 'wgpu:0', extra: {} }, ...rows.map(([devices, extra]) => ({ devices, extra }))], big, warmBalanced, timedSteps, quick ? 1 : 6, plainRun);
+      const timedSteps = quick ? steps : B_ROUNDS * perTurn(b);
+      const timedB = await timeScaling([{ devices: 'wgpu:0', extra: {} }, ...rows.map(([devices, extra]) => ({ devices, extra }))], big, warmBalanced, timedSteps, quick ? 1 : B_ROUNDS, plainRun);
       await plainRun.close();
       const plain = median(plainRun.walls);
       const one = timedB[0]!;

@@ -9,6 +9,15 @@ import { Observable, Subscriber, type Observer, type Operator, type Subscription
 import { SubscriberError } from '../errors.js';
 import { warn } from '../platform.js';
 
+/** A Subscriber of this or any other rxjs copy (rxjs's own test: an observer that is also a subscription). */
+function isSubscriber<T>(x: unknown): x is Subscriber<T> {
+  if (x instanceof Subscriber) return true;
+  if (typeof x !== 'object' || x === null) return false;
+  return (
+    'next' in x && typeof x.next === 'function' && 'error' in x && typeof x.error === 'function' && 'complete' in x && typeof x.complete === 'function' && 'add' in x && typeof x.add === 'function' && 'remove' in x && typeof x.remove === 'function' && 'unsubscribe' in x && typeof x.unsubscribe === 'function' && 'closed' in x
+  );
+}
+
 class Guarded<T> extends Observable<T> {
   constructor(
     private readonly stream: string,
@@ -25,8 +34,10 @@ class Guarded<T> extends Observable<T> {
   }
 
   override subscribe(observerOrNext?: Partial<Observer<T>> | ((value: T) => void) | null, error?: ((error: unknown) => void) | null, complete?: (() => void) | null): Subscription {
-    // Operators subscribing upstream: they catch what their functions throw and pass it down the chain.
-    if (observerOrNext instanceof Subscriber) return super.subscribe(observerOrNext);
+    // Operators subscribing upstream: they catch what their functions throw and pass it down the
+    // chain. Those of another copy of rxjs too (an app on another 7.x): wrapped, their unsubscribe
+    // would not reach the stream, which would then stay observed (every op timed) for good.
+    if (isSubscriber(observerOrNext)) return super.subscribe(observerOrNext);
     const observer: Partial<Observer<T>> =
       typeof observerOrNext === 'function' || observerOrNext == null ? { next: observerOrNext ?? undefined, error: error ?? undefined, complete: complete ?? undefined } : observerOrNext;
     let sub: Subscription | undefined;

@@ -44,6 +44,34 @@ async function work(): Promise<void> {
 
 const OPS = ['fromData', 'add', 'mul', 'addScalar'];
 
+describe('events$ and subscribers of another rxjs copy', () => {
+  test("a subscriber that is not this copy's Subscriber class (an app on another rxjs 7.x) is subscribed as it is: its unsubscribe reaches the stream", async () => {
+    const seen: string[] = [];
+    const teardowns: Array<() => void> = [];
+    // The shape rxjs's own isSubscriber test accepts: an observer that is also a subscription.
+    const foreign = {
+      closed: false,
+      next: (e: OpEvent) => seen.push(e.op),
+      error: () => undefined,
+      complete: () => undefined,
+      add: (t: (() => void) | { unsubscribe(): void } | null | undefined) => {
+        if (t) teardowns.push(typeof t === 'function' ? t : () => t.unsubscribe());
+      },
+      remove: () => undefined,
+      unsubscribe: () => {
+        foreign.closed = true;
+        for (const t of teardowns.splice(0)) t();
+      },
+    };
+    scheduler.events$.subscribe(foreign);
+    await work();
+    expect(seen).toEqual(OPS);
+    foreign.unsubscribe();
+    await work();
+    expect(seen).toEqual(OPS);
+  });
+});
+
 describe('events$ subscribers that throw', () => {
   test('one that throws on every event is unsubscribed and reported once; ops complete and the others get every event', async () => {
     const seen: string[] = [];
