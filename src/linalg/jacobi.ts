@@ -9,6 +9,7 @@
  */
 import type { Backend } from '../backends/backend.js';
 import { tidy } from '../memory/tidy.js';
+import type { Runtime } from '../runtime/runtime.js';
 import { eye, fromData } from '../tensor/creation.js';
 import { Tensor } from '../tensor/tensor.js';
 import type { F } from './checks.js';
@@ -70,6 +71,26 @@ function setup<B extends Backend>(like: F<B>, batch: readonly number[], size: nu
 }
 
 /**
+ * The sweeps of a Jacobi method: each of the size - 1 steps of a sweep maps the matrix m and the
+ * rotations' product w to their rotated selves (`advance`). One scope a step: the loop would
+ * otherwise keep every intermediate until it ends; `given` (the caller's input) is never freed.
+ */
+function runSweeps<B extends Backend>(n: number, size: number, runtime: Runtime, given: F<B>, m0: F<B>, w0: F<B>, advance: (m: F<B>, w: F<B>) => { m: F<B>; w: F<B> }): { m: F<B>; w: F<B> } {
+  let m = m0;
+  let w = w0;
+  for (let sweep = sweepsFor(n); sweep > 0; sweep--) {
+    for (let step = 0; step < size - 1; step++) {
+      const next = tidy(() => advance(m, w), runtime);
+      if (m !== given) m.dispose();
+      w.dispose();
+      m = next.m;
+      w = next.w;
+    }
+  }
+  return { m, w };
+}
+
+/**
  * Two-sided Jacobi on a symmetric s [..., n, n] (n >= 1, untracked): the eigenvalues [..., n] (the
  * diagonal left) and the eigenvectors as the rows of w [..., n, n], in no particular order.
  */
@@ -80,24 +101,13 @@ export function jacobiEigen<B extends Backend>(s: F<B>): { values: F<B>; rows: F
   const runtime = s.backend.runtime;
   const init = setup(s, batch, size);
   // An odd n gets a zero row and column: its pairs have apq = 0, so it is never rotated.
-  let a = n % 2 ? s.pad([0, 1, 0, 1]) : s;
-  let w = init.w;
-  for (let sweep = sweepsFor(n); sweep > 0; sweep--) {
-    for (let step = 0; step < size - 1; step++) {
-      // One scope a step: the loop would otherwise keep every intermediate until it ends.
-      const next = tidy(() => {
-        const [app, aqq] = pairs(a.diagonal(0, -2, -1));
-        const [apq] = pairs(a.diagonal(1, -2, -1).pad([0, 1]));
-        const r = rotations(app, aqq, apq);
-        // Jᵀ A J as Jᵀ (Jᵀ A)ᵀ: A is symmetric, and row rotations are one matmul each.
-        return { a: rotateRows(rotateRows(a, r, init.idx).transpose(), r, init.idx), w: rotateRows(w, r, init.idx) };
-      }, runtime);
-      if (a !== s) a.dispose();
-      w.dispose();
-      a = next.a;
-      w = next.w;
-    }
-  }
+  const { m: a, w } = runSweeps(n, size, runtime, s, n % 2 ? s.pad([0, 1, 0, 1]) : s, init.w, (a, w) => {
+    const [app, aqq] = pairs(a.diagonal(0, -2, -1));
+    const [apq] = pairs(a.diagonal(1, -2, -1).pad([0, 1]));
+    const r = rotations(app, aqq, apq);
+    // Jᵀ A J as Jᵀ (Jᵀ A)ᵀ: A is symmetric, and row rotations are one matmul each.
+    return { m: rotateRows(rotateRows(a, r, init.idx).transpose(), r, init.idx), w: rotateRows(w, r, init.idx) };
+  });
   return { values: a.diagonal(0, -2, -1).narrow(-1, 0, n), rows: w.narrow(-2, 0, n).narrow(-1, 0, n) };
 }
 
@@ -112,24 +122,14 @@ export function jacobiRows<B extends Backend>(x0: F<B>): { x: F<B>; rows: F<B> }
   const size = n + (n % 2);
   const runtime = x0.backend.runtime;
   const init = setup(x0, batch, size);
-  let x = n % 2 ? x0.pad([0, 0, 0, 1]) : x0;
-  let w = init.w;
-  for (let sweep = sweepsFor(n); sweep > 0; sweep--) {
-    for (let step = 0; step < size - 1; step++) {
-      const next = tidy(() => {
-        // The 2 x 2 Gram matrices of the pairs: squared norms and dot products.
-        const [app, aqq] = pairs(x.square().sum(-1));
-        const m = x.shape[x.rank - 1]!;
-        const xr = x.reshape([...batch, size >> 1, 2, m]);
-        const apq = xr.narrow(-2, 0, 1).mul(xr.narrow(-2, 1, 1)).sum(-1);
-        const r = rotations(app, aqq, apq);
-        return { x: rotateRows(x, r, init.idx), w: rotateRows(w, r, init.idx) };
-      }, runtime);
-      if (x !== x0) x.dispose();
-      w.dispose();
-      x = next.x;
-      w = next.w;
-    }
-  }
+  const { m: x, w } = runSweeps(n, size, runtime, x0, n % 2 ? x0.pad([0, 0, 0, 1]) : x0, init.w, (x, w) => {
+    // The 2 x 2 Gram matrices of the pairs: squared norms and dot products.
+    const [app, aqq] = pairs(x.square().sum(-1));
+    const m = x.shape[x.rank - 1]!;
+    const xr = x.reshape([...batch, size >> 1, 2, m]);
+    const apq = xr.narrow(-2, 0, 1).mul(xr.narrow(-2, 1, 1)).sum(-1);
+    const r = rotations(app, aqq, apq);
+    return { m: rotateRows(x, r, init.idx), w: rotateRows(w, r, init.idx) };
+  });
   return { x: x.narrow(-2, 0, n), rows: w.narrow(-2, 0, n).narrow(-1, 0, n) };
 }
