@@ -2,6 +2,7 @@
 export * from './errors.js';
 export type { DType, Kind, TypedArray } from './ir/dtype.js';
 export type { OpRecord, OpRecordOf, OpName, OpAttrs, TensorMeta, DistributionSpec, SliceRange } from './ir/ops.js';
+export type { IndexCaller } from './ir/index-caller.js';
 export { UNARY, BINARY, UNARY_OPS, BINARY_OPS } from './ir/elementwise.js';
 export type { UnaryOp, BinaryOp } from './ir/elementwise.js';
 export type { Device } from './devices/device.js';

@@ -7,6 +7,7 @@
 import type { DType } from './dtype.js';
 import type { BinaryOp, ParamUnaryAttrs, ParamUnaryOp, ScalarOp, UnaryOp } from './elementwise.js';
 import type { FusedAttrs } from './fused.js';
+import type { IndexCaller } from './index-caller.js';
 
 export interface TensorMeta {
   readonly id: number;
@@ -61,9 +62,10 @@ export type OpAttrs = {
   // data movement with copies
   cat: { readonly dim: number };
   sliceAssign: { readonly ranges: readonly SliceRange[] };
-  gather: { readonly dim: number };
-  scatterAdd: { readonly dim: number };
-  indexSelect: { readonly dim: number };
+  /** `caller`: the public function whose indices these are, named by an out-of-range error (src/ir/index-caller.ts). */
+  gather: { readonly dim: number; readonly caller?: IndexCaller };
+  scatterAdd: { readonly dim: number; readonly caller?: IndexCaller };
+  indexSelect: { readonly dim: number; readonly caller?: IndexCaller };
   // reductions and friends
   softmax: { readonly dim: number };
   logSoftmax: { readonly dim: number };

@@ -8,6 +8,7 @@ import type { Backend } from '../backends/backend.js';
 import { DTypeError, DeviceError, ShapeError } from '../errors.js';
 import { tidy } from '../memory/tidy.js';
 import { arange, eye, zeros } from '../tensor/creation.js';
+import { asIndexCaller } from '../tensor/index-scope.js';
 import { checkTensor, Tensor } from '../tensor/tensor.js';
 import { batchOf, boolOptions, checkMatrix, checkSquare, sameDType, type F } from './checks.js';
 import { solveTriangular } from './triangular.js';
@@ -105,8 +106,8 @@ export interface LuSolveOptions {
 /**
  * torch.linalg.lu_solve(LU, pivots, B, left=, adjoint=): X with A X = B (X A = B when left is
  * false; Aᵀ for A with adjoint) from luFactor's LU [..., n, n] and pivots [..., n]; B [..., n, k]
- * (left) or [..., k, n], batch dims broadcast. Pivots out of [1, n] give wrong rows, unchecked (a
- * read), as torch's CPU kernel. Gradients through the triangular solves, for LU and B.
+ * (left) or [..., k, n], batch dims broadcast. A pivot out of [1, n] is not checked at the call (a
+ * read) but fails the result when it runs, naming luSolve. Gradients through the triangular solves, for LU and B.
  */
 export function luSolve<B extends Backend>(luM: F<B>, pivots: I<B>, b: F<B>, options?: LuSolveOptions): F<B> {
   const op = 'luSolve';
@@ -136,7 +137,8 @@ export function luSolve<B extends Backend>(luM: F<B>, pivots: I<B>, b: F<B>, opt
     if (n === 0) return left ? rhs.mul(1) : rhs.transpose().mul(1);
     const t = left ? adjoint : !adjoint;
     const f = luM.expand([...batch, n, n]);
-    const perm = orderOf(pivots.expand([...batch, n]), n);
+    // A pivot outside [1, n] fails orderOf's gather (pivot - 1 is its index) naming luSolve.
+    const perm = asIndexCaller({ name: op, what: 'pivot', of: 'rows', base: 1 }, () => orderOf(pivots.expand([...batch, n]), n));
     const k = rhs.shape[rhs.rank - 1]!;
     let x: F<B>;
     if (!t) {

@@ -6,6 +6,7 @@ import { checkInteger, show } from '../ir/validate.js';
 import { noGrad } from '../autodiff/grad-mode.js';
 import { tidy } from '../memory/tidy.js';
 import { ones, zeros } from '../tensor/creation.js';
+import { asIndexCaller } from '../tensor/index-scope.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { checkLayer, checkTensors } from './check.js';
 import { normal } from './init.js';
@@ -68,15 +69,18 @@ export class Embedding<B extends Backend = Backend> extends Module<B> {
   forward(indices: Tensor<B, 'int'>): Tensor<B, 'float'> {
     checkTensors('Embedding', { indices });
     if (indices.dtype !== 'int32') throw new DTypeError(`the indices must be int32, got ${indices.dtype}`, { op: 'Embedding', dtypes: [indices.dtype], hint: "cast them: indices.cast('int32')" });
-    if (this.maxNorm !== undefined) this.renorm(indices);
-    return tidy(() => {
-      const flat = indices.reshape([-1]);
-      const table = this.weight.value;
-      let rows = table.indexSelect(0, flat);
-      const pad = this.paddingIdx;
-      // The padding row's uses read a copy outside the graph: no gradient reaches that row.
-      if (pad !== undefined && table.requiresGrad) rows = rows.where(flat.notEqual(pad).unsqueeze(1), rows.detach());
-      return rows.reshape([...indices.shape, this.dim]);
+    // An index outside the table fails the lookup (and renorm's count) naming Embedding.
+    return asIndexCaller({ name: 'Embedding', of: 'embeddings' }, () => {
+      if (this.maxNorm !== undefined) this.renorm(indices);
+      return tidy(() => {
+        const flat = indices.reshape([-1]);
+        const table = this.weight.value;
+        let rows = table.indexSelect(0, flat);
+        const pad = this.paddingIdx;
+        // The padding row's uses read a copy outside the graph: no gradient reaches that row.
+        if (pad !== undefined && table.requiresGrad) rows = rows.where(flat.notEqual(pad).unsqueeze(1), rows.detach());
+        return rows.reshape([...indices.shape, this.dim]);
+      });
     });
   }
 

@@ -7,6 +7,7 @@ import type { Backend } from '../backends/backend.js';
 import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import { tidy } from '../memory/tidy.js';
 import { zeros } from '../tensor/creation.js';
+import { asIndexCaller } from '../tensor/index-scope.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { isFloat } from '../ir/dtype.js';
 import { checkInteger, checkOptions } from '../ir/validate.js';
@@ -66,14 +67,18 @@ function checkWeight<B extends Backend>(op: string, weight: F<B> | undefined, c:
  * The weighted negative log-likelihood of `logp` rows [M, C] at `target` [M], with ignored
  * targets dropped: per-sample losses and per-sample weights (0 where ignored).
  */
-function picked<B extends Backend>(logp: F<B>, target: I<B>, weight: F<B> | undefined, ignoreIndex: number): { losses: F<B>; weights: F<B>; ignored: Tensor<B, 'bool'> } {
+function picked<B extends Backend>(op: string, logp: F<B>, target: I<B>, weight: F<B> | undefined, ignoreIndex: number): { losses: F<B>; weights: F<B>; ignored: Tensor<B, 'bool'> } {
   const ignored = target.equal(ignoreIndex);
+  // Ignored targets read class 0; the others reach the gather as given, so an error shows the target.
   const safe = target.maskFill(ignored, 0);
-  // Without class weights, the kept rows' indicator in the scores' dtype (mul does not promote):
-  // two ops where unit weights masked took three.
-  const weights = weight ? weight.indexSelect(0, safe).maskFill(ignored, 0) : ignored.logicalNot().cast(logp.dtype);
-  const losses = logp.gather(1, safe.unsqueeze(1)).reshape([-1]).neg().mul(weights);
-  return { losses, weights, ignored };
+  // An out-of-range target fails the gather (and the weight's indexSelect) naming the loss.
+  return asIndexCaller({ name: op, what: 'target', of: 'classes' }, () => {
+    // Without class weights, the kept rows' indicator in the scores' dtype (mul does not promote):
+    // two ops where unit weights masked took three.
+    const weights = weight ? weight.indexSelect(0, safe).maskFill(ignored, 0) : ignored.logicalNot().cast(logp.dtype);
+    const losses = logp.gather(1, safe.unsqueeze(1)).reshape([-1]).neg().mul(weights);
+    return { losses, weights, ignored };
+  });
 }
 
 function finish<B extends Backend>(op: string, losses: F<B>, weights: F<B>, reduction: Reduction | undefined, restShape: number[], ignored: Tensor<B, 'bool'>): F<B> {
@@ -99,7 +104,7 @@ export function nllLoss<B extends Backend>(logProbs: F<B>, target: I<B>, options
   checkWeight(op, options.weight, c);
   return tidy(() => {
     const r = rows(op, logProbs, target);
-    const { losses, weights, ignored } = picked(r.x, r.target as I<B>, options.weight, options.ignoreIndex ?? -100);
+    const { losses, weights, ignored } = picked(op, r.x, r.target as I<B>, options.weight, options.ignoreIndex ?? -100);
     return finish(op, losses, weights, options.reduction, r.restShape, ignored);
   });
 }
@@ -145,7 +150,7 @@ export function crossEntropy<B extends Backend>(logits: F<B>, target: I<B> | F<B
     const r = rows(op, logits, target);
     const logp = r.x.logSoftmax(1);
     const ignoreIndex = options.ignoreIndex ?? -100;
-    const { losses, weights, ignored } = picked(logp, r.target as I<B>, options.weight, ignoreIndex);
+    const { losses, weights, ignored } = picked(op, logp, r.target as I<B>, options.weight, ignoreIndex);
     if (s === 0) return finish(op, losses, weights, options.reduction, r.restShape, ignored);
     // The uniform part: -sum_c w_c log p_c / C per sample (0 where ignored), over the same denominator.
     const all = options.weight ? logp.mul(options.weight) : logp;

@@ -12,6 +12,7 @@ import { broadcastShapes, sameShape } from '../ir/shape.js';
 import { checkBoolean, checkKeys, checkNumber, checkOptions, field, show } from '../ir/validate.js';
 import { tidy } from '../memory/tidy.js';
 import { checkOrder } from '../tensor/norms.js';
+import { asIndexCaller } from '../tensor/index-scope.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { checkEps, checkOptionalTensors, checkTensors } from './check.js';
 import { pairwiseDistance } from './functional/distance.js';
@@ -275,15 +276,18 @@ export function multiMarginLoss<B extends Backend>(input: F<B>, target: I<B>, op
   if (c === 0) throw new ShapeError('the input must have at least one class', { op, shapes });
   if (target.rank > 1 || target.size !== n) throw new ShapeError(`target must hold ${n} class ${n === 1 ? 'index' : 'indices'} ([${n}]${n === 1 ? ' or a scalar' : ''})`, { op, shapes });
   if (w && (w.rank !== 1 || w.shape[0] !== c)) throw new ShapeError(`weight must be [${c}] (one per class), got [${w.shape.join(', ')}]`, { op, shapes: [input.shape, w.shape] });
-  return tidy(() => {
-    const x = input.reshape([n, c]);
-    const t = target.reshape([n]);
-    // (margin - x[y]) + x[j], in torch's order of rounding.
-    const z = x.gather(1, t.unsqueeze(1)).neg().add(m).add(x);
-    let h = z.relu();
-    if (pv === 2) h = h.square();
-    if (w) h = h.mul(w.indexSelect(0, t).unsqueeze(1));
-    const losses = h.maskFill(t.oneHot(c).equal(1), 0).sum(1).div(c);
-    return reduce(op, target.rank === 0 ? losses.reshape([]) : losses, reduction);
-  });
+  // An out-of-range target fails the gather, indexSelect and oneHot below naming this loss.
+  return asIndexCaller({ name: op, what: 'target', of: 'classes' }, () =>
+    tidy(() => {
+      const x = input.reshape([n, c]);
+      const t = target.reshape([n]);
+      // (margin - x[y]) + x[j], in torch's order of rounding.
+      const z = x.gather(1, t.unsqueeze(1)).neg().add(m).add(x);
+      let h = z.relu();
+      if (pv === 2) h = h.square();
+      if (w) h = h.mul(w.indexSelect(0, t).unsqueeze(1));
+      const losses = h.maskFill(t.oneHot(c).equal(1), 0).sum(1).div(c);
+      return reduce(op, target.rank === 0 ? losses.reshape([]) : losses, reduction);
+    }),
+  );
 }

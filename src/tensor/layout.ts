@@ -7,6 +7,7 @@ import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import type { DType, Kind, KindOf } from '../ir/dtype.js';
 import { checkDType } from '../ir/validate.js';
 import { fromData, full } from './creation.js';
+import { asIndexCaller } from './index-scope.js';
 import type { Tensor } from './tensor.js';
 
 export type PadMode = 'constant' | 'reflect' | 'replicate' | 'circular';
@@ -100,8 +101,8 @@ export function oneHot<B extends Backend, D extends DType = 'int32'>(indices: Te
     made.push(zeros);
     const ones = full(indices.backend, [...shape, 1], 1, { device: indices.device, dtype: dt });
     made.push(ones);
-    // scatterAdd checks every index against [0, numClasses) and fails the op otherwise.
-    return zeros.scatterAdd(-1, at, ones) as Tensor<B, KindOf<D>>;
+    // scatterAdd checks every index against [0, numClasses) and fails the op otherwise, naming oneHot.
+    return asIndexCaller({ name: 'oneHot', of: 'classes' }, () => zeros.scatterAdd(-1, at, ones)) as Tensor<B, KindOf<D>>;
   } finally {
     for (const t of made) t.dispose();
   }

@@ -11,6 +11,7 @@ import { arithScalar, checkBoolean, checkChoice, checkInteger, checkNumber } fro
 import { noGrad } from '../autodiff/grad-mode.js';
 import { tidy } from '../memory/tidy.js';
 import { arange, full, fullLike, zeros } from './creation.js';
+import { asIndexCaller } from './index-scope.js';
 import { checkTensor, Tensor } from './tensor.js';
 
 type Num = KindsOf<'scatterAdd'>;
@@ -68,14 +69,16 @@ export function indexAdd<B extends Backend, K extends Num>(x: Tensor<B, K>, dim:
   if (index.rank > 1 || ss.length !== xs.length || ss[dd] !== index.size || ss.some((n, k) => k !== dd && n !== xs[k])) {
     throw new ShapeError(`the source must be the tensor's shape with dim ${dd} the index's length (a 1-D index)`, { op: 'indexAdd', shapes: [x.shape, index.shape, source.shape] });
   }
-  return tidy(() => {
-    const line = x.rank === 0 ? x.reshape([1]) : x;
-    const srcLine = source.rank === 0 ? source.reshape([1]) : source;
-    const idx = index.reshape(ss.map((n, k) => (k === dd ? n : 1))).expand(ss);
-    const scaled = alpha === 1 ? srcLine : srcLine.mul(alpha);
-    const out = line.scatterAdd(dd, idx, scaled);
-    return x.rank === 0 ? out.reshape([]) : out;
-  }, x.backend.runtime);
+  return asIndexCaller({ name: 'indexAdd' }, () =>
+    tidy(() => {
+      const line = x.rank === 0 ? x.reshape([1]) : x;
+      const srcLine = source.rank === 0 ? source.reshape([1]) : source;
+      const idx = index.reshape(ss.map((n, k) => (k === dd ? n : 1))).expand(ss);
+      const scaled = alpha === 1 ? srcLine : srcLine.mul(alpha);
+      const out = line.scatterAdd(dd, idx, scaled);
+      return x.rank === 0 ? out.reshape([]) : out;
+    }, x.backend.runtime),
+  );
 }
 
 /**
@@ -89,25 +92,27 @@ export function scatter<B extends Backend, K extends Num>(x: Tensor<B, K>, dim: 
   if (typeof src !== 'number') checkTensor('scatter', 'the source (a tensor or a number)', src);
   checkNumeric('scatter', x, typeof src === 'number' ? undefined : src);
   const d = normDim('scatter', checkInteger('scatter', 'dim', dim), x.rank, x.shape);
-  return tidy(() => {
-    if (x.rank === 0) {
-      const r = scatter(x.reshape([1]), 0, index.reshape([index.size]), typeof src === 'number' ? src : src.reshape([src.size]));
-      return r.reshape([]);
-    }
-    scatterShapes('scatter', x, d, index, typeof src === 'number' ? null : src);
-    // A number: x's shape filled with it, then gathered to the index's shape (that keeps x's dtype and kind).
-    const values = typeof src === 'number' ? fullLike(x, checkNumber('scatter', 'the value', src)).gather(d, index) : src;
-    const vals = block(values, index);
-    const last = noGrad(() => lastOfDuplicates(index, d), x.backend.runtime);
-    let contrib = vals.where(last, 0);
-    if (isFloat(x.dtype)) {
-      // torch's src gradient is dy gathered at the index, for overwritten duplicates too: they add
-      // (v - v) = 0 with that gradient (finite ones: inf - inf would be NaN).
-      const finite = vals.sub(vals).equal(0);
-      contrib = contrib.add(vals.sub(vals.detach()).where(last.logicalNot().logicalAnd(finite), 0));
-    }
-    return x.maskFill(written(x, d, index), 0).scatterAdd(d, index, contrib);
-  }, x.backend.runtime);
+  return asIndexCaller({ name: 'scatter' }, () =>
+    tidy(() => {
+      if (x.rank === 0) {
+        const r = scatter(x.reshape([1]), 0, index.reshape([index.size]), typeof src === 'number' ? src : src.reshape([src.size]));
+        return r.reshape([]);
+      }
+      scatterShapes('scatter', x, d, index, typeof src === 'number' ? null : src);
+      // A number: x's shape filled with it, then gathered to the index's shape (that keeps x's dtype and kind).
+      const values = typeof src === 'number' ? fullLike(x, checkNumber('scatter', 'the value', src)).gather(d, index) : src;
+      const vals = block(values, index);
+      const last = noGrad(() => lastOfDuplicates(index, d), x.backend.runtime);
+      let contrib = vals.where(last, 0);
+      if (isFloat(x.dtype)) {
+        // torch's src gradient is dy gathered at the index, for overwritten duplicates too: they add
+        // (v - v) = 0 with that gradient (finite ones: inf - inf would be NaN).
+        const finite = vals.sub(vals).equal(0);
+        contrib = contrib.add(vals.sub(vals.detach()).where(last.logicalNot().logicalAnd(finite), 0));
+      }
+      return x.maskFill(written(x, d, index), 0).scatterAdd(d, index, contrib);
+    }, x.backend.runtime),
+  );
 }
 
 /** Per index entry: whether no later entry of its line along d holds the same index (a stable argsort groups them). */
@@ -139,23 +144,25 @@ export function scatterReduce<B extends Backend, K extends Num>(x: Tensor<B, K>,
   checkIndex('scatterReduce', index);
   checkNumeric('scatterReduce', x, src);
   const d = normDim('scatterReduce', checkInteger('scatterReduce', 'dim', dim), x.rank, x.shape);
-  return tidy(() => {
-    if (x.rank === 0) return scatterReduce(x.reshape([1]), 0, index.reshape([index.size]), src.reshape([src.size]), reduce, includeSelf).reshape([]);
-    scatterShapes('scatterReduce', x, d, index, src);
-    // Nothing is written (torch returns x): the amax / amin grid would reduce over an empty dim.
-    if (index.size === 0) return x.clone();
-    const vals = block(src, index);
-    // Only what the result reads is computed: an unread temporary's storage would be freed late.
-    if (reduce === 'sum' || reduce === 'mean') {
-      const base = includeSelf ? x : x.maskFill(written(x, d, index), 0);
-      const total = base.scatterAdd(d, index, vals);
-      if (reduce === 'sum') return total;
-      const count = fullLike(x, includeSelf ? 1 : 0).scatterAdd(d, index, fullLike(vals, 1));
-      // Unwritten positions without self divide by 1 (torch); int32 divides with floor, as torch's.
-      return total.div(count.maximum(1));
-    }
-    return denseReduce(x, d, index, vals, written(x, d, index), reduce, includeSelf);
-  }, x.backend.runtime);
+  return asIndexCaller({ name: 'scatterReduce' }, () =>
+    tidy(() => {
+      if (x.rank === 0) return scatterReduce(x.reshape([1]), 0, index.reshape([index.size]), src.reshape([src.size]), reduce, includeSelf).reshape([]);
+      scatterShapes('scatterReduce', x, d, index, src);
+      // Nothing is written (torch returns x): the amax / amin grid would reduce over an empty dim.
+      if (index.size === 0) return x.clone();
+      const vals = block(src, index);
+      // Only what the result reads is computed: an unread temporary's storage would be freed late.
+      if (reduce === 'sum' || reduce === 'mean') {
+        const base = includeSelf ? x : x.maskFill(written(x, d, index), 0);
+        const total = base.scatterAdd(d, index, vals);
+        if (reduce === 'sum') return total;
+        const count = fullLike(x, includeSelf ? 1 : 0).scatterAdd(d, index, fullLike(vals, 1));
+        // Unwritten positions without self divide by 1 (torch); int32 divides with floor, as torch's.
+        return total.div(count.maximum(1));
+      }
+      return denseReduce(x, d, index, vals, written(x, d, index), reduce, includeSelf);
+    }, x.backend.runtime),
+  );
 }
 
 /** amax / amin / prod by an [A, n, m, B] mask of index entry vs target position (see scatterReduce). */
@@ -195,25 +202,32 @@ function denseReduce<B extends Backend, K extends Num>(x: Tensor<B, K>, d: numbe
 export function take<B extends Backend, K extends Kind>(x: Tensor<B, K>, index: Tensor<B, 'int'>): Tensor<B, K> {
   checkTensor('take', 'the index', index);
   checkIndex('take', index);
-  return tidy(() => {
-    const flat = index.reshape([index.size]);
-    const wrapped = flat.add(x.size).where(flat.lower(0), flat);
-    return x.reshape([x.size]).gather(0, wrapped).reshape(index.shape);
-  }, x.backend.runtime);
+  const n = x.size;
+  const caller = { name: 'take', of: 'elements', accepts: `in [${-n}, ${n - 1}] (negative ones count from the end)` };
+  return asIndexCaller(caller, () =>
+    tidy(() => {
+      const flat = index.reshape([index.size]);
+      // Only [-n, 0) wraps: an index below -n reaches the gather as given, so its error shows it.
+      const wrapped = flat.add(n).where(flat.lower(0).logicalAnd(flat.greaterEqual(-n)), flat);
+      return x.reshape([n]).gather(0, wrapped).reshape(index.shape);
+    }, x.backend.runtime),
+  );
 }
 
 /** torch.take_along_dim: gather with the tensor and the index broadcast outside `dim`; without dim, of both flattened. */
 export function takeAlongDim<B extends Backend, K extends Kind>(x: Tensor<B, K>, index: Tensor<B, 'int'>, dim?: number | null): Tensor<B, K> {
   checkTensor('takeAlongDim', 'the index', index);
   checkIndex('takeAlongDim', index);
-  if (dim === undefined || dim === null) return tidy(() => x.reshape([x.size]).gather(0, index.reshape([index.size])), x.backend.runtime);
+  if (dim === undefined || dim === null) return asIndexCaller({ name: 'takeAlongDim', of: 'elements' }, () => tidy(() => x.reshape([x.size]).gather(0, index.reshape([index.size])), x.backend.runtime));
   const d = normDim('takeAlongDim', checkInteger('takeAlongDim', 'dim', dim), x.rank, x.shape);
   if (index.rank !== x.rank) throw new ShapeError(`the index must have the tensor's rank ${x.rank}, got ${index.rank}`, { op: 'takeAlongDim', shapes: [x.shape, index.shape] });
-  if (x.rank === 0) return x.gather(0, index);
+  if (x.rank === 0) return asIndexCaller({ name: 'takeAlongDim' }, () => x.gather(0, index));
   const outside = broadcastShapes('takeAlongDim', x.shape.map((n, k) => (k === d ? 1 : n)), index.shape.map((n, k) => (k === d ? 1 : n)));
-  return tidy(() => {
-    const xe = x.expand(outside.map((n, k) => (k === d ? x.shape[d]! : n)));
-    const ie = index.expand(outside.map((n, k) => (k === d ? index.shape[d]! : n)));
-    return xe.gather(d, ie);
-  }, x.backend.runtime);
-}
+  return asIndexCaller({ name: 'takeAlongDim' }, () =>
+    tidy(() => {
+        const xe = x.expand(outside.map((n, k) => (k === d ? x.shape[d]! : n)));
+        const ie = index.expand(outside.map((n, k) => (k === d ? index.shape[d]! : n)));
+        return xe.gather(d, ie);
+      }, x.backend.runtime),
+    );
+  }

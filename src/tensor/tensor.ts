@@ -27,6 +27,7 @@ import { rollArgs, rollFlat, sortWithIndices, topk, topkDim } from './ordering.j
 import { anyAll, logsumexp, varianceArgs, withIndices, type Dims, type VarOptions } from './reductions.js';
 import { aminmax, countNonzero, cumExtreme, kthvalue, logcumsumexp, median, medianAll, mode, nanmean, nanmedian, nansum } from './more-reductions.js';
 import { diag, diagEmbed, diagonal, outer, repeatInterleave, tile, unbind } from './shape-ops.js';
+import { indexAttrs } from './index-scope.js';
 import { indexAdd, scatter, scatterReduce, take, takeAlongDim, type ScatterReduce } from './scatter.js';
 import { addbmm, addmm, addmv, addr, allclose, logaddexp2, scaleFloat, baddbmm, bucketize, cdist, cross, heaviside, histc, isclose, isin, kron, movedim, nanToNum, rot90, searchsorted, signbit, sinc, trace, vander, type AddmmOptions, type CloseOptions, type SearchOptions } from './misc-ops.js';
 import { maskedSelect, nonzero, repeatInterleaveBy, unique, type UniqueOptions, type UniqueResult } from './data-dependent.js';
@@ -1528,22 +1529,22 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   gather(dim: number, index: Tensor<B, 'int'>): Tensor<B, K> {
     checkTensor('gather', 'the index', index);
     // A rank-0 tensor gathers as one of rank 1 (torch: dim 0 or -1, index of rank 0).
-    if (this.rank === 0) return Tensor.asVector(this, 'gather', dim, index.shape, [index], (x, [i]) => Tensor.run(x.backend, 'gather', [x, i!], { dim: 0 })[0]!) as Tensor<B, K>;
-    return Tensor.run(this.backend, 'gather', [this, index], { dim: normDim('gather', dim, this.rank, this.shape) })[0] as Tensor<B, K>;
+    if (this.rank === 0) return Tensor.asVector(this, 'gather', dim, index.shape, [index], (x, [i]) => Tensor.run(x.backend, 'gather', [x, i!], indexAttrs(0))[0]!) as Tensor<B, K>;
+    return Tensor.run(this.backend, 'gather', [this, index], indexAttrs(normDim('gather', dim, this.rank, this.shape)))[0] as Tensor<B, K>;
   }
   /** torch.scatter_add (out of place): out = this; out[index[i][j]][j] += values[i][j] for dim 0. Values may be larger than the index in any dim (their leading block is read, as torch). */
   scatterAdd(this: Accepting<B, 'scatterAdd'>, dim: number, index: Tensor<B, 'int'>, values: Tensor<B, K>): Tensor<B, K> {
     checkTensor('scatterAdd', 'the index', index);
     checkTensor('scatterAdd', 'the values', values);
-    if (this.rank === 0) return Tensor.asVector(this, 'scatterAdd', dim, [], [index, values], (x, [i, v]) => Tensor.run(x.backend, 'scatterAdd', [x, i!, v!], { dim: 0 })[0]!) as Tensor<B, K>;
+    if (this.rank === 0) return Tensor.asVector(this, 'scatterAdd', dim, [], [index, values], (x, [i, v]) => Tensor.run(x.backend, 'scatterAdd', [x, i!, v!], indexAttrs(0))[0]!) as Tensor<B, K>;
     const d = normDim('scatterAdd', dim, this.rank, this.shape);
     // torch takes values larger than the index (index.size(k) <= src.size(k) for every k) and reads
     // only their leading index-shaped block: that block is sliced out here (the kernel wants one shape).
     const larger = values.rank === index.rank && values.shape.some((n, k) => n !== index.shape[k]) && values.shape.every((n, k) => n >= index.shape[k]!);
-    if (!larger) return Tensor.run(this.backend, 'scatterAdd', [this, index, values], { dim: d })[0] as Tensor<B, K>;
+    if (!larger) return Tensor.run(this.backend, 'scatterAdd', [this, index, values], indexAttrs(d))[0] as Tensor<B, K>;
     const block = values.slice(index.shape.map((n): SliceSpec => [0, n]));
     try {
-      return Tensor.run(this.backend, 'scatterAdd', [this, index, block], { dim: d })[0] as Tensor<B, K>;
+      return Tensor.run(this.backend, 'scatterAdd', [this, index, block], indexAttrs(d))[0] as Tensor<B, K>;
     } finally {
       block.dispose();
     }
@@ -1552,7 +1553,7 @@ export class Tensor<B extends Backend = Backend, K extends Kind = Kind> {
   indexSelect(dim: number, indices: Tensor<B, 'int'>): Tensor<B, K> {
     checkTensor('indexSelect', 'the indices', indices);
     if (this.rank === 0) throw new ShapeError('indexSelect needs a tensor of rank 1 or more', { op: 'indexSelect', shapes: [this.shape], hint: 'reshape([1]) it first' });
-    return Tensor.run(this.backend, 'indexSelect', [this, indices], { dim: normDim('indexSelect', dim, this.rank, this.shape) })[0] as Tensor<B, K>;
+    return Tensor.run(this.backend, 'indexSelect', [this, indices], indexAttrs(normDim('indexSelect', dim, this.rank, this.shape)))[0] as Tensor<B, K>;
   }
 
   /**

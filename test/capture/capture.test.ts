@@ -304,6 +304,21 @@ describeGpu('captureStep', () => {
     for (const x of [table, idx, ...cap.outputs]) x.dispose();
   });
 
+  test('a label past the classes in a replay of a loss names the loss, as outside a capture', async () => {
+    const logits = fromData(wgpu, pattern(8, 5), { shape: [2, 4] });
+    const labels = fromData(wgpu, Int32Array.from([0, 3]));
+    const cap = await captureStep(wgpu, () => nn.crossEntropy(logits, labels));
+    await cap.sync();
+    await cap.setInput(labels, Int32Array.from([1, 6]));
+    await cap.run();
+    await expect(cap.sync()).rejects.toThrow('crossEntropy: target 6 is out of range for 4 classes (in gather)');
+    await cap.setInput(labels, Int32Array.from([2, 1]));
+    await cap.run();
+    await cap.sync();
+    cap.dispose();
+    for (const x of [logits, labels, ...cap.outputs]) x.dispose();
+  });
+
   test('a replay after its backend was closed is a DeviceError; after dispose() a KernelError', async () => {
     const own = await Wgpu.create();
     const x = fromData(own, [1, 2]);

@@ -1,6 +1,7 @@
 /** Gradients of the data-movement ops that copy: cat, sliceAssign, gather, scatterAdd, indexSelect. */
 import type { SliceRange } from '../../ir/ops.js';
 import { zeros } from '../../tensor/creation.js';
+import { asIndexCaller } from '../../tensor/index-scope.js';
 import { Tensor } from '../../tensor/tensor.js';
 import type { FloatT, GradEntry } from './rule.js';
 
@@ -34,17 +35,18 @@ export const INDEXING_GRADS: { readonly [N in IndexingOp]: GradEntry<N> } = {
       return [dx, dv];
     },
   },
-  // Every read element accumulates the gradients of the places it was read into.
+  // Every read element accumulates the gradients of the places it was read into. The forward's
+  // caller names the backward's index op too: it reads the same indices.
   gather: {
     saveInputs: [1],
     backward: (c) => {
       const m = c.metas[0]!;
-      return [zeros(c.backend, m.shape, { device: m.device, dtype: c.dy.dtype }).scatterAdd(c.attrs.dim, c.input<'int'>(1), c.dy), undefined];
+      return [asIndexCaller(c.attrs.caller, () => zeros(c.backend, m.shape, { device: m.device, dtype: c.dy.dtype }).scatterAdd(c.attrs.dim, c.input<'int'>(1), c.dy)), undefined];
     },
   },
   scatterAdd: {
     saveInputs: [1],
-    backward: (c) => [c.needs[0] ? c.dy : undefined, undefined, c.needs[2] ? c.dy.gather(c.attrs.dim, c.input<'int'>(1)) : undefined],
+    backward: (c) => [c.needs[0] ? c.dy : undefined, undefined, c.needs[2] ? asIndexCaller(c.attrs.caller, () => c.dy.gather(c.attrs.dim, c.input<'int'>(1))) : undefined],
   },
   // index_select is a gather with the 1-D indices broadcast over the other dims.
   indexSelect: {
@@ -55,7 +57,7 @@ export const INDEXING_GRADS: { readonly [N in IndexingOp]: GradEntry<N> } = {
       const idx = c.input<'int'>(1);
       const shape = c.dy.shape.map((d, i) => (i === dim ? d : 1));
       const index = idx.reshape(shape).expand(c.dy.shape);
-      return [zeros(c.backend, m.shape, { device: m.device, dtype: c.dy.dtype }).scatterAdd(dim, index, c.dy), undefined];
+      return [asIndexCaller(c.attrs.caller, () => zeros(c.backend, m.shape, { device: m.device, dtype: c.dy.dtype }).scatterAdd(dim, index, c.dy)), undefined];
     },
   },
 };

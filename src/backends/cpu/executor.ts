@@ -4,6 +4,7 @@
  */
 import { ArgumentError, KernelError } from '../../errors.js';
 import { allocTyped, bytesPerElement, type TypedArray } from '../../ir/dtype.js';
+import { indexError } from '../../ir/index-caller.js';
 import { numel, type OpRecord } from '../../ir/ops.js';
 import type { MemoryInfo } from '../../memory/info.js';
 import type { ExecOptions, ExecResult, Executor, PendingResult } from '../../scheduler/executor.js';
@@ -44,9 +45,7 @@ function checkIndices(record: OpRecord, inputs: readonly CpuStorage[]): void {
     const i = idx.data[p]!;
     if (bad === undefined && (i < 0 || i >= size)) bad = i;
   });
-  if (bad !== undefined) {
-    throw new ArgumentError(`index ${bad} is out of range for dim ${dim} of size ${size}`, { op: record.op, hint: `indices along dim ${dim} must be in [0, ${size - 1}]` });
-  }
+  if (bad !== undefined) throw indexError(record.op, record.attrs.caller, bad, dim, size);
 }
 
 /** A view's values, row-major, into `target` from `at` (a block copy where the view is contiguous). */

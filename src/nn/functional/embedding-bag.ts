@@ -9,6 +9,7 @@ import { ArgumentError, DTypeError, ShapeError } from '../../errors.js';
 import { checkBoolean, checkOptions, show } from '../../ir/validate.js';
 import { tidy } from '../../memory/tidy.js';
 import { arange, fromData } from '../../tensor/creation.js';
+import { asIndexCaller } from '../../tensor/index-scope.js';
 import { Tensor } from '../../tensor/tensor.js';
 import { checkOptionalTensors, checkTensors } from '../check.js';
 import { checkElements, checkFloat } from './args.js';
@@ -68,32 +69,35 @@ export function embeddingBag<B extends Backend>(input: I<B>, weight: F<B>, optio
   const n = input.size;
   const bags = input.rank === 2 ? input.shape[0]! : offsets!.shape[0]! - (includeLast ? 1 : 0);
   checkElements(op, 'the bag mask', [bags, n, ...(mode === 'max' ? [dim] : [])], shapes);
-  return tidy(() => {
-    const idx = input.reshape([n]);
-    // Each bag's [start, end) in the flat indices.
-    let starts: I<B>;
-    let ends: I<B>;
-    if (input.rank === 2) {
-      const l = input.shape[1]!;
-      starts = arange(input.backend, 0, bags * l, l, { device: input.device }).reshape([bags, 1]);
-      ends = starts.add(l);
-    } else {
-      const o = offsets!;
-      starts = o.slice([[0, bags]]).reshape([bags, 1]);
-      const rest = o.slice([[1, o.shape[0]!]]);
-      ends = (includeLast ? rest : Tensor.cat([rest, fromData(input.backend, Int32Array.of(n), { device: input.device })], 0)).reshape([bags, 1]);
-    }
-    const position = arange(input.backend, n, undefined, 1, { device: input.device }).reshape([1, n]);
-    let member = position.greaterEqual(starts).logicalAnd(position.lower(ends));
-    if (pad !== undefined) member = member.logicalAnd(idx.notEqual(pad < 0 ? pad + num : pad).reshape([1, n]));
-    let rows = weight.indexSelect(0, idx);
-    if (psw) rows = rows.mul(psw.reshape([n, 1]));
-    const m = member.cast(weight.dtype);
-    if (mode === 'sum') return m.matmul(rows);
-    const count = m.sum(1, true);
-    if (mode === 'mean') return m.matmul(rows).div(count.clampMin(1));
-    // max: each bag's rows, the others -Infinity; the gradient goes to the first maximum. An empty bag gives 0.
-    const masked = rows.unsqueeze(0).expand([bags, n, dim]).where(member.unsqueeze(2), -Infinity);
-    return masked.maxWithIndices(1).values.where(count.greater(0), 0);
-  });
+  // An index outside the table fails the row lookup naming embeddingBag.
+  return asIndexCaller({ name: op, of: 'embeddings' }, () =>
+    tidy(() => {
+      const idx = input.reshape([n]);
+      // Each bag's [start, end) in the flat indices.
+      let starts: I<B>;
+      let ends: I<B>;
+      if (input.rank === 2) {
+        const l = input.shape[1]!;
+        starts = arange(input.backend, 0, bags * l, l, { device: input.device }).reshape([bags, 1]);
+        ends = starts.add(l);
+      } else {
+        const o = offsets!;
+        starts = o.slice([[0, bags]]).reshape([bags, 1]);
+        const rest = o.slice([[1, o.shape[0]!]]);
+        ends = (includeLast ? rest : Tensor.cat([rest, fromData(input.backend, Int32Array.of(n), { device: input.device })], 0)).reshape([bags, 1]);
+      }
+      const position = arange(input.backend, n, undefined, 1, { device: input.device }).reshape([1, n]);
+      let member = position.greaterEqual(starts).logicalAnd(position.lower(ends));
+      if (pad !== undefined) member = member.logicalAnd(idx.notEqual(pad < 0 ? pad + num : pad).reshape([1, n]));
+      let rows = weight.indexSelect(0, idx);
+      if (psw) rows = rows.mul(psw.reshape([n, 1]));
+      const m = member.cast(weight.dtype);
+      if (mode === 'sum') return m.matmul(rows);
+      const count = m.sum(1, true);
+      if (mode === 'mean') return m.matmul(rows).div(count.clampMin(1));
+      // max: each bag's rows, the others -Infinity; the gradient goes to the first maximum. An empty bag gives 0.
+      const masked = rows.unsqueeze(0).expand([bags, n, dim]).where(member.unsqueeze(2), -Infinity);
+      return masked.maxWithIndices(1).values.where(count.greater(0), 0);
+    }),
+  );
 }

@@ -8,6 +8,7 @@ import { ArgumentError, DTypeError, ShapeError } from '../../errors.js';
 import { checkOptions } from '../../ir/validate.js';
 import { tidy } from '../../memory/tidy.js';
 import { ones, zeros } from '../../tensor/creation.js';
+import { asIndexCaller } from '../../tensor/index-scope.js';
 import type { Tensor } from '../../tensor/tensor.js';
 import { checkTensors } from '../check.js';
 import { checkElements, checkFloat, checkRank, pair, single, type Pair } from './args.js';
@@ -85,8 +86,8 @@ function outputSize(op: string, given: readonly number[] | undefined, input: rea
  * they carry the same value (as from maxPool), and the division is kept out of the gradient so each
  * value still receives the output gradient at its index, as torch's. The index values are known
  * only where they are (on the device): one outside the output plane is not checked here (that
- * would wait on the device) but fails the scatterAdd when it runs, as `scatterAdd: index i is out
- * of range for dim 1 of size H'·W'` (dim 1: the flattened plane) on reading the result.
+ * would wait on the device) but fails the scatterAdd when it runs, as `maxUnpool2d: index i is
+ * out of range for H'·W' positions in an output plane (in scatterAdd)` on reading the result.
  */
 function unpool<B extends Backend>(op: string, x: F<B>, indices: Tensor<B, 'int'>, size: readonly number[]): F<B> {
   checkFloat(op, x);
@@ -100,13 +101,15 @@ function unpool<B extends Backend>(op: string, x: F<B>, indices: Tensor<B, 'int'
   const area = size.reduce((a, v) => a * v, 1);
   checkElements(op, 'the output', [...lead, ...size], [x.shape]);
   const inArea = x.shape.slice(x.rank - spatial).reduce((a, v) => a * v, 1);
-  return tidy(() => {
-    const idx = indices.reshape([planes, inArea]);
-    const values = x.reshape([planes, inArea]);
-    const base = zeros(x.backend, [planes, area], { device: x.device, dtype: x.dtype });
-    const sum = base.scatterAdd(1, idx, values);
-    const count = base.scatterAdd(1, idx, ones(x.backend, [planes, inArea], { device: x.device, dtype: x.dtype })).clampMin(1);
-    const out = sum.sub(sum.sub(sum.div(count)).detach());
-    return out.reshape([...lead, ...size]);
-  });
+  return asIndexCaller({ name: op, of: 'positions in an output plane' }, () =>
+    tidy(() => {
+      const idx = indices.reshape([planes, inArea]);
+      const values = x.reshape([planes, inArea]);
+      const base = zeros(x.backend, [planes, area], { device: x.device, dtype: x.dtype });
+      const sum = base.scatterAdd(1, idx, values);
+      const count = base.scatterAdd(1, idx, ones(x.backend, [planes, inArea], { device: x.device, dtype: x.dtype })).clampMin(1);
+      const out = sum.sub(sum.sub(sum.div(count)).detach());
+      return out.reshape([...lead, ...size]);
+    }),
+  );
 }

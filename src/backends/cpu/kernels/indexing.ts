@@ -1,14 +1,12 @@
 /** gather, scatterAdd, indexSelect: index-driven copies; out-of-range indices fail the op. */
-import { ArgumentError } from '../../../errors.js';
+import { indexError, type IndexCaller, type IndexOp } from '../../../ir/index-caller.js';
 import { contiguousStrides, numel, type OpRecord } from '../../../ir/ops.js';
 import { isContiguous, type View } from '../view.js';
 import type { CpuKernel } from './kernel.js';
 import { forEachOffset, offsetOf } from './strided.js';
 
-function checkIndex(op: string, i: number, size: number, dim: number): void {
-  if (i < 0 || i >= size) {
-    throw new ArgumentError(`index ${i} is out of range for dim ${dim} of size ${size}`, { op, hint: `indices along dim ${dim} must be in [0, ${size - 1}]` });
-  }
+function checkIndex(op: IndexOp, caller: IndexCaller | undefined, i: number, size: number, dim: number): void {
+  if (i < 0 || i >= size) throw indexError(op, caller, i, dim, size);
 }
 
 function runGather(record: OpRecord<'gather'>, inputs: readonly View[], outputs: readonly View[], lo: number, hi: number): void {
@@ -33,7 +31,7 @@ function runGather(record: OpRecord<'gather'>, inputs: readonly View[], outputs:
     }
     void atDim;
     const i = idx.data[pi]!;
-    checkIndex('gather', i, size, dim);
+    checkIndex('gather', record.attrs.caller, i, size, dim);
     out[o] = x.data[px + i * x.stride[dim]!]!;
   }
 }
@@ -53,7 +51,7 @@ function runIndexSelect(record: OpRecord<'indexSelect'>, inputs: readonly View[]
       rem = (rem - q) / s;
       if (d === dim) {
         const i = idx.data[idx.offset + q * idx.stride[0]!]!;
-        checkIndex('indexSelect', i, size, dim);
+        checkIndex('indexSelect', record.attrs.caller, i, size, dim);
         px += i * x.stride[d]!;
       } else px += q * x.stride[d]!;
     }
@@ -83,7 +81,7 @@ function runScatterAdd(record: OpRecord<'scatterAdd'>, inputs: readonly View[], 
       if (d !== dim) po += q * os[d]!;
     }
     const i = idx.data[pi]!;
-    checkIndex('scatterAdd', i, size, dim);
+    checkIndex('scatterAdd', record.attrs.caller, i, size, dim);
     po += i * os[dim]!;
     const v = out.data[po]! + src.data[ps]!;
     out.data[po] = isInt ? v | 0 : v;

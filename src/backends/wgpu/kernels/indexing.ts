@@ -1,5 +1,5 @@
 /** gather, indexSelect, scatterAdd: index-driven copies; out-of-range indices fail the op (late, via flags). */
-import { ArgumentError } from '../../../errors.js';
+import { indexError, type IndexCaller, type IndexOp } from '../../../ir/index-caller.js';
 import { contiguousStrides, numel, type OpRecord } from '../../../ir/ops.js';
 import type { GpuContext } from '../context.js';
 import type { GpuStorage } from '../storage.js';
@@ -8,10 +8,8 @@ import { INDEX_WORKGROUP, gatherProgram, indexSelectProgram, scatterAddProgram }
 import { contiguousCopy } from './copy.js';
 import { freshStorage, type GpuKernel } from './kernel.js';
 
-function outOfRange(ctx: GpuContext, op: string, dim: number, size: number): number {
-  return ctx.indexCheck(
-    (i) => new ArgumentError(`index ${i} is out of range for dim ${dim} of size ${size}`, { op, hint: `indices along dim ${dim} must be in [0, ${size - 1}]` }),
-  );
+function outOfRange(ctx: GpuContext, op: IndexOp, caller: IndexCaller | undefined, dim: number, size: number): number {
+  return ctx.indexCheck((i) => indexError(op, caller, i, dim, size));
 }
 
 export const gatherKernel: GpuKernel<'gather'> = {
@@ -29,7 +27,7 @@ export const gatherKernel: GpuKernel<'gather'> = {
     p.u(idx.offset);
     p.u(size);
     p.u(x.strides[dim]!);
-    p.u(outOfRange(ctx, 'gather', dim, size));
+    p.u(outOfRange(ctx, 'gather', record.attrs.caller, dim, size));
     p.us(idx.shape);
     p.us(idx.strides);
     p.us(x.strides.map((s, d) => (d === dim ? 0 : s)));
@@ -53,7 +51,7 @@ export const indexSelectKernel: GpuKernel<'indexSelect'> = {
     p.u(0);
     p.u(size);
     p.u(x.strides[dim]!);
-    p.u(outOfRange(ctx, 'indexSelect', dim, size));
+    p.u(outOfRange(ctx, 'indexSelect', record.attrs.caller, dim, size));
     p.u(idx.offset);
     p.u(idx.strides[0]!);
     p.us(meta.shape);
@@ -80,7 +78,7 @@ export const scatterAddKernel: GpuKernel<'scatterAdd'> = {
     p.u(lines);
     p.u(m);
     p.u(size);
-    p.u(outOfRange(ctx, 'scatterAdd', dim, size));
+    p.u(outOfRange(ctx, 'scatterAdd', record.attrs.caller, dim, size));
     p.u(idx.offset);
     p.u(src.offset);
     p.u(0);
