@@ -15,6 +15,41 @@ interface Item {
 }
 
 describe('FreeLists', () => {
+  test('matches the model over long runs too (past the queues\' compaction points)', () => {
+    // A deterministic generator: thousands of puts and takes over a few classes.
+    let seed = 11;
+    const next = (): number => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 4294967296;
+    for (const max of [64 * 300, 64 * 3000]) {
+      const dropped: Item[] = [];
+      const lists = new FreeLists<Item>(max, (b) => dropped.push(b));
+      const model: Item[] = [];
+      let modelBytes = 0;
+      let dropCount = 0;
+      for (let i = 0; i < 20000; i++) {
+        const size = [16, 32, 64][Math.floor(next() * 3)]!;
+        if (next() < 0.6) {
+          const item = { id: i, size };
+          lists.put(item, size);
+          model.push(item);
+          modelBytes += size;
+          while (modelBytes > max) {
+            const gone = model.shift()!;
+            modelBytes -= gone.size;
+            expect(dropped[dropCount++]).toBe(gone);
+          }
+        } else {
+          let at = -1;
+          for (let k = model.length - 1; k >= 0; k--) if (model[k]!.size === size) (at = k), (k = -1);
+          const want = at >= 0 ? model.splice(at, 1)[0] : undefined;
+          if (want) modelBytes -= want.size;
+          expect(lists.take(size)).toBe(want);
+        }
+        expect(lists.bytes).toBe(modelBytes);
+      }
+      expect(dropped).toHaveLength(dropCount);
+    }
+  });
+
   test('matches a model: kept bytes within the bound, oldest evicted first, newest of a class taken first', () => {
     const sizes = [16, 32, 64, 256];
     const op = fc.oneof(
