@@ -14,6 +14,7 @@ export { dropout } from './dropout.js';
 export { scaledDotProductAttention, attentionWeights, causalMask, type AttentionOptions } from './attention.js';
 export { normalize, cosineSimilarity, pairwiseDistance, type NormalizeOptions, type CosineSimilarityOptions, type PairwiseDistanceOptions } from './distance.js';
 export { interpolate, type InterpolateMode, type InterpolateOptions } from './interpolate.js';
-export { pixelShuffle, pixelUnshuffle } from './pixel-shuffle.js';
+export { pixelShuffle, pixelUnshuffle, channelShuffle } from './pixel-shuffle.js';
+export { unfold, fold, type UnfoldOptions, type FoldOptions } from './fold.js';
 export type { Pair, Padding1d, Padding2d } from './args.js';
 export type { Triple, Padding3d } from './args3d.js';
