@@ -14,7 +14,7 @@ export { GroupNorm } from './group-norm.js';
 export { InstanceNorm1d, InstanceNorm2d, type InstanceNormOptions } from './instance-norm.js';
 export { RMSNorm } from './rms-norm.js';
 export { LocalResponseNorm } from './local-response-norm.js';
-export { Dropout } from './dropout.js';
+export { Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout } from './dropout.js';
 export { Relu, Gelu, Tanh, Sigmoid, Silu, LeakyRelu, Softplus, Softmax, LogSoftmax, Identity, Hardtanh, Relu6, Hardsigmoid, Hardswish, Mish, Selu, Elu, Celu, Glu, LogSigmoid, Softsign, Tanhshrink, Hardshrink, Softshrink, Threshold, Softmin, PRelu, type PReluOptions } from './activation.js';
 export { Flatten } from './flatten.js';
 export { Sequential } from './sequential.js';
