@@ -14,7 +14,7 @@ export { GroupNorm } from './group-norm.js';
 export { InstanceNorm1d, InstanceNorm2d, type InstanceNormOptions } from './instance-norm.js';
 export { RMSNorm } from './rms-norm.js';
 export { LocalResponseNorm } from './local-response-norm.js';
-export { Dropout } from './dropout.js';
+export { Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout } from './dropout.js';
 export { Relu, Gelu, Tanh, Sigmoid, Silu, LeakyRelu, Softplus, Softmax, LogSoftmax, Identity, Hardtanh, Relu6, Hardsigmoid, Hardswish, Mish, Selu, Elu, Celu, Glu, LogSigmoid, Softsign, Tanhshrink, Hardshrink, Softshrink, Threshold, Softmin, PRelu, type PReluOptions } from './activation.js';
 export { Flatten } from './flatten.js';
 export { Sequential } from './sequential.js';
@@ -22,7 +22,8 @@ export { Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, type ConvOptions, typ
 export { MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, LPPool1d, LPPool2d, MaxUnpool1d, MaxUnpool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d } from './pool.js';
 export { Conv3d, ConvTranspose3d, type Conv3dLayerOptions, type ConvTranspose3dLayerOptions } from './conv3d.js';
 export { MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, AdaptiveMaxPool3d } from './pool3d.js';
-export { Upsample, PixelShuffle, PixelUnshuffle } from './upsample.js';
+export { Upsample, PixelShuffle, PixelUnshuffle, ChannelShuffle } from './upsample.js';
+export { Unfold, Fold } from './fold.js';
 export { CosineSimilarity, PairwiseDistance } from './distance.js';
 export { MultiheadAttention, type MultiheadAttentionOptions, type MultiheadAttentionCall } from './attention.js';
 export { TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder, Transformer, generateSquareSubsequentMask, type TransformerEncoderLayerOptions, type TransformerDecoderLayerOptions, type TransformerDecoderCall, type TransformerStackOptions, type TransformerOptions, type TransformerCall } from './transformer.js';

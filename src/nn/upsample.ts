@@ -1,8 +1,9 @@
-/** Resampling layers (torch.nn.Upsample, PixelShuffle, PixelUnshuffle): no parameters. */
+/** Resampling and channel-reordering layers (torch.nn.Upsample, PixelShuffle, PixelUnshuffle, ChannelShuffle): no parameters. */
 import type { Backend } from '../backends/backend.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { interpolate, type InterpolateOptions } from './functional/interpolate.js';
-import { pixelShuffle, pixelUnshuffle } from './functional/pixel-shuffle.js';
+import { channelShuffle, pixelShuffle, pixelUnshuffle } from './functional/pixel-shuffle.js';
+import { checkInteger } from '../ir/validate.js';
 import { Module } from './module.js';
 
 /** torch.nn.Upsample: interpolate with fixed options ({ size | scaleFactor, mode, alignCorners }). */
@@ -32,5 +33,16 @@ export class PixelUnshuffle<B extends Backend = Backend> extends Module<B> {
   }
   forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
     return pixelUnshuffle(x, this.downscaleFactor);
+  }
+}
+
+/** torch.nn.ChannelShuffle: [N, C, *] with the channels of `groups` groups interleaved. */
+export class ChannelShuffle<B extends Backend = Backend> extends Module<B> {
+  constructor(readonly groups: number) {
+    super();
+    checkInteger('ChannelShuffle', 'groups', groups, 1);
+  }
+  forward(x: Tensor<B, 'float'>): Tensor<B, 'float'> {
+    return channelShuffle(x, this.groups);
   }
 }

@@ -10,10 +10,11 @@ export { conv3d, convTranspose3d, type Conv3dOptions, type ConvTranspose3dOption
 export { maxPool3d, avgPool3d, adaptiveAvgPool3d, adaptiveMaxPool3d, type MaxPool3dOptions, type AvgPool3dOptions, type AdaptiveSize3d } from './pool3d.js';
 export { batchNorm, groupNorm, layerNorm, rmsNorm, instanceNorm, type BatchNormOptions, type InstanceNormOptions } from './normalization.js';
 export { silu, leakyRelu, softplus, gelu, hardtanh, relu6, hardsigmoid, hardswish, mish, selu, elu, celu, glu, logSigmoid, softsign, tanhshrink, hardshrink, softshrink, threshold, softmin, prelu } from './activation.js';
-export { dropout } from './dropout.js';
+export { dropout, dropout1d, dropout2d, dropout3d, alphaDropout, featureAlphaDropout } from './dropout.js';
 export { scaledDotProductAttention, attentionWeights, causalMask, type AttentionOptions } from './attention.js';
 export { normalize, cosineSimilarity, pairwiseDistance, type NormalizeOptions, type CosineSimilarityOptions, type PairwiseDistanceOptions } from './distance.js';
 export { interpolate, type InterpolateMode, type InterpolateOptions } from './interpolate.js';
-export { pixelShuffle, pixelUnshuffle } from './pixel-shuffle.js';
+export { pixelShuffle, pixelUnshuffle, channelShuffle } from './pixel-shuffle.js';
+export { unfold, fold, type UnfoldOptions, type FoldOptions } from './fold.js';
 export type { Pair, Padding1d, Padding2d } from './args.js';
 export type { Triple, Padding3d } from './args3d.js';

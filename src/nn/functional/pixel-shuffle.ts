@@ -54,3 +54,19 @@ export function pixelUnshuffle<B extends Backend, K extends Kind>(x: Tensor<B, K
     x.backend.runtime,
   );
 }
+
+/**
+ * [N, C, *] -> [N, C, *] with the channels of g groups interleaved: out[c] = x[(c % g) (C / g) + c / g]
+ * (torch.nn.functional.channel_shuffle, ShuffleNet's shuffle). Rank 3 or more, as torch. Any dtype.
+ */
+export function channelShuffle<B extends Backend, K extends Kind>(x: Tensor<B, K>, groups: number): Tensor<B, K> {
+  const op = 'channelShuffle';
+  checkTensors(op, { input: x });
+  const g = checkInteger(op, 'groups', groups, 1);
+  if (x.rank < 3) throw new ShapeError(`the input must be [N, C, *] (rank 3 or more, as torch), got rank ${x.rank}`, { op, shapes: [x.shape], hint: 'add a batch dim with unsqueeze(0) or a spatial one with unsqueeze(-1)' });
+  const [n, c] = x.shape as [number, number];
+  const rest = x.shape.slice(2);
+  if (c % g !== 0) throw new ShapeError(`the channels (${c}) must be divisible by groups = ${g}`, { op, shapes: [x.shape] });
+  x.live(op);
+  return tidy(() => x.reshape([n, g, c / g, ...rest]).swapDims(1, 2).reshape([n, c, ...rest]), x.backend.runtime);
+}
