@@ -161,7 +161,15 @@ export class LBFGS<B extends Backend = Backend> {
     const free = (v: Vec<B> | undefined): void => v?.forEach((x) => x.dispose());
     const dot = (a: Vec<B>, b: Vec<B>): Tensor<B, 'float'> => a.map((x, i) => x.mul(b[i]!).sum()).reduce((s, x) => s.add(x));
     const maxAbs = (a: Vec<B>): Tensor<B, 'float'> => a.map((x) => x.abs().max()).reduce((s, x) => s.maximum(x));
-    const read = (ts: Array<Tensor<B, 'float'>>): Promise<number[]> => Promise.all(ts.map((x) => x.item()));
+    /** Reads the scalars `fn` makes, together, and frees them. */
+    const read = async (fn: () => Array<Tensor<B, 'float'>>): Promise<number[]> => {
+      const ts = run(fn).map((x) => keep(x, runtime));
+      try {
+        return await Promise.all(ts.map((x) => x.item()));
+      } finally {
+        ts.forEach((x) => x.dispose());
+      }
+    };
 
     /** Evaluates the closure at the current parameters: the loss tensor and one gradient per parameter (zeros where none). */
     const evaluate = (): { loss: Tensor<B, 'float'>; grads: Vec<B> } => {
@@ -212,8 +220,7 @@ export class LBFGS<B extends Backend = Backend> {
     // evaluate initial f(x) and df/dx
     let first = evaluate();
     let flatGrad = first.grads;
-    const [origLoss, firstMax, firstSum] = await read(run(() => [first.loss, maxAbs(flatGrad), flatGrad.map((g) => g.abs().sum()).reduce((s, x) => s.add(x))]));
-    first.loss.dispose();
+    const [origLoss, firstMax, firstSum] = await read(() => [first.loss, maxAbs(flatGrad), flatGrad.map((g) => g.abs().sum()).reduce((s, x) => s.add(x))]);
     let loss = origLoss!;
     let currentEvals = 1;
     if (firstMax! <= this.toleranceGrad) {
@@ -239,7 +246,7 @@ export class LBFGS<B extends Backend = Backend> {
         const t0 = this.t;
         const y = hold(run(() => flatGrad.map((g, i) => g.sub(prev[i]!))));
         const s = hold(run(() => d0.map((x) => x.mul(t0))));
-        const [ys, yy] = await read(run(() => [dot(y, s), dot(y, y)]));
+        const [ys, yy] = await read(() => [dot(y, s), dot(y, y)]);
         if (ys! > 1e-10) {
           if (this.oldDirs.length === this.historySize) {
             free(this.oldDirs.shift());
@@ -287,7 +294,7 @@ export class LBFGS<B extends Backend = Backend> {
       // ---- the step length ----
       const d = this.d;
       let t = this.nIter === 1 ? f32(Math.min(1, f32(1 / gradSum)) * this.rate) : this.rate;
-      const [gtd, dMax] = await read(run(() => [dot(flatGrad, d), maxAbs(d)]));
+      const [gtd, dMax] = await read(() => [dot(flatGrad, d), maxAbs(d)]);
       // directional derivative below tolerance
       if (gtd! > -this.toleranceChange) {
         this.t = t;
@@ -301,8 +308,7 @@ export class LBFGS<B extends Backend = Backend> {
         const obj = async (step: number): Promise<{ f: number; g: Vec<B>; gtd: number; gMax: number }> => {
           setAt(x, step, d);
           const e = evaluate();
-          const [f, gd, gMax] = await read(run(() => [e.loss, dot(e.grads, d), maxAbs(e.grads)]));
-          e.loss.dispose();
+          const [f, gd, gMax] = await read(() => [e.loss, dot(e.grads, d), maxAbs(e.grads)]);
           return { f: f!, g: e.grads, gtd: gd!, gMax: gMax! };
         };
         const found = await strongWolfe(obj, t, dMax!, loss, flatGrad, gtd!, this.toleranceChange, free);
@@ -319,8 +325,7 @@ export class LBFGS<B extends Backend = Backend> {
         if (nIter !== this.maxIter) {
           // Re-evaluated only when another iteration follows (torch: no use in a stochastic setting).
           const e = evaluate();
-          const [f, gMax] = await read(run(() => [e.loss, maxAbs(e.grads)]));
-          e.loss.dispose();
+          const [f, gMax] = await read(() => [e.loss, maxAbs(e.grads)]);
           free(flatGrad);
           flatGrad = e.grads;
           loss = f!;
