@@ -464,6 +464,20 @@ function savedTensor(t: unknown, size: number): { shape: number[]; data: Float32
   return { shape, data };
 }
 
+/**
+ * For the APIs that step an optimizer once per batch with that batch's gradients (fit,
+ * DataParallel) or save its state as tensors (the checkpoint files): LBFGS's step takes a closure
+ * it evaluates several times, and its state has scalars beside the tensors.
+ */
+export function refuseLBFGS(op: string, optimizer: unknown): void {
+  if (optimizer instanceof LBFGS) {
+    throw new ArgumentError("LBFGS cannot be used here: its step evaluates a closure several times, where this steps an optimizer once with each batch's gradients", {
+      op,
+      hint: 'write the loop: await opt.step(model, () => lossOf(model)) per step; keep its state with opt.state() / opt.loadState()',
+    });
+  }
+}
+
 function checkLoss<B extends Backend>(loss: Tensor<B, 'float'>): Tensor<B, 'float'> {
   if (loss.size !== 1) throw new ShapeError(`the closure's loss must have one element, got shape [${loss.shape.join(', ')}]`, { op: 'LBFGS.step', shapes: [loss.shape], hint: 'reduce it (.mean() or .sum())' });
   if (!loss.dtype.startsWith('float')) throw new ArgumentError(`the closure's loss must be a float tensor, got ${loss.dtype}`, { op: 'LBFGS.step' });

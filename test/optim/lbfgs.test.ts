@@ -14,6 +14,11 @@ import { cubicInterpolate, LBFGS, type LBFGSOptions, type LBFGSRecord } from '..
 import { ParamGrads } from '../../src/optim/param-grads.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { fromData } from '../../src/tensor/creation.js';
+import { DataLoader } from '../../src/data/loader.js';
+import { TensorDataset } from '../../src/data/dataset.js';
+import { hostTensor } from '../../src/data/host-tensor.js';
+import { loadOptimizerState, saveOptimizerState } from '../../src/train/checkpoint.js';
+import { fit } from '../../src/train/fit.js';
 import { describeGpu } from '../wgpu/gpu.js';
 import { Params, QUAD_C, QUAD_W, setup, type Nested } from './lbfgs-problems.js';
 
@@ -226,6 +231,22 @@ describe('LBFGS closures and parameters', () => {
       opt.clear();
       expect(ad.memory().tensors).toBe(before);
     }
+  });
+});
+
+describe('where LBFGS does not fit', () => {
+  it('fit() and the optimizer checkpoint files refuse it with a typed error and a hint', async () => {
+    const { model } = setup(ad, 'quadratic');
+    const opt = new LBFGS<AD>();
+    const batches = new DataLoader(new TensorDataset({ x: hostTensor(new Float32Array(4), [4, 1]) }), { batchSize: 2 });
+    // @ts-expect-error: fit takes an Optimizer (a step with each batch's gradients)
+    const fitted = fit({ model, optimizer: opt, train: batches, epochs: 1, progress: false, step: () => ({ loss: model.ps[2]!.value.square() }) });
+    await expect(fitted).rejects.toThrow(/^fit: LBFGS cannot be used here: its step evaluates a closure several times.*hint: write the loop/);
+    await expect(fitted).rejects.toBeInstanceOf(ArgumentError);
+    // @ts-expect-error: saveOptimizerState takes an Optimizer (its state is tensors only)
+    await expect(saveOptimizerState(opt)).rejects.toThrow(/^saveOptimizerState: LBFGS cannot be used here/);
+    // @ts-expect-error: loadOptimizerState too
+    expect(() => loadOptimizerState(opt, model, new Uint8Array(8))).toThrow(/^loadOptimizerState: LBFGS cannot be used here/);
   });
 });
 
