@@ -218,134 +218,139 @@ export class LBFGS<B extends Backend = Backend> {
     };
 
     // evaluate initial f(x) and df/dx
-    let first = evaluate();
+    const first = evaluate();
     let flatGrad = first.grads;
-    const [origLoss, firstMax, firstSum] = await read(() => [first.loss, maxAbs(flatGrad), flatGrad.map((g) => g.abs().sum()).reduce((s, x) => s.add(x))]);
-    let loss = origLoss!;
-    let currentEvals = 1;
-    if (firstMax! <= this.toleranceGrad) {
-      free(flatGrad);
-      return loss;
-    }
+    try {
+      const [origLoss, firstMax, firstSum] = await read(() => [first.loss, maxAbs(flatGrad), flatGrad.map((g) => g.abs().sum()).reduce((s, x) => s.add(x))]);
+      let loss = origLoss!;
+      let currentEvals = 1;
+      if (firstMax! <= this.toleranceGrad) return loss;
 
-    let nIter = 0;
-    let gradSum = firstSum!;
-    while (nIter < this.maxIter) {
-      nIter++;
-      this.nIter++;
+      let nIter = 0;
+      const gradSum = firstSum!;
+      while (nIter < this.maxIter) {
+        nIter++;
+        this.nIter++;
 
-      // ---- the descent direction ----
-      if (this.nIter === 1) {
-        free(this.d);
-        this.d = hold(run(() => flatGrad.map((g) => g.neg())));
-        this.clearHistory();
-        this.hDiag = 1;
-      } else {
-        const prev = this.prevFlatGrad!;
-        const d0 = this.d!;
-        const t0 = this.t;
-        const y = hold(run(() => flatGrad.map((g, i) => g.sub(prev[i]!))));
-        const s = hold(run(() => d0.map((x) => x.mul(t0))));
-        const [ys, yy] = await read(() => [dot(y, s), dot(y, y)]);
-        if (ys! > 1e-10) {
-          if (this.oldDirs.length === this.historySize) {
-            free(this.oldDirs.shift());
-            free(this.oldStps.shift());
-            this.ro.shift();
-          }
-          this.oldDirs.push(y);
-          this.oldStps.push(s);
-          this.ro.push(f32(1 / ys!));
-          this.hDiag = f32(ys! / yy!);
+        // ---- the descent direction ----
+        if (this.nIter === 1) {
+          free(this.d);
+          this.d = hold(run(() => flatGrad.map((g) => g.neg())));
+          this.clearHistory();
+          this.hDiag = 1;
         } else {
-          free(y);
-          free(s);
+          const prev = this.prevFlatGrad!;
+          const d0 = this.d!;
+          const t0 = this.t;
+          const y = hold(run(() => flatGrad.map((g, i) => g.sub(prev[i]!))));
+          const s = hold(run(() => d0.map((x) => x.mul(t0))));
+          const [ys, yy] = await read(() => [dot(y, s), dot(y, y)]);
+          if (ys! > 1e-10) {
+            if (this.oldDirs.length === this.historySize) {
+              free(this.oldDirs.shift());
+              free(this.oldStps.shift());
+              this.ro.shift();
+            }
+            this.oldDirs.push(y);
+            this.oldStps.push(s);
+            this.ro.push(f32(1 / ys!));
+            this.hDiag = f32(ys! / yy!);
+          } else {
+            free(y);
+            free(s);
+          }
+          // The two-loop recursion on the device: al and be stay 0-d tensors (no reads).
+          const dirs = this.oldDirs;
+          const stps = this.oldStps;
+          const ro = this.ro;
+          const hDiag = this.hDiag;
+          const next = hold(
+            run(() => {
+              let q = flatGrad.map((g) => g.neg());
+              const al: Array<Tensor<B, 'float'>> = [];
+              for (let i = dirs.length - 1; i >= 0; i--) {
+                const a = dot(stps[i]!, q).mul(ro[i]!);
+                al[i] = a;
+                q = q.map((x, j) => x.sub(dirs[i]![j]!.mul(a)));
+              }
+              let r = q.map((x) => x.mul(hDiag));
+              for (let i = 0; i < dirs.length; i++) {
+                const be = dot(dirs[i]!, r).mul(ro[i]!);
+                const c = al[i]!.sub(be);
+                r = r.map((x, j) => x.add(stps[i]![j]!.mul(c)));
+              }
+              return r;
+            }),
+          );
+          free(this.d);
+          this.d = next;
         }
-        // The two-loop recursion on the device: al and be stay 0-d tensors (no reads).
-        const dirs = this.oldDirs;
-        const stps = this.oldStps;
-        const ro = this.ro;
-        const hDiag = this.hDiag;
-        const next = hold(
-          run(() => {
-            let q = flatGrad.map((g) => g.neg());
-            const al: Array<Tensor<B, 'float'>> = [];
-            for (let i = dirs.length - 1; i >= 0; i--) {
-              const a = dot(stps[i]!, q).mul(ro[i]!);
-              al[i] = a;
-              q = q.map((x, j) => x.sub(dirs[i]![j]!.mul(a)));
-            }
-            let r = q.map((x) => x.mul(hDiag));
-            for (let i = 0; i < dirs.length; i++) {
-              const be = dot(dirs[i]!, r).mul(ro[i]!);
-              const c = al[i]!.sub(be);
-              r = r.map((x, j) => x.add(stps[i]![j]!.mul(c)));
-            }
-            return r;
-          }),
-        );
-        free(this.d);
-        this.d = next;
-      }
-      free(this.prevFlatGrad);
-      this.prevFlatGrad = hold(run(() => flatGrad.map((g) => g.clone())));
-      this.prevLoss = loss;
+        free(this.prevFlatGrad);
+        this.prevFlatGrad = hold(run(() => flatGrad.map((g) => g.clone())));
+        this.prevLoss = loss;
 
-      // ---- the step length ----
-      const d = this.d;
-      let t = this.nIter === 1 ? f32(Math.min(1, f32(1 / gradSum)) * this.rate) : this.rate;
-      const [gtd, dMax] = await read(() => [dot(flatGrad, d), maxAbs(d)]);
-      // directional derivative below tolerance
-      if (gtd! > -this.toleranceChange) {
+        // ---- the step length ----
+        const d = this.d;
+        let t = this.nIter === 1 ? f32(Math.min(1, f32(1 / gradSum)) * this.rate) : this.rate;
+        const [gtd, dMax] = await read(() => [dot(flatGrad, d), maxAbs(d)]);
+        // directional derivative below tolerance
+        if (gtd! > -this.toleranceChange) {
+          this.t = t;
+          break;
+        }
+
+        let lsEvals = 0;
+        let optCond = false;
+        if (this.lineSearch === 'strongWolfe') {
+          const x = hold(run(() => params.map((p) => p.value.clone())));
+          const obj = async (step: number): Promise<{ f: number; g: Vec<B>; gtd: number; gMax: number }> => {
+            setAt(x, step, d);
+            const e = evaluate();
+            const [f, gd, gMax] = await read(() => [e.loss, dot(e.grads, d), maxAbs(e.grads)]);
+            return { f: f!, g: e.grads, gtd: gd!, gMax: gMax! };
+          };
+          const found = await strongWolfe(obj, t, dMax!, loss, flatGrad, gtd!, this.toleranceChange, free).catch((e: unknown) => {
+            // A closure that throws mid-search leaves the parameters at the last accepted point, not a trial one.
+            run(() => params.forEach((p, i) => p.set(keep(x[i]!.clone(), runtime))));
+            free(x);
+            throw e;
+          });
+          loss = found.f;
+          free(flatGrad === found.g ? undefined : flatGrad);
+          flatGrad = found.g;
+          t = found.t;
+          lsEvals = found.evals;
+          setAt(x, t, d);
+          free(x);
+          optCond = found.gMax <= this.toleranceGrad;
+        } else {
+          run(() => params.forEach((p, i) => p.set(keep(p.value.add(d[i]!.mul(t)), runtime))));
+          if (nIter !== this.maxIter) {
+            // Re-evaluated only when another iteration follows (torch: no use in a stochastic setting).
+            const e = evaluate();
+            const [f, gMax] = await read(() => [e.loss, maxAbs(e.grads)]);
+            free(flatGrad);
+            flatGrad = e.grads;
+            loss = f!;
+            optCond = gMax! <= this.toleranceGrad;
+            lsEvals = 1;
+          }
+        }
         this.t = t;
-        break;
-      }
+        currentEvals += lsEvals;
 
-      let lsEvals = 0;
-      let optCond = false;
-      if (this.lineSearch === 'strongWolfe') {
-        const x = hold(run(() => params.map((p) => p.value.clone())));
-        const obj = async (step: number): Promise<{ f: number; g: Vec<B>; gtd: number; gMax: number }> => {
-          setAt(x, step, d);
-          const e = evaluate();
-          const [f, gd, gMax] = await read(() => [e.loss, dot(e.grads, d), maxAbs(e.grads)]);
-          return { f: f!, g: e.grads, gtd: gd!, gMax: gMax! };
-        };
-        const found = await strongWolfe(obj, t, dMax!, loss, flatGrad, gtd!, this.toleranceChange, free);
-        loss = found.f;
-        free(flatGrad === found.g ? undefined : flatGrad);
-        flatGrad = found.g;
-        t = found.t;
-        lsEvals = found.evals;
-        setAt(x, t, d);
-        free(x);
-        optCond = found.gMax <= this.toleranceGrad;
-      } else {
-        run(() => params.forEach((p, i) => p.set(keep(p.value.add(d[i]!.mul(t)), runtime))));
-        if (nIter !== this.maxIter) {
-          // Re-evaluated only when another iteration follows (torch: no use in a stochastic setting).
-          const e = evaluate();
-          const [f, gMax] = await read(() => [e.loss, maxAbs(e.grads)]);
-          free(flatGrad);
-          flatGrad = e.grads;
-          loss = f!;
-          optCond = gMax! <= this.toleranceGrad;
-          lsEvals = 1;
-        }
+        // ---- stopping conditions ----
+        if (nIter === this.maxIter) break;
+        if (currentEvals >= this.maxEval) break;
+        if (optCond) break;
+        // lack of progress: max |d t| (read as max |d| times t)
+        if (f32(dMax! * Math.abs(t)) <= this.toleranceChange) break;
+        if (Math.abs(loss - this.prevLoss) < this.toleranceChange) break;
       }
-      this.t = t;
-      currentEvals += lsEvals;
-
-      // ---- stopping conditions ----
-      if (nIter === this.maxIter) break;
-      if (currentEvals >= this.maxEval) break;
-      if (optCond) break;
-      // lack of progress: max |d t| (read as max |d| times t)
-      if (f32(dMax! * Math.abs(t)) <= this.toleranceChange) break;
-      if (Math.abs(loss - this.prevLoss) < this.toleranceChange) break;
+      return origLoss!;
+    } finally {
+      free(flatGrad);
     }
-    free(flatGrad);
-    return origLoss!;
   }
 
   private clearHistory(): void {

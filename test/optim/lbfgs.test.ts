@@ -206,6 +206,20 @@ describe('LBFGS closures and parameters', () => {
     optB.clear();
   });
 
+  it('a closure that throws in the line search leaves the parameters at the last accepted point, not a trial one', async () => {
+    const { model, closure } = setup(ad, 'rosenbrock');
+    const start = await values(model);
+    const opt = new LBFGS<AD>({ lineSearch: 'strongWolfe' });
+    let calls = 0;
+    const failing = (): ReturnType<typeof closure> => {
+      // Call 1 is the step's first evaluation, call 2 the first trial of the line search.
+      if (++calls === 2) throw new Error('data source gone');
+      return closure();
+    };
+    await expect(opt.step(model, failing)).rejects.toThrow('data source gone');
+    expect(await values(model)).toEqual(start);
+  });
+
   it('leaves frozen parameters and those without a gradient as they are', async () => {
     const x = new Param(fromData(ad, [2, -1]));
     const frozen = new Param(fromData(ad, [3]), undefined, false);
