@@ -12,5 +12,6 @@ export { NAdam, type NAdamGroup, type NAdamOptions, type NAdamSettings } from '.
 export { RAdam, type RAdamGroup, type RAdamOptions, type RAdamSettings } from './radam.js';
 export { Adadelta, type AdadeltaGroup, type AdadeltaOptions, type AdadeltaSettings } from './adadelta.js';
 export { Rprop, type RpropGroup, type RpropOptions, type RpropSettings } from './rprop.js';
+export { LBFGS, type LBFGSClosureResult, type LBFGSOptions, type LBFGSRecord } from './lbfgs.js';
 export { ASGD, type ASGDGroup, type ASGDOptions, type ASGDSettings } from './asgd.js';
 export { LrScheduler, StepLR, MultiStepLR, ExponentialLR, ConstantLR, LinearLR, PolynomialLR, LambdaLR, CosineLR, CosineAnnealingWarmRestarts, OneCycleLR, ReduceLROnPlateau, SequentialLR, type LrSchedulerState, type ReduceLROnPlateauOptions } from './lr-scheduler.js';

@@ -13,6 +13,7 @@ import { ArgumentError, DeviceError } from '../errors.js';
 import { tidy } from '../memory/tidy.js';
 import type { Module } from '../nn/module.js';
 import { Buffer, type Param } from '../nn/param.js';
+import { refuseLBFGS } from '../optim/lbfgs.js';
 import type { Optimizer, OptimizerRecord } from '../optim/optimizer.js';
 import { ParamGrads } from '../optim/param-grads.js';
 import { Runtime } from '../runtime/runtime.js';
@@ -159,7 +160,9 @@ export class Replica {
       if (!p) throw new ArgumentError(`the task's model has no parameter '${slot.name}'`, { op: 'DataParallel', hint: 'the task must build the same architecture as the module given to DataParallel.create' });
       return p;
     });
-    this.optimizer = task.optimizer(this.ctx);
+    const made = task.optimizer(this.ctx);
+    refuseLBFGS('DataParallel', made);
+    this.optimizer = made;
     if (m.optimizer) this.optimizer.loadState(m.optimizer, this.model);
     if (m.shared) {
       this.views = sharedViews(m.shared);

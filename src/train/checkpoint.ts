@@ -9,6 +9,7 @@ import { ArgumentError } from '../errors.js';
 import type { Module } from '../nn/module.js';
 import type { TensorRecord } from '../nn/record.js';
 import type { LrSchedulerState } from '../optim/lr-scheduler.js';
+import { refuseLBFGS } from '../optim/lbfgs.js';
 import type { Optimizer, OptimizerRecord } from '../optim/optimizer.js';
 import { saveModule } from '../record/module.js';
 import { decodeSafetensors, encodeSafetensors, type SafeTensor } from '../record/safetensors.js';
@@ -19,6 +20,7 @@ const KIND = 'switchyard.optimizer';
 /** An optimizer's state as safetensors bytes. */
 export async function saveOptimizerState<B extends Backend>(optimizer: Optimizer<B>): Promise<Uint8Array> {
   const given: unknown = optimizer;
+  refuseLBFGS('saveOptimizerState', given);
   if (typeof field(given, 'state') !== 'function') throw new ArgumentError('saveOptimizerState takes an optimizer', { op: 'saveOptimizerState' });
   const rec = await optimizer.state();
   const tensors: Record<string, SafeTensor> = {};
@@ -42,6 +44,7 @@ const LR = 'switchyard.lr';
  */
 export function loadOptimizerState<B extends Backend>(optimizer: Optimizer<B>, module: Module<B>, bytes: Uint8Array): void {
   const given: unknown = optimizer;
+  refuseLBFGS('loadOptimizerState', given);
   if (typeof field(given, 'loadState') !== 'function' || typeof field(given, 'options') !== 'object') throw new ArgumentError(`loadOptimizerState takes an optimizer, got ${show(given)}`, { op: 'loadOptimizerState' });
   const { tensors, metadata } = decodeSafetensors(bytes, { float16: 'float32' });
   const kind = metadata[KIND];

@@ -15,6 +15,7 @@ import { ArgumentError } from '../errors.js';
 import { tidy } from '../memory/tidy.js';
 import type { Module } from '../nn/module.js';
 import { ReduceLROnPlateau } from '../optim/lr-scheduler.js';
+import { refuseLBFGS } from '../optim/lbfgs.js';
 import type { Optimizer } from '../optim/optimizer.js';
 import { ParamGrads } from '../optim/param-grads.js';
 import { clock } from '../scheduler/clock.js';
@@ -120,6 +121,7 @@ export async function evaluate<B extends AutodiffBackend, M extends Module<B>, B
 export async function fit<B extends AutodiffBackend, M extends Module<B>, Batch>(options: FitOptions<B, M, Batch>): Promise<FitResult> {
   if (typeof options !== 'object' || options === null) throw new ArgumentError('fit() takes { model, optimizer, epochs, train, loss, ... }', { op: 'fit', hint: "see the README's training loop section" });
   const { model, optimizer, epochs } = options;
+  refuseLBFGS('fit', optimizer);
   if (!Number.isInteger(epochs) || epochs < 1) throw new ArgumentError(`epochs must be a positive integer, got ${epochs}`, { op: 'fit' });
   const first = model.params()[0];
   if (!first) throw new ArgumentError('the model has no parameters', { op: 'fit' });

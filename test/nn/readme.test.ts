@@ -42,8 +42,8 @@ function penaltyRef(x: number[][], w: number[][]): { value: number; dw: number[]
 }
 
 describe('README examples', () => {
-  it('has the higher-order gradients, the training loop, the fit example and the captured step', () => {
-    expect(blocks.map((b) => b.name)).toEqual(['higher-order', 'training-loop', 'fit', 'captured-step']);
+  it('has the higher-order gradients, the training loop, the fit example, L-BFGS and the captured step', () => {
+    expect(blocks.map((b) => b.name)).toEqual(['higher-order', 'training-loop', 'fit', 'lbfgs', 'captured-step']);
   });
 
   it('the gradient penalty matches its float64 value and gradient', async () => {
@@ -93,6 +93,21 @@ describe('README examples', () => {
     } finally {
       log.mockRestore();
       write.mockRestore();
+    }
+  });
+
+  it('L-BFGS finds the exact line', async () => {
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    try {
+      await import(`${dir}lbfgs.ts`);
+      const [label, first, evaluations, w, b] = log.mock.calls.at(-1)!;
+      expect(label).toBe('lbfgs');
+      expect(first).toBeGreaterThan(1);
+      expect(evaluations).toBeLessThanOrEqual(Math.floor((50 * 5) / 4));
+      expect(w).toEqual([[expect.closeTo(2, 4)], [expect.closeTo(-3, 4)]]);
+      expect(b).toEqual([expect.closeTo(0.5, 4)]);
+    } finally {
+      log.mockRestore();
     }
   });
 

@@ -41,6 +41,8 @@ import { RMSprop } from '../../src/optim/rmsprop.js';
 import { Rprop } from '../../src/optim/rprop.js';
 import { SGD } from '../../src/optim/sgd.js';
 import { fromData } from '../../src/tensor/creation.js';
+import { LBFGS, type LBFGSOptions } from '../../src/optim/lbfgs.js';
+import { setup } from './lbfgs-problems.js';
 
 // ---- the fixture (format: the docstring of tools/torch-vectors/optim.py) ----
 
@@ -100,6 +102,15 @@ interface Fixture {
   readonly optimizers: readonly OptimizerCase[];
   readonly clip: readonly ClipCase[];
   readonly schedulers: readonly SchedulerCase[];
+  readonly lbfgsTolerance: Tolerance;
+  readonly lbfgs: readonly LBFGSCase[];
+}
+interface LBFGSCase {
+  readonly name: string;
+  /** A key of PROBLEMS (test/optim/lbfgs-problems.ts). */
+  readonly problem: string;
+  readonly options: Options;
+  readonly steps: ReadonlyArray<{ readonly loss: Num; readonly params: ReadonlyArray<readonly Num[]>; readonly func_evals: number; readonly n_iter: number }>;
 }
 
 const fixture: Fixture = JSON.parse(readFileSync(new URL('../fixtures/torch-optim/optim.json', import.meta.url), 'utf8'));
@@ -513,5 +524,54 @@ describe(`LR schedulers vs torch ${fixture.torch}`, () => {
       }
       for (const [e, row] of ours.entries()) expectClose(row, c.lrs[e]!, tol, `epoch ${e}`);
     });
+  }
+});
+
+function makeLBFGS(c: LBFGSCase): LBFGS<AD> {
+  const r = new OptionReader(c.options, c.name);
+  const ls = r.str('line_search_fn');
+  if (ls !== undefined && ls !== 'strong_wolfe') throw new Error(`${c.name}: line_search_fn ${ls}`);
+  const lineSearch: LBFGSOptions['lineSearch'] = ls === undefined ? undefined : 'strongWolfe';
+  const opt = new LBFGS<AD>({
+    lr: r.num('lr'),
+    maxIter: r.num('max_iter'),
+    maxEval: r.num('max_eval'),
+    toleranceGrad: r.num('tolerance_grad'),
+    toleranceChange: r.num('tolerance_change'),
+    historySize: r.num('history_size'),
+    lineSearch,
+  });
+  r.done();
+  return opt;
+}
+
+describe(`LBFGS vs torch ${fixture.torch}`, () => {
+  // Looser than the other optimizers': 20-odd iterations, each a function of the last one's rounding.
+  const tol = fixture.lbfgsTolerance;
+  for (const c of fixture.lbfgs) {
+    for (const resumeAt of [undefined, 1]) {
+      it(`${c.name}${resumeAt === undefined ? '' : ', state saved and restored after step 1'}`, async () => {
+        const { model, closure } = setup(ad, c.problem);
+        let opt = makeLBFGS(c);
+        try {
+          for (const [t, want] of c.steps.entries()) {
+            if (t === resumeAt) {
+              const saved = await opt.state();
+              opt.clear();
+              opt = makeLBFGS(c);
+              opt.loadState(saved, model);
+            }
+            const loss = await opt.step(model, closure);
+            expectClose([loss], [want.loss], tol, `step ${t} loss`);
+            // The same branches as torch's: the iteration and evaluation counts agree exactly.
+            expect(opt.evaluations, `step ${t}: func_evals`).toBe(want.func_evals);
+            expect(opt.iterations, `step ${t}: n_iter`).toBe(want.n_iter);
+            for (const [j, p] of model.ps.entries()) expectClose((await p.value.toData()).values, want.params[j]!, tol, `step ${t} param ${j}`);
+          }
+        } finally {
+          opt.clear();
+        }
+      });
+    }
   }
 });

@@ -35,7 +35,12 @@ case here is a sequence of steps. The file:
                         "schedulers": [ { "type", "args" } ] and "milestones"   (SequentialLR)
                         "lambda": a name the test maps to the same function  (LambdaLR)
                         "metrics": [ one per epoch, "nan" for NaN ]          (ReduceLROnPlateau)
-                        "lrs": [ [ lr per group ] per epoch ] } ] }
+                        "lrs": [ [ lr per group ] per epoch ] } ],
+      "lbfgsTolerance": {"rtol", "atol"},     LBFGS parameters and losses after each step
+      "lbfgs": [ { "name", "problem": a key of LBFGS_PROBLEMS (the test rebuilds the loss),
+                   "options": { torch keyword: value },
+                   "steps": [ { "loss": what step(closure) returned, "params": [ data per param ],
+                                "func_evals", "n_iter": torch's state after the step } ] } ] }
 
 Epoch e's rates are the optimizer's param_groups' lr after e calls of scheduler.step() (for
 ReduceLROnPlateau, step(metrics[e - 1])): what the optimizer step of epoch e uses.
@@ -469,6 +474,80 @@ def scheduler_cases():
     return out
 
 
+# ---- LBFGS: a closure evaluated several times per step, on fixed problems the test rebuilds ----
+
+def _rosenbrock(ps):
+    a, b = ps
+    return (10 * (b - a ** 2) ** 2 + (1 - a) ** 2).sum()
+
+
+QUAD_W = [[1.0, 2.0, 0.5], [[1.5, 0.25], [3.0, 1.0]], 3.0]
+QUAD_C = [[0.5, -1.0, 2.0], [[1.0, -0.5], [0.25, 2.0]], 0.5]
+
+
+def _quadratic(ps):
+    x, y, z = ps
+    w = [torch.tensor(v, dtype=torch.float32) for v in QUAD_W]
+    c = [torch.tensor(v, dtype=torch.float32) for v in QUAD_C]
+    return (w[0] * (x - c[0]) ** 2).sum() + (w[1] * (y - c[1]) ** 2).sum() + w[2] * (z - c[2]) ** 2 + 0.5 * (x.sum() + y.sum() - z) ** 2
+
+
+MLP_X = [[0.5, -1.0], [1.5, 0.25], [-0.75, 0.5], [1.0, 1.0]]
+MLP_Y = [[0.25], [-0.5], [0.75], [0.1]]
+
+
+def _mlp(ps):
+    w1, b1, w2, b2 = ps
+    x = torch.tensor(MLP_X, dtype=torch.float32)
+    y = torch.tensor(MLP_Y, dtype=torch.float32)
+    return ((torch.tanh(x @ w1 + b1) @ w2 + b2 - y) ** 2).mean()
+
+
+LBFGS_PROBLEMS = {
+    # name: (loss, starting values)
+    'rosenbrock': (_rosenbrock, [[-1.2, 0.8, 1.5], [1.0, -0.5, 2.0]]),
+    'quadratic': (_quadratic, [[0.0, 0.5, -0.5], [[0.25, 0.0], [-1.0, 0.5]], 1.5]),
+    'mlp': (_mlp, [[[0.3, -0.2, 0.5], [0.1, 0.4, -0.6]], [0.05, -0.1, 0.2], [[0.7], [-0.3], [0.2]], [0.1]]),
+}
+
+
+def lbfgs_case(name, problem, options, steps):
+    fn, start = LBFGS_PROBLEMS[problem]
+    params = [torch.tensor(v, dtype=torch.float32, requires_grad=True) for v in start]
+    opt = torch.optim.LBFGS(params, **options)
+
+    def closure():
+        opt.zero_grad()
+        loss = fn(params)
+        loss.backward()
+        return loss
+    out = []
+    for _ in range(steps):
+        loss = opt.step(closure)
+        st = opt.state[params[0]]
+        out.append({'loss': num(float(loss)), 'params': [flat(p) for p in params], 'func_evals': st['func_evals'], 'n_iter': st['n_iter']})
+    return {'name': name, 'problem': problem, 'options': options, 'steps': out}
+
+
+def lbfgs_cases():
+    c = lbfgs_case
+    sw = 'strong_wolfe'
+    return [
+        # Without a line search Rosenbrock's iterates jump far and float32 rounding grows (torch's own
+        # float32 and float64 runs part by 1e-4 within 40 iterations): few iterations there.
+        c('rosenbrock, max_iter 4', 'rosenbrock', {'max_iter': 4}, 2),
+        c('rosenbrock, lr 0.5, history_size 3 (wraps), max_iter 8', 'rosenbrock', {'lr': 0.5, 'history_size': 3, 'max_iter': 8}, 2),
+        c('rosenbrock, strong_wolfe', 'rosenbrock', {'line_search_fn': sw}, 3),
+        c('rosenbrock, strong_wolfe, history_size 2, max_iter 6', 'rosenbrock', {'line_search_fn': sw, 'history_size': 2, 'max_iter': 6}, 4),
+        c('rosenbrock, strong_wolfe, max_eval 7', 'rosenbrock', {'line_search_fn': sw, 'max_eval': 7}, 3),
+        c('quadratic, tolerance_grad 1e-3 stops early', 'quadratic', {'max_iter': 50, 'tolerance_grad': 1e-3}, 3),
+        c('quadratic, strong_wolfe, tolerance_grad 1e-4 stops early', 'quadratic', {'max_iter': 50, 'tolerance_grad': 1e-4, 'line_search_fn': sw}, 3),
+        c('quadratic, tolerance_change 1e-2', 'quadratic', {'lr': 0.5, 'max_iter': 30, 'tolerance_change': 1e-2}, 2),
+        c('mlp, lr 0.5, history_size 2, max_iter 6', 'mlp', {'lr': 0.5, 'history_size': 2, 'max_iter': 6}, 4),
+        c('mlp, strong_wolfe, history_size 4, max_iter 8', 'mlp', {'line_search_fn': sw, 'history_size': 4, 'max_iter': 8}, 3),
+    ]
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, 'test', 'fixtures', 'torch-optim', 'optim.json')
@@ -479,12 +558,14 @@ def main():
         'optimizers': optimizer_cases(),
         'clip': clip_cases(),
         'schedulers': scheduler_cases(),
+        'lbfgsTolerance': {'rtol': 1e-4, 'atol': 1e-5},
+        'lbfgs': lbfgs_cases(),
     }
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, 'w') as f:
         json.dump(data, f, separators=(',', ':'))
         f.write('\n')
-    print(f"{path}: {len(data['optimizers'])} optimizer, {len(data['clip'])} clip, {len(data['schedulers'])} scheduler cases (torch {torch.__version__})")
+    print(f"{path}: {len(data['optimizers'])} optimizer, {len(data['clip'])} clip, {len(data['schedulers'])} scheduler, {len(data['lbfgs'])} LBFGS cases (torch {torch.__version__})")
 
 
 if __name__ == '__main__':
