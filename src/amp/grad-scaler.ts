@@ -7,6 +7,7 @@ import { ArgumentError } from '../errors.js';
 import { checkBoolean, checkKeys, checkNumber, checkOptions, field, show } from '../ir/validate.js';
 import type { Backend } from '../backends/backend.js';
 import type { Module } from '../nn/module.js';
+import { refuseLBFGS } from '../optim/lbfgs.js';
 import type { LrScheduler } from '../optim/lr-scheduler.js';
 import type { Optimizer } from '../optim/optimizer.js';
 import type { ParamGrads } from '../optim/param-grads.js';
@@ -84,6 +85,7 @@ function checkStepArgs(optimizer: unknown, module: unknown, grads: unknown, rate
   const op = 'GradScaler.step';
   const hint = 'scaler.step(optimizer, model, ParamGrads.from(scaler.scaleLoss(loss).backward(), model), rate?)';
   if (typeof field(optimizer, 'step') !== 'function') throw new ArgumentError(`the first argument must be an optimizer (SGD, Adam, ...), got ${show(optimizer)}`, { op, hint });
+  refuseLBFGS(op, optimizer);
   if (typeof field(module, 'params') !== 'function') throw new ArgumentError(`the second argument must be the module to step, got ${show(module)}`, { op, hint });
   if (typeof field(grads, 'entries') !== 'function' || typeof field(grads, 'set') !== 'function' || typeof field(grads, 'get') !== 'function') {
     throw new ArgumentError(`the gradients must be a ParamGrads, got ${show(grads)}`, { op, hint });

@@ -10,7 +10,7 @@
 import { isGradEnabled, noGrad } from '../autodiff/grad-mode.js';
 import { isAutodiff, type AutodiffBackend } from '../autodiff/types.js';
 import type { Backend } from '../backends/backend.js';
-import { ArgumentError, ShapeError } from '../errors.js';
+import { ArgumentError, DTypeError, ShapeError } from '../errors.js';
 import { sameShape } from '../ir/shape.js';
 import { checkKeys, field, show } from '../ir/validate.js';
 import { keep, tidy } from '../memory/tidy.js';
@@ -94,6 +94,8 @@ export class LBFGS<B extends Backend = Backend> {
   private prevLoss = 0;
   /** The ParamIds the state belongs to, in order (state from another module is refused). */
   private ids: ParamId[] | undefined;
+  /** A step is running (its reads are awaited): another would interleave with its state. */
+  private busy = false;
 
   constructor(options: LBFGSOptions = {}) {
     if (typeof options !== 'object' || options === null) throw new ArgumentError(`options must be an object, got ${show(options)}`, { op: OP });
@@ -144,8 +146,12 @@ export class LBFGS<B extends Backend = Backend> {
     if (typeof closure !== 'function') {
       throw new ArgumentError(`the second argument must be a closure that recomputes the loss, got ${show(closure)}`, { op: 'LBFGS.step', hint: 'L-BFGS evaluates the loss several times per step: await opt.step(model, () => nn.mseLoss(model.forward(x), y))' });
     }
+    if (this.busy) throw new ArgumentError('a step of this optimizer is still running', { op: 'LBFGS.step', hint: 'await each step before the next: its state moves through the whole step' });
     const params = module.params().filter((p) => p.trainable);
     if (params.length === 0) throw new ArgumentError('the module has no trainable parameters', { op: 'LBFGS.step' });
+    const wide = params.find((p) => p.value.dtype !== 'float32');
+    // Its host arithmetic and saved state are float32's (and mixed dtypes would not add up in its dot products).
+    if (wide) throw new DTypeError(`parameter ${wide.id} is ${wide.value.dtype}; LBFGS steps float32 parameters`, { op: 'LBFGS.step', dtypes: [wide.value.dtype], hint: 'keep float32 master weights (see README "Mixed precision")' });
     const device = params[0]!.value.device.key;
     const other = params.find((p) => p.value.device.key !== device);
     // torch: "all parameters have to be on a single device"; the dot products are summed on it.
@@ -218,7 +224,14 @@ export class LBFGS<B extends Backend = Backend> {
     };
 
     // evaluate initial f(x) and df/dx
-    const first = evaluate();
+    this.busy = true;
+    let first: { loss: Tensor<B, 'float'>; grads: Vec<B> };
+    try {
+      first = evaluate();
+    } catch (e) {
+      this.busy = false;
+      throw e;
+    }
     let flatGrad = first.grads;
     try {
       const [origLoss, firstMax, firstSum] = await read(() => [first.loss, maxAbs(flatGrad), flatGrad.map((g) => g.abs().sum()).reduce((s, x) => s.add(x))]);
@@ -306,10 +319,16 @@ export class LBFGS<B extends Backend = Backend> {
           const obj = async (step: number): Promise<{ f: number; g: Vec<B>; gtd: number; gMax: number }> => {
             setAt(x, step, d);
             const e = evaluate();
-            const [f, gd, gMax] = await read(() => [e.loss, dot(e.grads, d), maxAbs(e.grads)]);
-            return { f: f!, g: e.grads, gtd: gd!, gMax: gMax! };
+            try {
+              const [f, gd, gMax] = await read(() => [e.loss, dot(e.grads, d), maxAbs(e.grads)]);
+              return { f: f!, g: e.grads, gtd: gd!, gMax: gMax! };
+            } catch (err) {
+              free(e.grads);
+              throw err;
+            }
           };
-          const found = await strongWolfe(obj, t, dMax!, loss, flatGrad, gtd!, this.toleranceChange, free).catch((e: unknown) => {
+          // torch calls _strong_wolfe without tolerance_change: the zoom stops at its default, 1e-9.
+          const found = await strongWolfe(obj, t, dMax!, loss, flatGrad, gtd!, 1e-9, free).catch((e: unknown) => {
             // A closure that throws mid-search leaves the parameters at the last accepted point, not a trial one.
             run(() => params.forEach((p, i) => p.set(keep(x[i]!.clone(), runtime))));
             free(x);
@@ -350,6 +369,7 @@ export class LBFGS<B extends Backend = Backend> {
       return origLoss!;
     } finally {
       free(flatGrad);
+      this.busy = false;
     }
   }
 
@@ -407,11 +427,17 @@ export class LBFGS<B extends Backend = Backend> {
     const ro: unknown = field(scalars, 'ro');
     if (!Array.isArray(ro) || ro.some((v) => typeof v !== 'number')) throw new ArgumentError(`scalars.ro must be a list of numbers, got ${show(ro)}`, { op });
     const nIter = num('nIter');
+    const funcEvals = num('funcEvals');
+    const t = num('t');
+    const hDiag = num('hDiag');
+    const prevLoss = num('prevLoss');
     const history = ro.length;
     if (history > this.historySize) throw new ArgumentError(`the state holds ${history} curvature pairs, more than historySize ${this.historySize}`, { op });
     const params: Array<Param<B>> = module.params().filter((p) => p.trainable);
     const entries = params.map((p) => field(recParams, p.id));
     const stored = Object.keys(recParams).length;
+    // A state past its first iteration holds tensors: without them the next step has no direction.
+    if (stored === 0 && (nIter > 0 || history > 0)) throw new ArgumentError(`the state has ${nIter} iterations and ${history} curvature pairs but no parameter tensors`, { op, hint: 'pass a record from LBFGS.state()' });
     if (stored !== 0 && entries.some((e) => e === undefined)) throw new ArgumentError('the state does not cover every trainable parameter of this module (no ParamId match)', { op, hint: 'load the module from the record saved with this state first' });
     const names = stored === 0 ? [] : [...(nIter > 0 ? ['d', 'prevFlatGrad'] : []), ...Array.from({ length: history }, (_, i) => `oldDirs.${i}`), ...Array.from({ length: history }, (_, i) => `oldStps.${i}`)];
     params.forEach((p, j) => {
@@ -438,10 +464,10 @@ export class LBFGS<B extends Backend = Backend> {
     }
     this.ids = stored !== 0 ? params.map((p) => p.id) : undefined;
     this.nIter = nIter;
-    this.funcEvals = num('funcEvals');
-    this.t = num('t');
-    this.hDiag = num('hDiag');
-    this.prevLoss = num('prevLoss');
+    this.funcEvals = funcEvals;
+    this.t = t;
+    this.hDiag = hDiag;
+    this.prevLoss = prevLoss;
     this.ro = ro.map(Number);
   }
 
@@ -536,88 +562,99 @@ async function strongWolfe<G>(
   const drop = (x: G): void => {
     if (x !== g && live.delete(x)) free(x);
   };
-  let cur = await obj(t);
-  live.add(cur.g);
-  let evals = 1;
-  let prev: Point<G> & { t: number } = { t: 0, f, g, gtd, gMax: Infinity };
-  let done = false;
-  let lsIter = 0;
-  let bracket: Array<Point<G> & { t: number }> = [];
-  while (lsIter < maxLs) {
-    if (cur.f > armijo(t) || (lsIter > 1 && cur.f >= prev.f)) {
-      bracket = [prev, { ...cur, t }];
-      break;
-    }
-    if (Math.abs(cur.gtd) <= curvature) {
-      bracket = [{ ...cur, t }];
-      done = true;
-      break;
-    }
-    if (cur.gtd >= 0) {
-      bracket = [prev, { ...cur, t }];
-      break;
-    }
-    const minStep = t + 0.01 * (t - prev.t);
-    const maxStep = t * 10;
-    const tmp = t;
-    t = cubicInterpolate(prev.t, prev.f, prev.gtd, t, cur.f, cur.gtd, [minStep, maxStep]);
-    drop(prev.g);
-    prev = { ...cur, t: tmp };
-    cur = await obj(t);
+  try {
+    return await search();
+  } catch (e) {
+    // A closure that threw mid-search: the gradients the bracket held go too.
+    for (const x of [...live]) drop(x);
+    throw e;
+  }
+
+  async function search(): Promise<{ f: number; g: G; t: number; evals: number; gMax: number }> {
+    let cur = await obj(t);
     live.add(cur.g);
-    evals++;
-    lsIter++;
-  }
-  if (lsIter === maxLs) {
-    // torch keeps the gtds of the loop's bracket here; the zoom below does not run.
-    drop(prev.g);
-    bracket = [{ t: 0, f, g, gtd, gMax: Infinity }, { ...cur, t }];
-  }
-  let insufProgress = false;
-  let low = bracket[0]!.f <= bracket[bracket.length - 1]!.f ? 0 : 1;
-  let high = 1 - low;
-  while (!done && lsIter < maxLs) {
-    const b0 = bracket[0]!;
-    const b1 = bracket[1]!;
-    if (Math.abs(b1.t - b0.t) * dNorm < toleranceChange) break;
-    t = cubicInterpolate(b0.t, b0.f, b0.gtd, b1.t, b1.f, b1.gtd);
-    const hi = Math.max(b0.t, b1.t);
-    const lo = Math.min(b0.t, b1.t);
-    const eps = 0.1 * (hi - lo);
-    if (Math.min(hi - t, t - lo) < eps) {
-      if (insufProgress || t >= hi || t <= lo) {
-        t = Math.abs(t - hi) < Math.abs(t - lo) ? hi - eps : lo + eps;
-        insufProgress = false;
-      } else {
-        insufProgress = true;
+    let evals = 1;
+    let prev: Point<G> & { t: number } = { t: 0, f, g, gtd, gMax: Infinity };
+    let done = false;
+    let lsIter = 0;
+    let bracket: Array<Point<G> & { t: number }> = [];
+    while (lsIter < maxLs) {
+      if (cur.f > armijo(t) || (lsIter > 1 && cur.f >= prev.f)) {
+        bracket = [prev, { ...cur, t }];
+        break;
       }
-    } else {
-      insufProgress = false;
-    }
-    const p = await obj(t);
-    live.add(p.g);
-    evals++;
-    lsIter++;
-    if (p.f > armijo(t) || p.f >= bracket[low]!.f) {
-      drop(bracket[high]!.g);
-      bracket[high] = { ...p, t };
-      [low, high] = bracket[0]!.f <= bracket[1]!.f ? [0, 1] : [1, 0];
-    } else {
-      let replacedHigh = false;
-      if (Math.abs(p.gtd) <= curvature) {
+      if (Math.abs(cur.gtd) <= curvature) {
+        bracket = [{ ...cur, t }];
         done = true;
-      } else if (p.gtd * (bracket[high]!.t - bracket[low]!.t) >= 0) {
-        // old high becomes new low
-        drop(bracket[high]!.g);
-        bracket[high] = bracket[low]!;
-        replacedHigh = true;
+        break;
       }
-      if (!replacedHigh) drop(bracket[low]!.g);
-      bracket[low] = { ...p, t };
+      if (cur.gtd >= 0) {
+        bracket = [prev, { ...cur, t }];
+        break;
+      }
+      const minStep = t + 0.01 * (t - prev.t);
+      const maxStep = t * 10;
+      const tmp = t;
+      t = cubicInterpolate(prev.t, prev.f, prev.gtd, t, cur.f, cur.gtd, [minStep, maxStep]);
+      drop(prev.g);
+      prev = { ...cur, t: tmp };
+      cur = await obj(t);
+      live.add(cur.g);
+      evals++;
+      lsIter++;
     }
+    if (lsIter === maxLs) {
+      // torch keeps the gtds of the loop's bracket here; the zoom below does not run.
+      drop(prev.g);
+      bracket = [{ t: 0, f, g, gtd, gMax: Infinity }, { ...cur, t }];
+    }
+    let insufProgress = false;
+    let low = bracket[0]!.f <= bracket[bracket.length - 1]!.f ? 0 : 1;
+    let high = 1 - low;
+    while (!done && lsIter < maxLs) {
+      const b0 = bracket[0]!;
+      const b1 = bracket[1]!;
+      if (Math.abs(b1.t - b0.t) * dNorm < toleranceChange) break;
+      t = cubicInterpolate(b0.t, b0.f, b0.gtd, b1.t, b1.f, b1.gtd);
+      const hi = Math.max(b0.t, b1.t);
+      const lo = Math.min(b0.t, b1.t);
+      const eps = 0.1 * (hi - lo);
+      if (Math.min(hi - t, t - lo) < eps) {
+        if (insufProgress || t >= hi || t <= lo) {
+          t = Math.abs(t - hi) < Math.abs(t - lo) ? hi - eps : lo + eps;
+          insufProgress = false;
+        } else {
+          insufProgress = true;
+        }
+      } else {
+        insufProgress = false;
+      }
+      const p = await obj(t);
+      live.add(p.g);
+      evals++;
+      lsIter++;
+      if (p.f > armijo(t) || p.f >= bracket[low]!.f) {
+        drop(bracket[high]!.g);
+        bracket[high] = { ...p, t };
+        [low, high] = bracket[0]!.f <= bracket[1]!.f ? [0, 1] : [1, 0];
+      } else {
+        let replacedHigh = false;
+        if (Math.abs(p.gtd) <= curvature) {
+          done = true;
+        } else if (p.gtd * (bracket[high]!.t - bracket[low]!.t) >= 0) {
+          // old high becomes new low
+          drop(bracket[high]!.g);
+          bracket[high] = bracket[low]!;
+          replacedHigh = true;
+        }
+        if (!replacedHigh) drop(bracket[low]!.g);
+        bracket[low] = { ...p, t };
+      }
+    }
+    const best = bracket[low]!;
+    // What the bracket no longer needs (and the other end) is freed; the result's gradient is kept.
+    for (const x of [...live]) if (x !== best.g) drop(x);
+    live.delete(best.g);
+    return { f: best.f, g: best.g, t: best.t, evals, gMax: best.gMax };
   }
-  const best = bracket[low]!;
-  // What the bracket no longer needs (and the other end) is freed; the result's gradient is kept.
-  for (const x of [...live]) if (x !== best.g) drop(x);
-  return { f: best.f, g: best.g, t: best.t, evals, gMax: best.gMax };
 }

@@ -12,6 +12,7 @@ import { ArgumentError, ShapeError, SwitchyardError } from '../../src/errors.js'
 import { Param } from '../../src/nn/param.js';
 import { cubicInterpolate, LBFGS, type LBFGSOptions, type LBFGSRecord } from '../../src/optim/lbfgs.js';
 import { ParamGrads } from '../../src/optim/param-grads.js';
+import { GradScaler } from '../../src/amp/grad-scaler.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { fromData } from '../../src/tensor/creation.js';
 import { DataLoader } from '../../src/data/loader.js';
@@ -127,6 +128,12 @@ describe('LBFGS state', () => {
     expect(() => opt.loadState(bad, model)).toThrow(ShapeError);
     // Nothing changed: the optimizer still steps from its own state.
     expect(opt.iterations).toBe(5);
+    // A bad scalar is found before anything changes too.
+    expect(() => opt.loadState({ ...saved, scalars: { ...saved.scalars, nIter: 999, t: Number.NaN } }, model)).toThrow(/scalars.t must be a number/);
+    expect(opt.iterations).toBe(5);
+    // Iterations without the tensors that go with them: refused, not a TypeError at the next step.
+    expect(() => opt.loadState({ ...saved, params: {} }, model)).toThrow(/no parameter tensors/);
+    expect(opt.iterations).toBe(5);
     const elsewhere = setup(ad, 'rosenbrock');
     expect(() => opt.loadState(saved, elsewhere.model)).toThrow(/does not cover every trainable parameter/);
     await expect(opt.step(elsewhere.model, elsewhere.closure)).rejects.toThrow(/another module's parameters/);
@@ -220,6 +227,45 @@ describe('LBFGS closures and parameters', () => {
     expect(await values(model)).toEqual(start);
   });
 
+  it('a closure that throws later in the line search leaves no tensor behind', async () => {
+    for (const [lr, failAt] of [[0.01, 3], [100, 3], [100, 4], [100, 5], [100, 6]] as const) {
+      const { model, closure } = setup(ad, 'rosenbrock');
+      const before = ad.memory().tensors;
+      const opt = new LBFGS<AD>({ lr, lineSearch: 'strongWolfe' });
+      let calls = 0;
+      const failing = (): ReturnType<typeof closure> => {
+        if (++calls === failAt) throw new Error('data source gone');
+        return closure();
+      };
+      await expect(opt.step(model, failing)).rejects.toThrow('data source gone');
+      opt.clear();
+      expect(ad.memory().tensors, `lr ${lr}, failing at call ${failAt}`).toBe(before);
+    }
+  });
+
+  it('stops its zoom at 1e-9 as torch, whatever toleranceChange is (torch does not pass it to the line search)', async () => {
+    // f = (x - 100)^2 from 0 with a long first step: torch 1.13 reaches x = 100 in 3 evaluations.
+    const x = new Param(fromData(ad, [0]));
+    const model = new Params<AD>([x]);
+    const opt = new LBFGS<AD>({ lr: 300, maxIter: 1, toleranceChange: 1000, lineSearch: 'strongWolfe' });
+    await opt.step(model, () => x.value.sub(100).square().sum());
+    expect(Array.from((await x.value.toData()).values)[0]).toBeCloseTo(100, 3);
+    expect(opt.evaluations).toBe(3);
+    opt.clear();
+  });
+
+  it('refuses a second step while one runs, and parameters other than float32', async () => {
+    const { model, closure } = setup(ad, 'quadratic');
+    const opt = new LBFGS<AD>({ maxIter: 3 });
+    const first = opt.step(model, closure);
+    await expect(opt.step(model, closure)).rejects.toThrow(/a step of this optimizer is still running/);
+    await first;
+    await opt.step(model, closure);
+    opt.clear();
+    const half = new Param(fromData(ad, [1, 2], { dtype: 'float16' }));
+    await expect(new LBFGS<AD>().step(new Params<AD>([half]), () => half.value.cast('float32').square().sum())).rejects.toThrow(/LBFGS steps float32 parameters/);
+  });
+
   it('leaves frozen parameters and those without a gradient as they are', async () => {
     const x = new Param(fromData(ad, [2, -1]));
     const frozen = new Param(fromData(ad, [3]), undefined, false);
@@ -261,6 +307,8 @@ describe('where LBFGS does not fit', () => {
     await expect(saveOptimizerState(opt)).rejects.toThrow(/^saveOptimizerState: LBFGS cannot be used here/);
     // @ts-expect-error: loadOptimizerState too
     expect(() => loadOptimizerState(opt, model, new Uint8Array(8))).toThrow(/^loadOptimizerState: LBFGS cannot be used here/);
+    // @ts-expect-error: a GradScaler steps an Optimizer with the batch's unscaled gradients
+    await expect(new GradScaler().step(opt, model, new ParamGrads<AD>())).rejects.toThrow(/^GradScaler.step: LBFGS cannot be used here/);
   });
 });
 
