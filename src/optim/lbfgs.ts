@@ -65,7 +65,6 @@ const OP = 'LBFGS';
 
 /** float32 rounding of a scalar times a float32 value, as torch's scalar-tensor arithmetic. */
 const f32 = Math.fround;
-const f32mul = (c: number, x: number): number => f32(f32(c) * x);
 
 function isAutodiffLoss<B extends Backend>(t: Tensor<B, 'float'>): t is Tensor<B, 'float'> & Tensor<AutodiffBackend, 'float'> {
   return isAutodiff(t.backend);
@@ -304,7 +303,11 @@ export class LBFGS<B extends Backend = Backend> {
 
         // ---- the step length ----
         const d = this.d;
-        let t = this.nIter === 1 ? f32(Math.min(1, f32(1 / gradSum)) * this.rate) : this.rate;
+        // torch: min(1., 1. / |g|_1) * lr on the first iteration (a float32 tensor where 1 / |g|_1 < 1,
+        // else the float lr), then lr.
+        const start = this.nIter === 1 ? pyMin(num(1), div(num(1), tensorScalar(gradSum))) : num(1);
+        const t0 = this.nIter === 1 ? mul(start, num(this.rate)) : num(this.rate);
+        let t = t0.v;
         const [gtd, dMax] = await read(() => [dot(flatGrad, d), maxAbs(d)]);
         // directional derivative below tolerance
         if (gtd! > -this.toleranceChange) {
@@ -328,7 +331,7 @@ export class LBFGS<B extends Backend = Backend> {
             }
           };
           // torch calls _strong_wolfe without tolerance_change: the zoom stops at its default, 1e-9.
-          const found = await strongWolfe(obj, t, dMax!, loss, flatGrad, gtd!, 1e-9, free).catch((e: unknown) => {
+          const found = await strongWolfe(obj, t0, tensorScalar(dMax!), loss, flatGrad, tensorScalar(gtd!), 1e-9, free).catch((e: unknown) => {
             // A closure that throws mid-search leaves the parameters at the last accepted point, not a trial one.
             run(() => params.forEach((p, i) => p.set(keep(x[i]!.clone(), runtime))));
             free(x);
@@ -515,52 +518,114 @@ function checkLoss<B extends Backend>(loss: Tensor<B, 'float'>): Tensor<B, 'floa
   return loss;
 }
 
+/**
+ * A scalar of torch's line search: a Python float (float64) or a 0-d float32 tensor. torch mixes
+ * the two (losses are floats, slopes are tensors, a step length becomes a tensor once it comes out
+ * of an interpolation), and an operation with a tensor rounds the float to float32 and computes in
+ * float32; followed here so the search takes torch's steps to the last bit.
+ */
+interface Scalar {
+  readonly v: number;
+  readonly f32: boolean;
+}
+const tensorScalar = (v: number): Scalar => ({ v: f32(v), f32: true });
+const floatScalar = (v: number): Scalar => ({ v, f32: false });
+/** `a op b` as torch computes it (float32 if either is a tensor: + - * / of float32 values rounded once are exact in float64). */
+function arith(a: Scalar, b: Scalar, op: (x: number, y: number) => number): Scalar {
+  return a.f32 || b.f32 ? tensorScalar(op(f32(a.v), f32(b.v))) : floatScalar(op(a.v, b.v));
+}
+const add = (a: Scalar, b: Scalar): Scalar => arith(a, b, (x, y) => x + y);
+const sub = (a: Scalar, b: Scalar): Scalar => arith(a, b, (x, y) => x - y);
+const mul = (a: Scalar, b: Scalar): Scalar => arith(a, b, (x, y) => x * y);
+const div = (a: Scalar, b: Scalar): Scalar => arith(a, b, (x, y) => x / y);
+/** The values compared as torch compares them (in float32 if either is a tensor). */
+const cmp = (a: Scalar, b: Scalar): [number, number] => (a.f32 || b.f32 ? [f32(a.v), f32(b.v)] : [a.v, b.v]);
+const lt = (a: Scalar, b: Scalar): boolean => {
+  const [x, y] = cmp(a, b);
+  return x < y;
+};
+const le = (a: Scalar, b: Scalar): boolean => {
+  const [x, y] = cmp(a, b);
+  return x <= y;
+};
+/** Python's min / max of two: the first unless the second is strictly beyond it. */
+const pyMin = (a: Scalar, b: Scalar): Scalar => (lt(b, a) ? b : a);
+const pyMax = (a: Scalar, b: Scalar): Scalar => (lt(a, b) ? b : a);
+const pyAbs = (a: Scalar): Scalar => ({ v: Math.abs(a.v), f32: a.f32 });
+const num = floatScalar;
+
 /** torch's `_cubic_interpolate`: the minimiser of the cubic through two points with their slopes, within bounds. */
 export function cubicInterpolate(x1: number, f1: number, g1: number, x2: number, f2: number, g2: number, bounds?: readonly [number, number]): number {
-  const [xmin, xmax] = bounds ?? (x1 <= x2 ? [x1, x2] : [x2, x1]);
-  const d1 = g1 + g2 - (3 * (f1 - f2)) / (x1 - x2);
-  const d2sq = d1 * d1 - g1 * g2;
-  if (d2sq >= 0) {
-    const d2 = Math.sqrt(d2sq);
-    const minPos = x1 <= x2 ? x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2)) : x1 - (x1 - x2) * ((g1 + d2 - d1) / (g1 - g2 + 2 * d2));
-    return Math.min(Math.max(minPos, xmin), xmax);
+  return cubic(num(x1), num(f1), num(g1), num(x2), num(f2), num(g2), bounds && [num(bounds[0]), num(bounds[1])]).v;
+}
+
+function cubic(x1: Scalar, f1: Scalar, g1: Scalar, x2: Scalar, f2: Scalar, g2: Scalar, bounds?: readonly [Scalar, Scalar]): Scalar {
+  const [xmin, xmax] = bounds ?? (le(x1, x2) ? [x1, x2] : [x2, x1]);
+  const d1 = sub(add(g1, g2), div(mul(num(3), sub(f1, f2)), sub(x1, x2)));
+  const d2sq = sub(mul(d1, d1), mul(g1, g2));
+  if (le(num(0), d2sq)) {
+    const d2: Scalar = { v: d2sq.f32 ? f32(Math.sqrt(d2sq.v)) : Math.sqrt(d2sq.v), f32: d2sq.f32 };
+    const minPos = le(x1, x2)
+      ? sub(x2, mul(sub(x2, x1), div(sub(add(g2, d2), d1), add(sub(g2, g1), mul(num(2), d2)))))
+      : sub(x1, mul(sub(x1, x2), div(sub(add(g1, d2), d1), add(sub(g1, g2), mul(num(2), d2)))));
+    return pyMin(pyMax(minPos, xmin), xmax);
   }
-  return (xmin + xmax) / 2;
+  return div(add(xmin, xmax), num(2));
 }
 
 interface Point<G> {
+  /** The loss, a Python float in torch. */
   f: number;
   g: G;
+  /** g . d, a float32 tensor in torch. */
   gtd: number;
+  gMax: number;
+}
+
+/** A point of the search with its step length. */
+interface At<G> {
+  t: Scalar;
+  f: Scalar;
+  g: G;
+  gtd: Scalar;
   gMax: number;
 }
 
 /**
  * torch's `_strong_wolfe` (c1 1e-4, c2 0.9, 25 evaluations at most): brackets a step meeting the
  * strong Wolfe conditions, then zooms in by cubic interpolation. `obj(t)` evaluates at x + t d;
- * `free` disposes a gradient no longer referenced. The thresholds are rounded to float32 as
- * torch computes them on its float32 tensors (near convergence a double would flip the test).
+ * `free` disposes a gradient no longer referenced. Its scalars are Python floats or float32
+ * tensors as in torch (see Scalar): near convergence, or after a few interpolations, a double
+ * where torch has a float32 takes another step.
  */
 async function strongWolfe<G>(
   obj: (t: number) => Promise<Point<G>>,
-  t0: number,
-  dNorm: number,
-  f: number,
+  t0: Scalar,
+  dNorm: Scalar,
+  f0: number,
   g: G,
-  gtd: number,
+  gtd0: Scalar,
   toleranceChange: number,
   free: (g: G) => void,
 ): Promise<{ f: number; g: G; t: number; evals: number; gMax: number }> {
-  const c1 = 1e-4;
-  const c2 = 0.9;
+  const c1 = num(1e-4);
+  const c2 = num(0.9);
   const maxLs = 25;
-  let t = t0;
-  const armijo = (step: number): number => f32(f + f32(f32mul(c1, step) * gtd));
-  const curvature = f32mul(-c2, gtd);
+  const f = num(f0);
+  const gtd = gtd0;
+  // f_new > f + c1 t gtd
+  const armijoFails = (fNew: Scalar, t: Scalar): boolean => lt(add(f, mul(mul(c1, t), gtd)), fNew);
+  // |gtd_new| <= -c2 gtd
+  const curved = (gtdNew: Scalar): boolean => le(pyAbs(gtdNew), mul(sub(num(0), c2), gtd));
   // Gradients still referenced by the bracket: freed once dropped (g, the caller's, never).
   const live = new Set<G>();
   const drop = (x: G): void => {
     if (x !== g && live.delete(x)) free(x);
+  };
+  const evaluate = async (t: Scalar): Promise<At<G>> => {
+    const p = await obj(t.v);
+    live.add(p.g);
+    return { t, f: num(p.f), g: p.g, gtd: tensorScalar(p.gtd), gMax: p.gMax };
   };
   try {
     return await search();
@@ -571,57 +636,55 @@ async function strongWolfe<G>(
   }
 
   async function search(): Promise<{ f: number; g: G; t: number; evals: number; gMax: number }> {
-    let cur = await obj(t);
-    live.add(cur.g);
+    let t = t0;
+    let cur = await evaluate(t);
     let evals = 1;
-    let prev: Point<G> & { t: number } = { t: 0, f, g, gtd, gMax: Infinity };
+    let prev: At<G> = { t: num(0), f, g, gtd, gMax: Infinity };
     let done = false;
     let lsIter = 0;
-    let bracket: Array<Point<G> & { t: number }> = [];
+    let bracket: Array<At<G>> = [];
     while (lsIter < maxLs) {
-      if (cur.f > armijo(t) || (lsIter > 1 && cur.f >= prev.f)) {
-        bracket = [prev, { ...cur, t }];
+      if (armijoFails(cur.f, t) || (lsIter > 1 && le(prev.f, cur.f))) {
+        bracket = [prev, cur];
         break;
       }
-      if (Math.abs(cur.gtd) <= curvature) {
-        bracket = [{ ...cur, t }];
+      if (curved(cur.gtd)) {
+        bracket = [cur];
         done = true;
         break;
       }
-      if (cur.gtd >= 0) {
-        bracket = [prev, { ...cur, t }];
+      if (le(num(0), cur.gtd)) {
+        bracket = [prev, cur];
         break;
       }
-      const minStep = t + 0.01 * (t - prev.t);
-      const maxStep = t * 10;
-      const tmp = t;
-      t = cubicInterpolate(prev.t, prev.f, prev.gtd, t, cur.f, cur.gtd, [minStep, maxStep]);
+      const minStep = add(t, mul(num(0.01), sub(t, prev.t)));
+      const maxStep = mul(t, num(10));
+      t = cubic(prev.t, prev.f, prev.gtd, t, cur.f, cur.gtd, [minStep, maxStep]);
       drop(prev.g);
-      prev = { ...cur, t: tmp };
-      cur = await obj(t);
-      live.add(cur.g);
+      prev = cur;
+      cur = await evaluate(t);
       evals++;
       lsIter++;
     }
     if (lsIter === maxLs) {
       // torch keeps the gtds of the loop's bracket here; the zoom below does not run.
       drop(prev.g);
-      bracket = [{ t: 0, f, g, gtd, gMax: Infinity }, { ...cur, t }];
+      bracket = [{ t: num(0), f, g, gtd, gMax: Infinity }, cur];
     }
     let insufProgress = false;
-    let low = bracket[0]!.f <= bracket[bracket.length - 1]!.f ? 0 : 1;
+    let low = le(bracket[0]!.f, bracket[bracket.length - 1]!.f) ? 0 : 1;
     let high = 1 - low;
     while (!done && lsIter < maxLs) {
       const b0 = bracket[0]!;
       const b1 = bracket[1]!;
-      if (Math.abs(b1.t - b0.t) * dNorm < toleranceChange) break;
-      t = cubicInterpolate(b0.t, b0.f, b0.gtd, b1.t, b1.f, b1.gtd);
-      const hi = Math.max(b0.t, b1.t);
-      const lo = Math.min(b0.t, b1.t);
-      const eps = 0.1 * (hi - lo);
-      if (Math.min(hi - t, t - lo) < eps) {
-        if (insufProgress || t >= hi || t <= lo) {
-          t = Math.abs(t - hi) < Math.abs(t - lo) ? hi - eps : lo + eps;
+      if (lt(mul(pyAbs(sub(b1.t, b0.t)), dNorm), num(toleranceChange))) break;
+      t = cubic(b0.t, b0.f, b0.gtd, b1.t, b1.f, b1.gtd);
+      const hi = pyMax(b0.t, b1.t);
+      const lo = pyMin(b0.t, b1.t);
+      const eps = mul(num(0.1), sub(hi, lo));
+      if (lt(pyMin(sub(hi, t), sub(t, lo)), eps)) {
+        if (insufProgress || le(hi, t) || le(t, lo)) {
+          t = lt(pyAbs(sub(t, hi)), pyAbs(sub(t, lo))) ? sub(hi, eps) : add(lo, eps);
           insufProgress = false;
         } else {
           insufProgress = true;
@@ -629,32 +692,31 @@ async function strongWolfe<G>(
       } else {
         insufProgress = false;
       }
-      const p = await obj(t);
-      live.add(p.g);
+      const p = await evaluate(t);
       evals++;
       lsIter++;
-      if (p.f > armijo(t) || p.f >= bracket[low]!.f) {
+      if (armijoFails(p.f, t) || le(bracket[low]!.f, p.f)) {
         drop(bracket[high]!.g);
-        bracket[high] = { ...p, t };
-        [low, high] = bracket[0]!.f <= bracket[1]!.f ? [0, 1] : [1, 0];
+        bracket[high] = p;
+        [low, high] = le(bracket[0]!.f, bracket[1]!.f) ? [0, 1] : [1, 0];
       } else {
         let replacedHigh = false;
-        if (Math.abs(p.gtd) <= curvature) {
+        if (curved(p.gtd)) {
           done = true;
-        } else if (p.gtd * (bracket[high]!.t - bracket[low]!.t) >= 0) {
+        } else if (le(num(0), mul(p.gtd, sub(bracket[high]!.t, bracket[low]!.t)))) {
           // old high becomes new low
           drop(bracket[high]!.g);
           bracket[high] = bracket[low]!;
           replacedHigh = true;
         }
         if (!replacedHigh) drop(bracket[low]!.g);
-        bracket[low] = { ...p, t };
+        bracket[low] = p;
       }
     }
     const best = bracket[low]!;
     // What the bracket no longer needs (and the other end) is freed; the result's gradient is kept.
     for (const x of [...live]) if (x !== best.g) drop(x);
     live.delete(best.g);
-    return { f: best.f, g: best.g, t: best.t, evals, gMax: best.gMax };
+    return { f: best.f.v, g: best.g, t: best.t.v, evals, gMax: best.gMax };
   }
 }

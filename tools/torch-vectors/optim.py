@@ -545,6 +545,11 @@ def lbfgs_cases():
         c('quadratic, tolerance_change 1e-2', 'quadratic', {'lr': 0.5, 'max_iter': 30, 'tolerance_change': 1e-2}, 2),
         c('mlp, lr 0.5, history_size 2, max_iter 6', 'mlp', {'lr': 0.5, 'history_size': 2, 'max_iter': 6}, 4),
         c('mlp, strong_wolfe, history_size 4, max_iter 8', 'mlp', {'line_search_fn': sw, 'history_size': 4, 'max_iter': 8}, 3),
+        # A first step below 1 (lr < 1): torch's step lengths become float32 tensors in the search.
+        # (Rosenbrock at lr 0.01 is too sensitive here: a cubic's discriminant near 0 flips with a
+        # 1-ulp difference in the loss, whose float32 sum torch orders otherwise.)
+        c('quadratic, strong_wolfe, lr 0.05, history_size 3, max_iter 5', 'quadratic', {'line_search_fn': sw, 'lr': 0.05, 'history_size': 3, 'max_iter': 5}, 3),
+        c('mlp, strong_wolfe, lr 0.3, history_size 3', 'mlp', {'line_search_fn': sw, 'lr': 0.3, 'history_size': 3, 'max_iter': 10}, 3),
     ]
 
 
