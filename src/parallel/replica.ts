@@ -26,6 +26,35 @@ import { weightedSum } from './reduce.js';
 import { sharedViews, type SharedViews } from './flat.js';
 import { flatRule, flatUpdate, type FlatRule } from './flat-optimizer.js';
 import { Shard, type LossResult, type ParallelTask, type ReplicaBackend, type ReplicaContext } from './task.js';
+import { importNodeModule } from '../platform.js';
+
+/**
+ * The task module. One written in TypeScript (the caller run with `npx tsx train.ts`) loads in a
+ * replica's worker thread or child process only through tsx's loader, which the caller's does not
+ * reach there: it is registered first (a failed import cannot be retried: Node keeps the failure).
+ */
+async function importTask(href: string): Promise<unknown> {
+  const typescript = /\.[mc]?ts$/.test(new URL(href).pathname);
+  if (typescript && !import.meta.url.endsWith('.ts') && (await inReplicaThreadOrProcess())) {
+    let register: (() => unknown) | undefined;
+    try {
+      register = (await importNodeModule<{ register: () => unknown }>('tsx/esm/api')).register;
+    } catch {
+      register = undefined;
+    }
+    if (!register) {
+      throw new ArgumentError(`the task ${href} is TypeScript, and tsx (the loader that runs it in a replica's thread) is not installed`, { op: 'DataParallel', hint: 'npm install --save-dev tsx, or compile the task to JavaScript' });
+    }
+    register();
+  }
+  return import(/* @vite-ignore */ href);
+}
+
+/** A worker thread or a forked child (not the caller's own thread, whose loader is the caller's). */
+async function inReplicaThreadOrProcess(): Promise<boolean> {
+  const { isMainThread } = await importNodeModule<typeof import('node:worker_threads')>('node:worker_threads');
+  return !isMainThread || typeof process.send === 'function';
+}
 
 /** How a replica talks to its coordinator: a worker thread's port or a child process's IPC channel. */
 export interface CoordinatorLink {
@@ -138,7 +167,7 @@ export class Replica {
   private async init(m: InitMessage): Promise<void> {
     this.index = m.index;
     this.layout = m.layout;
-    const mod = (await import(m.task)) as { default?: unknown; task?: unknown };
+    const mod = (await importTask(m.task)) as { default?: unknown; task?: unknown };
     const task = mod.default ?? mod.task;
     if (!isTask(task)) {
       throw new ArgumentError(`${m.task} does not export a task (default export with model, loss and optimizer)`, { op: 'DataParallel', hint: 'export default defineTask({ model, loss, optimizer })' });

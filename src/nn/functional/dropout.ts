@@ -66,7 +66,7 @@ function channelDropout<B extends Backend>(op: string, x: F<B>, p: number, train
     throw new ShapeError(`the input must be [N, C, ${dims}] or unbatched [C, ${dims}] (rank ${spatial + 2} or ${spatial + 1}), got rank ${x.rank}`, {
       op,
       shapes: [x.shape],
-      hint: spatial === 1 ? 'dropout1d is for [N, C, L] inputs; use dropout for element-wise dropout' : `use dropout${spatial - 1}d or dropout${spatial + 1}d for another number of spatial dims, or dropout for element-wise dropout`,
+      hint: spatial === 1 ? 'dropout1d is for [N, C, L] inputs; use dropout for element-wise dropout' : `use ${spatial === 3 ? 'dropout1d or dropout2d' : `dropout${spatial - 1}d or dropout${spatial + 1}d`} for another number of spatial dims, or dropout for element-wise dropout`,
     });
   }
   const kept = x.rank - spatial;

@@ -134,6 +134,8 @@ for (const { name, backend: b } of backends) {
           const bad = fromData(b, new Float32Array(2 ** rank), { shape: Array<number>(rank).fill(2) });
           expect(() => v.fn(bad, 0.5, true)).toThrow(ShapeError);
           expect(() => v.fn(bad, 0.5, true)).toThrow(new RegExp(`^${v.name}: the input must be .* got rank ${rank}`));
+          // The hint names channel dropouts that exist (1d, 2d, 3d).
+          expect(() => v.fn(bad, 0.5, true)).toThrow(/hint: (dropout1d is for|use dropout[123]d or dropout[123]d for)/);
         }
         const layer = `Dropout${v.name.slice(-2)}`;
         expect(() => v.module(1.01)).toThrow(ArgumentError);
