@@ -149,11 +149,14 @@ export function backward(tape: Tape, inner: Backend, outer: Backend, root: Handl
     kept.push([v.id, keep(new Tensor(outer, g.handle) as FloatT)]);
   };
   tape.pin();
+  // The gradient being propagated: out of `grads` while its node's rule runs (freed if it throws).
+  let current: FloatT | undefined;
   try {
     for (const [node, out] of order) {
       const dy = grads.get(out);
       if (dy) {
         grads.delete(out);
+        current = dy;
         if (reports(out)) report(out, dy);
         if (!leads || leads.has(node)) {
           const inputGrads = runRule(engine, node, out, dy, node.inputs.map(needed));
@@ -163,6 +166,7 @@ export function backward(tape: Tape, inner: Backend, outer: Backend, root: Handl
             if (v && g) accumulate(grads, continued(v), g);
           });
         }
+        current = undefined;
         dy.dispose();
       }
       // With targets, the nodes that did not run keep what they saved (torch frees what ran).
@@ -173,6 +177,7 @@ export function backward(tape: Tape, inner: Backend, outer: Backend, root: Handl
       g.dispose();
     }
   } catch (e) {
+    current?.dispose();
     for (const g of grads.values()) g.dispose();
     for (const [, g] of kept) g.dispose();
     throw e;

@@ -100,5 +100,18 @@ for (const tb of backends) {
       expect(g.slice(1)).toEqual([-Infinity, 0]);
       grads.dispose();
     });
+    it("cumprod's createGraph gradient refuses tables past its budget with a ShapeError (an out-of-memory failure otherwise)", () => {
+      // [1, 12000]: its [12000, 12000] table would be 144M elements.
+      const x = fromData(tb.backend, new Float32Array(12000).fill(1), { shape: [1, 12000] }).requireGrad();
+      const y = x.cumprod(1).sum();
+      const live = tb.backend.memory().tensors;
+      expect(() => y.backward({ createGraph: true })).toThrow(/^cumprod: cumprod's gradient with createGraph builds \[1, 12000, 12000\] tables \(144000000 elements\), past the budget/);
+      // The failed backward freed what it had made (the gradient it was propagating included).
+      expect(tb.backend.memory().tensors).toBe(live);
+      // Without createGraph: the O(n) form.
+      const grads = x.cumprod(1).sum().backward();
+      expect(x.grad(grads)!.shape).toEqual([1, 12000]);
+      grads.dispose();
+    });
   });
 }

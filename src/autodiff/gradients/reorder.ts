@@ -1,7 +1,11 @@
 /** Gradients of the scans and the reordering copies (argsort's and argtopk's int32 results cut the graph). */
+import { ShapeError } from '../../errors.js';
 import { ones } from '../../tensor/creation.js';
 import { Tensor } from '../../tensor/tensor.js';
 import { NONE, type FloatT, type GradEntry } from './rule.js';
+
+/** Elements cumprod's createGraph gradient may build in one table (as scatterReduce's grids). */
+const TABLE_BUDGET = 2 ** 27;
 
 type ReorderOp = 'cumsum' | 'cumprod' | 'flip' | 'roll' | 'tril' | 'triu' | 'argsort' | 'argtopk';
 
@@ -12,6 +16,16 @@ type ReorderOp = 'cumsum' | 'cumprod' | 'flip' | 'roll' | 'tril' | 'triu' | 'arg
 function cumprodGradByProducts(x: FloatT, dy: FloatT, dim: number): FloatT {
   const n = x.shape[dim]!;
   if (n <= 1) return dy;
+  // The tables are n times the input: refused past a budget, with a typed error, rather than
+  // allocated into an out-of-memory failure the process may not survive.
+  const cells = x.size * n;
+  if (cells > TABLE_BUDGET) {
+    throw new ShapeError(`cumprod's gradient with createGraph builds [${[...x.shape.filter((_, i) => i !== dim), n, n].join(', ')}] tables (${cells} elements), past the budget of ${TABLE_BUDGET}`, {
+      op: 'cumprod',
+      shapes: [x.shape],
+      hint: 'shorten the scanned dim (split it and chain the partial products), or differentiate cumprod once (without createGraph)',
+    });
+  }
   const last = x.rank - 1;
   const perm = x.shape.map((_, i) => i).filter((i) => i !== dim);
   perm.push(dim);
