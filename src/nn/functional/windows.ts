@@ -87,24 +87,30 @@ export function windowTable(s: WindowSpec): WindowTable {
 export function poolWindowTable(s: WindowSpec): WindowTable {
   return cached(keyOf('pool', s), () => {
     const plain = windowTable(s);
-    if (!plain.padded) return plain;
-    const k = s.kernel[0] * s.kernel[1];
-    const P = s.outH * s.outW;
-    const slot = s.inH * s.inW;
-    const index = new Int32Array(k * P).fill(slot);
-    for (let p = 0; p < P; p++) {
-      let next = 0;
-      for (let j = 0; j < k; j++) {
-        const at = plain.index[j * P + p]!;
-        if (at !== slot) index[next++ * P + p] = at;
-      }
-    }
-    return { index, padded: true };
+    return plain.padded ? compacted(plain, s.kernel[0] * s.kernel[1], s.outH * s.outW, s.inH * s.inW) : plain;
   });
 }
 
+/**
+ * Each window's padding moved after its real elements (their order kept): the first maximum then
+ * lies among the real elements, as torch's max pools start each window at its first in-bounds
+ * element; a window of -Infinity values never routes its gradient to the pad slot. `k` window
+ * elements, `P` windows, `slot` the pad slot.
+ */
+export function compacted(plain: WindowTable, k: number, P: number, slot: number): WindowTable {
+  const index = new Int32Array(k * P).fill(slot);
+  for (let p = 0; p < P; p++) {
+    let next = 0;
+    for (let j = 0; j < k; j++) {
+      const at = plain.index[j * P + p]!;
+      if (at !== slot) index[next++ * P + p] = at;
+    }
+  }
+  return { index, padded: true };
+}
+
 /** Adaptive window i of `out` over `size`: [floor(i size / out), ceil((i + 1) size / out)). */
-function adaptiveRange(i: number, size: number, out: number): [number, number] {
+export function adaptiveRange(i: number, size: number, out: number): [number, number] {
   return [Math.floor((i * size) / out), Math.ceil(((i + 1) * size) / out)];
 }
 
@@ -135,12 +141,17 @@ export function adaptiveWindowTable(inH: number, inW: number, outH: number, outW
 
 /** The largest adaptive window's element count (the table's kernel size). */
 export function adaptiveKernel(inH: number, inW: number, outH: number, outW: number): number {
-  const largest = (size: number, out: number): number => {
-    let m = 0;
-    for (let i = 0; i < out; i++) m = Math.max(m, adaptiveRange(i, size, out)[1] - adaptiveRange(i, size, out)[0]);
-    return m;
-  };
-  return largest(inH, outH) * largest(inW, outW);
+  return largestWindow(inH, outH) * largestWindow(inW, outW);
+}
+
+/** The longest adaptive window of `out` over `size`. */
+export function largestWindow(size: number, out: number): number {
+  let m = 0;
+  for (let i = 0; i < out; i++) {
+    const [a, b] = adaptiveRange(i, size, out);
+    m = Math.max(m, b - a);
+  }
+  return m;
 }
 
 /**

@@ -5,7 +5,7 @@
  * windows.ts's `unfold` gathers them from the input seen as [N, C, 1, D * H * W].
  */
 import type { Pads3d } from './args3d.js';
-import { lruCache, type WindowTable } from './windows.js';
+import { adaptiveRange, compacted, largestWindow, lruCache, type WindowTable } from './windows.js';
 
 type Dims = readonly [number, number, number];
 
@@ -91,43 +91,12 @@ export function transposedWindowTable3d(s: WindowSpec3d): WindowTable {
   );
 }
 
-/**
- * Each window's padding moved after its real elements (their order kept): the first maximum then
- * lies among the real elements, as in torch, whose max_pool3d starts each window at its first
- * in-bounds element; a window of -Infinity values never routes its gradient to the pad slot.
- */
-function compacted(plain: WindowTable, k: number, P: number, slot: number): WindowTable {
-  const index = new Int32Array(k * P).fill(slot);
-  for (let p = 0; p < P; p++) {
-    let next = 0;
-    for (let j = 0; j < k; j++) {
-      const at = plain.index[j * P + p]!;
-      if (at !== slot) index[next++ * P + p] = at;
-    }
-  }
-  return { index, padded: true };
-}
-
 /** The windows of a max pool: windowTable3d's with each window's padding last. */
 export function poolWindowTable3d(s: WindowSpec3d): WindowTable {
   return cached(keyOf('pool', s), () => {
     const plain = windowTable3d(s);
     return plain.padded ? compacted(plain, product(s.kernel), product(s.output), product(s.input)) : plain;
   });
-}
-
-/** Adaptive window i of `out` over `size`: [floor(i size / out), ceil((i + 1) size / out)). */
-function adaptiveRange(i: number, size: number, out: number): [number, number] {
-  return [Math.floor((i * size) / out), Math.ceil(((i + 1) * size) / out)];
-}
-
-function largestWindow(size: number, out: number): number {
-  let m = 0;
-  for (let i = 0; i < out; i++) {
-    const [a, b] = adaptiveRange(i, size, out);
-    m = Math.max(m, b - a);
-  }
-  return m;
 }
 
 /** The largest adaptive window's element count (the table's kernel size). */
