@@ -53,12 +53,13 @@ options only some versions have (foreach, fused, differentiable, capturable on C
 """
 import inspect
 import json
-import math
 import os
 import sys
 import warnings
 
 import torch
+
+from gen import num32 as num  # 9 significant digits: every float32 round-trips
 
 torch.set_num_threads(1)
 # Schedulers stepped in a loop without a real training step warn about the call order.
@@ -69,13 +70,6 @@ SHAPES = [[3], [2, 2], []]  # a vector, a matrix and a scalar
 STEPS = 6
 
 
-def num(v):
-    if math.isnan(v):
-        return 'nan'
-    if math.isinf(v):
-        return 'inf' if v > 0 else '-inf'
-    r = float('%.9g' % v)
-    return int(r) if r == int(r) and abs(r) < 1e15 and math.copysign(1.0, r) > 0 else r
 
 
 def flat(t):
