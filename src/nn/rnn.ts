@@ -184,6 +184,15 @@ abstract class Recurrent<B extends Backend> extends Module<B> {
     const y = h.matmul(this.weightHh[k]!.value);
     return this.biasHh[k] ? y.add(this.biasHh[k]!.value) : y;
   }
+
+  /** The forward of a recurrence with one state (RNN, GRU): `h` defaults to zeros. */
+  protected forwardH(x: F<B>, h: F<B> | undefined): RnnOutput<B> {
+    checkTensors(this.op, { input: x });
+    checkOptionalTensors(this.op, { h });
+    this.checkStates(x, { h });
+    const { output, finals } = this.run(x, [h]);
+    return { output, h: finals[0]! };
+  }
 }
 
 export class LSTM<B extends Backend = Backend> extends Recurrent<B> {
@@ -218,11 +227,7 @@ export class GRU<B extends Backend = Backend> extends Recurrent<B> {
 
   /** `h` defaults to zeros; returns the output and the final h. */
   forward(x: F<B>, h?: F<B>): RnnOutput<B> {
-    checkTensors(this.op, { input: x });
-    checkOptionalTensors(this.op, { h });
-    this.checkStates(x, { h });
-    const { output, finals } = this.run(x, [h]);
-    return { output, h: finals[0]! };
+    return this.forwardH(x, h);
   }
 
   protected cell(xw: F<B>, [h]: F<B>[], k: number): F<B>[] {
@@ -254,11 +259,7 @@ export class RNN<B extends Backend = Backend> extends Recurrent<B> {
 
   /** `h` defaults to zeros; returns the output and the final h. */
   forward(x: F<B>, h?: F<B>): RnnOutput<B> {
-    checkTensors(this.op, { input: x });
-    checkOptionalTensors(this.op, { h });
-    this.checkStates(x, { h });
-    const { output, finals } = this.run(x, [h]);
-    return { output, h: finals[0]! };
+    return this.forwardH(x, h);
   }
 
   protected cell(xw: F<B>, [h]: F<B>[], k: number): F<B>[] {
